@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-transport-security",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "TransportTrust", targets: ["TransportTrust"]),
+        .executable(name: "ats", targets: ["ats"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+    ],
+    targets: [
+        // Trust evaluation: chain building, policies, verdicts. No network I/O.
+        .target(
+            name: "TransportTrust",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The `ats` commands as a library, so tests can drive them without a subprocess.
+        .target(
+            name: "ATSCommandLine",
+            dependencies: [
+                "TransportTrust",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
+        .executableTarget(
+            name: "TrustBenchmark",
+            dependencies: ["TransportTrust", .product(name: "X509", package: "swift-certificates")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TransportTrustTests",
+            dependencies: [
+                "TransportTrust", "ATSCommandLine",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,56 @@
+import Crypto
+import X509
+
+/// Where trust comes from: custom anchors, the system roots, or both. Build one and reuse it: the anchor
+/// store is made once, here.
+///
+/// `anchorsOnly` has the meaning of `SecTrustSetAnchorCertificatesOnly`: when true only ``custom`` anchors are
+/// trusted; when false they are trusted in addition to the system roots. As on Apple platforms, setting custom
+/// anchors implies anchors-only unless you say otherwise.
+public final class TrustAnchors: Sendable {
+    public let custom: [InputCertificate]
+    public let anchorsOnly: Bool
+    /// Every anchor, custom first.
+    public let all: [InputCertificate]
+    /// Anchors swift-certificates cannot parse (and so cannot use), each with its reason.
+    public let unusable: [String]
+    let store: CertificateStore
+    let customDER: Set<[UInt8]>
+    private let inputs: [Certificate: InputCertificate]
+    /// Distinguishes anchor sets in cache keys.
+    let identity: [UInt8]
+
+    /// The system roots alone, loaded once per process.
+    public static let system = TrustAnchors(custom: [], anchorsOnly: false)
+
+    public init(custom: [InputCertificate], anchorsOnly: Bool = true, systemRoots: SystemRoots? = nil) {
+        self.custom = custom
+        self.anchorsOnly = anchorsOnly
+        let system = anchorsOnly ? [] : (systemRoots ?? .shared).certificates
+        self.all = custom + system
+        self.store = CertificateStore(all.compactMap(\.certificate))
+        self.unusable = all.compactMap { c in c.parseFailure.map { "\(c.subjectDescription): \($0)" } }
+        self.customDER = Set(custom.map(\.der))
+        var inputs: [Certificate: InputCertificate] = [:]
+        for c in all { if let cert = c.certificate { inputs[cert] = inputs[cert] ?? c } }
+        self.inputs = inputs
+        var hash = SHA256()
+        for c in custom { hash.update(data: c.der) }
+        hash.update(data: [anchorsOnly ? 1 : 0])
+        for c in system { hash.update(data: c.der) }
+        self.identity = Array(hash.finalize())
+    }
+
+    func isCustom(_ der: [UInt8]) -> Bool { customDER.contains(der) }
+
+    func isCustom(_ certificate: Certificate) -> Bool {
+        inputs[certificate].map { customDER.contains($0.der) } ?? false
+    }
+
+    func input(for certificate: Certificate) -> InputCertificate? { inputs[certificate] }
+
+    /// Anchors whose subject is `name`.
+    func named(_ name: DistinguishedName) -> [InputCertificate] {
+        all.filter { ($0.certificate?.subject ?? $0.raw?.subject) == name }
+    }
+}

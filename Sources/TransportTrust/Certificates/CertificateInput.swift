@@ -1,0 +1,145 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// Why certificate input could not be read. Each case says where and how to fix it.
+public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadableFile(path: String, reason: String)
+    case empty(source: String)
+    case malformed(source: String?, reason: String)
+    case badPEMBlock(source: String, block: Int, line: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadableFile(let path, let reason):
+            return "cannot read '\(path)': \(reason). Check the path and its permissions."
+        case .empty(let source):
+            return "\(source) holds no certificate. Give a PEM file with '-----BEGIN CERTIFICATE-----' blocks or a DER certificate."
+        case .malformed(let source, let reason):
+            let place = source.map { "\($0): " } ?? ""
+            return "\(place)not a valid X.509 certificate (\(reason)). Re-export it as PEM or DER."
+        case .badPEMBlock(let source, let block, let line, let reason):
+            return "\(source):\(line): PEM block \(block + 1) is not a valid certificate (\(reason)). Re-export it, or remove the block."
+        }
+    }
+
+    func placed(in source: String) -> CertificateInputError {
+        if case .malformed(nil, let reason) = self { return .malformed(source: source, reason: reason) }
+        return self
+    }
+}
+
+/// One certificate as it was given: its DER, and swift-certificates' parse of it when that succeeds.
+public struct InputCertificate: Sendable, Hashable {
+    public let der: [UInt8]
+    /// nil when swift-certificates cannot parse the certificate (RSA-PSS, RSA-1024, unknown key types).
+    public let certificate: Certificate?
+    /// Why swift-certificates refused it.
+    public let parseFailure: String?
+    /// Fields read from the DER alone; kept only when swift-certificates could not parse it.
+    private let fallback: RawCertificate?
+
+    /// Parses `der`. Fails only when it is not a certificate at all; a certificate swift-certificates cannot
+    /// use is kept, with ``parseFailure`` saying why, so that it can be named in a verdict.
+    public init(der: [UInt8]) throws(CertificateInputError) {
+        self.der = der
+        do {
+            self.certificate = try Certificate(derEncoded: der)
+            self.parseFailure = nil
+            self.fallback = nil
+        } catch {
+            self.fallback = try RawCertificate(der: der)
+            self.certificate = nil
+            self.parseFailure = "\(error)"
+        }
+    }
+
+    public init(_ certificate: Certificate) throws(CertificateInputError) {
+        var serializer = DER.Serializer()
+        do { try serializer.serialize(certificate) } catch {
+            throw .malformed(source: nil, reason: "cannot serialize: \(error)")
+        }
+        self.der = serializer.serializedBytes
+        self.certificate = certificate
+        self.parseFailure = nil
+        self.fallback = nil
+    }
+
+    /// The DER fields: SPKI bytes, key type and size. Read on demand, as they are off the hot path.
+    public var raw: RawCertificate? { fallback ?? (try? RawCertificate(der: der)) }
+
+    /// base64(SHA-256(SubjectPublicKeyInfo)).
+    public var spkiSHA256Base64: String? { raw?.spkiSHA256Base64 }
+
+    var subjectDescription: String {
+        if let c = certificate { return "'\(c.subject)'" }
+        return raw.map { "'\($0.subject)'" } ?? "an unreadable certificate"
+    }
+
+    public static func == (l: Self, r: Self) -> Bool { l.der == r.der }
+    public func hash(into h: inout Hasher) { h.combine(der) }
+}
+
+/// Reads certificates from PEM or DER.
+public enum CertificateLoader {
+    /// Reads every certificate in `bytes`, which may be DER (one certificate) or PEM (any number of blocks).
+    /// - Parameter source: a name for the input, used in error messages.
+    public static func certificates(from bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.contains("-----BEGIN ") {
+            return try pemCertificates(text, source: source)
+        }
+        guard !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
+            throw .empty(source: source)
+        }
+        guard bytes.first == 0x30 else {
+            throw .malformed(source: source, reason: "neither PEM text nor DER (DER starts with byte 0x30)")
+        }
+        do { return [try InputCertificate(der: bytes)] } catch { throw error.placed(in: source) }
+    }
+
+    /// Reads every certificate in the file at `path`.
+    public static func certificates(atPath path: String) throws(CertificateInputError) -> [InputCertificate] {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .unreadableFile(path: path, reason: (error as NSError).localizedDescription)
+        }
+        return try certificates(from: Array(data), source: path)
+    }
+
+    static func pemCertificates(_ text: String, source: String) throws(CertificateInputError) -> [InputCertificate] {
+        var result: [InputCertificate] = []
+        var block: [Substring] = []
+        var blockLabel: Substring?
+        var blockStart = 0
+        var index = 0
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = line.trimmingCharacters(in: .whitespacesAndNewlines)[...]
+            if line.hasPrefix("-----BEGIN ") && line.hasSuffix("-----") {
+                blockLabel = line.dropFirst(11).dropLast(5)
+                block = []
+                blockStart = n + 1
+            } else if line.hasPrefix("-----END "), let label = blockLabel {
+                blockLabel = nil
+                defer { index += 1 }
+                // Keys, CRLs and the like may sit beside certificates; they are not ours to read here.
+                guard label == "CERTIFICATE" || label == "TRUSTED CERTIFICATE" || label == "X509 CERTIFICATE" else { continue }
+                guard let der = Data(base64Encoded: block.joined(), options: .ignoreUnknownCharacters), !der.isEmpty else {
+                    throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "its base64 does not decode")
+                }
+                do { result.append(try InputCertificate(der: Array(der))) } catch {
+                    var reason = "\(error)"
+                    if case .malformed(_, let r) = error { reason = r }
+                    throw .badPEMBlock(source: source, block: index, line: blockStart, reason: reason)
+                }
+            } else if blockLabel != nil, !line.hasPrefix("Proc-Type"), !line.hasPrefix("DEK-Info") {
+                block.append(line)
+            }
+        }
+        if blockLabel != nil {
+            throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "it has no END line")
+        }
+        guard !result.isEmpty else { throw .empty(source: source) }
+        return result
+    }
+}

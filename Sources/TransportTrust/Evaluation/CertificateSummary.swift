@@ -1,0 +1,89 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// What a person or a report needs to know about one certificate of a chain.
+public struct CertificateSummary: Sendable, Codable, Hashable {
+    public var subject: String
+    public var issuer: String
+    /// Hex, colon-separated.
+    public var serialNumber: String
+    public var notValidBefore: Date?
+    public var notValidAfter: Date?
+    /// For example "EC P-256" or "RSA 2048".
+    public var keyType: String
+    public var keySize: Int?
+    public var signatureAlgorithm: String
+    public var subjectAlternativeNames: [String]
+    /// base64(SHA-256(SubjectPublicKeyInfo DER)), the pin form of ATS, TrustKit, HPKP and OkHttp.
+    public var spkiSHA256: String
+    public var isCertificateAuthority: Bool
+
+    public init(_ input: InputCertificate) {
+        let raw = input.raw
+        self.subject = raw?.subject.description ?? input.certificate?.subject.description ?? "?"
+        self.issuer = raw?.issuer.description ?? input.certificate?.issuer.description ?? "?"
+        self.serialNumber = (raw?.serialNumber ?? []).map { String(format: "%02x", $0) }.joined(separator: ":")
+        self.keyType = raw?.keyAlgorithm.description ?? "unknown"
+        self.keySize = raw?.keyAlgorithm.bits
+        self.signatureAlgorithm = raw.map { SignatureNames.name(of: $0.signatureAlgorithmOID) } ?? "unknown"
+        self.spkiSHA256 = raw?.spkiSHA256Base64 ?? ""
+        if let cert = input.certificate {
+            self.notValidBefore = cert.notValidBefore
+            self.notValidAfter = cert.notValidAfter
+            self.subjectAlternativeNames = ((try? cert.extensions.subjectAlternativeNames) ?? nil).map { names in
+                names.map(SignatureNames.describe)
+            } ?? []
+            if case .isCertificateAuthority? = try? cert.extensions.basicConstraints {
+                self.isCertificateAuthority = true
+            } else {
+                self.isCertificateAuthority = false
+            }
+        } else {
+            self.notValidBefore = nil
+            self.notValidAfter = nil
+            self.subjectAlternativeNames = []
+            self.isCertificateAuthority = false
+        }
+    }
+}
+
+enum SignatureNames {
+    static let known: [ASN1ObjectIdentifier: String] = [
+        [1, 2, 840, 113549, 1, 1, 4]: "md5WithRSAEncryption",
+        [1, 2, 840, 113549, 1, 1, 5]: "sha1WithRSAEncryption",
+        [1, 2, 840, 113549, 1, 1, 11]: "sha256WithRSAEncryption",
+        [1, 2, 840, 113549, 1, 1, 12]: "sha384WithRSAEncryption",
+        [1, 2, 840, 113549, 1, 1, 13]: "sha512WithRSAEncryption",
+        [1, 2, 840, 113549, 1, 1, 14]: "sha224WithRSAEncryption",
+        [1, 2, 840, 113549, 1, 1, 10]: "rsassaPss",
+        [1, 2, 840, 10045, 4, 1]: "ecdsaWithSHA1",
+        [1, 2, 840, 10045, 4, 3, 1]: "ecdsaWithSHA224",
+        [1, 2, 840, 10045, 4, 3, 2]: "ecdsaWithSHA256",
+        [1, 2, 840, 10045, 4, 3, 3]: "ecdsaWithSHA384",
+        [1, 2, 840, 10045, 4, 3, 4]: "ecdsaWithSHA512",
+        [1, 3, 101, 112]: "ed25519",
+        [1, 3, 101, 113]: "ed448",
+        [1, 2, 840, 10040, 4, 3]: "dsaWithSHA1",
+    ]
+
+    /// Signature algorithms whose digest is SHA-256 or stronger (ATS, and Apple's SSL policy since iOS 13).
+    static let strong: Set<ASN1ObjectIdentifier> = [
+        [1, 2, 840, 113549, 1, 1, 11], [1, 2, 840, 113549, 1, 1, 12], [1, 2, 840, 113549, 1, 1, 13],
+        [1, 2, 840, 10045, 4, 3, 2], [1, 2, 840, 10045, 4, 3, 3], [1, 2, 840, 10045, 4, 3, 4],
+        [1, 3, 101, 112],
+    ]
+
+    static func name(of oid: ASN1ObjectIdentifier) -> String { known[oid] ?? oid.description }
+
+    static func describe(_ name: GeneralName) -> String {
+        switch name {
+        case .dnsName(let d): return "DNS:\(d)"
+        case .ipAddress(let bytes): return "IP:\(IPAddressText.format(Array(bytes.bytes)))"
+        case .rfc822Name(let e): return "email:\(e)"
+        case .uniformResourceIdentifier(let u): return "URI:\(u)"
+        case .directoryName(let dn): return "DirName:\(dn)"
+        default: return "\(name)"
+        }
+    }
+}

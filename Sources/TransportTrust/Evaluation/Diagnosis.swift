@@ -1,0 +1,112 @@
+import SwiftASN1
+import X509
+
+/// Explains a failure that swift-certificates leaves unexplained.
+///
+/// When no candidate path reaches an anchor, its verifier returns an empty failure list. The reason is
+/// worked out here by following issuer names from the leaf as far as they go, and naming what is missing.
+enum Diagnosis {
+    /// The failure for a certificate swift-certificates could not parse, naming the certificate.
+    static func unusable(_ input: InputCertificate, index: Int) -> TrustFailure {
+        guard let raw = input.raw else {
+            return TrustFailure(.malformedCertificate, certificate: index, "certificate \(index) cannot be parsed: \(input.parseFailure ?? "unknown error")")
+        }
+        let who = "'\(raw.subject)'"
+        if SignatureNames.name(of: raw.signatureAlgorithmOID) == "rsassaPss" {
+            return TrustFailure(.unsupportedAlgorithm, certificate: index,
+                "\(who) is signed with RSA-PSS, which this verifier does not support; use an RSA PKCS#1 v1.5 or ECDSA certificate")
+        }
+        switch raw.keyAlgorithm {
+        case .rsa(let bits) where bits < 2048:
+            return TrustFailure(.weakKey, certificate: index,
+                "\(who) has an RSA \(bits)-bit key; at least 2048 bits are required. The certificate must be reissued with a stronger key")
+        case .ecdsa(let curve, let bits) where bits > 0 && bits < 256:
+            return TrustFailure(.weakKey, certificate: index,
+                "\(who) has an EC \(curve) key; at least 256 bits (P-256) are required")
+        case .rsaPSS:
+            return TrustFailure(.unsupportedAlgorithm, certificate: index,
+                "\(who) has an RSA-PSS key, which this verifier does not support; use an RSA or ECDSA key")
+        case .ecdsa(let curve, _):
+            return TrustFailure(.unsupportedAlgorithm, certificate: index, "\(who) uses the unsupported EC curve \(curve)")
+        case .ed448, .other:
+            return TrustFailure(.unsupportedAlgorithm, certificate: index, "\(who) has an unsupported key type (\(raw.keyAlgorithm))")
+        case .rsa, .ed25519:
+            return TrustFailure(.malformedCertificate, certificate: index,
+                "\(who) cannot be parsed: \(input.parseFailure ?? "unknown error")")
+        }
+    }
+
+    static func unhandledCritical(_ cert: Certificate, handled: [ASN1ObjectIdentifier]) -> String? {
+        for ext in cert.extensions where ext.critical && !handled.contains(ext.oid) {
+            return ext.oid.description
+        }
+        return nil
+    }
+
+    /// Follows issuer names from the leaf through the sent intermediates and explains where the chain stops.
+    static func noPath(
+        leaf: InputCertificate,
+        intermediates: [Certificate],
+        unusable: [InputCertificate],
+        anchors: TrustAnchors,
+        handled: [ASN1ObjectIdentifier],
+        lookup: [Certificate: InputCertificate]
+    ) -> ([InputCertificate], [TrustFailure]) {
+        guard var tip = leaf.certificate else { return ([leaf], [Self.unusable(leaf, index: 0)]) }
+        var chain = [leaf]
+        var used: Set<Certificate> = [tip]
+        let where_ = anchors.anchorsOnly ? "the given anchors" : (anchors.custom.isEmpty ? "the system roots" : "the given anchors or the system roots")
+
+        for _ in 0..<32 {
+            let index = chain.count - 1
+            let sentByName = intermediates.filter { $0.subject == tip.issuer && !used.contains($0) }
+            if let next = sentByName.first(where: { $0.publicKey.isValidSignature(tip.signature, for: tip) }) {
+                if let bad = unhandledCritical(next, handled: handled) {
+                    chain.append(lookup[next] ?? leaf)
+                    return (chain, [TrustFailure(.unhandledCriticalExtension, certificate: chain.count - 1,
+                        "\(next.label) has a critical extension this verifier does not process (\(bad)), so no path can use it")])
+                }
+                chain.append(lookup[next] ?? leaf)
+                used.insert(next)
+                tip = next
+                continue
+            }
+            let anchorsByName = anchors.named(tip.issuer)
+            if let anchor = anchorsByName.first(where: { $0.certificate.map { a in a.publicKey.isValidSignature(tip.signature, for: tip) } ?? false }),
+                let anchorCert = anchor.certificate
+            {
+                chain.append(anchor)
+                if let bad = unhandledCritical(anchorCert, handled: handled) {
+                    return (chain, [TrustFailure(.unhandledCriticalExtension, certificate: chain.count - 1,
+                        "the anchor \(anchorCert.label) has a critical extension this verifier does not process (\(bad))")])
+                }
+                return (chain, [TrustFailure(.internalError, certificate: index,
+                    "a path to the anchor \(anchorCert.label) exists but the path builder did not complete it")])
+            }
+            if let weak = unusable.first(where: { $0.raw?.subject == tip.issuer }) {
+                chain.append(weak)
+                return (chain, [Self.unusable(weak, index: chain.count - 1)])
+            }
+            if !sentByName.isEmpty || !anchorsByName.isEmpty {
+                let what = sentByName.isEmpty ? "a trusted anchor" : "the server sent a certificate"
+                return (chain, [TrustFailure(.unknownIssuer, certificate: index,
+                    "\(what) named '\(tip.issuer)', but its key did not sign \(tip.label); the issuing CA's certificate was replaced or re-keyed. Send the intermediate that matches this certificate")])
+            }
+            if tip.isSelfIssued && tip.publicKey.isValidSignature(tip.signature, for: tip) {
+                if chain.count == 1 {
+                    return (chain, [TrustFailure(.selfSignedLeaf, certificate: 0,
+                        "\(tip.label) is self-signed and is not among \(where_); trust it explicitly (--anchors), pin it, or use a certificate from a trusted CA")])
+                }
+                return (chain, [TrustFailure(.untrustedRoot, certificate: index,
+                    "the chain ends at the root \(tip.label), which is not among \(where_); add it to the trusted anchors if it is yours")])
+            }
+            if chain.count == 1 {
+                return (chain, [TrustFailure(.unknownIssuer, certificate: 0,
+                    "the server did not send the intermediate '\(tip.issuer)' that issued \(tip.label), and it is not among \(where_); add the intermediate to the server's chain")])
+            }
+            return (chain, [TrustFailure(.unknownIssuer, certificate: index,
+                "'\(tip.issuer)', the issuer of \(tip.label), was neither sent by the server nor found among \(where_); add it to the server's chain, or trust its root")])
+        }
+        return (chain, [TrustFailure(.chainTooLong, certificate: chain.count - 1, "the chain is longer than 32 certificates")])
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import X509
+
+/// Bounds the work of path building.
+///
+/// swift-certificates' path builder explores every acyclic path, which grows factorially with cross-signed
+/// intermediates. The intermediates it sees come through this store, which stops answering once it has
+/// handed out `limit` candidate issuers; each candidate costs one signature verification.
+struct BudgetedIntermediates: CustomCertificateStore {
+    var bySubject: [DistinguishedName: [Certificate]]
+    let counter: Counter
+
+    init(_ certificates: [Certificate], limit: Int) {
+        self.bySubject = Dictionary(grouping: certificates, by: \.subject)
+        self.counter = Counter(limit: limit)
+    }
+
+    subscript(subject: DistinguishedName) -> [Certificate]? {
+        get async {
+            guard let found = bySubject[subject] else { return nil }
+            return counter.spend(found.count) ? found : nil
+        }
+    }
+
+    func contains(_ certificate: Certificate) async -> Bool {
+        bySubject[certificate.subject]?.contains(certificate) ?? false
+    }
+
+    mutating func append(contentsOf certificates: some Sequence<Certificate>) {
+        for c in certificates { bySubject[c.subject, default: []].append(c) }
+    }
+
+    static func == (l: Self, r: Self) -> Bool { l.counter === r.counter }
+    func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(counter)) }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var spent = 0
+        let limit: Int
+        private(set) var exhausted = false
+
+        init(limit: Int) { self.limit = limit }
+
+        func spend(_ n: Int) -> Bool {
+            lock.withLock {
+                guard spent + n <= limit else {
+                    exhausted = true
+                    return false
+                }
+                spent += n
+                return true
+            }
+        }
+
+        var wasExhausted: Bool { lock.withLock { exhausted } }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Everything one evaluation needs, as `SecTrust` holds it: the certificates the server presented, the
+/// anchors, the policy and the time.
+public struct ServerTrust: Sendable {
+    /// DER certificates as presented, leaf first. The order of the rest does not matter, and some may be
+    /// missing or superfluous.
+    public var certificates: [[UInt8]]
+    /// Further intermediates to consider (for example `--intermediates`), as DER.
+    public var additionalIntermediates: [[UInt8]]
+    public var anchors: TrustAnchors
+    public var policy: TrustPolicy
+    /// nil means now.
+    public var validationTime: Date?
+
+    public init(
+        certificates: [[UInt8]],
+        additionalIntermediates: [[UInt8]] = [],
+        anchors: TrustAnchors = .system,
+        policy: TrustPolicy,
+        validationTime: Date? = nil
+    ) {
+        self.certificates = certificates
+        self.additionalIntermediates = additionalIntermediates
+        self.anchors = anchors
+        self.policy = policy
+        self.validationTime = validationTime
+    }
+
+    /// Convenience for already-loaded certificates.
+    public init(
+        chain: [InputCertificate],
+        additionalIntermediates: [InputCertificate] = [],
+        anchors: TrustAnchors = .system,
+        policy: TrustPolicy,
+        validationTime: Date? = nil
+    ) {
+        self.init(certificates: chain.map(\.der), additionalIntermediates: additionalIntermediates.map(\.der),
+                  anchors: anchors, policy: policy, validationTime: validationTime)
+    }
+
+    /// Evaluates with the shared engine.
+    public func evaluate() async -> TrustVerdict { await TrustEngine.shared.evaluate(self) }
+}

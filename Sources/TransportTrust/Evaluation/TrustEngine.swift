@@ -1,0 +1,194 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// Evaluates server trust: builds a path with swift-certificates' `Verifier`, applies the policy's rules to
+/// every candidate path, and explains the outcome.
+///
+/// A path that fails any rule (an expired cross-sign, a SHA-1 intermediate) is a dead end, and the search
+/// backtracks to the next candidate. The search is bounded, so hostile inputs end in bounded time.
+///
+/// Paths already validated are remembered (same DER, same anchors): a repeat evaluation re-runs only the
+/// rules (time, host, policy), never a signature verification.
+public final class TrustEngine: Sendable {
+    public static let shared = TrustEngine()
+
+    /// Most candidate issuers handed to the path builder in one evaluation (each costs a signature check).
+    public let searchBudget: Int
+    let cache: ValidatedPathCache
+
+    public init(searchBudget: Int = 2048, cacheCapacity: Int = 4096) {
+        self.searchBudget = searchBudget
+        self.cache = ValidatedPathCache(capacity: cacheCapacity)
+    }
+
+    public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        let time = trust.validationTime ?? Date()
+        let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
+        if let hit = cache.lookup(key) {
+            let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom)
+            let failures = await Self.check(hit.chain, rules: trust.policy.rules,
+                                            revocation: trust.policy.revocation, context: context)
+            if failures.isEmpty {
+                return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+            }
+            // Another path may still pass: fall through to a full search.
+        }
+        let (verdict, passedChain) = await evaluateCold(trust, time: time)
+        if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
+            cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom)
+        }
+        return verdict
+    }
+
+    private func evaluateCold(_ trust: ServerTrust, time: Date) async -> (TrustVerdict, UnverifiedCertificateChain?) {
+        guard !trust.certificates.isEmpty else {
+            return (.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")), nil)
+        }
+        var presented: [InputCertificate] = []
+        for (i, der) in trust.certificates.enumerated() {
+            do { presented.append(try InputCertificate(der: der)) } catch {
+                return (.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
+                                chain: presented.prefix(1).map { $0 }), nil)
+            }
+        }
+        var extra: [InputCertificate] = []
+        for der in trust.additionalIntermediates {
+            if let c = try? InputCertificate(der: der) { extra.append(c) }
+        }
+        let leafInput = presented[0]
+        guard let leaf = leafInput.certificate else {
+            return (.refused(Diagnosis.unusable(leafInput, index: 0), chain: [leafInput]), nil)
+        }
+
+        var byCertificate: [Certificate: InputCertificate] = [:]
+        var intermediates: [Certificate] = []
+        var unusable: [InputCertificate] = []
+        for input in presented.dropFirst() + extra {
+            guard let cert = input.certificate else {
+                unusable.append(input)
+                continue
+            }
+            if byCertificate.updateValue(input, forKey: cert) == nil { intermediates.append(cert) }
+        }
+        byCertificate[leaf] = leafInput
+
+        let rules = trust.policy.rules
+        let handled = Self.handledCriticalExtensions(rules)
+        let context = RuleContext(validationTime: time, anchorIsSystem: true)
+        if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
+            return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
+                "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
+        }
+
+        let store = BudgetedIntermediates(intermediates, limit: searchBudget)
+        let attempts = RecordingPolicy.Attempts()
+        var verifier = Verifier(rootCertificates: trust.anchors.store) {
+            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, handled: handled,
+                            context: context, anchors: trust.anchors, attempts: attempts)
+        }
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
+
+        func inputs(_ chain: [Certificate]) -> [InputCertificate] {
+            chain.map { byCertificate[$0] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
+        }
+
+        switch result {
+        case .validCertificate(let chain):
+            let path = inputs(Array(chain))
+            let anchorDER = path.last?.der ?? []
+            return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: []), attempts.passed)
+        case .couldNotValidate:
+            var verdict: TrustVerdict
+            if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
+                let path = inputs(Array(best.chain))
+                verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
+                                       chain: path, failures: best.failures)
+            } else {
+                let (chain, failures) = Diagnosis.noPath(leaf: leafInput, intermediates: intermediates, unusable: unusable,
+                                                          anchors: trust.anchors, handled: handled, lookup: byCertificate)
+                verdict = TrustVerdict(anchor: nil, chain: chain, failures: failures)
+            }
+            if store.counter.wasExhausted {
+                verdict.failures.append(TrustFailure(.pathBuildingLimit, certificate: nil,
+                    "path building stopped after examining \(searchBudget) candidate issuers; the server sends too many or cyclic cross-signed certificates"))
+            }
+            if verdict.failures.isEmpty {
+                verdict.failures.append(TrustFailure(.internalError, certificate: nil, "no trusted path was found"))
+            }
+            return (verdict, nil)
+        }
+    }
+
+    static func handledCriticalExtensions(_ rules: [any ChainRule]) -> [ASN1ObjectIdentifier] {
+        var seen: [ASN1ObjectIdentifier] = []
+        for rule in rules { for oid in rule.handledCriticalExtensions where !seen.contains(oid) { seen.append(oid) } }
+        return seen
+    }
+
+    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext) async -> [TrustFailure] {
+        var failures: [TrustFailure] = []
+        for rule in rules { rule.check(chain, context: context, into: &failures) }
+        if failures.isEmpty && revocation.mode != .off {
+            await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime, into: &failures)
+        }
+        return failures
+    }
+}
+
+/// The verifier policy that runs our rules and keeps each failed path with its structured failures.
+struct RecordingPolicy: VerifierPolicy {
+    struct Attempt {
+        var chain: UnverifiedCertificateChain
+        var failures: [TrustFailure]
+    }
+
+    /// Shared with the engine: swift-certificates' policy builder hides the policy's concrete type.
+    final class Attempts: @unchecked Sendable {
+        private let lock = NSLock()
+        private var attempts: [Attempt] = []
+
+        func record(_ attempt: Attempt) {
+            // Keep enough attempts to explain, not every one a hostile input can produce.
+            lock.withLock { if attempts.count < 64 { attempts.append(attempt) } }
+        }
+
+        var all: [Attempt] { lock.withLock { attempts } }
+
+        private var passedChain: UnverifiedCertificateChain?
+        /// The chain that met the policy, kept for the validated-path cache.
+        var passed: UnverifiedCertificateChain? {
+            get { lock.withLock { passedChain } }
+            set { lock.withLock { passedChain = newValue } }
+        }
+    }
+
+    let rules: [any ChainRule]
+    let revocation: RevocationOptions
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
+    let context: RuleContext
+    let anchors: TrustAnchors
+    let attempts: Attempts
+
+    init(rules: [any ChainRule], revocation: RevocationOptions, handled: [ASN1ObjectIdentifier], context: RuleContext, anchors: TrustAnchors, attempts: Attempts) {
+        self.attempts = attempts
+        self.rules = rules
+        self.revocation = revocation
+        self.verifyingCriticalExtensions = handled
+        self.context = context
+        self.anchors = anchors
+    }
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        var context = self.context
+        context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
+        let failures = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context)
+        if failures.isEmpty {
+            attempts.passed = chain
+            return .meetsPolicy
+        }
+        attempts.record(Attempt(chain: chain, failures: failures))
+        let summary = failures.map(\.code.rawValue).joined(separator: ", ")
+        return .failsToMeetPolicy(reason: PolicyFailureReason(summary))
+    }
+}

@@ -1,0 +1,54 @@
+import X509
+
+/// What a chain must satisfy: the SSL policy (with a host) or the basic X.509 policy, plus options.
+///
+/// `.ssl(host:)` mirrors `SecPolicyCreateSSL(true, host)`, `.basicX509` mirrors `SecPolicyCreateBasicX509()`.
+/// Both include the RFC 5280 path checks and refuse signatures weaker than SHA-256.
+public struct TrustPolicy: Sendable {
+    public enum Kind: Sendable, Hashable {
+        case ssl(PeerName?)
+        case basicX509
+    }
+
+    public var kind: Kind
+    /// Adds ATS certificate strength: RSA ≥ 2048 bits, EC ≥ 256 bits.
+    public var requiresATSStrength = false
+    /// The most logical intermediates allowed between leaf and anchor.
+    public var maximumIntermediates: Int? = 8
+    /// The purposes the leaf must be valid for. Defaults to serverAuth under the SSL policy, none under basic.
+    public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
+    public var revocation: RevocationOptions = .off
+
+    /// The SSL server policy. A nil host checks everything but the name.
+    public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
+
+    /// The basic X.509 policy: path validation without a host or a TLS purpose.
+    public static var basicX509: TrustPolicy { TrustPolicy(kind: .basicX509) }
+
+    public init(kind: Kind) {
+        self.kind = kind
+        if case .ssl = kind { self.requiredExtendedKeyUsages = [.serverAuth] } else { self.requiredExtendedKeyUsages = [] }
+    }
+
+    public var host: PeerName? {
+        if case .ssl(let h) = kind { return h }
+        return nil
+    }
+
+    /// The rules this policy checks on every candidate path, in order.
+    @ChainRuleBuilder
+    public var rules: [any ChainRule] {
+        ValidityRule()
+        RFC5280Rule()
+        if let maximumIntermediates { ChainDepthRule(maximumIntermediates: maximumIntermediates) }
+        KeyUsageRule(serverLeaf: isSSL)
+        if !requiredExtendedKeyUsages.isEmpty || isSSL {
+            ExtendedKeyUsageRule(required: requiredExtendedKeyUsages, leafMustCarryEKU: isSSL)
+        }
+        SignatureStrengthRule()
+        if requiresATSStrength { KeyStrengthRule() }
+        if let host { HostnameRule(peer: host) }
+    }
+
+    var isSSL: Bool { if case .ssl = kind { return true } else { return false } }
+}

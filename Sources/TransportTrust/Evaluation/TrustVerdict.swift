@@ -1,0 +1,42 @@
+/// Where trust came from. Apple reports the first as `.unspecified` and the second as `.proceed`.
+public enum AnchorSource: String, Sendable, Codable {
+    /// A root of the system store.
+    case system
+    /// An anchor the caller supplied.
+    case custom
+}
+
+/// The outcome of an evaluation: trusted or not, the chain it concerns, and every reason.
+public struct TrustVerdict: Sendable {
+    public var isTrusted: Bool { failures.isEmpty && !chain.isEmpty }
+    /// Set when the chain reached an anchor.
+    public var anchor: AnchorSource?
+    /// The built chain, leaf first and anchor last; when no chain could be built, the longest partial chain.
+    public var chain: [InputCertificate]
+    public var failures: [TrustFailure]
+    /// Facts worth telling that do not change the verdict (soft-fail revocation, skipped anchors, report-only pins).
+    public var notes: [String]
+
+    public init(anchor: AnchorSource?, chain: [InputCertificate], failures: [TrustFailure], notes: [String] = []) {
+        self.anchor = anchor
+        self.chain = chain
+        self.failures = failures
+        self.notes = notes
+    }
+
+    /// The per-certificate facts of ``chain``, computed on demand so that the hot path stays cheap.
+    public var chainSummaries: [CertificateSummary] { chain.map(CertificateSummary.init) }
+
+    /// A verdict that refuses trust for one reason.
+    public static func refused(_ failure: TrustFailure, chain: [InputCertificate] = []) -> TrustVerdict {
+        TrustVerdict(anchor: nil, chain: chain, failures: [failure])
+    }
+
+    /// Adds another evaluator's findings to this verdict.
+    public func adding(_ more: [TrustFailure], notes moreNotes: [String] = []) -> TrustVerdict {
+        var v = self
+        v.failures += more
+        v.notes += moreNotes
+        return v
+    }
+}

@@ -1,0 +1,145 @@
+/// The name a client connects to: a DNS name in canonical A-label form, or an IP address.
+public enum PeerName: Sendable, Hashable, CustomStringConvertible {
+    /// Lowercased, A-label (punycode) form, without a trailing dot.
+    case dns(String)
+    /// 4 or 16 bytes.
+    case ip([UInt8])
+
+    /// Parses what a user or a URL gives: an IPv4 or IPv6 literal (brackets allowed), or a DNS name
+    /// (Unicode labels are converted to A-labels, one trailing dot is ignored).
+    public init(_ text: String) throws(PeerNameError) {
+        var host = Substring(text)
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        if let v4 = IPAddressText.parseIPv4(host) {
+            self = .ip(v4)
+            return
+        }
+        if host.contains(":") {
+            guard let v6 = IPAddressText.parseIPv6(host) else { throw .invalidIP(text) }
+            self = .ip(v6)
+            return
+        }
+        self = .dns(try Self.canonicalDNSName(String(host), original: text))
+    }
+
+    static func canonicalDNSName(_ host: String, original: String) throws(PeerNameError) -> String {
+        var name = host
+        if name.hasSuffix(".") { name.removeLast() }
+        guard !name.isEmpty else { throw .empty }
+        guard name.utf8.count <= 253 * 4 else { throw .tooLong(original) }
+        var labels: [String] = []
+        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !label.isEmpty else { throw .emptyLabel(original) }
+            var ascii: String
+            if label.unicodeScalars.allSatisfy(\.isASCII) {
+                ascii = label.lowercased()
+            } else {
+                guard let encoded = Punycode.encode(String(label).lowercased()) else { throw .invalidCharacter(original) }
+                ascii = "xn--" + encoded
+            }
+            guard ascii.utf8.count <= 63 else { throw .labelTooLong(original) }
+            guard ascii.utf8.allSatisfy({ Self.isHostByte($0) }) else { throw .invalidCharacter(original) }
+            labels.append(ascii)
+        }
+        let joined = labels.joined(separator: ".")
+        guard joined.utf8.count <= 253 else { throw .tooLong(original) }
+        return joined
+    }
+
+    // Underscores appear in real hostnames (SRV-style, some CDNs); browsers and Apple accept them.
+    private static func isHostByte(_ b: UInt8) -> Bool {
+        (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F || b == 0x2A
+    }
+
+    public var description: String {
+        switch self {
+        case .dns(let name): return name
+        case .ip(let bytes): return IPAddressText.format(bytes)
+        }
+    }
+
+    public var isIPAddress: Bool { if case .ip = self { return true } else { return false } }
+}
+
+public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
+    case empty
+    case emptyLabel(String)
+    case labelTooLong(String)
+    case tooLong(String)
+    case invalidCharacter(String)
+    case invalidIP(String)
+
+    public var description: String {
+        switch self {
+        case .empty: return "the host name is empty; give a DNS name such as example.com or an IP address"
+        case .emptyLabel(let n): return "'\(n)' has an empty label (two dots in a row, or a leading dot)"
+        case .labelTooLong(let n): return "'\(n)' has a label longer than 63 bytes"
+        case .tooLong(let n): return "'\(n)' is longer than 253 bytes"
+        case .invalidCharacter(let n): return "'\(n)' has a character that cannot appear in a host name"
+        case .invalidIP(let n): return "'\(n)' looks like an IPv6 address but is not a valid one"
+        }
+    }
+}
+
+enum IPAddressText {
+    static func parseIPv4(_ s: Substring) -> [UInt8]? {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var out: [UInt8] = []
+        for p in parts {
+            guard !p.isEmpty, p.count <= 3, p.allSatisfy(\.isASCII), p.allSatisfy(\.isNumber),
+                let v = UInt8(p), !(p.count > 1 && p.first == "0")
+            else { return nil }
+            out.append(v)
+        }
+        return out
+    }
+
+    static func parseIPv6(_ s: Substring) -> [UInt8]? {
+        var s = s
+        if let pct = s.firstIndex(of: "%") { s = s[..<pct] }  // zone id
+        let halves = s.components(separatedBy: "::")
+        guard halves.count <= 2 else { return nil }
+        func groups(_ part: String) -> [UInt8]? {
+            if part.isEmpty { return [] }
+            var out: [UInt8] = []
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            for (i, piece) in pieces.enumerated() {
+                if i == pieces.count - 1, piece.contains("."), let v4 = parseIPv4(piece) {
+                    out += v4
+                    continue
+                }
+                guard !piece.isEmpty, piece.count <= 4, let v = UInt16(piece, radix: 16) else { return nil }
+                out += [UInt8(v >> 8), UInt8(v & 0xFF)]
+            }
+            return out
+        }
+        guard let head = groups(halves[0]) else { return nil }
+        if halves.count == 1 { return head.count == 16 ? head : nil }
+        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
+        return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
+    }
+
+    static func format(_ b: [UInt8]) -> String {
+        if b.count == 4 { return b.map(String.init).joined(separator: ".") }
+        guard b.count == 16 else { return b.map { String(format: "%02x", $0) }.joined() }
+        var groups: [UInt16] = []
+        for i in stride(from: 0, to: 16, by: 2) { groups.append(UInt16(b[i]) << 8 | UInt16(b[i + 1])) }
+        // RFC 5952: compress the longest run of two or more zero groups.
+        var best = (start: -1, len: 0)
+        var i = 0
+        while i < 8 {
+            if groups[i] == 0 {
+                var j = i
+                while j < 8 && groups[j] == 0 { j += 1 }
+                if j - i > best.len && j - i >= 2 { best = (i, j - i) }
+                i = j
+            } else { i += 1 }
+        }
+        let hex = groups.map { String($0, radix: 16) }
+        if best.start < 0 { return hex.joined(separator: ":") }
+        let left = hex[..<best.start].joined(separator: ":")
+        let right = hex[(best.start + best.len)...].joined(separator: ":")
+        return left + "::" + right
+    }
+}

@@ -1,0 +1,19 @@
+import X509
+
+/// A bound on how many logical intermediates may stand between the leaf and the anchor.
+///
+/// Self-issued intermediates (key rollover) do not count, as in RFC 5280's path length.
+public struct ChainDepthRule: ChainRule {
+    public var maximumIntermediates: Int
+
+    public init(maximumIntermediates: Int) { self.maximumIntermediates = maximumIntermediates }
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        guard chain.count > 2 else { return }
+        let logical = chain[1..<(chain.count - 1)].filter { !$0.isSelfIssued }.count
+        if logical > maximumIntermediates {
+            failures.append(TrustFailure(.chainTooLong, certificate: chain.count - 1,
+                "the chain has \(logical) intermediate CAs, more than the allowed \(maximumIntermediates)"))
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// extendedKeyUsage for TLS servers, as Apple has required since iOS 13 and as the CA/Browser Forum requires:
+/// - the leaf must carry an EKU containing the required purpose (serverAuth); anyExtendedKeyUsage alone is
+///   not enough, and the extension must not be critical;
+/// - an issuing CA that carries an EKU constrains what it may issue, so it must include the purpose or
+///   anyExtendedKeyUsage;
+/// - a trust anchor's EKU, when present, constrains the same way.
+public struct ExtendedKeyUsageRule: ChainRule {
+    /// The purposes the leaf must be valid for.
+    public var required: [ExtendedKeyUsage.Usage]
+    /// True for the CA/B Forum profile: the leaf must carry the extension at all.
+    public var leafMustCarryEKU: Bool
+
+    public init(required: [ExtendedKeyUsage.Usage] = [.serverAuth], leafMustCarryEKU: Bool = true) {
+        self.required = required
+        self.leafMustCarryEKU = leafMustCarryEKU
+    }
+
+    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.extendedKeyUsage] }
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        let names = required.map(Self.name).joined(separator: ", ")
+        for (i, cert) in chain.enumerated() {
+            let eku: ExtendedKeyUsage?
+            do { eku = try cert.extensions.extendedKeyUsage } catch {
+                failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has an unreadable extendedKeyUsage extension"))
+                continue
+            }
+            if i == 0 {
+                guard let eku else {
+                    if leafMustCarryEKU {
+                        failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
+                            "\(cert.label) has no extendedKeyUsage extension; a TLS server certificate must list \(names)"))
+                    }
+                    continue
+                }
+                if cert.extensions[oid: .X509ExtensionID.extendedKeyUsage]?.critical == true && chain.count > 1 {
+                    failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
+                        "\(cert.label) marks extendedKeyUsage critical, which the CA/Browser Forum forbids for TLS certificates"))
+                }
+                for purpose in required where !eku.contains(purpose) {
+                    failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
+                        "\(cert.label) is not valid for \(Self.name(purpose)): its extendedKeyUsage lists \(Self.describe(eku))"))
+                }
+            } else if let eku, !eku.contains(.any) {
+                for purpose in required where !eku.contains(purpose) {
+                    failures.append(TrustFailure(.extendedKeyUsage, certificate: i,
+                        "\(cert.label) may only issue for \(Self.describe(eku)), not for \(Self.name(purpose))"))
+                }
+            }
+        }
+    }
+
+    static func name(_ u: ExtendedKeyUsage.Usage) -> String {
+        switch u {
+        case .serverAuth: return "serverAuth"
+        case .clientAuth: return "clientAuth"
+        case .codeSigning: return "codeSigning"
+        case .emailProtection: return "emailProtection"
+        case .timeStamping: return "timeStamping"
+        case .ocspSigning: return "OCSPSigning"
+        case .any: return "anyExtendedKeyUsage"
+        default: return "\(u)"
+        }
+    }
+
+    static func describe(_ eku: ExtendedKeyUsage) -> String {
+        eku.isEmpty ? "nothing" : eku.map(name).joined(separator: ", ")
+    }
+}

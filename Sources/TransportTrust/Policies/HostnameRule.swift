@@ -1,0 +1,51 @@
+import SwiftASN1
+import X509
+
+/// The SSL policy's name check: the leaf's subjectAltName must contain the name connected to.
+///
+/// Only dNSName and iPAddress entries count. Unlike swift-certificates' `ServerIdentityPolicy`, there is no
+/// fallback to the subject common name: Apple (since iOS 13) and the CA/Browser Forum do not fall back.
+public struct HostnameRule: ChainRule {
+    public var peer: PeerName
+
+    public init(peer: PeerName) { self.peer = peer }
+
+    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        guard let leaf = chain.first else { return }
+        let names: SubjectAlternativeNames?
+        do { names = try leaf.extensions.subjectAlternativeNames } catch {
+            failures.append(TrustFailure(.malformedCertificate, certificate: 0, "\(leaf.label) has an unreadable subjectAltName extension"))
+            return
+        }
+        guard let names, !names.isEmpty else {
+            failures.append(TrustFailure(.hostnameMismatch, certificate: 0,
+                "\(leaf.label) has no subjectAltName, so it names no host; the common name is not used. The certificate must list \(peer) in its subjectAltName"))
+            return
+        }
+        if Self.matches(peer, names) { return }
+        let presented = names.compactMap { name -> String? in
+            switch name {
+            case .dnsName(let d): return d
+            case .ipAddress(let ip): return IPAddressText.format(Array(ip.bytes))
+            default: return nil
+            }
+        }
+        let list = presented.isEmpty ? "no DNS or IP names" : presented.prefix(8).joined(separator: ", ") + (presented.count > 8 ? ", …" : "")
+        failures.append(TrustFailure(.hostnameMismatch, certificate: 0,
+            "\(leaf.label) is not valid for \(peer): it names \(list). Connect with one of those names, or have the certificate reissued with \(peer)"))
+    }
+
+    static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames) -> Bool {
+        switch peer {
+        case .dns(let host):
+            for case .dnsName(let pattern) in names where HostnameMatching.dnsPatternMatches(pattern, host: host) {
+                return true
+            }
+        case .ip(let bytes):
+            for case .ipAddress(let ip) in names where Array(ip.bytes) == bytes { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,24 @@
+import X509
+
+/// Signatures must use SHA-256 or stronger, on every certificate but the trust anchor's own self-signature.
+///
+/// swift-certificates accepts SHA-1; Apple's SSL policy has refused it since iOS 13, and so does ATS.
+public struct SignatureStrengthRule: ChainRule {
+    public init() {}
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        // A lone certificate that is itself the anchor has no signature that matters.
+        for (i, cert) in chain.enumerated().dropLast() {
+            let alg = cert.signatureAlgorithm
+            if !Self.strong.contains(alg) {
+                failures.append(TrustFailure(.weakSignature, certificate: i,
+                    "\(cert.label) is signed with \(alg), which is not SHA-256 or stronger; the CA must reissue it"))
+            }
+        }
+    }
+
+    static let strong: Set<Certificate.SignatureAlgorithm> = [
+        .sha256WithRSAEncryption, .sha384WithRSAEncryption, .sha512WithRSAEncryption,
+        .ecdsaWithSHA256, .ecdsaWithSHA384, .ecdsaWithSHA512, .ed25519,
+    ]
+}

@@ -1,0 +1,29 @@
+import Foundation
+import X509
+
+/// Every certificate, the anchor included, must be valid at the validation time (as SecTrust checks).
+public struct ValidityRule: ChainRule {
+    public init() {}
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        let now = context.validationTime
+        for (i, cert) in chain.enumerated() {
+            if cert.notValidAfter < cert.notValidBefore {
+                failures.append(TrustFailure(.malformedCertificate, certificate: i,
+                    "\(cert.label) has a validity period that ends before it starts; it can never be valid"))
+            } else if now > cert.notValidAfter {
+                failures.append(TrustFailure(.expired, certificate: i,
+                    "\(cert.label) expired on \(Self.format(cert.notValidAfter)); the server must install a renewed certificate"))
+            } else if now < cert.notValidBefore {
+                failures.append(TrustFailure(.notYetValid, certificate: i,
+                    "\(cert.label) is not valid until \(Self.format(cert.notValidBefore)); check the clock of this machine or of the issuing CA"))
+            }
+        }
+    }
+
+    static func format(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: date)
+    }
+}
