@@ -31,7 +31,7 @@ public struct CertificateSummary: Sendable, Codable, Hashable {
         if let cert = input.certificate {
             self.notValidBefore = cert.notValidBefore
             self.notValidAfter = cert.notValidAfter
-            self.subjectAlternativeNames = ((try? cert.extensions.subjectAlternativeNames) ?? nil).map { names in
+            self.subjectAlternativeNames = (try? cert.extensions.subjectAlternativeNames).map { names in
                 names.map(SignatureNames.describe)
             } ?? []
             if case .isCertificateAuthority? = try? cert.extensions.basicConstraints {

@@ -10,7 +10,16 @@ public struct TrustPolicy: Sendable {
         case basicX509
     }
 
+    /// How strictly certificates must conform, beyond what makes a path unsafe.
+    public enum Profile: String, Sendable, Hashable, CaseIterable {
+        /// What SecTrust checks: RFC 5280 path validation and Apple's TLS server rules.
+        case standard
+        /// Also the CA/Browser Forum Baseline Requirements and RFC 5280 conforming-CA rules (pyca, webpki).
+        case webPKI = "webpki"
+    }
+
     public var kind: Kind
+    public var profile: Profile = .standard
     /// Adds ATS certificate strength: RSA ≥ 2048 bits, EC ≥ 256 bits.
     public var requiresATSStrength = false
     /// The most logical intermediates allowed between leaf and anchor.
@@ -39,9 +48,12 @@ public struct TrustPolicy: Sendable {
     @ChainRuleBuilder
     public var rules: [any ChainRule] {
         ValidityRule()
+        // Before RFC5280Rule: it bounds name-constraint work that rule would otherwise do unbounded.
+        StructureRule()
         RFC5280Rule()
+        if profile == .webPKI { WebPKIProfileRule() }
         if let maximumIntermediates { ChainDepthRule(maximumIntermediates: maximumIntermediates) }
-        KeyUsageRule(serverLeaf: isSSL)
+        KeyUsageRule()
         if !requiredExtendedKeyUsages.isEmpty || isSSL {
             ExtendedKeyUsageRule(required: requiredExtendedKeyUsages, leafMustCarryEKU: isSSL)
         }

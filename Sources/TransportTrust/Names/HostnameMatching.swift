@@ -3,7 +3,7 @@ enum HostnameMatching {
     /// Whether the SAN dNSName `pattern` covers `host` (both A-label, `host` already lowercased).
     ///
     /// A wildcard is accepted only as the whole left-most label (`*.example.com`), never bare, never partial
-    /// (`f*.example.com`), never over a public-suffix-like two-label base (`*.com`), and it matches exactly one label.
+    /// (`f*.example.com`), never over a public suffix (`*.com`, `*.co.uk`), and it matches exactly one label.
     static func dnsPatternMatches(_ pattern: String, host: String) -> Bool {
         var p = pattern.lowercased()
         if p.hasSuffix(".") { p.removeLast() }
@@ -11,8 +11,8 @@ enum HostnameMatching {
         if !p.contains("*") { return p == host }
         guard p.hasPrefix("*."), p.dropFirst(2).firstIndex(of: "*") == nil else { return false }
         let base = p.dropFirst(2)
-        // At least two labels under the wildcard.
-        guard base.contains("."), !base.hasPrefix("."), !base.hasSuffix(".") else { return false }
+        // Never over a public suffix: `*.com`, `*.co.uk`, `*.s3.amazonaws.com`.
+        guard !base.hasPrefix("."), !base.hasSuffix("."), !PublicSuffixList.isPublicSuffix(String(base)) else { return false }
         guard let dot = host.firstIndex(of: ".") else { return false }
         let first = host[..<dot]
         // A wildcard never matches an A-label IDN's first label (RFC 6125 §7.2 leaves it; browsers refuse).

@@ -6,7 +6,8 @@ public struct ValidityRule: ChainRule {
     public init() {}
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        let now = context.validationTime
+        // X.509 times have whole-second precision and notAfter is inclusive: 00:00:00.005 is still 00:00:00.
+        let now = Date(timeIntervalSince1970: context.validationTime.timeIntervalSince1970.rounded(.down))
         for (i, cert) in chain.enumerated() {
             if cert.notValidAfter < cert.notValidBefore {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,

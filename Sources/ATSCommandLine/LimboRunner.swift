@@ -1,0 +1,176 @@
+import Foundation
+import TransportTrust
+import X509
+
+/// Runs the SERVER testcases of an x509-limbo file in this process and writes limbo's result shape.
+struct LimboRunner {
+    var path: String
+    var outputPath: String
+    var filter: String?
+    /// A case still running after this long is recorded as HANG.
+    var timeout: Duration = .seconds(20)
+
+    struct Testcase: Decodable {
+        struct PeerNameSpec: Decodable {
+            var kind: String
+            var value: String
+        }
+        var id: String
+        var features: [String]?
+        var validation_kind: String
+        var trusted_certs: [String]
+        var untrusted_intermediates: [String]
+        var peer_certificate: String
+        var validation_time: String?
+        var extended_key_usage: [String]?
+        var expected_peer_name: PeerNameSpec?
+        var max_chain_depth: Int?
+        var crls: [String]?
+    }
+
+    struct Suite: Decodable { var testcases: [Testcase] }
+
+    struct Result: Encodable, Sendable {
+        var id: String
+        var actual_result: String
+        var context: String
+    }
+
+    struct Results: Encodable {
+        var version = 1
+        var harness: String
+        var results: [Result]
+    }
+
+    func run(output: Output) async -> Int32 {
+        let suite: Suite
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            suite = try JSONDecoder().decode(Suite.self, from: data)
+        } catch {
+            output.error("ats verify --limbo: cannot read '\(path)' as an x509-limbo suite: \(error)\n")
+            return 2
+        }
+        let cases = suite.testcases.filter { tc in tc.validation_kind == "SERVER" && (filter.map { tc.id.contains($0) } ?? true) }
+        let start = ContinuousClock.now
+        let engine = TrustEngine(cacheCapacity: 0)
+        var results: [Result] = []
+        results.reserveCapacity(cases.count)
+        // Cases run two at a time: the machines this targets have two cores.
+        await withTaskGroup(of: (Int, Result).self) { group in
+            var next = 0
+            var collected: [(Int, Result)] = []
+            func add() {
+                guard next < cases.count else { return }
+                let index = next
+                let testcase = cases[index]
+                next += 1
+                group.addTask { (index, await Self.runWithTimeout(testcase, engine: engine, timeout: timeout)) }
+            }
+            for _ in 0..<2 { add() }
+            while let done = await group.next() {
+                collected.append(done)
+                add()
+            }
+            results = collected.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        let elapsed = ContinuousClock.now - start
+        let doc = Results(harness: "swift-transport-security-\(TransportSecurityVersion.current)", results: results)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            try encoder.encode(doc).write(to: URL(fileURLWithPath: outputPath))
+        } catch {
+            output.error("ats verify --limbo: cannot write '\(outputPath)': \(error)\n")
+            return 2
+        }
+        var counts: [String: Int] = [:]
+        for r in results { counts[r.actual_result, default: 0] += 1 }
+        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        output.write("limbo: \(results.count) SERVER cases in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))): \(summary); results in \(outputPath)\n")
+        return 0
+    }
+
+    static func runWithTimeout(_ testcase: Testcase, engine: TrustEngine, timeout: Duration) async -> Result {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+            let once = Once(continuation)
+            let work = Task { once.resume(await run(testcase, engine: engine)) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                work.cancel()
+                once.resume(Result(id: testcase.id, actual_result: "HANG", context: "no verdict within \(timeout)"))
+            }
+        }
+    }
+
+    final class Once: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Result, Never>?
+        init(_ c: CheckedContinuation<Result, Never>) { continuation = c }
+        func resume(_ r: Result) {
+            let c: CheckedContinuation<Result, Never>? = lock.withLock {
+                defer { continuation = nil }
+                return continuation
+            }
+            c?.resume(returning: r)
+        }
+    }
+
+    static func run(_ tc: Testcase, engine: TrustEngine) async -> Result {
+        func result(_ actual: String, _ context: String) -> Result { Result(id: tc.id, actual_result: actual, context: context) }
+        if !(tc.crls ?? []).isEmpty || (tc.features ?? []).contains("has-crl") {
+            return result("SKIPPED", "CRLs are not supported: revocation is checked with OCSP only")
+        }
+        do {
+            let leaf = try CertificateLoader.certificates(from: Array(tc.peer_certificate.utf8), source: "peer_certificate")
+            var intermediates: [InputCertificate] = []
+            for pem in tc.untrusted_intermediates {
+                intermediates += try CertificateLoader.certificates(from: Array(pem.utf8), source: "untrusted_intermediates")
+            }
+            var anchors: [InputCertificate] = []
+            for pem in tc.trusted_certs { anchors += try CertificateLoader.certificates(from: Array(pem.utf8), source: "trusted_certs") }
+
+            var peer: PeerName?
+            if let spec = tc.expected_peer_name {
+                switch spec.kind {
+                case "DNS", "IP":
+                    do { peer = try PeerName(spec.value) } catch {
+                        return result("FAILURE", "the expected peer name is not a valid host: \(error)")
+                    }
+                default:
+                    return result("SKIPPED", "peer name kind \(spec.kind) is not a server name")
+                }
+            }
+            var policy = TrustPolicy.ssl(host: peer)
+            // limbo measures conformance to the Web PKI profile, as pyca and webpki are scored.
+            policy.profile = .webPKI
+            if let depth = tc.max_chain_depth { policy.maximumIntermediates = depth }
+            if let ekus = tc.extended_key_usage, !ekus.isEmpty {
+                var usages: [ExtendedKeyUsage.Usage] = []
+                for name in ekus {
+                    switch name {
+                    case "serverAuth": usages.append(.serverAuth)
+                    case "clientAuth": usages.append(.clientAuth)
+                    case "codeSigning": usages.append(.codeSigning)
+                    case "emailProtection": usages.append(.emailProtection)
+                    default: return result("SKIPPED", "EKU \(name) is not supported")
+                    }
+                }
+                policy.requiredExtendedKeyUsages = usages
+            }
+            var time: Date?
+            if let t = tc.validation_time {
+                guard let parsed = RFC3339.parse(t) else { return result("SKIPPED", "unreadable validation_time \(t)") }
+                time = parsed
+            }
+            let trust = ServerTrust(chain: leaf.prefix(1).map { $0 }, additionalIntermediates: intermediates,
+                                    anchors: TrustAnchors(custom: anchors, anchorsOnly: true), policy: policy, validationTime: time)
+            let verdict = await engine.evaluate(trust)
+            if verdict.isTrusted { return result("SUCCESS", "trusted") }
+            let reasons = verdict.failures.prefix(3).map { "\($0.code.rawValue): \($0.message)" }.joined(separator: "; ")
+            return result("FAILURE", String(reasons.prefix(600)))
+        } catch {
+            return result("FAILURE", "input rejected: \(error)")
+        }
+    }
+}

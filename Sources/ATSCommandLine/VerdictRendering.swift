@@ -1,0 +1,57 @@
+import Foundation
+import TransportTrust
+
+/// How verdicts are shown: a small tree for people, one JSON object for programs.
+enum VerdictRendering {
+    struct JSONVerdict: Encodable {
+        var trusted: Bool
+        var anchor: AnchorSource?
+        var chain: [CertificateSummary]
+        var failures: [TrustFailure]
+        var notes: [String]
+    }
+
+    static func json(_ verdict: TrustVerdict) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let value = JSONVerdict(trusted: verdict.isTrusted, anchor: verdict.anchor, chain: verdict.chainSummaries,
+                                failures: verdict.failures, notes: verdict.notes)
+        guard let data = try? encoder.encode(value) else { return #"{"trusted":false,"failures":[{"code":"internalError"}]}"# }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func text(_ verdict: TrustVerdict, host: String?, output: Output) -> String {
+        var s = ""
+        let summaries = verdict.chainSummaries
+        for (i, c) in summaries.enumerated() {
+            let indent = String(repeating: "   ", count: i)
+            let branch = i == 0 ? "" : "└─ "
+            let flag = verdict.failures.contains { $0.certificate == i } ? output.red(" ✗") : ""
+            let role = i == 0 ? "leaf" : (i == summaries.count - 1 && verdict.anchor != nil ? "anchor (\(verdict.anchor?.rawValue ?? ""))" : "intermediate")
+            s += "\(indent)\(branch)\(c.subject)\(flag)  \(output.dim("[\(role)]"))\n"
+            let pad = indent + (i == 0 ? "   " : "      ")
+            var facts = ["\(c.keyType)", c.signatureAlgorithm]
+            if let nb = c.notValidBefore, let na = c.notValidAfter { facts.append("\(RFC3339.format(nb)) → \(RFC3339.format(na))") }
+            s += output.dim("\(pad)\(facts.joined(separator: " · "))") + "\n"
+            if i == 0 && !c.subjectAlternativeNames.isEmpty {
+                let sans = c.subjectAlternativeNames.prefix(6).joined(separator: ", ") + (c.subjectAlternativeNames.count > 6 ? ", … (\(c.subjectAlternativeNames.count))" : "")
+                s += output.dim("\(pad)SAN \(sans)") + "\n"
+            }
+            s += output.dim("\(pad)SPKI sha256/\(c.spkiSHA256)") + "\n"
+        }
+        s += "\n"
+        if verdict.isTrusted {
+            let from = verdict.anchor == .custom ? "a custom anchor" : "a system root"
+            s += output.green("✓ trusted") + (host.map { " for \($0)" } ?? "") + ", anchored at \(from)\n"
+        } else {
+            s += output.red("✗ not trusted") + (host.map { " for \($0)" } ?? "") + "\n"
+            for f in verdict.failures {
+                let at = f.certificate.map { " (certificate \($0))" } ?? ""
+                s += "  • \(f.code.rawValue)\(at): \(f.message)\n"
+            }
+        }
+        for note in verdict.notes { s += "  note: \(note)\n" }
+        return s
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import TransportTrust
+
+struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Evaluate a certificate chain as SecTrust would, and explain the verdict.",
+        discussion: """
+            Exit status: 0 trusted, 1 not trusted, 2 usage or input error.
+            With --limbo, runs every SERVER testcase of an x509-limbo file and writes limbo's result shape.
+            """
+    )
+
+    @Argument(help: "The chain as presented by the server, PEM or DER, leaf first.")
+    var chain: String?
+
+    @Option(name: .customLong("intermediates"), help: "Further intermediates to consider (PEM or DER). Repeatable.")
+    var intermediates: [String] = []
+
+    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Without it the system roots are used. Repeatable.")
+    var anchors: [String] = []
+
+    @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
+          help: "Trust only the given anchors (SecTrustSetAnchorCertificatesOnly). --no-anchors-only adds the system roots.")
+    var anchorsOnly: Bool = true
+
+    @Option(help: "The host connected to: a DNS name or an IP address.")
+    var host: String?
+
+    @Option(help: "ssl (default when --host is given) or basic.")
+    var policy: PolicyName?
+
+    @Option(help: "Validation time, RFC 3339 (default: now).")
+    var at: String?
+
+    @Option(help: "standard (what SecTrust checks) or webpki (also the CA/Browser Forum profile).")
+    var profile: TrustPolicy.Profile = .standard
+
+    @Flag(help: "Add the ATS certificate-strength policy (RSA ≥ 2048, EC ≥ 256, SHA-256+).")
+    var ats = false
+
+    @Option(name: .customLong("max-depth"), help: "Most intermediate CAs allowed (default 8).")
+    var maxDepth: Int?
+
+    @Option(name: .customLong("ocsp-response"), help: "A DER OCSP response to use (stapled or fetched). Repeatable.")
+    var ocspResponses: [String] = []
+
+    @Option(help: "Revocation checking: off (default), soft or hard.")
+    var revocation: RevocationOptions.Mode = .off
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    @Option(help: "Run an x509-limbo suite file instead of one chain.")
+    var limbo: String?
+
+    @Option(help: "With --limbo: where to write the results.")
+    var output: String?
+
+    @Option(help: "With --limbo: only cases whose id contains this text.")
+    var only: String?
+
+    enum PolicyName: String, ExpressibleByArgument, CaseIterable { case ssl, basic }
+
+    func validate() throws {
+        if limbo == nil && chain == nil { throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE") }
+        if limbo != nil && output == nil { throw ValidationError("--limbo needs --output RESULTS.json") }
+        if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
+        if policy == .basic && host != nil { throw ValidationError("--policy basic checks no host; drop --host or use --policy ssl") }
+    }
+
+    func run() async throws { throw ExitCode(await execute(output: .standard)) }
+
+    func execute(output out: Output) async -> Int32 {
+        if let limbo, let output {
+            return await LimboRunner(path: limbo, outputPath: output, filter: only).run(output: out)
+        }
+        do {
+            let trust = try makeTrust()
+            let verdict = await trust.evaluate()
+            if json {
+                out.write(VerdictRendering.json(verdict) + "\n")
+            } else {
+                out.write(VerdictRendering.text(verdict, host: host, output: out))
+            }
+            return verdict.isTrusted ? 0 : 1
+        } catch {
+            out.error("ats verify: \(error)\n")
+            return 2
+        }
+    }
+
+    func makeTrust() throws -> ServerTrust {
+        guard let chain else { throw InputError("no chain given") }
+        let presented = try CertificateLoader.certificates(atPath: chain)
+        var extra: [InputCertificate] = []
+        for path in intermediates { extra += try CertificateLoader.certificates(atPath: path) }
+        var custom: [InputCertificate] = []
+        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
+        let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: anchorsOnly)
+        if anchors.isEmpty && TrustAnchors.system.all.isEmpty {
+            throw InputError("no system roots were found (set SSL_CERT_FILE or SSL_CERT_DIR, or give --anchors)")
+        }
+        var peer: PeerName?
+        if let host {
+            do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
+        }
+        var trustPolicy: TrustPolicy = (policy == .basic) ? .basicX509 : .ssl(host: peer)
+        trustPolicy.requiresATSStrength = ats
+        trustPolicy.profile = profile
+        if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
+        var responses: [[UInt8]] = []
+        for path in ocspResponses {
+            guard let data = FileManager.default.contents(atPath: path) else { throw InputError("cannot read the OCSP response '\(path)'") }
+            responses.append(Array(data))
+        }
+        trustPolicy.revocation = RevocationOptions(mode: revocation, responses: responses)
+        var time: Date?
+        if let at {
+            guard let parsed = RFC3339.parse(at) else {
+                throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z")
+            }
+            time = parsed
+        }
+        return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
+    }
+}
+
+extension RevocationOptions.Mode: ExpressibleByArgument {}
+extension TrustPolicy.Profile: ExpressibleByArgument {}
+
+enum RFC3339 {
+    static func parse(_ s: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        if let d = f.date(from: s) { return d }
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.date(from: s)
+    }
+
+    static func format(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: d)
+    }
+}

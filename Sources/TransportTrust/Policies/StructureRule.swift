@@ -1,0 +1,123 @@
+import SwiftASN1
+import X509
+
+/// Structural soundness of every certificate on the path, checked under every policy.
+///
+/// These are the RFC 5280 rules whose violation makes a path ambiguous or unsafe, not merely untidy:
+/// extensions that do not parse, a CA without a subject name, keyUsage that contradicts basicConstraints,
+/// name constraints where they cannot apply or in a form that cannot be evaluated, and name-constraint
+/// work large enough to be a denial of service.
+public struct StructureRule: ChainRule {
+    /// Most (constraint × name) comparisons allowed on one path before it is refused.
+    public var nameConstraintBudget: Int
+
+    public init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        var constraintCount = 0
+        for (i, cert) in chain.enumerated() {
+            if let bad = Self.unparsableExtension(cert) {
+                failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has a malformed \(bad) extension"))
+                continue
+            }
+            let isLeaf = i == 0 && chain.count > 1
+            let basic = try? cert.extensions.basicConstraints
+            let usage = try? cert.extensions.keyUsage
+            var isCA = false
+            if case .isCertificateAuthority? = basic { isCA = true }
+            if i > 0 && cert.subject.isEmpty {
+                failures.append(TrustFailure(.malformedCertificate, certificate: i, "the CA certificate at position \(i) has an empty subject, so nothing can be chained to it by name"))
+            }
+            if let usage {
+                if isCA && !usage.keyCertSign {
+                    failures.append(TrustFailure(.keyUsage, certificate: i, "\(cert.label) is a CA (basicConstraints cA) but its keyUsage lacks keyCertSign"))
+                } else if !isCA && usage.keyCertSign {
+                    failures.append(TrustFailure(.keyUsage, certificate: i, "\(cert.label) asserts keyCertSign without being a CA (basicConstraints cA is false or absent)"))
+                }
+            }
+            if let ext = cert.extensions[oid: .X509ExtensionID.nameConstraints] {
+                if isLeaf {
+                    failures.append(TrustFailure(.nameConstraints, certificate: i, "\(cert.label) is an end-entity certificate carrying nameConstraints, which only CAs may carry"))
+                }
+                if let problem = Self.nameConstraintsProblem(ext) {
+                    failures.append(TrustFailure(.nameConstraints, certificate: i, "\(cert.label) has unusable name constraints: \(problem)"))
+                }
+                if let nc = try? cert.extensions.nameConstraints {
+                    constraintCount += nc.permittedSubtrees.count + nc.excludedSubtrees.count
+                }
+            }
+        }
+        guard constraintCount > 0, let leaf = chain.first else { return }
+        let names = (try? leaf.extensions.subjectAlternativeNames).map(Array.init) ?? []
+        let work = constraintCount * (names.count + leaf.subject.reduce(0) { $0 + $1.count })
+        if work > nameConstraintBudget {
+            failures.append(TrustFailure(.nameConstraints, certificate: 0,
+                "checking \(names.count) names against \(constraintCount) name constraints would take \(work) comparisons; refused as a denial-of-service guard"))
+            return
+        }
+        Self.checkWildcardsAgainstExclusions(chain, names: names, into: &failures)
+    }
+
+    /// Name constraints on DNS names compare strings; a wildcard SAN stands for names the string comparison
+    /// does not see (CVE-2025-61727). A wildcard that could cover an excluded name is refused.
+    static func checkWildcardsAgainstExclusions(_ chain: UnverifiedCertificateChain, names: [GeneralName], into failures: inout [TrustFailure]) {
+        let wildcards = names.compactMap { name -> String? in
+            guard case .dnsName(let d) = name, d.hasPrefix("*.") else { return nil }
+            return String(d.dropFirst(2)).lowercased()
+        }
+        guard !wildcards.isEmpty else { return }
+        for cert in chain.dropFirst() {
+            guard let nc = try? cert.extensions.nameConstraints else { continue }
+            for excluded in nc.excludedDNSDomains {
+                var e = excluded.lowercased()
+                if e.hasPrefix(".") { e.removeFirst() }
+                for base in wildcards {
+                    let parentOfExcluded = e.firstIndex(of: ".").map { String(e[e.index(after: $0)...]) }
+                    if e.isEmpty || base == e || base.hasSuffix("." + e) || parentOfExcluded == base {
+                        failures.append(TrustFailure(.nameConstraints, certificate: 0,
+                            "the wildcard *.\(base) in \(chain[0].label) covers \(e.isEmpty ? "every name" : e), which \(cert.label) excludes"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first extension swift-certificates knows but cannot parse, by name.
+    static func unparsableExtension(_ cert: Certificate) -> String? {
+        let e = cert.extensions
+        if (try? e.basicConstraints) == nil, e[oid: .X509ExtensionID.basicConstraints] != nil { return "basicConstraints" }
+        if (try? e.keyUsage) == nil, e[oid: .X509ExtensionID.keyUsage] != nil { return "keyUsage" }
+        if (try? e.extendedKeyUsage) == nil, e[oid: .X509ExtensionID.extendedKeyUsage] != nil { return "extendedKeyUsage" }
+        if (try? e.subjectAlternativeNames) == nil, e[oid: .X509ExtensionID.subjectAlternativeName] != nil { return "subjectAltName" }
+        if (try? e.nameConstraints) == nil, e[oid: .X509ExtensionID.nameConstraints] != nil { return "nameConstraints" }
+        if (try? e.authorityKeyIdentifier) == nil, e[oid: .X509ExtensionID.authorityKeyIdentifier] != nil { return "authorityKeyIdentifier" }
+        if (try? e.subjectKeyIdentifier) == nil, e[oid: .X509ExtensionID.subjectKeyIdentifier] != nil { return "subjectKeyIdentifier" }
+        if e[oid: .X509ExtensionID.authorityInformationAccess] != nil {
+            // RFC 5280 §4.2.2.1: one or more access descriptions.
+            let parsed = try? e.authorityInformationAccess
+            if parsed?.isEmpty ?? true { return "authorityInformationAccess" }
+        }
+        return nil
+    }
+
+    /// RFC 5280 §4.2.1.10: at least one of the subtrees must be present and non-empty, and a dNSName
+    /// constraint is a host name, never one with a leading period (that is the URI form).
+    static func nameConstraintsProblem(_ ext: Certificate.Extension) -> String? {
+        guard let root = try? DER.parse(ext.value), case .constructed(let parts) = root.content else {
+            return "the extension does not parse"
+        }
+        var present = 0
+        for part in parts {
+            guard case .constructed(let subtrees) = part.content else { return "a subtree list is not a SEQUENCE" }
+            var iterator = subtrees.makeIterator()
+            if iterator.next() == nil { return "an empty \(part.identifier.tagNumber == 0 ? "permitted" : "excluded") subtree list" }
+            present += 1
+        }
+        if present == 0 { return "neither permitted nor excluded subtrees" }
+        guard let nc = try? NameConstraints(ext) else { return "the extension does not parse" }
+        for name in Array(nc.permittedDNSDomains) + Array(nc.excludedDNSDomains) where name.hasPrefix(".") {
+            return "the dNSName constraint '\(name)' has a leading period, which RFC 5280 does not allow"
+        }
+        return nil
+    }
+}
