@@ -46,5 +46,9 @@ extension Certificate {
         return false
     }
 
-    var label: String { "'\(subject)'" }
+    var label: String {
+        let text = subject.description
+        // Hostile subjects run to thousands of attributes; a verdict names them, it does not dump them.
+        return text.count > 160 ? "'\(text.prefix(160))…'" : "'\(text)'"
+    }
 }

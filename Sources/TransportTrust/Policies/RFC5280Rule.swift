@@ -8,16 +8,20 @@ import SwiftASN1
 public struct RFC5280Rule: ChainRule {
     private let policy = RFC5280Policy.withValidityCheckDisabled()
 
-    public init() {}
+    /// Paths whose name-constraint work exceeds this are left to ``StructureRule``, which refuses them.
+    public var nameConstraintBudget: Int
+
+    public init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
 
     public var handledCriticalExtensions: [ASN1ObjectIdentifier] { policy.verifyingCriticalExtensions }
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        guard case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
+        guard NameConstraintLoad(chain).work <= nameConstraintBudget,
+            case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
             return
         }
         let text = reason.description
-        let index = chain.indices.last(where: { text.contains(chain[$0].description) })
+        let index = chain.indices.last(where: { text.contains(chain[$0].subject.description) })
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"
         let code: TrustFailureCode
         let message: String

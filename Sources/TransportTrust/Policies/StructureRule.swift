@@ -14,7 +14,6 @@ public struct StructureRule: ChainRule {
     public init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        var constraintCount = 0
         for (i, cert) in chain.enumerated() {
             if let bad = Self.unparsableExtension(cert) {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has a malformed \(bad) extension"))
@@ -42,20 +41,16 @@ public struct StructureRule: ChainRule {
                 if let problem = Self.nameConstraintsProblem(ext) {
                     failures.append(TrustFailure(.nameConstraints, certificate: i, "\(cert.label) has unusable name constraints: \(problem)"))
                 }
-                if let nc = try? cert.extensions.nameConstraints {
-                    constraintCount += nc.permittedSubtrees.count + nc.excludedSubtrees.count
-                }
             }
         }
-        guard constraintCount > 0, let leaf = chain.first else { return }
-        let names = (try? leaf.extensions.subjectAlternativeNames).map(Array.init) ?? []
-        let work = constraintCount * (names.count + leaf.subject.reduce(0) { $0 + $1.count })
-        if work > nameConstraintBudget {
+        let load = NameConstraintLoad(chain)
+        guard load.constraints > 0 else { return }
+        if load.work > nameConstraintBudget {
             failures.append(TrustFailure(.nameConstraints, certificate: 0,
-                "checking \(names.count) names against \(constraintCount) name constraints would take \(work) comparisons; refused as a denial-of-service guard"))
+                "checking \(load.names.count) names against \(load.constraints) name constraints would take \(load.work) comparisons; refused as a denial-of-service guard"))
             return
         }
-        Self.checkWildcardsAgainstExclusions(chain, names: names, into: &failures)
+        Self.checkWildcardsAgainstExclusions(chain, names: load.names, into: &failures)
     }
 
     /// Name constraints on DNS names compare strings; a wildcard SAN stands for names the string comparison
@@ -119,5 +114,25 @@ public struct StructureRule: ChainRule {
             return "the dNSName constraint '\(name)' has a leading period, which RFC 5280 does not allow"
         }
         return nil
+    }
+}
+
+/// How much name-constraint matching a path asks for: every constraint on the path against every name of the
+/// leaf. ``RFC5280Rule`` consults it too, so that the quadratic check is never started on a hostile path.
+struct NameConstraintLoad {
+    var names: [GeneralName] = []
+    var constraints = 0
+    var work: Int { constraints * (names.count + subjectAttributes) }
+    private var subjectAttributes = 0
+
+    init(_ chain: UnverifiedCertificateChain) {
+        for cert in chain.dropFirst() {
+            if let nc = try? cert.extensions.nameConstraints {
+                constraints += nc.permittedSubtrees.count + nc.excludedSubtrees.count
+            }
+        }
+        guard constraints > 0, let leaf = chain.first else { return }
+        names = (try? leaf.extensions.subjectAlternativeNames).map(Array.init) ?? []
+        subjectAttributes = leaf.subject.reduce(0) { $0 + $1.count }
     }
 }

@@ -1,5 +1,3 @@
-import Crypto
-import _CryptoExtras
 import SwiftASN1
 import X509
 
@@ -24,13 +22,15 @@ public struct WebPKIProfileRule: ChainRule {
             let isAnchor = i == last
             let isLeaf = i == 0 && chain.count > 1
             let ext = cert.extensions
-            let serial = Array(cert.serialNumber.bytes)
-            if serial.allSatisfy({ $0 == 0 }) {
-                fail(.malformedCertificate, "has serial number zero")
-            } else if serial.count > 20 {
-                fail(.malformedCertificate, "has a serial number longer than 20 octets")
-            } else if let first = serial.first, first & 0x80 != 0 {
-                fail(.malformedCertificate, "has a negative serial number")
+            // A trusted root is configuration, not issuance: its serial is the root program's business.
+            if !isAnchor || chain.count == 1, let serial = Self.rawSerial(cert) {
+                if serial.allSatisfy({ $0 == 0 }) {
+                    fail(.malformedCertificate, "has serial number zero")
+                } else if serial.count > 20 {
+                    fail(.malformedCertificate, "has a serial number longer than 20 octets")
+                } else if let first = serial.first, first & 0x80 != 0 {
+                    fail(.malformedCertificate, "has a negative serial number")
+                }
             }
             let aki = try? ext.authorityKeyIdentifier
             let ski = try? ext.subjectKeyIdentifier
@@ -62,8 +62,8 @@ public struct WebPKIProfileRule: ChainRule {
             if isAnchor && cert.isSelfIssued && chain.count > 1 && ext[oid: .X509ExtensionID.extendedKeyUsage] != nil {
                 fail(.extendedKeyUsage, "is a root carrying extendedKeyUsage")
             }
-            if let rsa = _RSA.Signing.PublicKey(cert.publicKey), rsa.keySizeInBits % 8 != 0 {
-                fail(.weakKey, "has an RSA key of \(rsa.keySizeInBits) bits, not a multiple of 8")
+            if let bits = Self.rsaModulusBits(cert), bits % 8 != 0 {
+                fail(.weakKey, "has an RSA key of \(bits) bits, not a multiple of 8")
             }
             if isLeaf {
                 if cert.isCA { fail(.basicConstraints, "is an end-entity certificate marked as a CA") }
@@ -93,13 +93,58 @@ public struct WebPKIProfileRule: ChainRule {
                 break
             }
         }
+        // CABF 7.1.4.3 asks for the CN to repeat a SAN exactly. Browsers and SecTrust ignore the CN, and
+        // private PKIs routinely carry an unrelated CN, so only a CN that spells one of the SANs differently
+        // (case, IP notation, U-label) is refused: that is the form that fools CN-reading clients.
         for rdn in cert.subject {
             for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
                 let cn = String(attribute.value) ?? attribute.value.description
-                if !texts.contains(cn) {
-                    fail(.malformedCertificate, "has the common name '\(cn)', which is not exactly one of its subjectAltNames")
-                }
+                guard !texts.contains(cn), let canonical = canonicalHost(cn),
+                    texts.contains(where: { canonicalHost($0) == canonical })
+                else { continue }
+                fail(.malformedCertificate, "has the common name '\(cn)', a non-canonical spelling of one of its subjectAltNames")
             }
         }
+    }
+
+    /// The lower-case A-label or RFC 5952 form of a host name or IP literal, accepting the loose spellings
+    /// (hex or zero-padded IPv4, upper-case or uncompressed IPv6) that a CN might carry.
+    static func canonicalHost(_ text: String) -> String? {
+        if let bytes = looseIPv4(text) { return IPAddressText.format(bytes) }
+        return (try? PeerName(text))?.description
+    }
+
+    /// inet_aton spellings: `0xC0A80101`, `192.168.001.001`.
+    static func looseIPv4(_ text: String) -> [UInt8]? {
+        let lower = text.lowercased()
+        if lower.hasPrefix("0x"), let value = UInt32(lower.dropFirst(2), radix: 16) {
+            return [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+        }
+        let parts = lower.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var out: [UInt8] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 4, let v = UInt8(part, radix: 10) else { return nil }
+            out.append(v)
+        }
+        return out
+    }
+
+    /// The serial's content octets as encoded, so that a negative serial is visible.
+    static func rawSerial(_ cert: Certificate) -> ArraySlice<UInt8>? {
+        guard let tbs = try? DER.parse(cert.tbsCertificateBytes), case .constructed(let fields) = tbs.content else {
+            return nil
+        }
+        for node in fields where node.identifier == .integer {
+            if case .primitive(let content) = node.content { return content }
+        }
+        return nil
+    }
+
+    static func rsaModulusBits(_ cert: Certificate) -> Int? {
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(cert.publicKey)) != nil, let node = try? DER.parse(serializer.serializedBytes), let key = try? KeyAlgorithm(spki: node), case .rsa(let bits) = key
+        else { return nil }
+        return bits
     }
 }

@@ -1,0 +1,48 @@
+/// One step of a trust decision: a small value that looks at a server's trust and returns a verdict.
+///
+/// This mirrors Alamofire's `ServerTrustEvaluating`, but returns a verdict with reasons instead of throwing,
+/// so that composed evaluators can report every failure at once. Chain validation, pinning, revocation and
+/// host allow-lists are all evaluators; ``CompositeTrustEvaluator`` combines them.
+public protocol ServerTrustEvaluating: Sendable {
+    /// Evaluates `trust`. Implementations must fail closed: any error is a failure in the verdict.
+    func evaluate(_ trust: ServerTrust) async -> TrustVerdict
+}
+
+/// Chain validation under the trust's own policy: what `SecTrustEvaluateWithError` does.
+public struct DefaultTrustEvaluator: ServerTrustEvaluating {
+    /// When false, the SSL policy keeps its TLS rules but does not check the host name.
+    public var validateHost: Bool
+    public var engine: TrustEngine
+
+    public init(validateHost: Bool = true, engine: TrustEngine = .shared) {
+        self.validateHost = validateHost
+        self.engine = engine
+    }
+
+    public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        var trust = trust
+        if !validateHost, case .ssl = trust.policy.kind { trust.policy.kind = .ssl(nil) }
+        return await engine.evaluate(trust)
+    }
+}
+
+/// Runs evaluators in order; trust needs every one of them. The verdict's chain and anchor are the first
+/// evaluator's, and failures and notes from all are kept, so a refusal lists every reason.
+public struct CompositeTrustEvaluator: ServerTrustEvaluating {
+    public var evaluators: [any ServerTrustEvaluating]
+
+    public init(_ evaluators: [any ServerTrustEvaluating]) { self.evaluators = evaluators }
+
+    public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        guard let first = evaluators.first else {
+            return .refused(TrustFailure(.policy, certificate: nil, "no trust evaluator was configured; refusing rather than trusting by default"))
+        }
+        var verdict = await first.evaluate(trust)
+        for evaluator in evaluators.dropFirst() {
+            let next = await evaluator.evaluate(trust)
+            verdict = verdict.adding(next.failures, notes: next.notes)
+            if verdict.chain.isEmpty { verdict.chain = next.chain }
+        }
+        return verdict
+    }
+}
