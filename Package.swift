@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
+        .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
         .executable(name: "ats", targets: ["ats"]),
     ],
     dependencies: [
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     ],
     targets: [
         // Trust evaluation: chain building, policies, verdicts. No network I/O.
@@ -32,11 +34,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
+        .target(
+            name: "AppTransportSecurity",
+            dependencies: [
+                "TransportTrust",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strict
+        ),
         // The `ats` commands as a library, so tests can drive them without a subprocess.
         .target(
             name: "ATSCommandLine",
             dependencies: [
-                "TransportTrust",
+                "TransportTrust", "AppTransportSecurity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -50,7 +61,7 @@ let package = Package(
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TransportTrust", "ATSCommandLine",
+                "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
