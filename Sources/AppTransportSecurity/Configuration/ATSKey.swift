@@ -1,0 +1,122 @@
+/// Every App Transport Security key, with where it belongs, its type and its default.
+///
+/// Source: Apple, "NSAppTransportSecurity" and its child pages
+/// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity),
+/// and the archived Information Property List Key Reference for the legacy `NSTemporaryException*` and
+/// `NSThirdPartyException*` families.
+public enum ATSKey: String, Sendable, Hashable, CaseIterable, Codable {
+    // Top level.
+    case allowsArbitraryLoads = "NSAllowsArbitraryLoads"
+    case allowsArbitraryLoadsForMedia = "NSAllowsArbitraryLoadsForMedia"
+    case allowsArbitraryLoadsInWebContent = "NSAllowsArbitraryLoadsInWebContent"
+    case allowsLocalNetworking = "NSAllowsLocalNetworking"
+    case exceptionDomains = "NSExceptionDomains"
+    case pinnedDomains = "NSPinnedDomains"
+    case requiresNIAPTLSPackageVersion = "NSRequiresNIAPTLSPackageVersion"
+    // Per domain (exception and pinned).
+    case includesSubdomains = "NSIncludesSubdomains"
+    case exceptionAllowsInsecureHTTPLoads = "NSExceptionAllowsInsecureHTTPLoads"
+    case exceptionMinimumTLSVersion = "NSExceptionMinimumTLSVersion"
+    case exceptionRequiresForwardSecrecy = "NSExceptionRequiresForwardSecrecy"
+    case requiresCertificateTransparency = "NSRequiresCertificateTransparency"
+    case exceptionRequiresNIAPTLSPackageVersion = "NSExceptionRequiresNIAPTLSPackageVersion"
+    case temporaryExceptionAllowsInsecureHTTPLoads = "NSTemporaryExceptionAllowsInsecureHTTPLoads"
+    case temporaryExceptionMinimumTLSVersion = "NSTemporaryExceptionMinimumTLSVersion"
+    case temporaryExceptionRequiresForwardSecrecy = "NSTemporaryExceptionRequiresForwardSecrecy"
+    case thirdPartyExceptionAllowsInsecureHTTPLoads = "NSThirdPartyExceptionAllowsInsecureHTTPLoads"
+    case thirdPartyExceptionMinimumTLSVersion = "NSThirdPartyExceptionMinimumTLSVersion"
+    case thirdPartyExceptionRequiresForwardSecrecy = "NSThirdPartyExceptionRequiresForwardSecrecy"
+    // Pinned domains.
+    case pinnedCAIdentities = "NSPinnedCAIdentities"
+    case pinnedLeafIdentities = "NSPinnedLeafIdentities"
+    case spkiSHA256Base64 = "SPKI-SHA256-BASE64"
+
+    /// The dictionary a key belongs in.
+    public enum Level: String, Sendable, Hashable, Codable {
+        case topLevel = "NSAppTransportSecurity"
+        case exceptionDomain = "an NSExceptionDomains entry"
+        case pinnedDomain = "an NSPinnedDomains entry"
+        case pinnedIdentity = "a pinned identity"
+    }
+
+    /// The levels this key may appear at.
+    public var levels: [Level] {
+        switch self {
+        case .allowsArbitraryLoads, .allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInWebContent,
+             .allowsLocalNetworking, .exceptionDomains, .pinnedDomains, .requiresNIAPTLSPackageVersion:
+            return [.topLevel]
+        case .includesSubdomains:
+            return [.exceptionDomain, .pinnedDomain]
+        case .pinnedCAIdentities, .pinnedLeafIdentities:
+            return [.pinnedDomain]
+        case .spkiSHA256Base64:
+            return [.pinnedIdentity]
+        default:
+            return [.exceptionDomain]
+        }
+    }
+
+    /// The type the value must have.
+    public var kind: PlistKind {
+        switch self {
+        case .exceptionDomains, .pinnedDomains: return .dictionary
+        case .pinnedCAIdentities, .pinnedLeafIdentities: return .array
+        case .exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion,
+             .requiresNIAPTLSPackageVersion, .exceptionRequiresNIAPTLSPackageVersion, .spkiSHA256Base64:
+            return .string
+        default: return .boolean
+        }
+    }
+
+    /// The documented default, as written in a plist.
+    public var defaultValue: String {
+        switch self {
+        case .exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy,
+             .thirdPartyExceptionRequiresForwardSecrecy:
+            return "YES"
+        case .exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion:
+            return "TLSv1.2"
+        case .requiresNIAPTLSPackageVersion, .exceptionRequiresNIAPTLSPackageVersion:
+            return "none"
+        case .exceptionDomains, .pinnedDomains: return "empty"
+        case .pinnedCAIdentities, .pinnedLeafIdentities: return "absent"
+        case .spkiSHA256Base64: return "none (required)"
+        default: return "NO"
+        }
+    }
+
+    /// The current key that replaces a legacy one (`NSTemporaryException…`, `NSThirdPartyException…`).
+    public var modernReplacement: ATSKey? {
+        switch self {
+        case .temporaryExceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads:
+            return .exceptionAllowsInsecureHTTPLoads
+        case .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion:
+            return .exceptionMinimumTLSVersion
+        case .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy:
+            return .exceptionRequiresForwardSecrecy
+        default: return nil
+        }
+    }
+
+    /// Apple's page for the key.
+    public var documentationURL: String {
+        let base = "https://developer.apple.com/documentation/bundleresources/information-property-list/"
+        switch self {
+        case .allowsArbitraryLoads, .allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInWebContent,
+             .allowsLocalNetworking, .exceptionDomains, .pinnedDomains:
+            return base + "nsapptransportsecurity/" + rawValue.lowercased()
+        case .pinnedCAIdentities, .pinnedLeafIdentities, .spkiSHA256Base64:
+            return base + "nsapptransportsecurity/nspinneddomains"
+        case .temporaryExceptionAllowsInsecureHTTPLoads, .temporaryExceptionMinimumTLSVersion,
+             .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionAllowsInsecureHTTPLoads,
+             .thirdPartyExceptionMinimumTLSVersion, .thirdPartyExceptionRequiresForwardSecrecy,
+             .requiresNIAPTLSPackageVersion, .exceptionRequiresNIAPTLSPackageVersion:
+            return base + "nsapptransportsecurity"
+        default:
+            return base + rawValue.lowercased()
+        }
+    }
+
+    /// The keys allowed at `level`.
+    public static func keys(at level: Level) -> [ATSKey] { allCases.filter { $0.levels.contains(level) } }
+}

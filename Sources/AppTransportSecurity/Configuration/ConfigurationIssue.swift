@@ -1,0 +1,25 @@
+/// Something wrong with how a key is written: found while reading, reported by the audit.
+public struct ConfigurationIssue: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The value has the wrong type; it is ignored and the default applies.
+        case wrongType(key: ATSKey, expected: PlistKind, found: PlistValue)
+        /// A key ATS does not know. `suggestion` is the key it was probably meant to be; `belongsAt` is set
+        /// when the key exists but at another level.
+        case unknownKey(key: String, suggestion: String?, belongsAt: ATSKey.Level?)
+        /// A value of the right type that is not one of the allowed values.
+        case invalidValue(key: ATSKey, value: String, allowed: [String], suggestion: String?)
+        /// A key written twice in one dictionary; only one of them takes effect.
+        case duplicateKey(key: String)
+        /// `NSAppTransportSecurity` itself is not a dictionary; the whole configuration is ignored.
+        case containerWrongType(found: PlistValue)
+    }
+
+    public var kind: Kind
+    /// The path from the `NSAppTransportSecurity` dictionary.
+    public var keyPath: PlistKeyPath
+
+    public init(_ kind: Kind, at keyPath: PlistKeyPath) {
+        self.kind = kind
+        self.keyPath = keyPath
+    }
+}

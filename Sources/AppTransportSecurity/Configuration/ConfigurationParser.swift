@@ -1,0 +1,190 @@
+/// Turns a property-list dictionary into an ``ATSConfiguration``, strictly: wrong types and unknown keys
+/// become ``ConfigurationIssue``s, never coerced values.
+struct ConfigurationParser {
+    private var issues: [ConfigurationIssue] = []
+
+    mutating func parse(_ dictionary: [String: PlistValue]) -> ATSConfiguration {
+        var config = ATSConfiguration()
+        let root = PlistKeyPath([])
+        for key in dictionary.keys.sorted() {
+            guard let value = dictionary[key] else { continue }
+            let path = root.appending(key)
+            guard let known = ATSKey(rawValue: key), known.levels.contains(.topLevel) else {
+                unknown(key, at: path, level: .topLevel)
+                continue
+            }
+            config.presentKeys.insert(known)
+            switch known {
+            case .allowsArbitraryLoads: config.allowsArbitraryLoads = boolean(known, value, path)
+            case .allowsArbitraryLoadsForMedia: config.allowsArbitraryLoadsForMedia = boolean(known, value, path)
+            case .allowsArbitraryLoadsInWebContent: config.allowsArbitraryLoadsInWebContent = boolean(known, value, path)
+            case .allowsLocalNetworking: config.allowsLocalNetworking = boolean(known, value, path)
+            case .requiresNIAPTLSPackageVersion: config.requiresNIAPTLSPackageVersion = niap(known, value, path)
+            case .exceptionDomains:
+                guard let domains = dictionaryValue(known, value, path) else { continue }
+                config.exceptionDomains = domains.keys.sorted().compactMap { name in
+                    domains[name].flatMap { exceptionDomain(name, $0, path.appending(name)) }
+                }
+            case .pinnedDomains:
+                guard let domains = dictionaryValue(known, value, path) else { continue }
+                config.pinnedDomains = domains.keys.sorted().compactMap { name in
+                    domains[name].flatMap { pinnedDomain(name, $0, path.appending(name)) }
+                }
+            default: break
+            }
+        }
+        config.issues = issues
+        return config
+    }
+
+    private mutating func exceptionDomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath) -> ExceptionDomain? {
+        guard case .dictionary(let dict) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: .exceptionDomains, expected: .dictionary, found: value), at: path))
+            return nil
+        }
+        var entry = ExceptionDomain(name: name, keyPath: path)
+        var insecure: [ATSKey: Setting<Bool>] = [:]
+        var tls: [ATSKey: Setting<TLSVersion>] = [:]
+        var forward: [ATSKey: Setting<Bool>] = [:]
+        for key in dict.keys.sorted() {
+            guard let v = dict[key] else { continue }
+            let p = path.appending(key)
+            guard let known = ATSKey(rawValue: key), known.levels.contains(.exceptionDomain) else {
+                unknown(key, at: p, level: .exceptionDomain)
+                continue
+            }
+            if known.modernReplacement != nil { entry.legacyKeys.append(known) }
+            switch known {
+            case .includesSubdomains: entry.includesSubdomains = boolean(known, v, p)
+            case .exceptionAllowsInsecureHTTPLoads, .temporaryExceptionAllowsInsecureHTTPLoads,
+                 .thirdPartyExceptionAllowsInsecureHTTPLoads:
+                insecure[known] = boolean(known, v, p)
+            case .exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion:
+                tls[known] = tlsVersion(known, v, p)
+            case .exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy,
+                 .thirdPartyExceptionRequiresForwardSecrecy:
+                forward[known] = boolean(known, v, p)
+            case .requiresCertificateTransparency: entry.requiresCertificateTransparency = boolean(known, v, p)
+            case .exceptionRequiresNIAPTLSPackageVersion: entry.requiresNIAPTLSPackageVersion = niap(known, v, p)
+            default: break
+            }
+        }
+        entry.allowsInsecureHTTPLoads = insecure[.exceptionAllowsInsecureHTTPLoads]
+            ?? insecure[.temporaryExceptionAllowsInsecureHTTPLoads] ?? insecure[.thirdPartyExceptionAllowsInsecureHTTPLoads]
+        entry.minimumTLSVersion = tls[.exceptionMinimumTLSVersion]
+            ?? tls[.temporaryExceptionMinimumTLSVersion] ?? tls[.thirdPartyExceptionMinimumTLSVersion]
+        entry.requiresForwardSecrecy = forward[.exceptionRequiresForwardSecrecy]
+            ?? forward[.temporaryExceptionRequiresForwardSecrecy] ?? forward[.thirdPartyExceptionRequiresForwardSecrecy]
+        return entry
+    }
+
+    private mutating func pinnedDomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath) -> PinnedDomain? {
+        guard case .dictionary(let dict) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: .pinnedDomains, expected: .dictionary, found: value), at: path))
+            return nil
+        }
+        var entry = PinnedDomain(name: name, keyPath: path)
+        for key in dict.keys.sorted() {
+            guard let v = dict[key] else { continue }
+            let p = path.appending(key)
+            guard let known = ATSKey(rawValue: key), known.levels.contains(.pinnedDomain) else {
+                unknown(key, at: p, level: .pinnedDomain)
+                continue
+            }
+            switch known {
+            case .includesSubdomains: entry.includesSubdomains = boolean(known, v, p)
+            case .pinnedCAIdentities: entry.caIdentities = identities(known, .certificateAuthority, v, p)
+            case .pinnedLeafIdentities: entry.leafIdentities = identities(known, .leaf, v, p)
+            default: break
+            }
+        }
+        return entry
+    }
+
+    private mutating func identities(_ key: ATSKey, _ scope: PinnedIdentity.Scope, _ value: PlistValue, _ path: PlistKeyPath) -> [PinnedIdentity]? {
+        guard case .array(let items) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: key, expected: .array, found: value), at: path))
+            return nil
+        }
+        var out: [PinnedIdentity] = []
+        for (i, item) in items.enumerated() {
+            let p = path.appending(String(i))
+            guard case .dictionary(let dict) = item else {
+                issues.append(ConfigurationIssue(.wrongType(key: key, expected: .dictionary, found: item), at: p))
+                continue
+            }
+            for k in dict.keys.sorted() where k != ATSKey.spkiSHA256Base64.rawValue {
+                unknown(k, at: p.appending(k), level: .pinnedIdentity)
+            }
+            guard let hash = dict[ATSKey.spkiSHA256Base64.rawValue] else { continue }
+            let hp = p.appending(ATSKey.spkiSHA256Base64.rawValue)
+            guard case .string(let s) = hash else {
+                issues.append(ConfigurationIssue(.wrongType(key: .spkiSHA256Base64, expected: .string, found: hash), at: hp))
+                continue
+            }
+            out.append(PinnedIdentity(scope: scope, base64: s))
+        }
+        return out
+    }
+
+    private mutating func boolean(_ key: ATSKey, _ value: PlistValue, _ path: PlistKeyPath) -> Setting<Bool>? {
+        guard case .boolean(let b) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: key, expected: .boolean, found: value), at: path))
+            return nil
+        }
+        return Setting(b, at: path)
+    }
+
+    private mutating func dictionaryValue(_ key: ATSKey, _ value: PlistValue, _ path: PlistKeyPath) -> [String: PlistValue]? {
+        guard case .dictionary(let d) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: key, expected: .dictionary, found: value), at: path))
+            return nil
+        }
+        return d
+    }
+
+    private mutating func tlsVersion(_ key: ATSKey, _ value: PlistValue, _ path: PlistKeyPath) -> Setting<TLSVersion>? {
+        guard case .string(let s) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: key, expected: .string, found: value), at: path))
+            return nil
+        }
+        guard let version = TLSVersion(rawValue: s) else {
+            let suggestion = TLSVersion(loose: s)?.rawValue
+            issues.append(ConfigurationIssue(.invalidValue(key: key, value: s, allowed: TLSVersion.allCases.map(\.rawValue),
+                                                           suggestion: suggestion), at: path))
+            return nil
+        }
+        return Setting(version, at: path)
+    }
+
+    /// NIAP TLS package versions documented for iOS 26.4: `none`, `FCP_v2.1`, `recommended`.
+    static let niapValues = ["none", "FCP_v2.1", "recommended"]
+
+    private mutating func niap(_ key: ATSKey, _ value: PlistValue, _ path: PlistKeyPath) -> Setting<String>? {
+        guard case .string(let s) = value else {
+            issues.append(ConfigurationIssue(.wrongType(key: key, expected: .string, found: value), at: path))
+            return nil
+        }
+        guard Self.niapValues.contains(s) else {
+            let suggestion = KeySuggester.suggestion(for: s, among: Self.niapValues)
+            issues.append(ConfigurationIssue(.invalidValue(key: key, value: s, allowed: Self.niapValues, suggestion: suggestion), at: path))
+            return nil
+        }
+        return Setting(s, at: path)
+    }
+
+    private mutating func unknown(_ key: String, at path: PlistKeyPath, level: ATSKey.Level) {
+        let here = ATSKey.keys(at: level).map(\.rawValue)
+        if let suggestion = KeySuggester.suggestion(for: key, among: here) {
+            issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: suggestion, belongsAt: nil), at: path))
+            return
+        }
+        // A real key in the wrong dictionary, or a typo of one.
+        let all = ATSKey.allCases.map(\.rawValue)
+        if let elsewhere = ATSKey(rawValue: key) ?? KeySuggester.suggestion(for: key, among: all).flatMap(ATSKey.init(rawValue:)) {
+            issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: elsewhere.rawValue, belongsAt: elsewhere.levels.first), at: path))
+            return
+        }
+        issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: nil, belongsAt: nil), at: path))
+    }
+}

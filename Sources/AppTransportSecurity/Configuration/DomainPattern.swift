@@ -1,0 +1,98 @@
+import TransportTrust
+
+/// What an `NSExceptionDomains` or `NSPinnedDomains` entry names, and why it might never match.
+///
+/// Apple's rules for the domain string: use lowercase; use a DNS name, an IP address or (iOS 17, macOS 14)
+/// a range; "don't include a port number"; no wildcards — use NSIncludesSubdomains instead
+/// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nsexceptiondomains).
+public struct DomainPattern: Sendable, Hashable {
+    /// What the entry names once checked.
+    public enum Kind: Sendable, Hashable {
+        /// A DNS name, exactly as written (already lowercase).
+        case name(String)
+        /// One IP address.
+        case ipAddress([UInt8])
+        /// An IP range (honoured from iOS 17 / macOS 14).
+        case ipRange(IPRange)
+        /// An entry ATS never matches: see ``DomainPattern/problems``.
+        case unmatchable
+    }
+
+    /// A reason an entry can never match a connection.
+    public enum Problem: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        case empty
+        case uppercase
+        case port
+        case scheme
+        case path
+        case wildcard
+        case whitespace
+        case invalidCharacters
+
+        public var description: String {
+            switch self {
+            case .empty: return "the domain is empty"
+            case .uppercase: return "it has uppercase letters, and ATS compares domain names exactly in lowercase"
+            case .port: return "it has a port number, which ATS entries must not include"
+            case .scheme: return "it has a URL scheme; write only the host name"
+            case .path: return "it has a path; write only the host name"
+            case .wildcard: return "it has a wildcard, which ATS does not expand; use NSIncludesSubdomains instead"
+            case .whitespace: return "it has white space"
+            case .invalidCharacters: return "it has characters that cannot appear in a host name"
+            }
+        }
+    }
+
+    public var written: String
+    public var kind: Kind
+    public var problems: [Problem]
+
+    public init(_ written: String) {
+        self.written = written
+        var problems: [Problem] = []
+        var host = written
+        if written.isEmpty { problems.append(.empty) }
+        if written.contains(where: \.isWhitespace) { problems.append(.whitespace) }
+        if let r = host.range(of: "://") {
+            problems.append(.scheme)
+            host = String(host[r.upperBound...])
+        }
+        if host.contains("*") { problems.append(.wildcard) }
+        // A CIDR range is the only entry allowed to contain "/".
+        if let range = IPRange(cidr: host), problems.isEmpty {
+            self.kind = .ipRange(range)
+            self.problems = []
+            return
+        }
+        if let slash = host.firstIndex(of: "/") {
+            problems.append(.path)
+            host = String(host[..<slash])
+        }
+        if let peer = try? PeerName(host), case .ip(let bytes) = peer, !host.hasPrefix("[") {
+            self.kind = problems.isEmpty ? .ipAddress(bytes) : .unmatchable
+            self.problems = problems
+            return
+        }
+        if let colon = host.lastIndex(of: ":"), !host[host.index(after: colon)...].isEmpty,
+           host[host.index(after: colon)...].allSatisfy(\.isNumber) {
+            problems.append(.port)
+            host = String(host[..<colon])
+        }
+        if host != host.lowercased() { problems.append(.uppercase) }
+        let allowed = host.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_" || $0 == "*"))
+                || !$0.isASCII
+        }
+        if !allowed, !problems.contains(.whitespace) { problems.append(.invalidCharacters) }
+        self.problems = problems
+        self.kind = problems.isEmpty ? .name(host) : .unmatchable
+    }
+
+    /// Whether the entry names an IP address or range.
+    public var isIP: Bool {
+        switch kind {
+        case .ipAddress, .ipRange: return true
+        case .name, .unmatchable: return false
+        }
+    }
+}

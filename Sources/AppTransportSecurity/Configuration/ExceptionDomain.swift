@@ -1,0 +1,31 @@
+/// One entry of `NSExceptionDomains`, with each key as written (nil when absent).
+///
+/// Where both a current key and a legacy one (`NSTemporaryException…`, `NSThirdPartyException…`) are given,
+/// the current key wins, then the temporary one, then the third-party one. Apple does not document the
+/// order; see docs/ATS.md.
+public struct ExceptionDomain: Sendable, Equatable {
+    /// The dictionary key, as written.
+    public var name: String
+    public var pattern: DomainPattern
+    public var includesSubdomains: Setting<Bool>?
+    public var allowsInsecureHTTPLoads: Setting<Bool>?
+    public var minimumTLSVersion: Setting<TLSVersion>?
+    public var requiresForwardSecrecy: Setting<Bool>?
+    /// Obsolete: certificate transparency is always required now.
+    public var requiresCertificateTransparency: Setting<Bool>?
+    public var requiresNIAPTLSPackageVersion: Setting<String>?
+    /// Legacy keys present in the entry, in the order written.
+    public var legacyKeys: [ATSKey]
+    /// The path of the entry from the `NSAppTransportSecurity` dictionary.
+    public var keyPath: PlistKeyPath
+
+    public init(name: String, keyPath: PlistKeyPath) {
+        self.name = name
+        self.pattern = DomainPattern(name)
+        self.legacyKeys = []
+        self.keyPath = keyPath
+    }
+
+    /// NSIncludesSubdomains, default NO.
+    public var coversSubdomains: Bool { includesSubdomains?.value ?? false }
+}

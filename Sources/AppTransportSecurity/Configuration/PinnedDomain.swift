@@ -1,0 +1,22 @@
+/// One entry of `NSPinnedDomains` (iOS 14, macOS 11).
+///
+/// Apple: when both CA and leaf identities are given, the chain must match one of each; an entry with
+/// neither has nothing to match. (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nspinneddomains)
+public struct PinnedDomain: Sendable, Equatable {
+    public var name: String
+    public var pattern: DomainPattern
+    public var includesSubdomains: Setting<Bool>?
+    /// NSPinnedCAIdentities, nil when absent.
+    public var caIdentities: [PinnedIdentity]?
+    /// NSPinnedLeafIdentities, nil when absent.
+    public var leafIdentities: [PinnedIdentity]?
+    public var keyPath: PlistKeyPath
+
+    public init(name: String, keyPath: PlistKeyPath) {
+        self.name = name
+        self.pattern = DomainPattern(name)
+        self.keyPath = keyPath
+    }
+
+    public var coversSubdomains: Bool { includesSubdomains?.value ?? false }
+}

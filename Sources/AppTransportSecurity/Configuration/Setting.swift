@@ -1,0 +1,14 @@
+/// A value read from the configuration, with the key that set it.
+public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var value: Value
+    /// The path from the `NSAppTransportSecurity` dictionary, e.g. `NSExceptionDomains › example.com › NSIncludesSubdomains`.
+    public var keyPath: PlistKeyPath
+
+    public init(_ value: Value, at keyPath: PlistKeyPath) {
+        self.value = value
+        self.keyPath = keyPath
+    }
+
+    /// The key's name (the last path component).
+    public var key: String { keyPath.last ?? "" }
+}

@@ -1,0 +1,97 @@
+/// One configuration as found on disk: an app's or an extension's Info.plist, or a bare ATS dictionary.
+public struct ConfigurationSource: Sendable {
+    /// What kind of bundle the plist belongs to.
+    public enum Role: String, Sendable, Codable {
+        case app
+        case appExtension = "extension"
+        case standalone
+    }
+
+    /// How the property list holds the ATS settings.
+    public enum Layout: String, Sendable, Codable {
+        /// An Info.plist; the settings are under `NSAppTransportSecurity` (possibly absent).
+        case infoPlist
+        /// The `NSAppTransportSecurity` dictionary itself.
+        case bareDictionary
+    }
+
+    /// The file given on the command line (the .ipa, the .app folder, or the plist).
+    public var inputPath: String
+    /// The plist's path inside the input (for an .ipa or .app), or nil when the input is the plist.
+    public var memberPath: String?
+    public var role: Role
+    public var layout: Layout
+    public var bundleIdentifier: String?
+    public var format: PropertyListReader.Format
+    public var configuration: ATSConfiguration
+    /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`).
+    public var containerIssues: [ConfigurationIssue]
+    let document: PropertyListReader.Document
+
+    /// Where the plist is, for messages: `App.ipa › Payload/App.app/Info.plist`.
+    public var displayName: String { memberPath.map { "\(inputPath) › \($0)" } ?? inputPath }
+
+    /// The path of the ATS dictionary in the plist.
+    public var atsPrefix: PlistKeyPath { layout == .infoPlist ? PlistKeyPath(["NSAppTransportSecurity"]) : PlistKeyPath([]) }
+
+    /// The line and column of a key (XML plists only), given its path from the ATS dictionary.
+    public func location(of keyPath: PlistKeyPath) -> SourceLocation? {
+        document.location(of: PlistKeyPath(atsPrefix.components + keyPath.components))
+    }
+
+    /// Reads a parsed plist: an Info.plist when it has `NSAppTransportSecurity` or bundle keys, else a bare
+    /// ATS dictionary when its keys look like ATS keys.
+    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, role: Role) {
+        self.inputPath = inputPath
+        self.memberPath = memberPath
+        self.role = role
+        self.format = document.format
+        self.document = document
+        var containerIssues: [ConfigurationIssue] = []
+        guard case .dictionary(let root) = document.root else {
+            self.layout = .infoPlist
+            self.configuration = ATSConfiguration()
+            self.containerIssues = []
+            self.bundleIdentifier = nil
+            return
+        }
+        if case .string(let id)? = root["CFBundleIdentifier"] { bundleIdentifier = id } else { bundleIdentifier = nil }
+        let atsKey = "NSAppTransportSecurity"
+        let topLevel = ATSKey.keys(at: .topLevel).map(\.rawValue)
+        let looksBare = root[atsKey] == nil && !root.keys.contains { $0.hasPrefix("CFBundle") }
+            && root.keys.contains { ATSKey(rawValue: $0) != nil || KeySuggester.suggestion(for: $0, among: topLevel) != nil }
+        if looksBare {
+            layout = .bareDictionary
+            configuration = ATSConfiguration(dictionary: root)
+        } else {
+            layout = .infoPlist
+            switch root[atsKey] {
+            case .dictionary(let ats)?:
+                configuration = ATSConfiguration(dictionary: ats)
+            case let other?:
+                configuration = ATSConfiguration()
+                containerIssues.append(ConfigurationIssue(.containerWrongType(found: other), at: PlistKeyPath([])))
+            case nil:
+                configuration = ATSConfiguration()
+                for key in root.keys.sorted() where KeySuggester.suggestion(for: key, among: [atsKey]) != nil {
+                    containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: atsKey, belongsAt: nil),
+                                                              at: PlistKeyPath([key])))
+                }
+            }
+        }
+        let prefix = layout == .infoPlist ? [atsKey] : []
+        for dup in document.duplicateKeys {
+            let key = dup.last ?? ""
+            if dup.components.starts(with: prefix), dup.components.count > prefix.count {
+                let relative = PlistKeyPath(Array(dup.components.dropFirst(prefix.count)))
+                configuration.issues.append(ConfigurationIssue(.duplicateKey(key: key), at: relative))
+            } else if dup.components == [atsKey] {
+                containerIssues.append(ConfigurationIssue(.duplicateKey(key: key), at: dup))
+            }
+        }
+        self.containerIssues = containerIssues
+    }
+
+    /// The location of a path from the plist's root (for container issues).
+    public func rootLocation(of path: PlistKeyPath) -> SourceLocation? { document.location(of: path) }
+}

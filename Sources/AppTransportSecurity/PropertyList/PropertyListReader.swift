@@ -1,0 +1,84 @@
+import Foundation
+
+/// Reads an XML or binary property list with Foundation's `PropertyListSerialization`, within bounds.
+///
+/// Before Foundation sees the bytes, the reader caps the size, scans XML for nesting depth and key
+/// positions (``XMLPlistLocator``), and checks binary structure (``BinaryPlistValidator``). The result keeps
+/// every value's exact type (``PlistValue``).
+public struct PropertyListReader: Sendable {
+    /// The largest file accepted: Info.plists are a few kilobytes; 8 MiB leaves room for generated ones.
+    public static let maximumSize = 8 * 1024 * 1024
+    /// The deepest nesting accepted. An ATS configuration is at most six levels deep.
+    public static let maximumDepth = 64
+    /// The most values a binary plist may expand to once shared references are followed.
+    public static let maximumExpandedValues = 1_000_000
+
+    /// The serialization the bytes used.
+    public enum Format: String, Sendable, Codable {
+        case xml
+        case binary
+        case openStep
+    }
+
+    /// A parsed property list.
+    public struct Document: Sendable {
+        public var root: PlistValue
+        public var format: Format
+        /// Where each key is written (XML only), by its path from the root.
+        public var keyLocations: [PlistKeyPath: SourceLocation]
+        /// Where each value is written (XML only).
+        public var valueLocations: [PlistKeyPath: SourceLocation]
+        /// Keys written twice in one dictionary (XML only): Foundation keeps one, silently.
+        public var duplicateKeys: [PlistKeyPath]
+
+        /// The best position to show for a path: its key, else its value, else the nearest written parent.
+        public func location(of path: PlistKeyPath) -> SourceLocation? {
+            var components = path.components
+            while !components.isEmpty {
+                let p = PlistKeyPath(components)
+                if let l = keyLocations[p] ?? valueLocations[p] { return l }
+                components.removeLast()
+            }
+            return nil
+        }
+    }
+
+    public init() {}
+
+    /// Parses `data`, whose root must be a dictionary.
+    /// - Throws: ``PropertyListError`` describing what is wrong and where.
+    public func read(_ data: Data) throws(PropertyListError) -> Document {
+        guard !data.isEmpty else { throw .empty }
+        guard data.count <= Self.maximumSize else { throw .tooLarge(bytes: data.count, limit: Self.maximumSize) }
+        let bytes = [UInt8](data)
+        var locator: XMLPlistLocator?
+        let isBinary = bytes.starts(with: Array("bplist".utf8))
+        if isBinary {
+            try BinaryPlistValidator(bytes: bytes, maximumDepth: Self.maximumDepth,
+                                     maximumExpandedValues: Self.maximumExpandedValues).validate()
+        } else {
+            locator = try XMLPlistLocator(bytes: bytes, maximumDepth: Self.maximumDepth)
+        }
+        var format = PropertyListSerialization.PropertyListFormat.xml
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
+        } catch {
+            let reason = Self.reason(from: error)
+            throw .malformed(format: isBinary ? "binary" : "XML", reason: reason, location: nil)
+        }
+        let root = try PlistValue(foundation: object)
+        guard case .dictionary = root else { throw .wrongRootType(found: root.kind) }
+        let fmt: Format = format == .binary ? .binary : (format == .openStep ? .openStep : .xml)
+        return Document(root: root, format: fmt,
+                        keyLocations: fmt == .xml ? (locator?.keys ?? [:]) : [:],
+                        valueLocations: fmt == .xml ? (locator?.values ?? [:]) : [:],
+                        duplicateKeys: fmt == .xml ? (locator?.duplicateKeys.map(\.0) ?? []) : [])
+    }
+
+    private static func reason(from error: any Error) -> String {
+        let ns = error as NSError
+        if let debug = ns.userInfo["NSDebugDescription"] as? String, !debug.isEmpty { return debug }
+        return ns.localizedDescription
+    }
+}
