@@ -1,0 +1,37 @@
+import TransportTrust
+
+/// What the server's certificate must satisfy for one connection.
+public struct CertificateRequirements: Sendable, Equatable, Codable {
+    /// How server trust is evaluated.
+    public enum Validation: String, Sendable, Equatable, Codable {
+        /// Default server trust evaluation (SecTrust's SSL policy); the app cannot loosen it.
+        case standard
+        /// NSExceptionAllowsInsecureHTTPLoads lets the app loosen server trust evaluation itself (Apple:
+        /// "…or to be able to loosen the server trust evaluation requirements for HTTPS connections to the domain").
+        case relaxed
+    }
+
+    public var validation: Validation
+    /// ATS key sizes: RSA ≥ 2048 bits, EC ≥ 256 bits. Dropped by NSExceptionRequiresForwardSecrecy = NO.
+    public var requiresATSKeyStrength: Bool
+    /// A SHA-2 signature (SHA-256 or stronger); SecTrust also refuses SHA-1, so this holds even without ATS.
+    public var requiresSHA2Signature: Bool
+    /// Certificate Transparency for certificates issued after 2018-10-15 (iOS 12.1, macOS 10.14.2).
+    public var requiresCertificateTransparency: Bool
+
+    public init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,
+                requiresCertificateTransparency: Bool) {
+        self.validation = validation
+        self.requiresATSKeyStrength = requiresATSKeyStrength
+        self.requiresSHA2Signature = requiresSHA2Signature
+        self.requiresCertificateTransparency = requiresCertificateTransparency
+    }
+
+    /// The TransportTrust policy that checks these rules for `host`: the SSL policy, plus ATS key strength
+    /// when required. Certificate Transparency is not checked by TransportTrust; callers must check it.
+    public func trustPolicy(host: PeerName?) -> TrustPolicy {
+        var policy = TrustPolicy.ssl(host: host)
+        policy.requiresATSStrength = requiresATSKeyStrength
+        return policy
+    }
+}

@@ -1,0 +1,83 @@
+/// A TLS cipher suite by its IANA name and code point.
+public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The IANA registry name, e.g. `TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`.
+    public var name: String
+    public var code: UInt16
+
+    public init(name: String, code: UInt16) {
+        self.name = name
+        self.code = code
+    }
+
+    public var description: String { name }
+
+    /// Whether the key exchange is ephemeral (ECDHE, or any TLS 1.3 suite).
+    public var hasForwardSecrecy: Bool { name.hasPrefix("TLS_ECDHE_") || name.hasPrefix("TLS_DHE_") || isTLS13 }
+    /// A TLS 1.3 suite (`TLS_AES_…`, `TLS_CHACHA20_…`): negotiated only with TLS 1.3.
+    public var isTLS13: Bool { code >> 8 == 0x13 }
+
+    /// ATS's forward-secrecy suites, in Apple's order. Apple: "The negotiated TLS connection cipher suite must
+    /// support perfect forward secrecy (PFS) through Elliptic Curve Diffie-Hellman Ephemeral (ECDHE) key
+    /// exchange, and must be one of the following" (Preventing Insecure Network Connections,
+    /// https://developer.apple.com/documentation/security/preventing-insecure-network-connections).
+    public static let atsForwardSecrecy: [CipherSuite] = [
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", code: 0xC02C),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", code: 0xC02B),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384", code: 0xC024),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", code: 0xC00A),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", code: 0xC023),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", code: 0xC009),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", code: 0xC030),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", code: 0xC02F),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384", code: 0xC028),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", code: 0xC027),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", code: 0xC013),
+    ]
+
+    /// The RSA key-exchange suites that NSExceptionRequiresForwardSecrecy = NO adds (archived Information
+    /// Property List Key Reference, NSExceptionRequiresForwardSecrecy).
+    public static let atsRSAKeyExchange: [CipherSuite] = [
+        CipherSuite(name: "TLS_RSA_WITH_AES_256_GCM_SHA384", code: 0x009D),
+        CipherSuite(name: "TLS_RSA_WITH_AES_128_GCM_SHA256", code: 0x009C),
+        CipherSuite(name: "TLS_RSA_WITH_AES_256_CBC_SHA256", code: 0x003D),
+        CipherSuite(name: "TLS_RSA_WITH_AES_256_CBC_SHA", code: 0x0035),
+        CipherSuite(name: "TLS_RSA_WITH_AES_128_CBC_SHA256", code: 0x003C),
+        CipherSuite(name: "TLS_RSA_WITH_AES_128_CBC_SHA", code: 0x002F),
+    ]
+
+    /// The TLS 1.3 suites (RFC 8446), all forward-secret; ATS lists none because TLS 1.3 has no others.
+    public static let tls13: [CipherSuite] = [
+        CipherSuite(name: "TLS_AES_128_GCM_SHA256", code: 0x1301),
+        CipherSuite(name: "TLS_AES_256_GCM_SHA384", code: 0x1302),
+        CipherSuite(name: "TLS_CHACHA20_POLY1305_SHA256", code: 0x1303),
+    ]
+
+    /// Suites outside ATS's lists that servers still negotiate, so a name can be recognised and refused.
+    public static let others: [CipherSuite] = [
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", code: 0xC014),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", code: 0xCCA9),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", code: 0xCCA8),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", code: 0xC012),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_3DES_EDE_CBC_SHA", code: 0xC008),
+        CipherSuite(name: "TLS_RSA_WITH_3DES_EDE_CBC_SHA", code: 0x000A),
+        CipherSuite(name: "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", code: 0x009E),
+        CipherSuite(name: "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384", code: 0x009F),
+        CipherSuite(name: "TLS_RSA_WITH_RC4_128_SHA", code: 0x0005),
+        CipherSuite(name: "TLS_RSA_WITH_RC4_128_MD5", code: 0x0004),
+    ]
+
+    /// Every suite this module can name.
+    public static let known: [CipherSuite] = atsForwardSecrecy + atsRSAKeyExchange + tls13 + others
+
+    /// Looks up an IANA name (case-insensitive; the `TLS_` prefix may be left out) or a hex code (`0xC02F`).
+    public init?(lookup text: String) {
+        let t = text.uppercased()
+        if t.hasPrefix("0X"), let code = UInt16(t.dropFirst(2), radix: 16) {
+            self = CipherSuite.known.first { $0.code == code } ?? CipherSuite(name: "0x" + String(code, radix: 16, uppercase: true), code: code)
+            return
+        }
+        let name = t.hasPrefix("TLS_") ? t : "TLS_" + t
+        guard let found = CipherSuite.known.first(where: { $0.name == name }) else { return nil }
+        self = found
+    }
+}

@@ -1,0 +1,76 @@
+/// Whether a described connection meets the requirements, with one reason per check.
+public struct ConnectionEvaluation: Sendable, Equatable {
+    /// One check and its result.
+    public struct Reason: Sendable, Equatable {
+        public var check: String
+        public var passed: Bool
+        public var message: String
+        public var because: Provenance
+    }
+
+    public var reasons: [Reason]
+
+    /// Allowed when every check passed.
+    public var isAllowed: Bool { reasons.allSatisfy(\.passed) }
+    /// The failed checks.
+    public var blockingReasons: [Reason] { reasons.filter { !$0.passed } }
+}
+
+extension ConnectionRequirements {
+    /// Checks a described connection against these requirements.
+    public func evaluate(_ connection: ConnectionDescription) -> ConnectionEvaluation {
+        var reasons: [ConnectionEvaluation.Reason] = []
+        func add(_ check: String, _ passed: Bool, _ message: String, _ because: Provenance) {
+            reasons.append(.init(check: check, passed: passed, message: message, because: because))
+        }
+        if connection.scheme != "https" {
+            add("scheme", allowsInsecureHTTP.value,
+                allowsInsecureHTTP.value ? "plain HTTP is allowed" : "plain HTTP is blocked; use https", allowsInsecureHTTP.because)
+            return ConnectionEvaluation(reasons: reasons)
+        }
+        if let version = connection.tlsVersion {
+            let ok = version >= minimumTLSVersion.value
+            add("tls-version", ok, ok ? "\(version) meets the minimum \(minimumTLSVersion.value)"
+                : "\(version) is below the minimum \(minimumTLSVersion.value)", minimumTLSVersion.because)
+        }
+        if let name = connection.cipherSuite {
+            let suite = CipherSuite(lookup: name)
+            let display = suite?.name ?? name
+            if let suite, suite.isTLS13, let v = connection.tlsVersion, v < .tls13 {
+                add("cipher-suite", false, "\(display) is a TLS 1.3 suite but \(v) was negotiated", cipherSuites.because)
+            } else if let suite, !suite.isTLS13, connection.tlsVersion == .tls13 {
+                add("cipher-suite", false, "\(display) cannot be negotiated with TLS 1.3", cipherSuites.because)
+            } else if !cipherSuitesRestricted {
+                add("cipher-suite", true, "ATS does not restrict cipher suites here", cipherSuites.because)
+            } else {
+                let ok = suite.map { cipherSuites.value.contains($0) } ?? false
+                var message = ok ? "\(display) is allowed" : "\(display) is not an allowed suite"
+                if !ok, let suite, CipherSuite.atsRSAKeyExchange.contains(suite) {
+                    message += " (RSA key exchange needs NSExceptionRequiresForwardSecrecy = NO)"
+                }
+                if suite == nil { message = "\(name) is not a cipher suite this tool knows; ATS allows only the suites listed by `ats check`" }
+                add("cipher-suite", ok, message, cipherSuites.because)
+            }
+        }
+        switch connection.trust {
+        case .notEvaluated:
+            break
+        case .trusted(let strong):
+            if certificate.value.requiresATSKeyStrength && !strong {
+                add("certificate", false, "the certificate key is below ATS strength (RSA 2048, EC 256 bits)", certificate.because)
+            } else {
+                add("certificate", true, "the certificate chain is trusted", certificate.because)
+            }
+        case .untrusted(let reason):
+            var message = "the certificate chain is not trusted: \(reason)"
+            if certificate.value.validation == .relaxed {
+                message += " (the app may still accept it through its own server trust handling, which this exception permits)"
+            }
+            add("certificate", false, message, certificate.because)
+        }
+        if let pins = pins.value, let matched = connection.pinsMatched {
+            add("pins", matched, matched ? "the chain matches the pins of \(pins.domain)" : "the chain matches none of the pins of \(pins.domain)", self.pins.because)
+        }
+        return ConnectionEvaluation(reasons: reasons)
+    }
+}

@@ -1,0 +1,72 @@
+/// The OS generation whose ATS rules apply. Each iOS profile has a macOS twin with the same rules.
+///
+/// - `ios9` / `macos10.11`: ATS as introduced; no local-networking, media or web-content keys.
+/// - `ios10` / `macos10.12` (iOS 10 through 16, macOS 10.12 through 13): the newer keys exist and make
+///   NSAllowsArbitraryLoads ignored; local hosts (unqualified names, `.local`, IP literals) are exempt.
+/// - `ios17` / `macos14` and later: IP literals are no longer exempt by default; NSExceptionDomains accepts
+///   IP addresses and CIDR ranges.
+///
+/// Source: Apple, NSAllowsLocalNetworking and NSExceptionDomains
+/// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nsallowslocalnetworking).
+public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    case ios9
+    case ios10
+    case ios17
+    case macos10_11 = "macos10.11"
+    case macos10_12 = "macos10.12"
+    case macos14
+
+    /// The default: the newest rules.
+    public static let newest: PlatformProfile = .ios17
+
+    /// The rule generation, shared by the iOS and macOS twins.
+    public enum Generation: Int, Sendable, Comparable, Codable {
+        case ats1 = 9
+        case ats2 = 10
+        case ats3 = 17
+        public static func < (l: Generation, r: Generation) -> Bool { l.rawValue < r.rawValue }
+    }
+
+    public var generation: Generation {
+        switch self {
+        case .ios9, .macos10_11: return .ats1
+        case .ios10, .macos10_12: return .ats2
+        case .ios17, .macos14: return .ats3
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .ios9: return "iOS 9"
+        case .ios10: return "iOS 10–16"
+        case .ios17: return "iOS 17 and later"
+        case .macos10_11: return "macOS 10.11"
+        case .macos10_12: return "macOS 10.12–13"
+        case .macos14: return "macOS 14 and later"
+        }
+    }
+
+    /// Parses a profile name or an OS version: `ios17`, `ios 12`, `iOS16`, `macos13`, `macos10.15`.
+    public init?(name: String) {
+        if let exact = PlatformProfile(rawValue: name.lowercased()) {
+            self = exact
+            return
+        }
+        let lower = name.lowercased().replacingOccurrences(of: " ", with: "")
+        if lower.hasPrefix("ios"), let major = Int(lower.dropFirst(3).split(separator: ".").first ?? "") {
+            guard major >= 9 else { return nil }
+            self = major >= 17 ? .ios17 : (major >= 10 ? .ios10 : .ios9)
+            return
+        }
+        if lower.hasPrefix("macos") {
+            let parts = lower.dropFirst(5).split(separator: ".").compactMap { Int($0) }
+            guard let major = parts.first else { return nil }
+            if major >= 14 { self = .macos14; return }
+            if major >= 11 { self = .macos10_12; return }
+            guard major == 10, parts.count > 1, parts[1] >= 11 else { return nil }
+            self = parts[1] >= 12 ? .macos10_12 : .macos10_11
+            return
+        }
+        return nil
+    }
+}

@@ -1,0 +1,30 @@
+/// Why a requirement has its value: the key that decided it (nil for a built-in default) and the rule.
+public struct Provenance: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The key's path from the `NSAppTransportSecurity` dictionary, or nil when no key decided.
+    public var keyPath: PlistKeyPath?
+    /// The rule applied, in words: "ATS default", "NSAllowsArbitraryLoads is ignored because …".
+    public var rule: String
+
+    public init(keyPath: PlistKeyPath? = nil, rule: String) {
+        self.keyPath = keyPath
+        self.rule = rule
+    }
+
+    public var description: String {
+        guard let keyPath else { return rule }
+        return "\(keyPath) (\(rule))"
+    }
+}
+
+/// A value and the provenance that decided it.
+public struct Decided<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var value: Value
+    public var because: Provenance
+
+    public init(_ value: Value, _ because: Provenance) {
+        self.value = value
+        self.because = because
+    }
+}
+
+extension Decided: Codable where Value: Codable {}

@@ -1,0 +1,225 @@
+/// Resolves the effective ATS requirements for a URL under a platform profile, with Apple's precedence.
+///
+/// Order of decision (each step cites Apple's documentation):
+/// 1. An NSExceptionDomains entry that matches the host governs it alone: "Domains you specify in that
+///    dictionary aren't affected by this key's value" (NSAllowsArbitraryLoads). Keys the entry leaves out
+///    take ATS defaults, never the global keys — even for an empty entry.
+/// 2. Otherwise local hosts — unqualified names, `.local` names, IP literals — are exempt from ATS on iOS 10
+///    and later, except IP literals on iOS 17 / macOS 14 and later, which need NSAllowsLocalNetworking
+///    (NSAllowsLocalNetworking page). On iOS 9 nothing is exempt.
+/// 3. Otherwise the global keys: on iOS 10 and later, "the value of NSAllowsArbitraryLoads is ignored … if
+///    any of the following keys appear": NSAllowsArbitraryLoadsForMedia, NSAllowsArbitraryLoadsInWebContent,
+///    NSAllowsLocalNetworking. iOS 9 knows none of those keys and honours NSAllowsArbitraryLoads.
+///    The media and web-content keys apply only to their ``LoadContext``.
+public struct RequirementsResolver: Sendable {
+    /// How far NSIncludesSubdomains reaches.
+    public enum SubdomainMatching: String, Sendable, Codable {
+        /// Any number of extra labels (the long-standing behaviour; the default — see docs/ATS.md).
+        case anyDepth
+        /// One extra label only, as Apple's current NSIncludesSubdomains page words it.
+        case oneLabel
+    }
+
+    public var configuration: ATSConfiguration
+    public var profile: PlatformProfile
+    public var subdomainMatching: SubdomainMatching
+
+    public init(configuration: ATSConfiguration, profile: PlatformProfile = .newest, subdomainMatching: SubdomainMatching = .anyDepth) {
+        self.configuration = configuration
+        self.profile = profile
+        self.subdomainMatching = subdomainMatching
+    }
+
+    /// The requirements for loading `url` through `context`.
+    /// - Throws: ``RequirementsError/invalidURL(_:reason:)`` when `url` has no http(s) scheme or no host.
+    public func requirements(for url: String, context: LoadContext = .urlSession) throws(RequirementsError) -> ConnectionRequirements {
+        let target = try ConnectionTarget(url: url)
+        return requirements(for: target, url: url, context: context)
+    }
+
+    /// The requirements for an already-parsed target.
+    public func requirements(for target: ConnectionTarget, url: String, context: LoadContext = .urlSession) -> ConnectionRequirements {
+        var notes: [String] = []
+        let pins = pinRequirement(for: target)
+        if let (entry, viaSubdomain) = matchingExceptionDomain(for: target) {
+            return exceptionRequirements(entry, viaSubdomain: viaSubdomain, target: target, url: url, context: context, pins: pins, notes: notes)
+        }
+        if let exemption = localExemption(for: target) {
+            return unrestricted(target: target, url: url, context: context, because: exemption, pins: pins, notes: notes)
+        }
+        if let off = globalExemption(context: context, notes: &notes) {
+            return unrestricted(target: target, url: url, context: context, because: off, pins: pins, notes: notes)
+        }
+        let reason = arbitraryLoadsIgnoredReason().map { "ATS default; \($0)" } ?? "ATS default"
+        return enforced(target: target, url: url, context: context, entry: nil, allowsHTTP: nil, minimumTLS: nil,
+                        forwardSecrecy: nil, defaultRule: reason, entryRule: "", pins: pins, notes: notes)
+    }
+
+    // MARK: Matching
+
+    /// The NSExceptionDomains entry governing `target`: an exact match, else the longest parent with
+    /// NSIncludesSubdomains. Names never match IP connections and IP entries never match names; IP entries
+    /// (and CIDR ranges) are honoured only from iOS 17 / macOS 14.
+    public func matchingExceptionDomain(for target: ConnectionTarget) -> (ExceptionDomain, viaSubdomain: Bool)? {
+        bestMatch(configuration.exceptionDomains.map { ($0, $0.pattern, $0.coversSubdomains) }, target: target)
+    }
+
+    /// The NSPinnedDomains entry for `target`, by the same matching rules.
+    public func matchingPinnedDomain(for target: ConnectionTarget) -> (PinnedDomain, viaSubdomain: Bool)? {
+        bestMatch(configuration.pinnedDomains.map { ($0, $0.pattern, $0.coversSubdomains) }, target: target)
+    }
+
+    private func bestMatch<Entry>(_ entries: [(Entry, DomainPattern, Bool)], target: ConnectionTarget) -> (Entry, viaSubdomain: Bool)? {
+        var best: (entry: Entry, score: Int, sub: Bool)?
+        for (entry, pattern, subdomains) in entries {
+            var score: Int?
+            var sub = false
+            switch pattern.kind {
+            case .name(let name):
+                guard !target.isIP else { continue }
+                if target.host == name {
+                    score = Int.max
+                } else if subdomains, target.host.hasSuffix("." + name) {
+                    let extra = target.host.dropLast(name.count + 1).split(separator: ".").count
+                    if subdomainMatching == .anyDepth || extra == 1 { score = name.count; sub = true }
+                }
+            case .ipAddress(let bytes):
+                guard profile.generation >= .ats3, let ip = target.ipAddress else { continue }
+                if ip == bytes { score = Int.max }
+            case .ipRange(let range):
+                guard profile.generation >= .ats3, let ip = target.ipAddress else { continue }
+                if range.contains(ip) { score = range.prefixLength; sub = true }
+            case .unmatchable:
+                continue
+            }
+            if let score, best == nil || score > best?.score ?? Int.min { best = (entry, score, sub) }
+        }
+        return best.map { ($0.entry, $0.sub) }
+    }
+
+    // MARK: Precedence
+
+    /// Why NSAllowsArbitraryLoads is ignored under this profile, or nil when it is honoured.
+    public func arbitraryLoadsIgnoredReason() -> String? {
+        guard profile.generation >= .ats2 else { return nil }
+        let overriding: [ATSKey] = [.allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInWebContent, .allowsLocalNetworking]
+        let present = overriding.filter { configuration.presentKeys.contains($0) }
+        guard !present.isEmpty, configuration.presentKeys.contains(.allowsArbitraryLoads) else { return nil }
+        return "NSAllowsArbitraryLoads is ignored on \(profile) because \(present.map(\.rawValue).joined(separator: " and ")) \(present.count == 1 ? "is" : "are") present"
+    }
+
+    private func localExemption(for target: ConnectionTarget) -> Provenance? {
+        guard profile.generation >= .ats2, target.isIP || target.isUnqualifiedName || target.isDotLocalName else { return nil }
+        let local = configuration.allowsLocalNetworking
+        if target.isIP && profile.generation >= .ats3 {
+            guard let local, local.value else { return nil }
+            return Provenance(keyPath: local.keyPath, rule: "IP literals are exempt from ATS on \(profile) only with NSAllowsLocalNetworking")
+        }
+        let kind = target.isIP ? "IP literals" : (target.isDotLocalName ? ".local names" : "unqualified names")
+        if let local, local.value {
+            return Provenance(keyPath: local.keyPath, rule: "local networking: \(kind) are exempt from ATS")
+        }
+        return Provenance(rule: "\(kind) are exempt from ATS by default on \(profile)")
+    }
+
+    private func globalExemption(context: LoadContext, notes: inout [String]) -> Provenance? {
+        if profile.generation >= .ats2 {
+            if context == .media, let media = configuration.allowsArbitraryLoadsForMedia, media.value {
+                return Provenance(keyPath: media.keyPath, rule: "ATS disabled for AVFoundation media loads")
+            }
+            if context == .webContent, let web = configuration.allowsArbitraryLoadsInWebContent, web.value {
+                return Provenance(keyPath: web.keyPath, rule: "ATS disabled for web-view content")
+            }
+        }
+        guard let arbitrary = configuration.allowsArbitraryLoads, arbitrary.value else { return nil }
+        if let ignored = arbitraryLoadsIgnoredReason() {
+            notes.append(ignored)
+            return nil
+        }
+        return Provenance(keyPath: arbitrary.keyPath, rule: "ATS disabled for domains not listed in NSExceptionDomains")
+    }
+
+    // MARK: Building
+
+    private func exceptionRequirements(_ entry: ExceptionDomain, viaSubdomain: Bool, target: ConnectionTarget, url: String,
+                                       context: LoadContext, pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
+        var rule = "exception domain \(entry.name)"
+        if viaSubdomain { rule += entry.pattern.isIP ? " (address range)" : " (includes subdomains)" }
+        return enforced(target: target, url: url, context: context, entry: entry, allowsHTTP: entry.allowsInsecureHTTPLoads,
+                        minimumTLS: entry.minimumTLSVersion, forwardSecrecy: entry.requiresForwardSecrecy,
+                        defaultRule: "ATS default; the entry \(entry.name) does not set it and global keys do not apply to listed domains",
+                        entryRule: rule, pins: pins, notes: notes)
+    }
+
+    private func enforced(target: ConnectionTarget, url: String, context: LoadContext, entry: ExceptionDomain?,
+                          allowsHTTP: Setting<Bool>?, minimumTLS: Setting<TLSVersion>?, forwardSecrecy: Setting<Bool>?,
+                          defaultRule: String, entryRule: String, pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
+        let defaultProvenance = Provenance(keyPath: entry?.keyPath, rule: defaultRule)
+        func decided<T>(_ setting: Setting<T>?, default value: T) -> Decided<T> {
+            guard let setting else { return Decided(value, defaultProvenance) }
+            return Decided(setting.value, Provenance(keyPath: setting.keyPath, rule: entryRule))
+        }
+        let http = decided(allowsHTTP, default: false)
+        let tls = decided(minimumTLS, default: TLSVersion.atsDefault)
+        let fs = decided(forwardSecrecy, default: true)
+        var suites = tls.value <= .tls12 ? CipherSuite.atsForwardSecrecy : []
+        if !fs.value && tls.value <= .tls12 { suites += CipherSuite.atsRSAKeyExchange }
+        suites += CipherSuite.tls13
+        let suitesBecause = fs.value
+            ? Provenance(keyPath: fs.because.keyPath, rule: "ATS forward-secrecy suites (ECDHE) plus TLS 1.3; \(fs.because.rule)")
+            : Provenance(keyPath: fs.because.keyPath, rule: "NSExceptionRequiresForwardSecrecy = NO adds the RSA key-exchange suites; \(entryRule)")
+        let relaxed = http.value
+        let keyStrength = fs.value && !relaxed
+        let cert = CertificateRequirements(validation: relaxed ? .relaxed : .standard, requiresATSKeyStrength: keyStrength,
+                                           requiresCertificateTransparency: ctRequired(entry: entry))
+        var certRule: Provenance
+        if relaxed {
+            certRule = Provenance(keyPath: http.because.keyPath, rule: "NSExceptionAllowsInsecureHTTPLoads also lets the app loosen server trust evaluation; \(entryRule)")
+        } else if !fs.value {
+            certRule = Provenance(keyPath: fs.because.keyPath, rule: "NSExceptionRequiresForwardSecrecy = NO also removes the ATS key-size check; \(entryRule)")
+        } else {
+            certRule = Provenance(keyPath: entry?.keyPath, rule: "ATS certificate rules: RSA ≥ 2048 or EC ≥ 256 bits, SHA-2 signature")
+        }
+        if let ct = entry?.requiresCertificateTransparency {
+            certRule.rule += "; \(ct.key) is obsolete (Certificate Transparency is required by the system from iOS 12.1)"
+        }
+        return ConnectionRequirements(
+            url: url, target: target, profile: profile, context: context,
+            atsEnforced: Decided(true, entry.map { Provenance(keyPath: $0.keyPath, rule: entryRule) } ?? Provenance(rule: defaultRule)),
+            exceptionDomain: entry?.name, allowsInsecureHTTP: http, minimumTLSVersion: tls, requiresForwardSecrecy: fs,
+            cipherSuites: Decided(suites, suitesBecause), cipherSuitesRestricted: true,
+            certificate: Decided(cert, certRule), pins: pins, notes: notes)
+    }
+
+    private func unrestricted(target: ConnectionTarget, url: String, context: LoadContext, because: Provenance,
+                              pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
+        var notes = notes
+        notes.append("without ATS the minimum TLS version and cipher suites are the system client's defaults (this tool assumes TLS 1.0 and the suites listed)")
+        let suites = CipherSuite.known.filter { !$0.name.contains("RC4") }
+        let cert = CertificateRequirements(validation: .standard, requiresATSKeyStrength: false,
+                                           requiresCertificateTransparency: ctRequired(entry: nil))
+        return ConnectionRequirements(
+            url: url, target: target, profile: profile, context: context,
+            atsEnforced: Decided(false, because), exceptionDomain: nil,
+            allowsInsecureHTTP: Decided(true, because), minimumTLSVersion: Decided(.tls10, because),
+            requiresForwardSecrecy: Decided(false, because), cipherSuites: Decided(suites, because), cipherSuitesRestricted: false,
+            certificate: Decided(cert, Provenance(keyPath: because.keyPath, rule: "default server trust evaluation only (\(because.rule))")),
+            pins: pins, notes: notes)
+    }
+
+    /// Certificate Transparency: enforced by the system from iOS 12.1 / macOS 10.14.2 whatever the plist says;
+    /// on iOS 9 only when NSRequiresCertificateTransparency is YES.
+    private func ctRequired(entry: ExceptionDomain?) -> Bool {
+        if profile.generation >= .ats2 { return true }
+        return entry?.requiresCertificateTransparency?.value ?? false
+    }
+
+    private func pinRequirement(for target: ConnectionTarget) -> Decided<PinRequirement?> {
+        guard let (entry, sub) = matchingPinnedDomain(for: target) else {
+            return Decided(nil, Provenance(rule: "no NSPinnedDomains entry matches"))
+        }
+        let pins = PinRequirement(domain: entry.name, includesSubdomains: entry.coversSubdomains,
+                                  caIdentities: entry.caIdentities, leafIdentities: entry.leafIdentities)
+        return Decided(pins, Provenance(keyPath: entry.keyPath, rule: "pinned domain \(entry.name)\(sub ? " (includes subdomains)" : "")"))
+    }
+}
