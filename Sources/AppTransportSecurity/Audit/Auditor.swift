@@ -1,0 +1,200 @@
+/// Audits ATS configurations: MobSF's checks, plus typing, spelling, dead keys, unmatchable domains, pins and
+/// contradictions between an app and its extensions.
+public struct Auditor: Sendable {
+    public var profile: PlatformProfile
+
+    public init(profile: PlatformProfile = .newest) { self.profile = profile }
+
+    /// Audits every source (an app and its extensions are compared with each other).
+    public func audit(_ sources: [ConfigurationSource]) -> AuditReport {
+        var findings: [Finding] = []
+        for source in sources { findings += audit(source) }
+        findings += contradictions(sources)
+        return AuditReport(profile: profile, sources: sources.map(\.displayName), findings: findings)
+    }
+
+    /// The findings for one source.
+    public func audit(_ source: ConfigurationSource) -> [Finding] {
+        var out = FindingCollector(source: source)
+        let config = source.configuration
+        for issue in source.containerIssues { out.containerIssue(issue) }
+        for issue in config.issues { out.issue(issue) }
+        globalKeys(config, &out)
+        for entry in config.exceptionDomains { exceptionDomain(entry, &out) }
+        for entry in config.pinnedDomains { pinnedDomain(entry, config, &out) }
+        return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
+    }
+
+    private func globalKeys(_ config: ATSConfiguration, _ out: inout FindingCollector) {
+        let resolver = RequirementsResolver(configuration: config, profile: profile)
+        if let s = config.allowsArbitraryLoads, s.value {
+            if let ignored = resolver.arbitraryLoadsIgnoredReason() {
+                out.add(.arbitraryLoadsIgnored, s.keyPath, message: "\(ignored); it still applies on iOS 9 / macOS 10.11",
+                        fix: "Remove NSAllowsArbitraryLoads unless you support iOS 9; if you do, it disables ATS there for every unlisted domain")
+                out.add(.arbitraryLoads, s.keyPath, severity: .medium,
+                        message: "NSAllowsArbitraryLoads is YES: ignored on iOS 10 and later here, but it disables ATS on iOS 9",
+                        fix: "Remove it, or list the domains that need exceptions in NSExceptionDomains")
+            } else {
+                out.add(.arbitraryLoads, s.keyPath, message: "NSAllowsArbitraryLoads is YES: ATS is off for every domain not in NSExceptionDomains (plain HTTP, any TLS version, weak ciphers)",
+                        fix: "Remove NSAllowsArbitraryLoads and add NSExceptionDomains entries for the hosts that need them")
+            }
+        }
+        if let s = config.allowsArbitraryLoadsForMedia, s.value {
+            out.add(.arbitraryLoadsForMedia, s.keyPath, message: "NSAllowsArbitraryLoadsForMedia is YES: AVFoundation loads media over plain HTTP and weak TLS",
+                    fix: "Serve media over HTTPS and remove the key, or give only the media hosts exceptions")
+        }
+        if let s = config.allowsArbitraryLoadsInWebContent, s.value {
+            out.add(.arbitraryLoadsInWebContent, s.keyPath, message: "NSAllowsArbitraryLoadsInWebContent is YES: web views load any content over plain HTTP",
+                    fix: "Remove the key unless the app is a browser; give specific hosts exceptions instead")
+        }
+        if let s = config.allowsLocalNetworking, s.value {
+            out.add(.localNetworking, s.keyPath, message: "NSAllowsLocalNetworking is YES: unqualified names, .local names and IP addresses load without ATS",
+                    fix: "Keep it only if the app must talk to devices on the local network; otherwise remove it")
+        }
+    }
+
+    private func exceptionDomain(_ entry: ExceptionDomain, _ out: inout FindingCollector) {
+        let d = entry.name
+        out.add(.exceptionDomain, entry.keyPath, domain: d, key: d, message: "\(d) has its own ATS settings; global keys do not apply to it",
+                fix: "Check that the exception is still needed")
+        if !entry.pattern.problems.isEmpty {
+            let why = entry.pattern.problems.map(\.description).joined(separator: "; ")
+            out.add(.unmatchableDomain, entry.keyPath, domain: d, key: d,
+                    message: "NSExceptionDomains entry '\(d)' can never match a host: \(why)",
+                    fix: "Write the bare host in lowercase, e.g. '\(Self.suggestedHost(d))', with NSIncludesSubdomains for subdomains")
+        }
+        if entry.pattern.isIP {
+            if let sub = entry.includesSubdomains, sub.value {
+                out.add(.includesSubdomainsOnIP, sub.keyPath, domain: d, message: "NSIncludesSubdomains has no effect on the IP entry \(d)",
+                        fix: "Remove NSIncludesSubdomains; on iOS 17 / macOS 14 use a CIDR range such as 192.168.0.0/16 for several addresses")
+            }
+            if profile.generation < .ats3 {
+                out.add(.ipExceptionUnsupported, entry.keyPath, domain: d, key: d,
+                        message: "\(d) is an IP \(entry.pattern.kind == .unmatchable ? "entry" : "exception"); \(profile) ignores IP entries in NSExceptionDomains",
+                        fix: "For earlier systems use NSAllowsLocalNetworking (iOS 10+) or connect by name")
+            }
+        } else if let sub = entry.includesSubdomains, sub.value {
+            out.add(.includesSubdomains, sub.keyPath, domain: d, message: "the exception for \(d) covers all of its subdomains",
+                    fix: "Set NSIncludesSubdomains only if every subdomain needs the same exception")
+        }
+        if let http = entry.allowsInsecureHTTPLoads, http.value {
+            let local = ["localhost", "127.0.0.1", "::1"].contains(d)
+            out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : .high, domain: d,
+                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS",
+                    fix: "Serve \(d) over HTTPS and remove \(http.key)")
+        }
+        if let tls = entry.minimumTLSVersion {
+            if tls.value < .tls12 {
+                out.add(.weakMinimumTLS, tls.keyPath, domain: d, message: "\(tls.key) is \(tls.value) for \(d); TLS 1.0 and 1.1 are deprecated (RFC 8996)",
+                        fix: "Upgrade the server to TLS 1.2 or later and remove the key")
+            } else {
+                out.add(.explicitMinimumTLS, tls.keyPath, domain: d, message: "\(tls.key) is \(tls.value) for \(d)\(tls.value == .tls12 ? ", the ATS default" : "")",
+                        fix: tls.value == .tls12 ? "Remove the key; TLS 1.2 is already the minimum" : "No change needed")
+            }
+        }
+        if let fs = entry.requiresForwardSecrecy, !fs.value {
+            out.add(.forwardSecrecyDisabled, fs.keyPath, domain: d,
+                    message: "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped",
+                    fix: "Enable ECDHE suites on the server and remove the key")
+        }
+        for legacy in entry.legacyKeys {
+            let path = entry.keyPath.appending(legacy.rawValue)
+            out.add(.legacyKey, path, domain: d, message: "\(legacy.rawValue) is a legacy key",
+                    fix: "Use \(legacy.modernReplacement?.rawValue ?? "the current key") instead")
+        }
+        if let ct = entry.requiresCertificateTransparency {
+            out.add(.obsoleteCertificateTransparencyKey, ct.keyPath, domain: d,
+                    message: "NSRequiresCertificateTransparency is obsolete: since iOS 12.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
+                    fix: "Remove the key")
+        }
+    }
+
+    private func pinnedDomain(_ entry: PinnedDomain, _ config: ATSConfiguration, _ out: inout FindingCollector) {
+        let d = entry.name
+        if !entry.pattern.problems.isEmpty {
+            let why = entry.pattern.problems.map(\.description).joined(separator: "; ")
+            out.add(.unmatchableDomain, entry.keyPath, domain: d, key: d, message: "NSPinnedDomains entry '\(d)' can never match a host: \(why)",
+                    fix: "Write the bare host in lowercase, e.g. '\(Self.suggestedHost(d))'")
+        }
+        let lists: [(ATSKey, [PinnedIdentity]?)] = [(.pinnedCAIdentities, entry.caIdentities), (.pinnedLeafIdentities, entry.leafIdentities)]
+        if lists.allSatisfy({ $0.1?.isEmpty ?? true }) {
+            out.add(.emptyPinnedDomain, entry.keyPath, domain: d, key: d,
+                    message: "the pinned domain \(d) has no identities: neither NSPinnedCAIdentities nor NSPinnedLeafIdentities lists a pin",
+                    fix: "Add at least two SPKI-SHA256-BASE64 pins (a current key and a backup), or remove the entry")
+        }
+        for (key, list) in lists {
+            guard let list else { continue }
+            let path = entry.keyPath.appending(key.rawValue)
+            if list.isEmpty, lists.contains(where: { !($0.1?.isEmpty ?? true) }) {
+                out.add(.emptyPinnedDomain, path, domain: d, message: "\(key.rawValue) for \(d) is an empty array, so no chain can match it",
+                        fix: "Add pins to \(key.rawValue) or remove the key")
+            }
+            if list.count == 1 {
+                out.add(.pinWithoutBackup, path, domain: d, message: "\(key.rawValue) for \(d) has one pin and no backup; a key rotation will break every connection",
+                        fix: "Add a backup pin for a key kept offline (the hash of its SubjectPublicKeyInfo)")
+            }
+            for (i, pin) in list.enumerated() where !pin.isWellFormed {
+                let why = pin.digest.map { "decodes to \($0.count) bytes, not 32" } ?? "is not valid base64"
+                out.add(.malformedPin, path.appending(String(i)).appending(ATSKey.spkiSHA256Base64.rawValue), domain: d,
+                        message: "pin \(i) of \(key.rawValue) for \(d) \(why), so it can never match",
+                        fix: "Use `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`")
+            }
+        }
+        // A pinned host that also accepts plain HTTP: pins protect only HTTPS.
+        let resolver = RequirementsResolver(configuration: config, profile: profile)
+        if case .name(let name) = entry.pattern.kind, let target = try? ConnectionTarget(url: "http://\(name)/") {
+            let req = resolver.requirements(for: target, url: "http://\(name)/")
+            if req.allowsInsecureHTTP.value {
+                out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
+                        message: "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); an attacker can downgrade to HTTP",
+                        fix: "Remove the insecure-HTTP exception for \(d)")
+            }
+        }
+    }
+
+    /// Compares the app with its extensions: same domain configured differently, pins missing, ATS off in one.
+    private func contradictions(_ sources: [ConfigurationSource]) -> [Finding] {
+        guard let app = sources.first(where: { $0.role == .app }) else { return [] }
+        var out: [Finding] = []
+        for ext in sources where ext.role == .appExtension {
+            var collector = FindingCollector(source: ext)
+            let a = app.configuration, e = ext.configuration
+            if (a.allowsArbitraryLoads?.value ?? false) != (e.allowsArbitraryLoads?.value ?? false) {
+                collector.add(.extensionContradiction, e.allowsArbitraryLoads?.keyPath ?? PlistKeyPath([ATSKey.allowsArbitraryLoads.rawValue]),
+                              message: "NSAllowsArbitraryLoads is \(e.allowsArbitraryLoads?.value ?? false ? "YES" : "NO") here but \(a.allowsArbitraryLoads?.value ?? false ? "YES" : "NO") in the app (\(app.displayName))",
+                              fix: "Give the extension the same ATS policy as the app")
+            }
+            for entry in e.exceptionDomains {
+                guard let other = a.exceptionDomain(named: entry.name) else { continue }
+                let mine = Self.summary(entry), theirs = Self.summary(other)
+                if mine != theirs {
+                    collector.add(.extensionContradiction, entry.keyPath, domain: entry.name, key: entry.name,
+                                  message: "\(entry.name) is configured as {\(mine)} here but {\(theirs)} in the app",
+                                  fix: "Use one configuration for \(entry.name) in the app and all its extensions")
+                }
+            }
+            for pinned in a.pinnedDomains where e.pinnedDomain(named: pinned.name) == nil {
+                collector.add(.extensionContradiction, PlistKeyPath([ATSKey.pinnedDomains.rawValue]), domain: pinned.name,
+                              message: "the app pins \(pinned.name) but this extension does not, so its connections to \(pinned.name) skip the pins",
+                              fix: "Copy the NSPinnedDomains entry for \(pinned.name) into the extension's Info.plist")
+            }
+            out += collector.findings
+        }
+        return out
+    }
+
+    static func summary(_ e: ExceptionDomain) -> String {
+        "insecure HTTP \(e.allowsInsecureHTTPLoads?.value ?? false ? "YES" : "NO"), minimum \(e.minimumTLSVersion?.value ?? .atsDefault), forward secrecy \(e.requiresForwardSecrecy?.value ?? true ? "YES" : "NO"), subdomains \(e.coversSubdomains ? "YES" : "NO")"
+    }
+
+    static func suggestedHost(_ written: String) -> String {
+        var h = written.lowercased().trimmingCharacters(in: .whitespaces)
+        if let r = h.range(of: "://") { h = String(h[r.upperBound...]) }
+        if let slash = h.firstIndex(of: "/") { h = String(h[..<slash]) }
+        if let colon = h.lastIndex(of: ":"), h.filter({ $0 == ":" }).count == 1 { h = String(h[..<colon]) }
+        while h.hasPrefix("*.") || h.hasPrefix(".") { h.removeFirst(h.hasPrefix("*.") ? 2 : 1) }
+        return h.replacingOccurrences(of: "*", with: "")
+    }
+}
+
+import Foundation

@@ -1,0 +1,77 @@
+/// One audit finding: which rule, how severe, where, and how to fix it.
+public struct Finding: Sendable, Equatable, Codable {
+    public var rule: AuditRule
+    public var severity: Severity
+    /// The file given on the command line.
+    public var file: String
+    /// The plist inside an .ipa or .app, when the input was one.
+    public var member: String?
+    /// The exception or pinned domain concerned, when the finding is about one.
+    public var domain: String?
+    /// The key concerned, e.g. `NSExceptionMinimumTLSVersion`.
+    public var key: String?
+    /// The full path of the key from `NSAppTransportSecurity`.
+    public var keyPath: PlistKeyPath?
+    public var message: String
+    public var fix: String
+    /// Line and column in an XML plist.
+    public var location: SourceLocation?
+
+    public var ruleId: String { rule.id }
+
+    enum CodingKeys: String, CodingKey {
+        case ruleId, ruleName, severity, file, member, domain, key, keyPath, message, fix, line, column
+    }
+
+    public init(rule: AuditRule, severity: Severity? = nil, file: String, member: String?, domain: String?, key: String?,
+                keyPath: PlistKeyPath?, message: String, fix: String, location: SourceLocation?) {
+        self.rule = rule
+        self.severity = severity ?? rule.defaultSeverity
+        self.file = file
+        self.member = member
+        self.domain = domain
+        self.key = key
+        self.keyPath = keyPath
+        self.message = message
+        self.fix = fix
+        self.location = location
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rule.id, forKey: .ruleId)
+        try c.encode(rule.name, forKey: .ruleName)
+        try c.encode(severity, forKey: .severity)
+        try c.encode(file, forKey: .file)
+        try c.encodeIfPresent(member, forKey: .member)
+        try c.encodeIfPresent(domain, forKey: .domain)
+        try c.encodeIfPresent(key, forKey: .key)
+        try c.encodeIfPresent(keyPath?.description, forKey: .keyPath)
+        try c.encode(message, forKey: .message)
+        try c.encode(fix, forKey: .fix)
+        try c.encodeIfPresent(location?.line, forKey: .line)
+        try c.encodeIfPresent(location?.column, forKey: .column)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try c.decode(String.self, forKey: .ruleId)
+        guard let rule = AuditRule(rawValue: id) else {
+            throw DecodingError.dataCorruptedError(forKey: .ruleId, in: c, debugDescription: "unknown rule id \(id)")
+        }
+        self.rule = rule
+        severity = try c.decode(Severity.self, forKey: .severity)
+        file = try c.decode(String.self, forKey: .file)
+        member = try c.decodeIfPresent(String.self, forKey: .member)
+        domain = try c.decodeIfPresent(String.self, forKey: .domain)
+        key = try c.decodeIfPresent(String.self, forKey: .key)
+        keyPath = try c.decodeIfPresent(String.self, forKey: .keyPath).map { PlistKeyPath($0.components(separatedBy: " › ")) }
+        message = try c.decode(String.self, forKey: .message)
+        fix = try c.decode(String.self, forKey: .fix)
+        if let line = try c.decodeIfPresent(Int.self, forKey: .line) {
+            location = SourceLocation(line: line, column: try c.decodeIfPresent(Int.self, forKey: .column) ?? 1)
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,113 @@
+/// Builds findings for one source, filling in file, domain and line/column from the key path.
+struct FindingCollector {
+    let source: ConfigurationSource
+    private(set) var findings: [Finding] = []
+
+    init(source: ConfigurationSource) { self.source = source }
+
+    mutating func add(_ rule: AuditRule, _ keyPath: PlistKeyPath, severity: Severity? = nil, domain: String? = nil,
+                      key: String? = nil, message: String, fix: String, rootRelative: Bool = false) {
+        let domainName = domain ?? Self.domain(in: keyPath)
+        let location = rootRelative ? source.rootLocation(of: keyPath) : source.location(of: keyPath)
+        findings.append(Finding(rule: rule, severity: severity, file: source.inputPath, member: source.memberPath, domain: domainName,
+                                key: key ?? keyPath.last, keyPath: rootRelative ? keyPath : keyPath, message: message, fix: fix,
+                                location: location))
+    }
+
+    /// The domain a path is about: `NSExceptionDomains › example.com › …` → `example.com`.
+    static func domain(in keyPath: PlistKeyPath) -> String? {
+        let c = keyPath.components
+        guard c.count >= 2, c[0] == ATSKey.exceptionDomains.rawValue || c[0] == ATSKey.pinnedDomains.rawValue else { return nil }
+        return c[1]
+    }
+
+    mutating func containerIssue(_ issue: ConfigurationIssue) {
+        switch issue.kind {
+        case .containerWrongType(let found):
+            add(.configurationNotDictionary, PlistKeyPath(["NSAppTransportSecurity"]), key: "NSAppTransportSecurity",
+                message: "NSAppTransportSecurity is \(found.snippet), not a dictionary, so none of its settings apply",
+                fix: "Make NSAppTransportSecurity a <dict> holding the ATS keys", rootRelative: true)
+        case .unknownKey(let key, let suggestion, _):
+            add(.unknownKey, issue.keyPath, severity: .medium, key: key,
+                message: "\(key) is not an Info.plist key ATS reads → did you mean \(suggestion ?? "NSAppTransportSecurity")?",
+                fix: "Rename \(key) to \(suggestion ?? "NSAppTransportSecurity")", rootRelative: true)
+        case .duplicateKey(let key):
+            add(.duplicateKey, issue.keyPath, key: key, message: "\(key) is written more than once; only one copy takes effect",
+                fix: "Merge the copies into one", rootRelative: true)
+        default:
+            break
+        }
+    }
+
+    mutating func issue(_ issue: ConfigurationIssue) {
+        let path = issue.keyPath
+        switch issue.kind {
+        case .wrongType(let key, let expected, let found):
+            let intended = Self.intendedBoolean(found)
+            var severity = Severity.medium
+            if expected == .boolean, let intended {
+                let dangerous: Bool
+                switch key {
+                case .exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy:
+                    dangerous = !intended
+                case .includesSubdomains, .requiresCertificateTransparency:
+                    dangerous = false
+                default:
+                    dangerous = intended
+                }
+                if dangerous { severity = .high }
+            }
+            let written = path.last == key.rawValue ? key.rawValue : "\(key.rawValue) item"
+            add(.wrongType, path, severity: severity, key: key.rawValue,
+                message: "\(written) must be a \(expected) (\(expected.xmlExample)) but is \(found.snippet); it is not read as \(expected == .boolean ? "a Boolean" : "intended") and the default (\(key.defaultValue)) applies in this tool's model",
+                fix: expected == .boolean && intended != nil ? "Write \(intended == true ? "<true/>" : "<false/>") instead of \(found.snippet)" : "Write the value as \(expected.xmlExample)")
+            if expected == .boolean, intended == false,
+               [.exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy].contains(key) {
+                add(.forwardSecrecyDisabled, path, key: key.rawValue,
+                    message: "\(key.rawValue) is \(found.snippet): meant as NO, it disables forward secrecy wherever the value is read loosely",
+                    fix: "Enable ECDHE suites on the server and remove the key")
+            }
+        case .unknownKey(let key, let suggestion, let belongsAt):
+            if let belongsAt, let suggestion {
+                let exact = key == suggestion
+                add(.misplacedKey, path, key: key,
+                    message: exact ? "\(key) belongs in \(belongsAt.rawValue), not here; here it has no effect"
+                        : "\(key) is not an ATS key here → did you mean \(suggestion)? It belongs in \(belongsAt.rawValue)",
+                    fix: "Move \(suggestion) into \(belongsAt.rawValue)")
+            } else if let suggestion {
+                add(.unknownKey, path, severity: .medium, key: key,
+                    message: "\(key) is not an ATS key → did you mean \(suggestion)? As written it has no effect",
+                    fix: "Rename \(key) to \(suggestion)")
+            } else {
+                add(.unknownKey, path, key: key, message: "\(key) is not an ATS key; it has no effect",
+                    fix: "Remove \(key), or check Apple's list of NSAppTransportSecurity keys")
+            }
+        case .invalidValue(let key, let value, let allowed, let suggestion):
+            add(.invalidValue, path, key: key.rawValue,
+                message: "\(key.rawValue) is '\(value)', which is not one of \(allowed.joined(separator: ", "))\(suggestion.map { " → did you mean \($0)?" } ?? "")",
+                fix: "Write one of: \(allowed.joined(separator: ", "))")
+        case .duplicateKey(let key):
+            add(.duplicateKey, path, key: key, message: "\(key) is written more than once in the same dictionary; only one copy takes effect",
+                fix: "Keep one \(key) and delete the others")
+        case .containerWrongType:
+            containerIssue(issue)
+        }
+    }
+
+    /// What a mistyped Boolean was meant to say: `<string>NO</string>`, `<integer>0</integer>` → false.
+    static func intendedBoolean(_ value: PlistValue) -> Bool? {
+        switch value {
+        case .string(let s):
+            switch s.lowercased().trimmingCharacters(in: .whitespaces) {
+            case "yes", "true", "1": return true
+            case "no", "false", "0": return false
+            default: return nil
+            }
+        case .integer(let i): return i != 0
+        case .real(let d): return d != 0
+        default: return nil
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Renders an audit as SARIF 2.1.0 for GitHub code scanning.
+///
+/// Follows the OASIS SARIF 2.1.0 required properties (`version`, `runs`, `tool.driver.name`,
+/// `result.message.text`) and GitHub's expectations: rule metadata with `security-severity`, a physical
+/// location with a relative `artifactLocation.uri` and a `region.startLine` on every result, and
+/// `partialFingerprints` for de-duplication.
+public struct SARIFReportRenderer: Sendable {
+    public var toolVersion: String
+
+    public init(toolVersion: String) { self.toolVersion = toolVersion }
+
+    public func render(_ report: AuditReport) -> String {
+        let rules = AuditRule.allCases
+        let ruleObjects: [[String: Any]] = rules.map { r in
+            [
+                "id": r.id,
+                "name": r.name,
+                "shortDescription": ["text": r.summary],
+                "fullDescription": ["text": r.summary],
+                "helpUri": r.helpURL,
+                "help": ["text": "\(r.summary) See \(r.helpURL)"],
+                "defaultConfiguration": ["level": r.defaultSeverity.sarifLevel],
+                "properties": ["tags": ["security", "app-transport-security"], "security-severity": r.defaultSeverity.securitySeverity],
+            ]
+        }
+        let results: [[String: Any]] = report.findings.map { f in
+            var region: [String: Any] = ["startLine": f.location?.line ?? 1]
+            if let c = f.location?.column { region["startColumn"] = c }
+            var location: [String: Any] = [
+                "physicalLocation": [
+                    "artifactLocation": ["uri": Self.uri(f.file)],
+                    "region": region,
+                ],
+            ]
+            var logical: [[String: Any]] = []
+            if let member = f.member { logical.append(["name": member, "kind": "module"]) }
+            if let keyPath = f.keyPath, !keyPath.components.isEmpty {
+                logical.append(["fullyQualifiedName": keyPath.components.joined(separator: "/"), "kind": "member"])
+            }
+            if !logical.isEmpty { location["logicalLocations"] = logical }
+            var text = f.message
+            if let member = f.member { text += " (in \(member))" }
+            text += ". Fix: \(f.fix)"
+            let fingerprint = [f.rule.id, f.file, f.member ?? "", f.keyPath?.description ?? "", f.domain ?? ""].joined(separator: "|")
+            return [
+                "ruleId": f.rule.id,
+                "ruleIndex": rules.firstIndex(of: f.rule) ?? 0,
+                "level": f.severity.sarifLevel,
+                "message": ["text": text],
+                "locations": [location],
+                "partialFingerprints": ["atsFinding/v1": fingerprint],
+                "properties": ["severity": f.severity.rawValue, "security-severity": f.severity.securitySeverity],
+            ]
+        }
+        let document: [String: Any] = [
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [[
+                "tool": ["driver": [
+                    "name": "ats",
+                    "semanticVersion": toolVersion,
+                    "informationUri": "https://developer.apple.com/documentation/security/preventing-insecure-network-connections",
+                    "rules": ruleObjects,
+                ]],
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            ]],
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            return #"{"version":"2.1.0","runs":[]}"#
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A relative URI reference for a path: forward slashes, percent-encoded, no leading `./`.
+    static func uri(_ path: String) -> String {
+        var p = path.replacingOccurrences(of: "\\", with: "/")
+        while p.hasPrefix("./") { p.removeFirst(2) }
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: ":")
+        let encoded = p.addingPercentEncoding(withAllowedCharacters: allowed) ?? p
+        return p.hasPrefix("/") ? "file://" + encoded : encoded
+    }
+}
