@@ -55,6 +55,10 @@ public struct Auditor: Sendable {
 
     private func exceptionDomain(_ entry: ExceptionDomain, _ out: inout FindingCollector) {
         let d = entry.name
+        // An entry that can never match has no effect: its risky settings are reported, but as low.
+        let dead = !entry.pattern.problems.isEmpty
+        func risky(_ s: Severity) -> Severity { dead ? min(s, .low) : s }
+        let deadNote = dead ? " (but the entry never matches, so this has no effect)" : ""
         out.add(.exceptionDomain, entry.keyPath, domain: d, key: d, message: "\(d) has its own ATS settings; global keys do not apply to it",
                 fix: "Check that the exception is still needed")
         if !entry.pattern.problems.isEmpty {
@@ -79,13 +83,14 @@ public struct Auditor: Sendable {
         }
         if let http = entry.allowsInsecureHTTPLoads, http.value {
             let local = ["localhost", "127.0.0.1", "::1"].contains(d)
-            out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : .high, domain: d,
-                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS",
+            out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : risky(.high), domain: d,
+                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
                     fix: "Serve \(d) over HTTPS and remove \(http.key)")
         }
         if let tls = entry.minimumTLSVersion {
             if tls.value < .tls12 {
-                out.add(.weakMinimumTLS, tls.keyPath, domain: d, message: "\(tls.key) is \(tls.value) for \(d); TLS 1.0 and 1.1 are deprecated (RFC 8996)",
+                out.add(.weakMinimumTLS, tls.keyPath, severity: risky(.high), domain: d,
+                        message: "\(tls.key) is \(tls.value) for \(d); TLS 1.0 and 1.1 are deprecated (RFC 8996)\(deadNote)",
                         fix: "Upgrade the server to TLS 1.2 or later and remove the key")
             } else {
                 out.add(.explicitMinimumTLS, tls.keyPath, domain: d, message: "\(tls.key) is \(tls.value) for \(d)\(tls.value == .tls12 ? ", the ATS default" : "")",
@@ -93,8 +98,8 @@ public struct Auditor: Sendable {
             }
         }
         if let fs = entry.requiresForwardSecrecy, !fs.value {
-            out.add(.forwardSecrecyDisabled, fs.keyPath, domain: d,
-                    message: "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped",
+            out.add(.forwardSecrecyDisabled, fs.keyPath, severity: risky(.high), domain: d,
+                    message: "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped\(deadNote)",
                     fix: "Enable ECDHE suites on the server and remove the key")
         }
         for legacy in entry.legacyKeys {

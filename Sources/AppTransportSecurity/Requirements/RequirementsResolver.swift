@@ -143,8 +143,8 @@ public struct RequirementsResolver: Sendable {
 
     private func exceptionRequirements(_ entry: ExceptionDomain, viaSubdomain: Bool, target: ConnectionTarget, url: String,
                                        context: LoadContext, pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
-        var rule = "exception domain \(entry.name)"
-        if viaSubdomain { rule += entry.pattern.isIP ? " (address range)" : " (includes subdomains)" }
+        // The key path already names the entry; the rule says how the host matched it.
+        let rule = viaSubdomain ? (entry.pattern.isIP ? "address range" : "includes subdomains") : "exact match"
         return enforced(target: target, url: url, context: context, entry: entry, allowsHTTP: entry.allowsInsecureHTTPLoads,
                         minimumTLS: entry.minimumTLSVersion, forwardSecrecy: entry.requiresForwardSecrecy,
                         defaultRule: "ATS default; the entry \(entry.name) does not set it and global keys do not apply to listed domains",

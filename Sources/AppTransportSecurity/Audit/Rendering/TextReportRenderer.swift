@@ -20,8 +20,8 @@ public struct TextReportRenderer: Sendable {
                 s += "  " + paint(domain.isEmpty ? "(global)" : domain, "1;36") + "\n"
                 let items = (groups[domain] ?? []).sorted { ($1.severity, $1.location?.line ?? 0) < ($0.severity, $0.location?.line ?? 0) }
                 for f in items.sorted(by: { $0.severity > $1.severity }) {
-                    let at = f.location.map { dim(":\($0.line):\($0.column)") } ?? ""
-                    s += "    \(badge(f.severity)) \(f.rule.id) \(f.message)\(at)\n"
+                    let at = f.location.map { dim("\($0.line):\($0.column) ") } ?? ""
+                    s += "    \(badge(f.severity)) \(f.rule.id) \(at)\(f.message)\n"
                     s += dim("        fix: \(f.fix)") + "\n"
                 }
             }
