@@ -16,12 +16,15 @@ public struct RFC5280Rule: ChainRule {
     public var handledCriticalExtensions: [ASN1ObjectIdentifier] { policy.verifyingCriticalExtensions }
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
+        // there is no path to validate, and swift-certificates would refuse it for not being a CA.
+        guard chain.count > 1 else { return }
         guard NameConstraintLoad(chain).work <= nameConstraintBudget,
             case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
             return
         }
         let text = reason.description
-        let index = chain.indices.last(where: { text.contains(chain[$0].subject.description) })
+        let index = Self.concerned(text, chain: chain)
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"
         let code: TrustFailureCode
         let message: String
@@ -45,6 +48,22 @@ public struct RFC5280Rule: ChainRule {
             message = "RFC 5280 path validation failed"
         }
         failures.append(TrustFailure(code, certificate: index, message + " (\(Self.shorten(text, chain: chain)))"))
+    }
+
+    /// The index of the certificate a reason is about. Reasons embed whole certificate descriptions, whose issuer
+    /// field names the next certificate up, so the whole description is matched before the subject alone.
+    /// Name-constraint reasons name the subtree, not the CA; the CA is the one that carries it.
+    static func concerned(_ text: String, chain: UnverifiedCertificateChain) -> Int? {
+        if let i = chain.indices.first(where: { text.contains(chain[$0].description) }) { return i }
+        if let i = chain.indices.last(where: { text.contains(chain[$0].subject.description) }) { return i }
+        return chain.indices.dropFirst().last { i in
+            guard let nc = try? chain[i].extensions.nameConstraints else { return false }
+            let subtrees = nc.permittedSubtrees + nc.excludedSubtrees
+            if text.contains("directoryName") {
+                return subtrees.contains { if case .directoryName = $0 { return true } else { return false } }
+            }
+            return (!nc.permittedSubtrees.isEmpty && text.contains("\(nc.permittedSubtrees)")) || nc.excludedSubtrees.contains { text.contains("\($0)") }
+        }
     }
 
     /// swift-certificates embeds whole certificate dumps in its reasons; keep the sentence only.
