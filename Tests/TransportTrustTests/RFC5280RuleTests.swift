@@ -1,0 +1,138 @@
+import Foundation
+import SwiftASN1
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// Basic constraints, path length and name constraints, through the engine so that codes and indices are
+/// those a user sees.
+@Suite struct RFC5280RuleTests {
+    func evaluate(_ chain: [TestCert], anchors: [TestCert], host: String = "www.example.com") async -> TrustVerdict {
+        await PKI.evaluate(PKI.trust(chain, anchors: anchors, policy: PKI.ssl(host)))
+    }
+
+    // MARK: Basic constraints and path length
+
+    @Test func refusesAnIssuerThatIsNotACA() async {
+        let root = PKI.root()
+        let notCA = root.intermediate("Not A CA", keyUsage: nil, isCA: false)
+        let leaf = notCA.leaf()
+        let v = await evaluate([leaf, notCA], anchors: [root])
+        #expect(v.codes == [.basicConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains(notCA.label), "\(v.failures[0].message)")
+        #expect(v.failures[0].message.contains("not marked as a CA"))
+    }
+
+    @Test func refusesALeafUsedAsAnIssuer() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let grandchild = PKI.issue(subject: PKI.name("below a leaf"), key: .p256(), issuer: leaf, extensions: [
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+        ])
+        let v = await evaluate([grandchild, leaf, intermediate], anchors: [root])
+        #expect(!v.isTrusted)
+        #expect(v.codes.contains(.basicConstraints))
+        #expect(v.failures.first { $0.code == .basicConstraints }?.certificate == 1)
+    }
+
+    @Test func enforcesTheRootsPathLength() async {
+        let root = PKI.root(pathLength: 0)
+        let intermediate = root.intermediate("CA")
+        let leaf = intermediate.leaf()
+        let v = await evaluate([leaf, intermediate], anchors: [root])
+        #expect(v.codes == [.pathLength])
+        #expect(v.failures[0].certificate == 2)
+        #expect(v.failures[0].message.contains(root.label), "\(v.failures[0].message)")
+        #expect(v.failures[0].message.contains("pathLenConstraint"))
+        // A leaf directly under it is fine.
+        #expect(await evaluate([root.leaf()], anchors: [root]).isTrusted)
+    }
+
+    @Test func enforcesAnIntermediatesPathLength() async {
+        let root = PKI.root(pathLength: 5)
+        let upper = root.intermediate("Upper CA", pathLength: 0)
+        let lower = upper.intermediate("Lower CA")
+        let leaf = lower.leaf()
+        let v = await evaluate([leaf, lower, upper], anchors: [root])
+        #expect(v.codes == [.pathLength])
+        #expect(v.failures[0].certificate == 2)
+        #expect(v.failures[0].message.contains(upper.label))
+
+        let roomy = root.intermediate("Roomy CA", pathLength: 1)
+        let below = roomy.intermediate("Below Roomy")
+        #expect(await evaluate([below.leaf(), below, roomy], anchors: [root]).isTrusted)
+    }
+
+    // MARK: Name constraints
+
+    @Test func permittedDNSSubtree() async {
+        let root = PKI.root()
+        let constrained = root.intermediate("Example-only CA", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com"]))
+        #expect(await evaluate([constrained.leaf(dns: ["www.example.com"]), constrained], anchors: [root]).isTrusted)
+        let outside = constrained.leaf(dns: ["www.example.com", "www.example.net"])
+        let v = await evaluate([outside, constrained], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("outside the name constraints of \(constrained.label)"), "\(v.failures[0].message)")
+    }
+
+    @Test func excludedDNSSubtree() async {
+        let root = PKI.root()
+        let constrained = root.intermediate("No-secret CA", nameConstraints: NameConstraints(excludedDNSDomains: ["secret.example.com"]))
+        #expect(await evaluate([constrained.leaf(dns: ["www.example.com"]), constrained], anchors: [root]).isTrusted)
+        let v = await evaluate([constrained.leaf(dns: ["www.example.com", "db.secret.example.com"]), constrained], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("db.secret.example.com"), "\(v.failures[0].message)")
+    }
+
+    @Test func wildcardAgainstAnExcludedSubtree() async {
+        let root = PKI.root()
+        let constrained = root.intermediate("No-secret CA", nameConstraints: NameConstraints(excludedDNSDomains: ["secret.example.com"]))
+        let wildcard = constrained.leaf(dns: ["*.example.com"])
+        let v = await evaluate([wildcard, constrained], anchors: [root], host: "www.example.com")
+        #expect(v.codes.contains(.nameConstraints))
+        #expect(!v.isTrusted)
+    }
+
+    @Test func constraintsAreInheritedDownTheChain() async {
+        let root = PKI.root("Constrained Root", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com"]))
+        let upper = root.intermediate("Upper CA")
+        let lower = upper.intermediate("Lower CA")
+        #expect(await evaluate([lower.leaf(dns: ["www.example.com"]), lower, upper], anchors: [root]).isTrusted)
+        let v = await evaluate([lower.leaf(dns: ["www.example.org"]), lower, upper], anchors: [root], host: "www.example.org")
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 3)
+        #expect(v.failures[0].message.contains(root.label), "\(v.failures[0].message)")
+    }
+
+    @Test func permittedIPRange() async {
+        let root = PKI.root()
+        // 10.0.0.0/8
+        let constrained = root.intermediate("Private-net CA", nameConstraints: NameConstraints(permittedIPRanges: [ASN1OctetString(contentBytes: [10, 0, 0, 0, 255, 0, 0, 0])]))
+        #expect(await evaluate([constrained.leaf(dns: [], ips: [[10, 1, 2, 3]]), constrained], anchors: [root], host: "10.1.2.3").isTrusted)
+        let v = await evaluate([constrained.leaf(dns: [], ips: [[192, 0, 2, 1]]), constrained], anchors: [root], host: "192.0.2.1")
+        #expect(v.codes == [.nameConstraints])
+    }
+
+    @Test func excludedIPRange() async {
+        let root = PKI.root()
+        let constrained = root.intermediate("No-private CA", nameConstraints: NameConstraints(excludedIPRanges: [ASN1OctetString(contentBytes: [192, 168, 0, 0, 255, 255, 0, 0])]))
+        #expect(await evaluate([constrained.leaf(dns: [], ips: [[10, 1, 2, 3]]), constrained], anchors: [root], host: "10.1.2.3").isTrusted)
+        let v = await evaluate([constrained.leaf(dns: [], ips: [[192, 168, 1, 1]]), constrained], anchors: [root], host: "192.168.1.1")
+        #expect(v.codes == [.nameConstraints])
+    }
+
+    @Test func directoryNameConstraintsAreRefused() async {
+        // swift-certificates does not evaluate directoryName constraints, so a chain that carries one fails closed.
+        let root = PKI.root()
+        let excluded = NameConstraints(excludedSubtrees: [.directoryName(PKI.name("leaf"))])
+        let constrained = root.intermediate("DN-constrained CA", nameConstraints: excluded)
+        let v = await evaluate([constrained.leaf("leaf"), constrained], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].message.contains("directoryName"), "\(v.failures[0].message)")
+        #expect(v.failures[0].certificate == 1)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import SwiftASN1
+import Testing
+import X509
+
+@testable import TransportTrust
+
+@Suite struct StructureRuleTests {
+    let root = PKI.root()
+
+    @Test func refusesNameConstraintsOnALeaf() async {
+        let nc = try! Certificate.Extension(NameConstraints(permittedDNSDomains: ["example.com"]), critical: true)
+        let leaf = root.leaf(extra: [nc])
+        let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints])
+        #expect(failures?.first?.certificate == 0)
+        #expect(failures?.first?.message.contains("end-entity certificate carrying nameConstraints") == true)
+    }
+
+    @Test func refusesKeyCertSignWithoutCA() async {
+        let leaf = root.leaf(keyUsage: KeyUsage(digitalSignature: true, keyCertSign: true))
+        let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, anchors: [root])
+        #expect(failures?.map(\.code) == [.keyUsage])
+        #expect(failures?.first?.message.contains("asserts keyCertSign without being a CA") == true)
+    }
+
+    @Test func refusesACAWhoseKeyUsageLacksKeyCertSign() async {
+        let ca = root.intermediate("Odd CA", keyUsage: KeyUsage(digitalSignature: true))
+        let failures = await RuleProbe.failures(StructureRule(), leaf: ca.leaf(), intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.keyUsage])
+        #expect(failures?.first?.certificate == 1)
+        #expect(failures?.first?.message.contains(ca.label) == true)
+    }
+
+    @Test func refusesADNSConstraintWithALeadingPeriod() async {
+        let ca = root.intermediate("Dotted CA", nameConstraints: NameConstraints(permittedDNSDomains: [".example.com"]))
+        let failures = await RuleProbe.failures(StructureRule(), leaf: ca.leaf(), intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints])
+        #expect(failures?.first?.certificate == 1)
+        #expect(failures?.first?.message.contains("leading period") == true)
+    }
+
+    @Test func refusesAWildcardThatCoversAnExcludedName() async {
+        let ca = root.intermediate("Excluding CA", nameConstraints: NameConstraints(excludedDNSDomains: ["secret.example.com"]))
+        let failures = await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: ["*.example.com"]), intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints])
+        #expect(failures?.first?.certificate == 0)
+        #expect(failures?.first?.message.contains("*.example.com") == true)
+        #expect(failures?.first?.message.contains("secret.example.com") == true)
+        // A wildcard elsewhere is fine.
+        #expect(await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: ["*.example.org"]), intermediates: [ca], anchors: [root]) == [])
+    }
+
+    @Test func boundsNameConstraintWork() async {
+        let constraints = NameConstraints(permittedDNSDomains: (0..<10).map { "allowed\($0).example" })
+        let ca = root.intermediate("Busy CA", nameConstraints: constraints)
+        let leaf = ca.leaf(dns: (0..<7000).map { "h\($0).allowed0.example" })
+        let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints])
+        #expect(failures?.first?.message.contains("denial-of-service") == true)
+        // Under the budget it is left to the RFC 5280 check.
+        let small = ca.leaf(dns: ["www.allowed0.example"])
+        #expect(await RuleProbe.failures(StructureRule(), leaf: small, intermediates: [ca], anchors: [root]) == [])
+    }
+
+    @Test func refusesACAWithAnEmptySubject() async {
+        let emptyCA = PKI.issue(subject: DistinguishedName(), key: .p256(), issuer: root, extensions: [
+            try! Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true),
+            try! Certificate.Extension(KeyUsage(keyCertSign: true), critical: true),
+        ])
+        let leaf = emptyCA.leaf()
+        let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, intermediates: [emptyCA], anchors: [root])
+        #expect(failures?.map(\.code) == [.malformedCertificate])
+        #expect(failures?.first?.certificate == 1)
+        #expect(failures?.first?.message.contains("empty subject") == true)
+    }
+
+    @Test func refusesAMalformedKnownExtension() async {
+        let broken = Certificate.Extension(oid: .X509ExtensionID.keyUsage, critical: true, value: [0x04, 0x01, 0x00])
+        let leaf = root.leaf(keyUsage: nil, extra: [broken])
+        let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, anchors: [root])
+        #expect(failures?.map(\.code) == [.malformedCertificate])
+        #expect(failures?.first?.message.contains("malformed keyUsage") == true)
+    }
+
+    @Test func acceptsAWellFormedChain() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        #expect(await RuleProbe.failures(StructureRule(), leaf: leaf, intermediates: [intermediate], anchors: [root]) == [])
+    }
+}

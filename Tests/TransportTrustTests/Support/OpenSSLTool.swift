@@ -1,0 +1,87 @@
+import Foundation
+import X509
+
+@testable import TransportTrust
+
+/// Certificates swift-certificates cannot make (RSA-1024 keys, RSA-PSS), made by the `openssl` tool in a
+/// temporary directory.
+struct OpenSSLTool {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let dir: TemporaryDirectory
+
+    init() throws { dir = try TemporaryDirectory() }
+
+    static var isAvailable: Bool {
+        ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static var path: String {
+        ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "openssl"
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.path)
+        process.arguments = arguments
+        process.currentDirectoryURL = dir.url
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "openssl \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+        return text
+    }
+
+    /// Writes a swift-certificates CA (certificate and key) where openssl can use it, and returns its base name.
+    func export(_ ca: TestCert, as name: String) throws -> String {
+        try dir.write("\(name).pem", ca.pem)
+        try dir.write("\(name).key", ca.key.certificateKey.serializeAsPEM().pemString)
+        return name
+    }
+
+    /// Makes a new key with `genpkey` arguments, such as `["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"]`.
+    func newKey(_ name: String, _ genpkey: [String]) throws {
+        try run(["genpkey"] + genpkey + ["-out", "\(name).key"])
+    }
+
+    /// Issues `name` (key `name.key`, which must exist) from the CA `issuer` (files `issuer.pem`, `issuer.key`).
+    /// - Parameters:
+    ///   - extensions: lines of an openssl extension section.
+    ///   - signing: `x509` options for the signature, e.g. `["-sha1"]` or PSS `-sigopt`s.
+    func issue(_ name: String, cn: String, issuer: String, extensions: [String], signing: [String] = ["-sha256"]) throws -> InputCertificate {
+        try run(["req", "-new", "-key", "\(name).key", "-subj", "/O=Transport Trust Tests/CN=\(cn)", "-out", "\(name).csr"])
+        try dir.write("\(name).ext", extensions.joined(separator: "\n") + "\n")
+        // A positive serial of 16 octets.
+        let serial = "0x1" + (0..<15).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() + "f"
+        try run(["x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key", "-set_serial", serial,
+                 "-days", "60", "-extfile", "\(name).ext", "-out", "\(name).pem"] + signing)
+        return try load(name)
+    }
+
+    func load(_ name: String) throws -> InputCertificate {
+        let certs = try CertificateLoader.certificates(atPath: dir.file("\(name).pem"))
+        guard let first = certs.first else { throw Failure(description: "\(name).pem holds no certificate") }
+        return first
+    }
+
+    static let leafExtensions = [
+        "basicConstraints=critical,CA:FALSE",
+        "keyUsage=critical,digitalSignature,keyEncipherment",
+        "extendedKeyUsage=serverAuth",
+        "subjectAltName=DNS:www.example.com",
+    ]
+
+    static let caExtensions = [
+        "basicConstraints=critical,CA:TRUE",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    ]
+}

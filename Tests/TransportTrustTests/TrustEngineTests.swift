@@ -1,0 +1,366 @@
+import Foundation
+import Testing
+import X509
+
+@testable import TransportTrust
+
+@Suite struct TrustEngineTests {
+    // MARK: Trusted chains
+
+    @Test func trustsAnECDSAChainAndReportsItLeafToAnchor() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.failures.isEmpty)
+        #expect(verdict.anchor == .custom)
+        #expect(verdict.chainDER == [leaf.der, intermediate.der, root.der])
+        let summaries = verdict.chainSummaries
+        #expect(summaries.map(\.keyType) == ["EC P-256", "EC P-256", "EC P-256"])
+        #expect(summaries.map(\.signatureAlgorithm) == ["ecdsaWithSHA256", "ecdsaWithSHA256", "ecdsaWithSHA256"])
+        #expect(summaries[0].subjectAlternativeNames == ["DNS:www.example.com"])
+    }
+
+    @Test func trustsAnRSAChain() async {
+        let root = PKI.root("RSA Root", key: .rsa2048(0))
+        let intermediate = root.intermediate("RSA Intermediate", key: .rsa2048(1))
+        let leaf = intermediate.leaf(key: .rsa2048(2))
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainDER == [leaf.der, intermediate.der, root.der])
+        #expect(verdict.chainSummaries.map(\.keyType) == ["RSA 2048", "RSA 2048", "RSA 2048"])
+        #expect(verdict.chainSummaries.map(\.keySize) == [2048, 2048, 2048])
+        #expect(verdict.chainSummaries[0].signatureAlgorithm == "sha256WithRSAEncryption")
+    }
+
+    @Test func trustsAP384ChainUnderTheATSStrengthPolicy() async {
+        let root = PKI.root(key: .p384())
+        let intermediate = root.intermediate("P-384 Intermediate", key: .p384())
+        let leaf = intermediate.leaf(key: .p384())
+        var policy = PKI.ssl("www.example.com")
+        policy.requiresATSStrength = true
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainSummaries[0].signatureAlgorithm == "ecdsaWithSHA384")
+    }
+
+    @Test func buildsThePathWhenTheServerSendsTheChainOutOfOrder() async {
+        let root = PKI.root()
+        let upper = root.intermediate("Upper CA")
+        let lower = upper.intermediate("Lower CA")
+        let leaf = lower.leaf()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, upper, lower], anchors: [root]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainDER == [leaf.der, lower.der, upper.der, root.der])
+    }
+
+    @Test func ignoresASuperfluousCertificate() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let stranger = PKI.root("Unrelated CA").intermediate("Unrelated Intermediate")
+        let verdict = await PKI.evaluate(PKI.trust([leaf, stranger, intermediate, root], anchors: [root]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainDER == [leaf.der, intermediate.der, root.der])
+        #expect(!verdict.chainDER.contains(stranger.der))
+    }
+
+    @Test func usesAdditionalIntermediatesTheServerDidNotSend() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let verdict = await PKI.evaluate(PKI.trust([leaf], anchors: [root], extra: [intermediate]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainDER == [leaf.der, intermediate.der, root.der])
+    }
+
+    @Test func trustsALeafThatIsItselfAnAnchor() async {
+        let selfSigned = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: nil, extensions: [
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+        ])
+        let verdict = await PKI.evaluate(PKI.trust([selfSigned], anchors: [selfSigned]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.anchor == .custom)
+    }
+
+    // MARK: No path to an anchor
+
+    @Test func namesTheMissingIntermediate() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let verdict = await PKI.evaluate(PKI.trust([leaf], anchors: [root]))
+        #expect(!verdict.isTrusted)
+        #expect(verdict.codes == [.unknownIssuer])
+        let failure = verdict.failures[0]
+        #expect(failure.certificate == 0)
+        #expect(failure.message.contains("'\(intermediate.subject)'"), "\(failure.message)")
+        #expect(failure.message.contains("add the intermediate to the server's chain"), "\(failure.message)")
+        #expect(verdict.anchor == nil)
+        #expect(verdict.chainDER == [leaf.der])
+    }
+
+    @Test func namesTheMissingIssuerHigherUpTheChain() async {
+        let root = PKI.root()
+        let upper = root.intermediate("Upper CA")
+        let lower = upper.intermediate("Lower CA")
+        let leaf = lower.leaf()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, lower], anchors: [root]))
+        #expect(verdict.codes == [.unknownIssuer])
+        #expect(verdict.failures[0].certificate == 1)
+        #expect(verdict.failures[0].message.contains("'\(upper.subject)'"), "\(verdict.failures[0].message)")
+        #expect(verdict.failures[0].message.contains(lower.label))
+        #expect(verdict.chainDER == [leaf.der, lower.der])
+    }
+
+    @Test func reportsAnIntermediateWhoseKeyDidNotSignTheLeaf() async {
+        let (root, intermediate, _) = PKI.chain()
+        // Same name as the intermediate, another key: the CA was re-keyed and the server sends the old one.
+        let rekeyed = root.intermediate("Test Intermediate CA")
+        let leaf = rekeyed.leaf()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.unknownIssuer])
+        #expect(verdict.failures[0].certificate == 0)
+        #expect(verdict.failures[0].message.contains("did not sign"), "\(verdict.failures[0].message)")
+    }
+
+    @Test func refusesASelfSignedLeaf() async {
+        let otherRoot = PKI.root("Some Root")
+        let selfSigned = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: nil, extensions: [
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+        ])
+        let verdict = await PKI.evaluate(PKI.trust([selfSigned], anchors: [otherRoot]))
+        #expect(verdict.codes == [.selfSignedLeaf])
+        #expect(verdict.failures[0].certificate == 0)
+        #expect(verdict.failures[0].message.contains(selfSigned.label), "\(verdict.failures[0].message)")
+        #expect(verdict.failures[0].message.contains("self-signed"))
+    }
+
+    @Test func refusesAChainEndingAtAnUntrustedRoot() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let otherRoot = PKI.root("Another Root")
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate, root], anchors: [otherRoot]))
+        #expect(verdict.codes == [.untrustedRoot])
+        #expect(verdict.failures[0].certificate == 2)
+        #expect(verdict.failures[0].message.contains(root.label), "\(verdict.failures[0].message)")
+        #expect(verdict.failures[0].message.contains("not among the given anchors"))
+        #expect(verdict.chainDER == [leaf.der, intermediate.der, root.der])
+    }
+
+    @Test func refusesAChainWhoseRootWasNotSentAndIsNotTrusted() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [PKI.root("Another Root")]))
+        #expect(verdict.codes == [.unknownIssuer])
+        #expect(verdict.failures[0].certificate == 1)
+        #expect(verdict.failures[0].message.contains("'\(root.subject)'"), "\(verdict.failures[0].message)")
+    }
+
+    @Test func refusesAnEmptyChain() async {
+        let verdict = await PKI.evaluate(ServerTrust(certificates: [], anchors: PKI.anchors(PKI.root()), policy: .basicX509))
+        #expect(verdict.codes == [.malformedCertificate])
+        #expect(verdict.failures[0].certificate == nil)
+        #expect(!verdict.isTrusted)
+    }
+
+    // MARK: Validity and --at
+
+    @Test func refusesAnExpiredLeafAtALaterValidationTime() async {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = intermediate.leaf(notValidAfter: PKI.now.addingTimeInterval(86400))
+        let trusted = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(trusted.isTrusted, "\(trusted.failures)")
+        let later = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], at: PKI.now.addingTimeInterval(2 * 86400)))
+        #expect(later.codes == [.expired])
+        #expect(later.failures[0].certificate == 0)
+        #expect(later.failures[0].message.contains(leaf.label))
+        #expect(later.failures[0].message.contains("expired"))
+        // The built chain is still reported, anchored.
+        #expect(later.chainDER == [leaf.der, intermediate.der, root.der])
+    }
+
+    @Test func refusesALeafNotYetValid() async {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = intermediate.leaf(notValidBefore: PKI.now.addingTimeInterval(86400))
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.notYetValid])
+        #expect(verdict.failures[0].certificate == 0)
+        #expect(verdict.failures[0].message.contains(leaf.label))
+        let later = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], at: PKI.now.addingTimeInterval(2 * 86400)))
+        #expect(later.isTrusted, "\(later.failures)")
+    }
+
+    @Test func pointsAtTheExpiredIntermediate() async {
+        let root = PKI.root()
+        let intermediate = root.intermediate("Short-lived CA", notValidAfter: PKI.now.addingTimeInterval(-60))
+        let leaf = intermediate.leaf()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.expired])
+        #expect(verdict.failures[0].certificate == 1)
+        #expect(verdict.failures[0].message.contains(intermediate.label))
+    }
+
+    // MARK: Backtracking
+
+    @Test func backtracksPastAnExpiredCrossSignToAValidPath() async {
+        let oldRoot = PKI.root("Old Root", notValidAfter: PKI.now.addingTimeInterval(-86400))
+        let newRoot = PKI.root("New Root")
+        let caKey = TestKey.p256()
+        let viaOld = oldRoot.intermediate("Shared CA", key: caKey)
+        let viaNew = newRoot.intermediate("Shared CA", key: caKey)
+        let leaf = viaNew.leaf()
+        for presented in [[leaf, viaOld, viaNew], [leaf, viaNew, viaOld]] {
+            let verdict = await PKI.evaluate(PKI.trust(presented, anchors: [oldRoot, newRoot]))
+            #expect(verdict.isTrusted, "\(verdict.failures)")
+            #expect(verdict.chainDER == [leaf.der, viaNew.der, newRoot.der])
+        }
+    }
+
+    @Test func backtracksPastASHA1CrossSignedIntermediateToTheSHA256Path() async {
+        let legacyRoot = PKI.root("Legacy RSA Root", key: .rsa2048(0))
+        let modernRoot = PKI.root("Modern Root")
+        let caKey = TestKey.rsa2048(1)
+        let sha1Cross = legacyRoot.intermediate("Cross-signed CA", key: caKey, signatureAlgorithm: .sha1WithRSAEncryption)
+        let sha256 = modernRoot.intermediate("Cross-signed CA", key: caKey)
+        let leaf = sha256.leaf()
+        var policy = PKI.ssl("www.example.com")
+        policy.requiresATSStrength = true
+        for presented in [[leaf, sha1Cross, sha256], [leaf, sha256, sha1Cross]] {
+            let verdict = await PKI.evaluate(PKI.trust(presented, anchors: [legacyRoot, modernRoot], policy: policy))
+            #expect(verdict.isTrusted, "\(verdict.failures)")
+            #expect(verdict.chainDER == [leaf.der, sha256.der, modernRoot.der])
+        }
+        // With only the SHA-1 path, the verdict names the weak signature.
+        let onlySHA1 = await PKI.evaluate(PKI.trust([leaf, sha1Cross], anchors: [legacyRoot, modernRoot], policy: policy))
+        #expect(onlySHA1.codes == [.weakSignature])
+        #expect(onlySHA1.failures[0].certificate == 1)
+        #expect(onlySHA1.failures[0].message.contains(sha1Cross.label))
+        #expect(onlySHA1.chainDER == [leaf.der, sha1Cross.der, legacyRoot.der])
+    }
+
+    // MARK: Policies
+
+    @Test func basicX509PolicyChecksNoHost() async {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = intermediate.leaf(dns: ["other.example.net"], extendedKeyUsage: nil)
+        let basic = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: .basicX509))
+        #expect(basic.isTrusted, "\(basic.failures)")
+        let ssl = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: PKI.ssl("www.example.com")))
+        #expect(Set(ssl.codes) == [.hostnameMismatch, .extendedKeyUsage])
+    }
+
+    @Test func sslPolicyWithoutAHostChecksEverythingButTheName() async {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = intermediate.leaf(dns: ["other.example.net"])
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: .ssl(host: nil)))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        let noEKU = intermediate.leaf(dns: ["other.example.net"], extendedKeyUsage: nil)
+        let refused = await PKI.evaluate(PKI.trust([noEKU, intermediate], anchors: [root], policy: .ssl(host: nil)))
+        #expect(refused.codes == [.extendedKeyUsage])
+    }
+
+    @Test func refusesAnUnknownCriticalExtensionOnTheLeaf() async {
+        let (root, intermediate, _) = PKI.chain()
+        let odd = Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 55555, 1], critical: true, value: [0x05, 0x00])
+        let leaf = intermediate.leaf(extra: [odd])
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.unhandledCriticalExtension])
+        #expect(verdict.failures[0].certificate == 0)
+        #expect(verdict.failures[0].message.contains("1.3.6.1.4.1.55555.1"), "\(verdict.failures[0].message)")
+        #expect(verdict.failures[0].message.contains(leaf.label))
+        // The same extension, not critical, is ignored.
+        let benign = intermediate.leaf(extra: [Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 55555, 1], critical: false, value: [0x05, 0x00])])
+        #expect(await PKI.evaluate(PKI.trust([benign, intermediate], anchors: [root])).isTrusted)
+    }
+
+    @Test func refusesAnUnknownCriticalExtensionOnAnIntermediate() async {
+        let root = PKI.root()
+        let odd = Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 55555, 2], critical: true, value: [0x05, 0x00])
+        let intermediate = root.intermediate("Odd CA", extra: [odd])
+        let leaf = intermediate.leaf()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.unhandledCriticalExtension])
+        #expect(verdict.failures[0].certificate == 1)
+        #expect(verdict.failures[0].message.contains("1.3.6.1.4.1.55555.2"), "\(verdict.failures[0].message)")
+        #expect(verdict.failures[0].message.contains(intermediate.label))
+    }
+
+    @Test func enforcesTheMaximumChainDepth() async {
+        let root = PKI.root()
+        let a = root.intermediate("CA A")
+        let b = a.intermediate("CA B")
+        let c = b.intermediate("CA C")
+        let leaf = c.leaf()
+        var policy = PKI.ssl("www.example.com")
+        policy.maximumIntermediates = 2
+        let verdict = await PKI.evaluate(PKI.trust([leaf, c, b, a], anchors: [root], policy: policy))
+        #expect(verdict.codes == [.chainTooLong])
+        #expect(verdict.failures[0].certificate == 4)
+        #expect(verdict.failures[0].message.contains("3 intermediate CAs, more than the allowed 2"), "\(verdict.failures[0].message)")
+        policy.maximumIntermediates = 3
+        #expect(await PKI.evaluate(PKI.trust([leaf, c, b, a], anchors: [root], policy: policy)).isTrusted)
+    }
+
+    @Test func refusesACertificateThatCannotBeRead() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let truncated = Array(leaf.der.prefix(leaf.der.count / 2))
+        let verdict = await PKI.evaluate(ServerTrust(certificates: [truncated, intermediate.der], anchors: PKI.anchors(root), policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(!verdict.isTrusted)
+        #expect(verdict.codes == [.malformedCertificate])
+        #expect(verdict.failures[0].certificate == 0)
+        #expect(verdict.failures[0].message.contains("certificate 0"))
+        let badIntermediate = await PKI.evaluate(ServerTrust(certificates: [leaf.der, Array(intermediate.der.dropLast(3))], anchors: PKI.anchors(root), policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(badIntermediate.codes == [.malformedCertificate])
+        #expect(badIntermediate.failures[0].certificate == 1)
+    }
+
+    // MARK: Evaluators
+
+    @Test func defaultEvaluatorCanSkipTheHostButNotTheRest() async {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = intermediate.leaf(dns: ["other.example.net"])
+        let trust = PKI.trust([leaf, intermediate], anchors: [root])
+        let engine = TrustEngine(cacheCapacity: 0)
+        let checked = await DefaultTrustEvaluator(engine: engine).evaluate(trust)
+        #expect(checked.codes == [.hostnameMismatch])
+        #expect(checked.failures[0].message.contains("www.example.com"))
+        #expect(checked.failures[0].message.contains("other.example.net"))
+        let unchecked = await DefaultTrustEvaluator(validateHost: false, engine: engine).evaluate(trust)
+        #expect(unchecked.isTrusted, "\(unchecked.failures)")
+
+        let expired = await DefaultTrustEvaluator(validateHost: false, engine: engine)
+            .evaluate(PKI.trust([leaf, intermediate], anchors: [root], at: PKI.notAfter.addingTimeInterval(1)))
+        #expect(expired.codes.contains(.expired))
+    }
+
+    struct Refusing: ServerTrustEvaluating {
+        func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+            .refused(TrustFailure(.pinMismatch, certificate: 0, "no pinned key matches"))
+        }
+    }
+
+    struct Noting: ServerTrustEvaluating {
+        func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+            TrustVerdict(anchor: nil, chain: [], failures: [], notes: ["looked"])
+        }
+    }
+
+    @Test func compositeEvaluatorNeedsEveryEvaluatorAndKeepsEveryReason() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let trust = PKI.trust([leaf, intermediate], anchors: [root])
+        let engine = TrustEngine(cacheCapacity: 0)
+
+        let allGood = await CompositeTrustEvaluator([DefaultTrustEvaluator(engine: engine), Noting()]).evaluate(trust)
+        #expect(allGood.isTrusted)
+        #expect(allGood.notes == ["looked"])
+        #expect(allGood.anchor == .custom)
+        #expect(allGood.chainDER == [leaf.der, intermediate.der, root.der])
+
+        let pinned = await CompositeTrustEvaluator([DefaultTrustEvaluator(engine: engine), Refusing()]).evaluate(trust)
+        #expect(!pinned.isTrusted)
+        #expect(pinned.codes == [.pinMismatch])
+        #expect(pinned.chainDER == [leaf.der, intermediate.der, root.der])
+
+        let both = await CompositeTrustEvaluator([DefaultTrustEvaluator(engine: engine), Refusing()])
+            .evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: PKI.ssl("other.example.net")))
+        #expect(both.codes == [.hostnameMismatch, .pinMismatch])
+
+        let none = await CompositeTrustEvaluator([]).evaluate(trust)
+        #expect(!none.isTrusted)
+        #expect(none.codes == [.policy])
+    }
+}
