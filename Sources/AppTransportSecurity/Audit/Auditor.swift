@@ -8,13 +8,13 @@ public struct Auditor: Sendable {
     /// Audits every source (an app and its extensions are compared with each other).
     public func audit(_ sources: [ConfigurationSource]) -> AuditReport {
         var findings: [Finding] = []
-        for source in sources { findings += audit(source) }
+        for source in sources { findings += self.findings(in: source) }
         findings += contradictions(sources)
         return AuditReport(profile: profile, sources: sources.map(\.displayName), findings: findings)
     }
 
     /// The findings for one source.
-    public func audit(_ source: ConfigurationSource) -> [Finding] {
+    public func findings(in source: ConfigurationSource) -> [Finding] {
         var out = FindingCollector(source: source)
         let config = source.configuration
         for issue in source.containerIssues { out.containerIssue(issue) }

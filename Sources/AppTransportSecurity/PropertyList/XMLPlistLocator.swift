@@ -25,13 +25,16 @@ struct XMLPlistLocator {
         var lineStart = 0
         let n = bytes.count
 
+        // Columns are counted incrementally from the last position asked on the same line, so a file
+        // that is one enormous line still costs linear time.
+        var columnCache = (line: 0, position: 0, column: 1)
         func column(_ at: Int) -> Int {
-            var c = 1
-            var j = lineStart
+            var (j, c) = columnCache.line == line && columnCache.position <= at ? (columnCache.position, columnCache.column) : (lineStart, 1)
             while j < at && j < n {
                 if bytes[j] & 0xC0 != 0x80 { c += 1 }
                 j += 1
             }
+            columnCache = (line, j, c)
             return c
         }
         func advance(to end: Int) {
@@ -54,10 +57,12 @@ struct XMLPlistLocator {
             return nil
         }
         // The path of the value about to start, and a bump of the parent's state once it has.
-        func currentValuePath() -> [String]? {
+        // A value in a dictionary without a preceding <key> is invalid; Foundation will say so. It still
+        // gets a (placeholder) path so that its nesting is counted.
+        func currentValuePath() -> [String] {
             guard let top = stack.last else { return [] }
             switch top {
-            case .dictionary(let path, let key, _): return key.map { path + [$0] }
+            case .dictionary(let path, let key, _): return path + [key ?? "\u{FFFD}"]
             case .array(let path, let index): return path + [String(index)]
             }
         }
@@ -70,7 +75,7 @@ struct XMLPlistLocator {
         }
 
         var sawRoot = false
-        while i < n {
+        scan: while i < n {
             guard bytes[i] == UInt8(ascii: "<") else {
                 if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
                 i += 1
@@ -113,12 +118,14 @@ struct XMLPlistLocator {
             case "plist":
                 continue
             case "key":
-                guard !selfClosing, let end = find(Array("</key>".utf8), from: i) else {
-                    if selfClosing, case .dictionary(let path, _, let seen)? = stack.last {
+                if selfClosing {
+                    if case .dictionary(let path, _, let seen)? = stack.last {
                         stack[stack.count - 1] = .dictionary(path: path, pendingKey: "", seen: seen)
                     }
                     continue
                 }
+                // An unclosed element: stop here (Foundation reports it) rather than search again per tag.
+                guard let end = find(Array("</key>".utf8), from: i) else { break scan }
                 let key = Self.decodeEntities(String(decoding: bytes[i..<end], as: UTF8.self))
                 advance(to: end + 6)
                 if case .dictionary(let path, _, var seen)? = stack.last {
@@ -130,7 +137,7 @@ struct XMLPlistLocator {
             case "dict", "array":
                 if stack.isEmpty && sawRoot { continue }
                 sawRoot = true
-                guard let path = currentValuePath() else { continue }
+                let path = currentValuePath()
                 if values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
                 if selfClosing {
                     valueConsumed()
@@ -141,8 +148,10 @@ struct XMLPlistLocator {
             default:
                 // A scalar: <string>, <integer>, <real>, <true/>, <false/>, <date>, <data>.
                 sawRoot = true
-                if let path = currentValuePath(), values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
-                if !selfClosing, let end = find(Array("</\(name)>".utf8), from: i) {
+                let path = currentValuePath()
+                if values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
+                if !selfClosing {
+                    guard let end = find(Array("</\(name)>".utf8), from: i) else { break scan }
                     advance(to: end + name.utf8.count + 3)
                 }
                 valueConsumed()

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+
+@testable import AppTransportSecurity
+
+@Suite struct ATSAuditTests {
+    func findings(_ body: String, profile: PlatformProfile = .ios17) throws -> [Finding] {
+        Auditor(profile: profile).findings(in: try ATSFixture.source(ATSFixture.infoPlist(body)))
+    }
+
+    func rules(_ body: String, profile: PlatformProfile = .ios17) throws -> Set<AuditRule> {
+        Set(try findings(body, profile: profile).map(\.rule))
+    }
+
+    static func domain(_ name: String, _ inner: String) -> String {
+        "<key>NSExceptionDomains</key><dict><key>\(name)</key><dict>\(inner)</dict></dict>"
+    }
+
+    static func pinned(_ name: String, _ inner: String) -> String {
+        "<key>NSPinnedDomains</key><dict><key>\(name)</key><dict>\(inner)</dict></dict>"
+    }
+
+    static func pins(_ key: String, _ hashes: [String]) -> String {
+        "<key>\(key)</key><array>" + hashes.map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined() + "</array>"
+    }
+
+    /// Each rule with a configuration that triggers it and a close one that does not.
+    struct RuleCase: CustomTestStringConvertible, Sendable {
+        var rule: AuditRule
+        var triggers: String
+        var clean: String
+        var profile: PlatformProfile = .ios17
+        var testDescription: String { rule.id + " " + rule.name }
+    }
+
+    static let ruleCases: [RuleCase] = [
+        RuleCase(rule: .arbitraryLoads, triggers: "<key>NSAllowsArbitraryLoads</key><true/>", clean: "<key>NSAllowsArbitraryLoads</key><false/>"),
+        RuleCase(rule: .arbitraryLoadsForMedia, triggers: "<key>NSAllowsArbitraryLoadsForMedia</key><true/>", clean: "<key>NSAllowsArbitraryLoadsForMedia</key><false/>"),
+        RuleCase(rule: .arbitraryLoadsInWebContent, triggers: "<key>NSAllowsArbitraryLoadsInWebContent</key><true/>", clean: "<key>NSAllowsArbitraryLoadsInWebContent</key><false/>"),
+        RuleCase(rule: .localNetworking, triggers: "<key>NSAllowsLocalNetworking</key><true/>", clean: "<key>NSAllowsLocalNetworking</key><false/>"),
+        RuleCase(rule: .arbitraryLoadsIgnored,
+                 triggers: "<key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsLocalNetworking</key><false/>",
+                 clean: "<key>NSAllowsArbitraryLoads</key><true/>"),
+        RuleCase(rule: .insecureHTTPException,
+                 triggers: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"),
+                 clean: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><false/>")),
+        RuleCase(rule: .weakMinimumTLS,
+                 triggers: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.1</string>"),
+                 clean: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.3</string>")),
+        RuleCase(rule: .explicitMinimumTLS,
+                 triggers: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>"),
+                 clean: domain("example.com", "")),
+        RuleCase(rule: .forwardSecrecyDisabled,
+                 triggers: domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><false/>"),
+                 clean: domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><true/>")),
+        RuleCase(rule: .exceptionDomain, triggers: domain("example.com", ""), clean: "<key>NSExceptionDomains</key><dict/>"),
+        RuleCase(rule: .includesSubdomains,
+                 triggers: domain("example.com", "<key>NSIncludesSubdomains</key><true/>"),
+                 clean: domain("example.com", "<key>NSIncludesSubdomains</key><false/>")),
+        RuleCase(rule: .wrongType, triggers: "<key>NSAllowsArbitraryLoads</key><integer>1</integer>", clean: "<key>NSAllowsArbitraryLoads</key><true/>"),
+        RuleCase(rule: .unknownKey, triggers: "<key>NSAllowsArbitraryLoad</key><true/>", clean: "<key>NSAllowsArbitraryLoads</key><true/>"),
+        RuleCase(rule: .invalidValue,
+                 triggers: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.2</string>"),
+                 clean: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")),
+        RuleCase(rule: .duplicateKey,
+                 triggers: "<key>NSAllowsLocalNetworking</key><false/><key>NSAllowsLocalNetworking</key><true/>",
+                 clean: "<key>NSAllowsLocalNetworking</key><true/>"),
+        RuleCase(rule: .misplacedKey, triggers: "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>",
+                 clean: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")),
+        RuleCase(rule: .unmatchableDomain, triggers: domain("api.example.com:8443", ""), clean: domain("api.example.com", "")),
+        RuleCase(rule: .includesSubdomainsOnIP,
+                 triggers: domain("10.0.0.1", "<key>NSIncludesSubdomains</key><true/>"), clean: domain("10.0.0.1", "")),
+        RuleCase(rule: .ipExceptionUnsupported, triggers: domain("10.0.0.0/8", ""), clean: domain("10.0.0.0/8", ""), profile: .ios10),
+        RuleCase(rule: .legacyKey,
+                 triggers: domain("example.com", "<key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.2</string>"),
+                 clean: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")),
+        RuleCase(rule: .obsoleteCertificateTransparencyKey,
+                 triggers: domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>"), clean: domain("example.com", "")),
+        RuleCase(rule: .pinWithoutBackup,
+                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA])),
+                 clean: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+        RuleCase(rule: .malformedPin,
+                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, "c2hvcnQ="])),
+                 clean: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+        RuleCase(rule: .emptyPinnedDomain,
+                 triggers: pinned("example.com", "<key>NSPinnedCAIdentities</key><array/>"),
+                 clean: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+        RuleCase(rule: .pinnedDomainAllowsHTTP,
+                 triggers: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                    + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
+                 clean: domain("other.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                    + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+    ]
+
+    @Test(arguments: ruleCases)
+    func ruleTriggersAndStaysQuiet(_ c: RuleCase) throws {
+        let triggered = try rules(c.triggers, profile: c.profile)
+        #expect(triggered.contains(c.rule), "expected \(c.rule.id) in \(triggered.map(\.id).sorted())")
+        let clean = try rules(c.clean, profile: c.rule == .ipExceptionUnsupported ? .ios17 : c.profile)
+        #expect(!clean.contains(c.rule), "did not expect \(c.rule.id) in \(clean.map(\.id).sorted())")
+    }
+
+    @Test func misspellingFindingSaysDidYouMean() throws {
+        let f = try findings(Self.domain("example.com", "<key>NSExceptionMinimumTLSVerion</key><string>TLSv1.0</string>"))
+        let typo = try #require(f.first { $0.rule == .unknownKey })
+        #expect(typo.message.contains("NSExceptionMinimumTLSVerion is not an ATS key → did you mean NSExceptionMinimumTLSVersion?"))
+        #expect(typo.severity == .medium)
+        #expect(typo.domain == "example.com")
+        #expect(typo.location != nil)
+        #expect(!f.contains { $0.rule == .weakMinimumTLS }, "the misspelt key has no effect")
+    }
+
+    @Test(arguments: ["<false/>", "<string>NO</string>", "<string>no</string>", "<integer>0</integer>"])
+    func forwardSecrecyDisabledInAnyForm(_ value: String) throws {
+        let f = try findings(Self.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key>\(value)"))
+        let fs = try #require(f.first { $0.rule == .forwardSecrecyDisabled })
+        #expect(fs.severity == .high)
+    }
+
+    @Test func stringYESForForwardSecrecyIsOnlyATypeProblem() throws {
+        let f = try findings(Self.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><string>YES</string>"))
+        #expect(!f.contains { $0.rule == .forwardSecrecyDisabled })
+        #expect(f.first { $0.rule == .wrongType }?.severity == .medium)
+    }
+
+    @Test func localhostHTTPIsOnlyInfo() throws {
+        let f = try findings(Self.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
+        #expect(f.first { $0.rule == .insecureHTTPException }?.severity == .info)
+    }
+
+    @Test func unmatchableDomainsAreExplained() throws {
+        for (name, problem) in [("Example.com", "uppercase"), ("example.com:80", "port"), ("https://example.com", "scheme"),
+                                ("*.example.com", "wildcard"), ("example.com/api", "path")] {
+            let f = try findings(Self.domain(name, ""))
+            let finding = try #require(f.first { $0.rule == .unmatchableDomain }, "\(name)")
+            #expect(finding.message.contains(problem == "uppercase" ? "uppercase" : problem), "\(name): \(finding.message)")
+        }
+    }
+
+    @Test func findingsCarryLineAndColumnInXML() throws {
+        let xml = ATSFixture.infoPlist("\t\t<key>NSAllowsArbitraryLoads</key>\n\t\t<true/>")
+        let f = Auditor().findings(in: try ATSFixture.source(xml))
+        #expect(f.first { $0.rule == .arbitraryLoads }?.location == SourceLocation(line: 9, column: 3))
+        let binary = Auditor().findings(in: try ConfigurationLoader().load(data: try ATSFixture.binary(xml), name: "b.plist"))
+        #expect(binary.first { $0.rule == .arbitraryLoads }?.location == nil)
+    }
+
+    @Test func deadArbitraryLoadsIsReportedAsSuch() throws {
+        let body = "<key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsArbitraryLoadsInWebContent</key><true/>"
+        let f = try findings(body)
+        #expect(f.first { $0.rule == .arbitraryLoads }?.severity == .medium)
+        #expect(f.contains { $0.rule == .arbitraryLoadsIgnored })
+        let old = try findings(body, profile: .ios9)
+        #expect(old.first { $0.rule == .arbitraryLoads }?.severity == .high)
+        #expect(!old.contains { $0.rule == .arbitraryLoadsIgnored })
+    }
+
+    @Test func extensionsThatContradictTheAppAreFound() throws {
+        let loader = ConfigurationLoader()
+        let pinned = Self.pinned("bank.example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let app = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "") + pinned).utf8), name: "App", role: .app)
+        let ext = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")).utf8),
+                                  name: "Ext", role: .appExtension)
+        let report = Auditor().audit([app, ext])
+        let contradictions = report.findings.filter { $0.rule == .extensionContradiction }
+        #expect(contradictions.count == 2)
+        #expect(contradictions.allSatisfy { $0.file == "Ext" })
+        #expect(contradictions.contains { $0.domain == "bank.example.com" && $0.message.contains("skip the pins") })
+        let same = Auditor().audit([app, try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "") + pinned).utf8), name: "Ext", role: .appExtension)])
+        #expect(!same.findings.contains { $0.rule == .extensionContradiction })
+    }
+
+    @Test func exitStatusFollowsFailOn() throws {
+        let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
+        #expect(report.findings.allSatisfy { $0.severity == .info })
+        #expect(report.exitStatus(failOn: .high) == 0)
+        #expect(report.exitStatus(failOn: .low) == 0)
+        #expect(report.exitStatus(failOn: .info) == 1)
+    }
+
+    // MARK: Renderers
+
+    @Test func jsonReportRoundTrips() throws {
+        let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"))])
+        let text = JSONReportRenderer().render(report)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let findings = try #require(object["findings"] as? [[String: Any]])
+        #expect(findings.first?["ruleId"] as? String == "ATS100")
+        #expect(findings.first?["severity"] as? String == "high")
+        #expect(findings.first?["line"] as? Int == 9)
+        #expect((object["summary"] as? [String: Int])?["high"] == 1)
+        struct Doc: Decodable { var findings: [Finding] }
+        let decoded = try JSONDecoder().decode(Doc.self, from: Data(text.utf8))
+        #expect(decoded.findings == report.findings)
+    }
+
+    @Test func textReportGroupsByDomainAndHonoursColor() throws {
+        let body = "<key>NSAllowsArbitraryLoads</key><true/>" + Self.domain("b.example.com", "<key>NSIncludesSubdomains</key><true/>")
+        let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(body))])
+        let plain = TextReportRenderer(color: false).render(report)
+        #expect(!plain.contains("\u{1B}["))
+        let global = try #require(plain.range(of: "(global)"))
+        let domain = try #require(plain.range(of: "  b.example.com\n"))
+        #expect(global.lowerBound < domain.lowerBound)
+        #expect(TextReportRenderer(color: true).render(report).contains("\u{1B}[1;31m"))
+    }
+}

@@ -1,0 +1,91 @@
+import ATSCommandLine
+import Foundation
+import Testing
+
+@testable import AppTransportSecurity
+
+@Suite struct ATSCommandTests {
+    func run(_ args: [String]) async -> (Int32, Output) {
+        let out = Output.capture()
+        let code = await ATSCommand.run(arguments: args, output: out)
+        return (code, out)
+    }
+
+    func file(_ text: String, in dir: URL, name: String = "Info.plist") throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try ATSFixture.write(text, to: url)
+        return url.path
+    }
+
+    @Test func auditExitCodes() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clean = try file(ATSFixture.infoPlist(""), in: dir, name: "clean.plist")
+        let bad = try file(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), in: dir, name: "bad.plist")
+        let medium = try file(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoad</key><true/>"), in: dir, name: "medium.plist")
+        let broken = try file("<plist><dict><key>x</key>", in: dir, name: "broken.plist")
+
+        #expect(await run(["audit", clean]).0 == 0)
+        #expect(await run(["audit", bad]).0 == 1)
+        #expect(await run(["audit", medium]).0 == 0)
+        #expect(await run(["audit", medium, "--fail-on", "medium"]).0 == 1)
+        let (code, out) = await run(["audit", broken])
+        #expect(code == 2)
+        #expect(out.standardError.contains("broken.plist"))
+        #expect(await run(["audit", dir.appendingPathComponent("missing.plist").path]).0 == 2)
+        #expect(await run(["audit", clean, "--fail-on", "critical"]).0 == 2)
+        #expect(await run(["audit"]).0 == 2)
+    }
+
+    @Test func auditFormats() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = try file(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), in: dir)
+        let (_, text) = await run(["audit", bad])
+        #expect(text.standardOutput.contains("ATS100"))
+        #expect(!text.standardOutput.contains("\u{1B}["))
+        let (_, json) = await run(["audit", bad, "--format", "json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        #expect((object?["findings"] as? [Any])?.count == 1)
+        let (_, sarif) = await run(["audit", bad, "--format", "sarif", "--platform", "ios10"])
+        #expect(try ATSSARIFTests.validate(sarif.standardOutput) == 1)
+    }
+
+    @Test func checkPrintsProvenanceAndEvaluates() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("example.com",
+            "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")), in: dir)
+        let (code, out) = await run(["check", "--plist", plist, "http://cdn.example.com"])
+        #expect(code == 0)
+        #expect(out.standardOutput.contains(
+            "http://cdn.example.com → plain HTTP allowed by NSExceptionDomains › example.com › NSExceptionAllowsInsecureHTTPLoads (includes subdomains)"))
+        let (blocked, b) = await run(["check", "--plist", plist, "https://other.com", "--tls", "1.1", "--cipher", "TLS_RSA_WITH_AES_128_CBC_SHA"])
+        #expect(blocked == 1)
+        #expect(b.standardOutput.contains("blocked"))
+        let (allowed, _) = await run(["check", "--plist", plist, "https://other.com", "--tls", "1.2", "--cipher", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"])
+        #expect(allowed == 0)
+        let (jsonCode, json) = await run(["check", "--plist", plist, "http://cdn.example.com", "--json"])
+        #expect(jsonCode == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        let first = (object?["results"] as? [[String: Any]])?.first
+        #expect((first?["allowsInsecureHTTP"] as? [String: Any])?["value"] as? Bool == true)
+        #expect((first?["allowsInsecureHTTP"] as? [String: Any])?["key"] as? String
+                == "NSExceptionDomains › example.com › NSExceptionAllowsInsecureHTTPLoads")
+        #expect(await run(["check", "--plist", plist, "ftp://x"]).0 == 2)
+        #expect(await run(["check", "--plist", dir.appendingPathComponent("nope").path, "https://x"]).0 == 2)
+    }
+
+    @Test func auditReadsAnIPAAndComparesExtensions() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ipa = try ATSFixture.ipa([
+            ("Payload/Demo.app/Info.plist", Data(ATSFixture.infoPlist("").utf8)),
+            ("Payload/Demo.app/PlugIns/Share.appex/Info.plist", Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>").utf8)),
+        ], in: dir)
+        let (code, out) = await run(["audit", ipa.path, "--format", "json"])
+        #expect(code == 1)
+        #expect(out.standardOutput.contains("Payload/Demo.app/PlugIns/Share.appex/Info.plist"))
+        #expect(out.standardOutput.contains("ATS160"))
+    }
+}

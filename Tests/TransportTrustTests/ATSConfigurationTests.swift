@@ -1,0 +1,320 @@
+import Foundation
+import Testing
+
+@testable import AppTransportSecurity
+
+@Suite struct ATSConfigurationTests {
+    // MARK: Strict typing
+
+    @Test func integerOneIsNotABooleanInXML() throws {
+        let config = try ATSFixture.configuration("<key>NSAllowsArbitraryLoads</key><integer>1</integer>")
+        #expect(config.allowsArbitraryLoads == nil)
+        #expect(config.presentKeys.contains(.allowsArbitraryLoads))
+        #expect(config.issues == [ConfigurationIssue(.wrongType(key: .allowsArbitraryLoads, expected: .boolean, found: .integer(1)),
+                                                     at: PlistKeyPath(["NSAllowsArbitraryLoads"]))])
+    }
+
+    @Test func integerOneIsNotABooleanInBinary() throws {
+        let xml = ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><integer>1</integer><key>NSAllowsLocalNetworking</key><true/>")
+        let data = try ATSFixture.binary(xml)
+        #expect(data.starts(with: Array("bplist".utf8)))
+        let source = try ConfigurationLoader().load(data: data, name: "Info.plist")
+        #expect(source.format == .binary)
+        #expect(source.configuration.allowsArbitraryLoads == nil)
+        #expect(source.configuration.allowsLocalNetworking?.value == true)
+        #expect(source.configuration.issues.count == 1)
+    }
+
+    @Test func realBooleansAndZeroKeepTheirTypes() throws {
+        let xml = ATSFixture.infoPlist("""
+            <key>NSAllowsArbitraryLoads</key><false/>
+            <key>NSAllowsLocalNetworking</key><integer>0</integer>
+            """)
+        for data in [Data(xml.utf8), try ATSFixture.binary(xml)] {
+            let root = try PropertyListReader().read(data).root
+            guard case .dictionary(let top) = root, case .dictionary(let ats)? = top["NSAppTransportSecurity"] else {
+                Issue.record("no ATS dictionary")
+                return
+            }
+            #expect(ats["NSAllowsArbitraryLoads"] == .boolean(false))
+            #expect(ats["NSAllowsLocalNetworking"] == .integer(0))
+        }
+    }
+
+    @Test func stringNOIsNotCoercedToFalse() throws {
+        let config = try ATSFixture.configuration("""
+            <key>NSExceptionDomains</key><dict><key>a.example.com</key><dict>
+            <key>NSExceptionRequiresForwardSecrecy</key><string>NO</string></dict></dict>
+            """)
+        #expect(config.exceptionDomains.first?.requiresForwardSecrecy == nil)
+        #expect(config.issues.first?.kind == .wrongType(key: .exceptionRequiresForwardSecrecy, expected: .boolean, found: .string("NO")))
+    }
+
+    // MARK: Keys
+
+    @Test func misspelledKeyGetsASuggestion() throws {
+        let config = try ATSFixture.configuration("""
+            <key>NSExceptionDomains</key><dict><key>a.example.com</key><dict>
+            <key>NSExceptionMinimumTLSVerion</key><string>TLSv1.0</string></dict></dict>
+            """)
+        #expect(config.exceptionDomains.first?.minimumTLSVersion == nil)
+        #expect(config.issues.first?.kind == .unknownKey(key: "NSExceptionMinimumTLSVerion", suggestion: "NSExceptionMinimumTLSVersion", belongsAt: nil))
+    }
+
+    @Test(arguments: [
+        ("NSAllowsArbitraryLoad", "NSAllowsArbitraryLoads"),
+        ("NSAllowsArbitraryloads", "NSAllowsArbitraryLoads"),
+        ("NSExceptionDomain", "NSExceptionDomains"),
+        ("NSAllowsLocalNetwork", "NSAllowsLocalNetworking"),
+    ])
+    func topLevelTypos(written: String, meant: String) {
+        #expect(KeySuggester.suggestion(for: written, among: ATSKey.keys(at: .topLevel).map(\.rawValue)) == meant)
+    }
+
+    @Test func unrelatedKeyGetsNoSuggestion() {
+        #expect(KeySuggester.suggestion(for: "CFBundleVersion", among: ATSKey.keys(at: .topLevel).map(\.rawValue)) == nil)
+    }
+
+    @Test func keyAtTheWrongLevelIsMisplaced() throws {
+        let config = try ATSFixture.configuration("<key>NSIncludesSubdomains</key><true/>")
+        #expect(config.issues.first?.kind == .unknownKey(key: "NSIncludesSubdomains", suggestion: "NSIncludesSubdomains", belongsAt: .exceptionDomain))
+    }
+
+    @Test func invalidTLSVersionSuggestsTheSpelling() throws {
+        let config = try ATSFixture.configuration("""
+            <key>NSExceptionDomains</key><dict><key>a.example.com</key><dict>
+            <key>NSExceptionMinimumTLSVersion</key><string>1.1</string></dict></dict>
+            """)
+        guard case .invalidValue(_, let value, _, let suggestion)? = config.issues.first?.kind else {
+            Issue.record("expected invalidValue, got \(config.issues)")
+            return
+        }
+        #expect(value == "1.1")
+        #expect(suggestion == "TLSv1.1")
+    }
+
+    @Test func legacyKeysAreReadAndCurrentKeysWin() throws {
+        let config = try ATSFixture.configuration("""
+            <key>NSExceptionDomains</key><dict><key>a.example.com</key><dict>
+            <key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.0</string>
+            <key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>
+            <key>NSThirdPartyExceptionAllowsInsecureHTTPLoads</key><true/>
+            </dict></dict>
+            """)
+        let entry = try #require(config.exceptionDomains.first)
+        #expect(entry.minimumTLSVersion?.value == .tls12)
+        #expect(entry.allowsInsecureHTTPLoads?.key == "NSThirdPartyExceptionAllowsInsecureHTTPLoads")
+        #expect(Set(entry.legacyKeys) == [.temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionAllowsInsecureHTTPLoads])
+    }
+
+    @Test func pinnedDomainsKeepPinsAsPlainValues() throws {
+        let config = try ATSFixture.configuration("""
+            <key>NSPinnedDomains</key><dict><key>bank.example.com</key><dict>
+            <key>NSIncludesSubdomains</key><true/>
+            <key>NSPinnedCAIdentities</key><array>
+              <dict><key>SPKI-SHA256-BASE64</key><string>\(ATSFixture.validPinA)</string></dict>
+              <dict><key>SPKI-SHA256-BASE64</key><string>not base64!</string></dict>
+            </array>
+            <key>NSPinnedLeafIdentities</key><array/>
+            </dict></dict>
+            """)
+        let entry = try #require(config.pinnedDomain(named: "bank.example.com"))
+        #expect(entry.coversSubdomains)
+        #expect(entry.caIdentities?.map(\.base64) == [ATSFixture.validPinA, "not base64!"])
+        #expect(entry.caIdentities?.map(\.isWellFormed) == [true, false])
+        #expect(entry.caIdentities?.first?.digest?.count == 32)
+        #expect(entry.caIdentities?.first?.scope == .certificateAuthority)
+        #expect(entry.leafIdentities == [])
+    }
+
+    // MARK: Layouts and locations
+
+    @Test func bareDictionaryIsRecognised() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>NSAllowsArbitraryLoads</key><true/></dict></plist>
+            """
+        let source = try ATSFixture.source(xml)
+        #expect(source.layout == .bareDictionary)
+        #expect(source.configuration.allowsArbitraryLoads?.value == true)
+        #expect(source.location(of: PlistKeyPath(["NSAllowsArbitraryLoads"])) == SourceLocation(line: 2, column: 28))
+    }
+
+    @Test func infoPlistWithoutATSHasDefaults() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>x</string></dict></plist>
+            """
+        let source = try ATSFixture.source(xml)
+        #expect(source.layout == .infoPlist)
+        #expect(source.configuration == ATSConfiguration())
+    }
+
+    @Test func keyLocationsAreLineAndColumn() throws {
+        let xml = ATSFixture.infoPlist("""
+            \t\t<key>NSExceptionDomains</key>
+            \t\t<dict>
+            \t\t\t<key>example.com</key>
+            \t\t\t<dict>
+            \t\t\t\t<key>NSIncludesSubdomains</key>
+            \t\t\t\t<true/>
+            \t\t\t</dict>
+            \t\t</dict>
+            """)
+        let source = try ATSFixture.source(xml)
+        #expect(source.location(of: PlistKeyPath(["NSExceptionDomains"])) == SourceLocation(line: 9, column: 3))
+        #expect(source.location(of: PlistKeyPath(["NSExceptionDomains", "example.com", "NSIncludesSubdomains"])) == SourceLocation(line: 13, column: 5))
+    }
+
+    // MARK: Hostile and malformed input
+
+    @Test func malformedXMLIsAClearError() {
+        let xml = ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/").replacingOccurrences(of: "</plist>", with: "")
+        #expect {
+            try ConfigurationLoader().load(data: Data(xml.utf8), name: "Broken.plist")
+        } throws: { error in
+            guard case .propertyList(let path, .malformed)? = error as? ATSConfigurationError else { return false }
+            return path == "Broken.plist" && "\(error)".contains("cannot be parsed")
+        }
+    }
+
+    @Test func wrongRootType() {
+        let xml = #"<?xml version="1.0"?><plist version="1.0"><array><string>x</string></array></plist>"#
+        #expect(throws: PropertyListError.wrongRootType(found: .array)) { try PropertyListReader().read(Data(xml.utf8)) }
+    }
+
+    @Test func emptyAndHugeFiles() {
+        #expect(throws: PropertyListError.empty) { try PropertyListReader().read(Data()) }
+        let huge = Data(count: PropertyListReader.maximumSize + 1)
+        #expect(throws: PropertyListError.tooLarge(bytes: huge.count, limit: PropertyListReader.maximumSize)) {
+            try PropertyListReader().read(huge)
+        }
+    }
+
+    @Test func deepXMLNestingIsRefusedWithItsPosition() {
+        let depth = 200
+        let xml = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n" + String(repeating: "<array>", count: depth)
+            + String(repeating: "</array>", count: depth) + "\n</plist>"
+        #expect {
+            try PropertyListReader().read(Data(xml.utf8))
+        } throws: { error in
+            guard case .tooDeep(let limit, let location)? = error as? PropertyListError else { return false }
+            return limit == PropertyListReader.maximumDepth && location?.line == 3
+        }
+    }
+
+    @Test func badUTF8IsAnError() {
+        var bytes = Array(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><string>X</string>").utf8)
+        let x = bytes.firstIndex(of: UInt8(ascii: "X")) ?? 0
+        bytes.replaceSubrange(x...x, with: [0xFF, 0xFE, 0xC3])
+        #expect(throws: PropertyListError.self) { try PropertyListReader().read(Data(bytes)) }
+    }
+
+    @Test func truncatedBinaryIsCorrupt() throws {
+        let data = try ATSFixture.binary(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"))
+        #expect {
+            try PropertyListReader().read(data.prefix(data.count - 7))
+        } throws: { error in
+            guard let e = error as? PropertyListError else { return false }
+            switch e {
+            case .corruptBinary, .malformed: return "\(e)".contains("binary")
+            default: return false
+            }
+        }
+    }
+
+    /// A binary plist whose only object is an array containing itself.
+    @Test func recursiveBinaryReferenceIsRefused() {
+        var bytes = Array("bplist00".utf8)
+        bytes += [0xA1, 0x00]           // object 0: array of one, referring to object 0
+        bytes += [0x08]                 // offset table at 10
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + be64(1) + be64(0) + be64(10)
+        #expect {
+            try PropertyListReader().read(Data(bytes))
+        } throws: { error in
+            guard case .corruptBinary(let reason)? = error as? PropertyListError else { return false }
+            return reason.contains("cycle")
+        }
+    }
+
+    /// 100 arrays each holding the next: deeper than the limit, refused before Foundation recurses.
+    @Test func deepBinaryNestingIsRefused() {
+        let n = 100
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for i in 0..<n {
+            offsets.append(bytes.count)
+            bytes += i == n - 1 ? [0xA0] : [0xA1, UInt8(i + 1)]
+        }
+        let table = bytes.count
+        for o in offsets { bytes += [UInt8(o >> 8), UInt8(o & 0xFF)] }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 1] + be64(UInt64(n)) + be64(0) + be64(UInt64(table))
+        #expect(throws: PropertyListError.tooDeep(limit: PropertyListReader.maximumDepth, location: nil)) {
+            try PropertyListReader().read(Data(bytes))
+        }
+    }
+
+    @Test func hostileInputsFinishQuickly() throws {
+        let payloads = [
+            String(repeating: "<dict>", count: 100_000),
+            "<plist><dict>" + String(repeating: "<key>k</key><string>", count: 50_000),
+            "<plist><array>" + String(repeating: "<string>x</string>", count: 50_000) + "</array></plist>",
+            String(repeating: "<", count: 200_000),
+        ]
+        for payload in payloads {
+            let start = Date()
+            _ = try? PropertyListReader().read(Data(payload.utf8))
+            #expect(Date().timeIntervalSince(start) < 5, "\(payload.prefix(40))")
+        }
+    }
+
+    private func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8((v >> (UInt64($0) * 8)) & 0xFF) } }
+
+    // MARK: Bundles and archives
+
+    @Test func appFolderReadsAppAndExtensions() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = dir.appendingPathComponent("Demo.app")
+        try ATSFixture.write(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), to: app.appendingPathComponent("Info.plist"))
+        try ATSFixture.write(ATSFixture.infoPlist("", bundleID: "com.example.app.share"),
+                             to: app.appendingPathComponent("PlugIns/Share.appex/Info.plist"))
+        let sources = try ConfigurationLoader().load(path: app.path)
+        #expect(sources.map(\.role) == [.app, .appExtension])
+        #expect(sources.map(\.memberPath) == ["Info.plist", "PlugIns/Share.appex/Info.plist"])
+        #expect(sources[1].bundleIdentifier == "com.example.app.share")
+    }
+
+    @Test func ipaReadsEveryInfoPlist() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let appPlist = try ATSFixture.binary(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"))
+        let ext = Data(ATSFixture.infoPlist("<key>NSAllowsLocalNetworking</key><true/>", bundleID: "com.example.app.widget").utf8)
+        let ipa = try ATSFixture.ipa([
+            ("Payload/Demo.app/Info.plist", appPlist),
+            ("Payload/Demo.app/PlugIns/Widget.appex/Info.plist", ext),
+            ("Payload/Demo.app/Frameworks/Lib.framework/Info.plist", Data("not read".utf8)),
+            ("Payload/Demo.app/Assets.car", Data(repeating: 7, count: 1000)),
+        ], in: dir)
+        let sources = try ConfigurationLoader().load(path: ipa.path)
+        #expect(sources.count == 2)
+        #expect(sources[0].role == .app && sources[0].format == .binary)
+        #expect(sources[0].configuration.allowsArbitraryLoads?.value == true)
+        #expect(sources[1].role == .appExtension)
+        #expect(sources[1].configuration.allowsLocalNetworking?.value == true)
+        #expect(sources[1].displayName.hasSuffix("App.ipa › Payload/Demo.app/PlugIns/Widget.appex/Info.plist"))
+    }
+
+    @Test func ipaWithoutAnAppIsAnError() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ipa = try ATSFixture.ipa([("Payload/readme.txt", Data("x".utf8))], in: dir)
+        #expect(throws: ATSConfigurationError.noAppInArchive(path: ipa.path)) { try ConfigurationLoader().load(path: ipa.path) }
+    }
+
+    @Test func missingFileIsAnError() {
+        #expect(throws: ATSConfigurationError.fileNotFound(path: "/nonexistent/Info.plist")) {
+            try ConfigurationLoader().load(path: "/nonexistent/Info.plist")
+        }
+    }
+}

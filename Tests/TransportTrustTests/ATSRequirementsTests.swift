@@ -1,0 +1,271 @@
+import Foundation
+import Testing
+import TransportTrust
+
+@testable import AppTransportSecurity
+
+@Suite struct ATSRequirementsTests {
+    /// One precedence case: a configuration, a profile, a URL, and whether plain HTTP / ATS apply.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var body: String
+        var profile: PlatformProfile
+        var url: String
+        var context: LoadContext = .urlSession
+        var httpAllowed: Bool
+        var atsEnforced: Bool
+        var entry: String? = nil
+        var testDescription: String { "\(name) [\(profile.rawValue)] \(url)" }
+    }
+
+    static let arbitrary = "<key>NSAllowsArbitraryLoads</key><true/>"
+    static let arbitraryAndMediaNO = arbitrary + "<key>NSAllowsArbitraryLoadsForMedia</key><false/>"
+    static let arbitraryAndWeb = arbitrary + "<key>NSAllowsArbitraryLoadsInWebContent</key><true/>"
+    static let arbitraryWithEmptyEntry = arbitrary + "<key>NSExceptionDomains</key><dict><key>api.example.com</key><dict/></dict>"
+    static let subdomainsHTTP = """
+        <key>NSExceptionDomains</key><dict><key>example.com</key><dict>
+        <key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>
+        """
+    static let exactHTTP = """
+        <key>NSExceptionDomains</key><dict><key>example.com</key><dict>
+        <key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>
+        """
+    static let ipHTTP = """
+        <key>NSExceptionDomains</key><dict><key>10.0.0.1</key><dict>
+        <key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>
+        """
+    static let cidrHTTP = """
+        <key>NSExceptionDomains</key><dict><key>10.0.0.0/8</key><dict>
+        <key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>
+        """
+    static let localNetworking = "<key>NSAllowsLocalNetworking</key><true/>"
+    static let upperHTTP = """
+        <key>NSExceptionDomains</key><dict><key>Example.com</key><dict>
+        <key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>
+        """
+
+    static let cases: [Case] = [
+        // NSAllowsArbitraryLoads alone is honoured everywhere.
+        Case(name: "arbitrary loads", body: arbitrary, profile: .ios9, url: "http://a.com", httpAllowed: true, atsEnforced: false),
+        Case(name: "arbitrary loads", body: arbitrary, profile: .ios10, url: "http://a.com", httpAllowed: true, atsEnforced: false),
+        Case(name: "arbitrary loads", body: arbitrary, profile: .ios17, url: "http://a.com", httpAllowed: true, atsEnforced: false),
+        // The presence of ForMedia (even NO) makes it ignored from iOS 10; iOS 9 did the opposite.
+        Case(name: "arbitrary + ForMedia NO", body: arbitraryAndMediaNO, profile: .ios9, url: "http://a.com", httpAllowed: true, atsEnforced: false),
+        Case(name: "arbitrary + ForMedia NO", body: arbitraryAndMediaNO, profile: .ios10, url: "http://a.com", httpAllowed: false, atsEnforced: true),
+        Case(name: "arbitrary + ForMedia NO", body: arbitraryAndMediaNO, profile: .ios17, url: "http://a.com", httpAllowed: false, atsEnforced: true),
+        Case(name: "arbitrary + ForMedia NO", body: arbitraryAndMediaNO, profile: .macos10_12, url: "http://a.com", httpAllowed: false, atsEnforced: true),
+        // InWebContent applies to web views only, and still silences NSAllowsArbitraryLoads elsewhere.
+        Case(name: "arbitrary + web", body: arbitraryAndWeb, profile: .ios10, url: "http://a.com", httpAllowed: false, atsEnforced: true),
+        Case(name: "arbitrary + web", body: arbitraryAndWeb, profile: .ios10, url: "http://a.com", context: .webContent, httpAllowed: true, atsEnforced: false),
+        Case(name: "arbitrary + web", body: arbitraryAndWeb, profile: .ios9, url: "http://a.com", httpAllowed: true, atsEnforced: false),
+        Case(name: "arbitrary + web", body: arbitraryAndWeb, profile: .ios9, url: "http://a.com", context: .webContent, httpAllowed: true, atsEnforced: false),
+        // An empty exception entry takes none of the global keys.
+        Case(name: "empty entry", body: arbitraryWithEmptyEntry, profile: .ios9, url: "http://api.example.com", httpAllowed: false, atsEnforced: true, entry: "api.example.com"),
+        Case(name: "empty entry", body: arbitraryWithEmptyEntry, profile: .ios17, url: "http://api.example.com", httpAllowed: false, atsEnforced: true, entry: "api.example.com"),
+        Case(name: "empty entry", body: arbitraryWithEmptyEntry, profile: .ios17, url: "http://www.api.example.com", httpAllowed: true, atsEnforced: false),
+        // NSIncludesSubdomains.
+        Case(name: "subdomains", body: subdomainsHTTP, profile: .ios17, url: "http://example.com", httpAllowed: true, atsEnforced: true, entry: "example.com"),
+        Case(name: "subdomains", body: subdomainsHTTP, profile: .ios17, url: "http://cdn.example.com", httpAllowed: true, atsEnforced: true, entry: "example.com"),
+        Case(name: "subdomains", body: subdomainsHTTP, profile: .ios17, url: "http://a.b.example.com", httpAllowed: true, atsEnforced: true, entry: "example.com"),
+        Case(name: "subdomains", body: subdomainsHTTP, profile: .ios17, url: "http://notexample.com", httpAllowed: false, atsEnforced: true),
+        Case(name: "subdomains", body: subdomainsHTTP, profile: .ios17, url: "http://CDN.Example.COM:8080/x", httpAllowed: true, atsEnforced: true, entry: "example.com"),
+        Case(name: "exact only", body: exactHTTP, profile: .ios17, url: "http://cdn.example.com", httpAllowed: false, atsEnforced: true),
+        Case(name: "exact only", body: exactHTTP, profile: .ios17, url: "http://example.com", httpAllowed: true, atsEnforced: true, entry: "example.com"),
+        Case(name: "uppercase entry", body: upperHTTP, profile: .ios17, url: "http://example.com", httpAllowed: false, atsEnforced: true),
+        // Names never match IPs; IP entries never match names; includeSubdomains does nothing for IPs.
+        Case(name: "name entry vs IP", body: exactHTTP, profile: .ios17, url: "http://93.184.216.34", httpAllowed: false, atsEnforced: true),
+        Case(name: "IP entry", body: ipHTTP, profile: .ios17, url: "http://10.0.0.1/", httpAllowed: true, atsEnforced: true, entry: "10.0.0.1"),
+        Case(name: "IP entry vs name", body: ipHTTP, profile: .ios17, url: "http://a.10.0.0.1/", httpAllowed: false, atsEnforced: true),
+        Case(name: "IP entry on iOS 9", body: ipHTTP, profile: .ios9, url: "http://10.0.0.1/", httpAllowed: false, atsEnforced: true),
+        // Local networking.
+        Case(name: "unqualified", body: "", profile: .ios9, url: "http://printer/", httpAllowed: false, atsEnforced: true),
+        Case(name: "unqualified", body: "", profile: .ios10, url: "http://printer/", httpAllowed: true, atsEnforced: false),
+        Case(name: "unqualified", body: "", profile: .ios17, url: "http://printer/", httpAllowed: true, atsEnforced: false),
+        Case(name: ".local", body: "", profile: .ios17, url: "http://printer.local/", httpAllowed: true, atsEnforced: false),
+        Case(name: "IP literal", body: "", profile: .ios9, url: "http://192.168.1.5/", httpAllowed: false, atsEnforced: true),
+        Case(name: "IP literal", body: "", profile: .ios10, url: "http://192.168.1.5/", httpAllowed: true, atsEnforced: false),
+        Case(name: "IP literal", body: "", profile: .ios17, url: "http://192.168.1.5/", httpAllowed: false, atsEnforced: true),
+        Case(name: "IPv6 literal", body: "", profile: .macos14, url: "http://[fe80::1]/", httpAllowed: false, atsEnforced: true),
+        Case(name: "IP literal + local networking", body: localNetworking, profile: .ios17, url: "http://192.168.1.5/", httpAllowed: true, atsEnforced: false),
+        Case(name: "local networking, public name", body: localNetworking, profile: .ios17, url: "http://example.com/", httpAllowed: false, atsEnforced: true),
+        // CIDR ranges from iOS 17.
+        Case(name: "CIDR", body: cidrHTTP, profile: .ios17, url: "http://10.20.30.40/", httpAllowed: true, atsEnforced: true, entry: "10.0.0.0/8"),
+        Case(name: "CIDR", body: cidrHTTP, profile: .ios17, url: "http://11.0.0.1/", httpAllowed: false, atsEnforced: true),
+        Case(name: "CIDR", body: cidrHTTP, profile: .ios10, url: "http://10.20.30.40/", httpAllowed: true, atsEnforced: false),
+        Case(name: "CIDR", body: cidrHTTP, profile: .ios9, url: "http://10.20.30.40/", httpAllowed: false, atsEnforced: true),
+    ]
+
+    @Test(arguments: cases)
+    func precedence(_ c: Case) throws {
+        let req = try ATSFixture.resolver(c.body, c.profile).requirements(for: c.url, context: c.context)
+        #expect(req.allowsInsecureHTTP.value == c.httpAllowed, "\(req.allowsInsecureHTTP.because)")
+        #expect(req.atsEnforced.value == c.atsEnforced, "\(req.atsEnforced.because)")
+        #expect(req.exceptionDomain == c.entry)
+    }
+
+    @Test func provenanceNamesTheKeyAndRule() throws {
+        let req = try ATSFixture.resolver(Self.subdomainsHTTP).requirements(for: "http://cdn.example.com")
+        #expect(req.allowsInsecureHTTP.because.description
+                == "NSExceptionDomains › example.com › NSExceptionAllowsInsecureHTTPLoads (includes subdomains)")
+        #expect(req.minimumTLSVersion.because.keyPath == PlistKeyPath(["NSExceptionDomains", "example.com"]))
+        #expect(req.minimumTLSVersion.because.rule.contains("global keys do not apply"))
+    }
+
+    @Test func ignoredArbitraryLoadsIsExplained() throws {
+        let req = try ATSFixture.resolver(Self.arbitraryAndMediaNO, .ios10).requirements(for: "http://a.com")
+        #expect(req.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoads is ignored"))
+        #expect(req.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoadsForMedia"))
+    }
+
+    @Test func oneLabelSubdomainMatchingIsAvailable() throws {
+        var resolver = try ATSFixture.resolver(Self.subdomainsHTTP)
+        resolver.subdomainMatching = .oneLabel
+        #expect(try resolver.requirements(for: "http://cdn.example.com").allowsInsecureHTTP.value)
+        #expect(try !resolver.requirements(for: "http://a.b.example.com").allowsInsecureHTTP.value)
+    }
+
+    @Test func mostSpecificEntryWins() throws {
+        let body = """
+            <key>NSExceptionDomains</key><dict>
+            <key>example.com</key><dict><key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict>
+            <key>api.example.com</key><dict/>
+            </dict>
+            """
+        let resolver = try ATSFixture.resolver(body)
+        #expect(try resolver.requirements(for: "http://api.example.com").exceptionDomain == "api.example.com")
+        #expect(try !resolver.requirements(for: "http://api.example.com").allowsInsecureHTTP.value)
+        #expect(try resolver.requirements(for: "http://x.api.example.com").exceptionDomain == "example.com")
+    }
+
+    // MARK: Cipher suites, TLS and certificates
+
+    @Test func defaultsAreATSStrict() throws {
+        let req = try ATSFixture.resolver("").requirements(for: "https://example.com")
+        #expect(req.minimumTLSVersion.value == .tls12)
+        #expect(req.requiresForwardSecrecy.value)
+        #expect(req.cipherSuites.value == CipherSuite.atsForwardSecrecy + CipherSuite.tls13)
+        #expect(req.cipherSuites.value.allSatisfy { $0.hasForwardSecrecy })
+        #expect(req.certificate.value.requiresATSKeyStrength)
+        #expect(req.certificate.value.validation == .standard)
+        #expect(req.certificate.value.trustPolicy(host: try PeerName("example.com")).requiresATSStrength)
+        #expect(CipherSuite.atsForwardSecrecy.count == 11)
+    }
+
+    @Test func forwardSecrecyNOAddsRSASuitesAndDropsKeySize() throws {
+        let body = """
+            <key>NSExceptionDomains</key><dict><key>legacy.example.com</key><dict>
+            <key>NSExceptionRequiresForwardSecrecy</key><false/></dict></dict>
+            """
+        let req = try ATSFixture.resolver(body).requirements(for: "https://legacy.example.com")
+        #expect(!req.requiresForwardSecrecy.value)
+        for suite in CipherSuite.atsRSAKeyExchange { #expect(req.cipherSuites.value.contains(suite)) }
+        #expect(req.cipherSuites.value.contains { $0.name == "TLS_RSA_WITH_AES_128_CBC_SHA" })
+        #expect(!req.certificate.value.requiresATSKeyStrength)
+        #expect(!req.certificate.value.trustPolicy(host: nil).requiresATSStrength)
+        #expect(req.certificate.because.rule.contains("key-size"))
+        #expect(req.minimumTLSVersion.value == .tls12, "forward secrecy does not change the TLS version")
+    }
+
+    @Test func insecureHTTPRelaxesCertificateValidation() throws {
+        let req = try ATSFixture.resolver(Self.exactHTTP).requirements(for: "https://example.com")
+        #expect(req.certificate.value.validation == .relaxed)
+        #expect(req.certificate.because.keyPath?.last == "NSExceptionAllowsInsecureHTTPLoads")
+        let other = try ATSFixture.resolver(Self.exactHTTP).requirements(for: "https://other.example.com")
+        #expect(other.certificate.value.validation == .standard)
+    }
+
+    @Test func minimumTLSOneZeroExceptionAndEvaluation() throws {
+        let body = """
+            <key>NSExceptionDomains</key><dict><key>old.example.com</key><dict>
+            <key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string></dict></dict>
+            """
+        let resolver = try ATSFixture.resolver(body)
+        let old = try resolver.requirements(for: "https://old.example.com")
+        #expect(old.minimumTLSVersion.value == .tls10)
+        let ok = old.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls10, cipherSuite: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"))
+        #expect(ok.isAllowed)
+        let strict = try resolver.requirements(for: "https://new.example.com")
+        let blocked = strict.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls10, cipherSuite: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"))
+        #expect(!blocked.isAllowed)
+        #expect(blocked.blockingReasons.map(\.check) == ["tls-version"])
+    }
+
+    @Test func evaluationReportsEachReason() throws {
+        let req = try ATSFixture.resolver("").requirements(for: "https://example.com")
+        let e = req.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls12, cipherSuite: "TLS_RSA_WITH_AES_128_GCM_SHA256",
+                                                   trust: .trusted(keyMeetsATSStrength: false)))
+        #expect(!e.isAllowed)
+        #expect(e.blockingReasons.map(\.check) == ["cipher-suite", "certificate"])
+        let good = req.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls13, cipherSuite: "TLS_AES_128_GCM_SHA256",
+                                                      trust: .trusted(keyMeetsATSStrength: true)))
+        #expect(good.isAllowed)
+        let http = req.evaluate(ConnectionDescription(scheme: "http"))
+        #expect(!http.isAllowed)
+        let mismatch = req.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls12, cipherSuite: "TLS_AES_128_GCM_SHA256"))
+        #expect(!mismatch.isAllowed, "a TLS 1.3 suite cannot be negotiated with TLS 1.2")
+    }
+
+    @Test func arbitraryLoadsLeaveSuitesUnrestricted() throws {
+        let req = try ATSFixture.resolver(Self.arbitrary).requirements(for: "https://a.com")
+        #expect(!req.cipherSuitesRestricted)
+        #expect(!req.certificate.value.requiresATSKeyStrength)
+        #expect(req.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls10, cipherSuite: "TLS_RSA_WITH_AES_128_CBC_SHA")).isAllowed)
+    }
+
+    // MARK: Pins
+
+    @Test func pinsComeFromTheMatchingPinnedDomain() throws {
+        let body = """
+            <key>NSPinnedDomains</key><dict><key>bank.example.com</key><dict>
+            <key>NSIncludesSubdomains</key><true/>
+            <key>NSPinnedCAIdentities</key><array>
+              <dict><key>SPKI-SHA256-BASE64</key><string>\(ATSFixture.validPinA)</string></dict>
+              <dict><key>SPKI-SHA256-BASE64</key><string>\(ATSFixture.validPinB)</string></dict>
+            </array></dict></dict>
+            """
+        let resolver = try ATSFixture.resolver(body)
+        let pins = try #require(try resolver.requirements(for: "https://login.bank.example.com").pins.value)
+        #expect(pins.domain == "bank.example.com")
+        #expect(pins.caIdentities?.map(\.base64) == [ATSFixture.validPinA, ATSFixture.validPinB])
+        #expect(pins.leafIdentities == nil)
+        #expect(pins.isSatisfied(leafSPKISHA256: "x", authoritySPKISHA256: [ATSFixture.validPinB]))
+        #expect(!pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinA, authoritySPKISHA256: []))
+        #expect(try resolver.requirements(for: "https://example.com").pins.value == nil)
+    }
+
+    @Test func bothPinListsMustMatch() {
+        let pins = PinRequirement(domain: "a", includesSubdomains: false,
+                                  caIdentities: [PinnedIdentity(scope: .certificateAuthority, base64: ATSFixture.validPinA)],
+                                  leafIdentities: [PinnedIdentity(scope: .leaf, base64: ATSFixture.validPinB)])
+        #expect(pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinB, authoritySPKISHA256: [ATSFixture.validPinA]))
+        #expect(!pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinB, authoritySPKISHA256: []))
+        #expect(!pins.isSatisfied(leafSPKISHA256: "other", authoritySPKISHA256: [ATSFixture.validPinA]))
+    }
+
+    // MARK: Inputs
+
+    @Test(arguments: ["ftp://example.com", "example.com", "https://"])
+    func invalidURLs(_ url: String) throws {
+        #expect(throws: RequirementsError.self) { try ATSFixture.resolver("").requirements(for: url) }
+    }
+
+    @Test(arguments: [("ios12", PlatformProfile.ios10), ("ios17", .ios17), ("iOS 18", .ios17), ("ios9", .ios9),
+                      ("macos10.11", .macos10_11), ("macos13", .macos10_12), ("macos15", .macos14)])
+    func profileNames(_ name: String, _ profile: PlatformProfile) {
+        #expect(PlatformProfile(name: name) == profile)
+    }
+
+    @Test func domainPatterns() {
+        #expect(DomainPattern("example.com").kind == .name("example.com"))
+        #expect(DomainPattern("Example.com").problems == [.uppercase])
+        #expect(DomainPattern("example.com:443").problems == [.port])
+        #expect(DomainPattern("https://example.com").problems == [.scheme])
+        #expect(DomainPattern("*.example.com").problems == [.wildcard])
+        #expect(DomainPattern("example.com/api").problems == [.path])
+        #expect(DomainPattern("::1").kind == .ipAddress([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]))
+        #expect(DomainPattern("192.168.0.0/16").isIP)
+        #expect(IPRange(cidr: "192.168.0.0/33") == nil)
+        #expect(IPRange(cidr: "fd00::/8")?.contains([0xfd] + Array(repeating: 1, count: 15)) == true)
+        #expect(IPRange(cidr: "fd00::/8")?.contains([10, 0, 0, 1]) == false)
+    }
+}
