@@ -26,11 +26,16 @@ public final class TrustEngine: Sendable {
         let time = trust.validationTime ?? Date()
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
         if let hit = cache.lookup(key) {
+            let rules = trust.policy.rules
+            let handled = Self.handledCriticalExtensions(rules)
             let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom)
-            let failures = await Self.check(hit.chain, rules: trust.policy.rules,
-                                            revocation: trust.policy.revocation, context: context)
-            if failures.isEmpty {
-                return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+            // The path was validated under some policy; a critical extension this one does not process rules it out,
+            // as it would have in the path builder.
+            if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
+                let failures = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context)
+                if failures.isEmpty {
+                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+                }
             }
             // Another path may still pass: fall through to a full search.
         }
