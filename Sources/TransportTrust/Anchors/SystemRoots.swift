@@ -84,7 +84,7 @@ public struct SystemRoots: Sendable {
         var current: [Substring] = []
         var inBlock = false
         var blockLine = 0
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.hasPrefix("-----BEGIN CERTIFICATE") || line.hasPrefix("-----BEGIN TRUSTED CERTIFICATE") {
                 inBlock = true
                 current = [line]

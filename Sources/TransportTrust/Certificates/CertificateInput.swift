@@ -113,7 +113,7 @@ public enum CertificateLoader {
         var blockLabel: Substring?
         var blockStart = 0
         var index = 0
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = line.trimmingCharacters(in: .whitespacesAndNewlines)[...]
             if line.hasPrefix("-----BEGIN ") && line.hasSuffix("-----") {
                 blockLabel = line.dropFirst(11).dropLast(5)
