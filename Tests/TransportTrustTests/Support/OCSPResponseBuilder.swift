@@ -25,7 +25,7 @@ enum OCSPResponseBuilder {
             sequence(try serialize(ASN1ObjectIdentifier.sha1Digest), [0x05, 0x00]),  // SHA-1, as swift-certificates asks
             tlv(0x04, Array(Insecure.SHA1.hash(data: try serialize(issuer.certificate.subject)))),
             tlv(0x04, Array(Insecure.SHA1.hash(data: issuer.certificate.publicKey.subjectPublicKeyInfoBytes))),
-            tlv(0x02, Array(certificate.certificate.serialNumber.bytes))
+            integer(Array(certificate.certificate.serialNumber.bytes))
         )
         let certStatus: [UInt8]
         switch status {
@@ -63,6 +63,13 @@ enum OCSPResponseBuilder {
         f.timeZone = TimeZone(identifier: "UTC")
         f.dateFormat = "yyyyMMddHHmmss'Z'"
         return tlv(0x18, Array(f.string(from: date).utf8))
+    }
+
+    /// An INTEGER from unsigned big-endian bytes, as swift-certificates keeps serial numbers.
+    static func integer(_ magnitude: [UInt8]) -> [UInt8] {
+        var content = Array(magnitude.drop { $0 == 0 })
+        if content.isEmpty || content[0] & 0x80 != 0 { content.insert(0, at: 0) }
+        return tlv(0x02, content)
     }
 
     static func sequence(_ parts: [UInt8]...) -> [UInt8] { tlv(0x30, parts.flatMap { $0 }) }

@@ -60,7 +60,8 @@ struct TestCert: @unchecked Sendable {
         return s.serializedBytes
     }
     var input: InputCertificate { try! InputCertificate(der: der) }
-    var pem: String { try! certificate.serializeAsPEM().pemString }
+    /// PEM, ending with a newline so that certificates can be concatenated into a bundle.
+    var pem: String { try! certificate.serializeAsPEM().pemString + "\n" }
     /// The label the engine uses in its messages.
     var label: String { "'\(certificate.subject)'" }
 
@@ -254,4 +255,9 @@ final class TemporaryDirectory: @unchecked Sendable {
     }
 
     func file(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+extension TrustEngine {
+    /// How many validated paths the engine remembers.
+    var rememberedPaths: Int { cache.count }
 }

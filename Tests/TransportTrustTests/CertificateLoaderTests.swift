@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import X509
+
+@testable import TransportTrust
+
+@Suite struct CertificateLoaderTests {
+    let pki = PKI.chain()
+    var root: TestCert { pki.root }
+    var intermediate: TestCert { pki.intermediate }
+    var leaf: TestCert { pki.leaf }
+
+    @Test func readsEveryCertificateOfAPEMFileInOrder() throws {
+        let text = "subject=leaf\n" + leaf.pem + "\n-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n" + intermediate.pem
+        let certs = try CertificateLoader.certificates(from: Array(text.utf8), source: "chain.pem")
+        #expect(certs.map(\.der) == [leaf.der, intermediate.der])
+        #expect(certs.allSatisfy { $0.certificate != nil && $0.parseFailure == nil })
+    }
+
+    @Test func readsPEMWithCRLFLineEndings() throws {
+        let text = (leaf.pem + intermediate.pem).replacingOccurrences(of: "\n", with: "\r\n")
+        let certs = try CertificateLoader.certificates(from: Array(text.utf8), source: "crlf.pem")
+        #expect(certs.map(\.der) == [leaf.der, intermediate.der])
+    }
+
+    @Test func readsASingleDERCertificate() throws {
+        let certs = try CertificateLoader.certificates(from: leaf.der, source: "leaf.der")
+        #expect(certs.map(\.der) == [leaf.der])
+    }
+
+    @Test func readsFiles() throws {
+        let dir = try TemporaryDirectory()
+        let pem = try dir.write("chain.pem", leaf.pem + intermediate.pem)
+        let der = try dir.write("root.der", bytes: root.der)
+        #expect(try CertificateLoader.certificates(atPath: pem).map(\.der) == [leaf.der, intermediate.der])
+        #expect(try CertificateLoader.certificates(atPath: der).map(\.der) == [root.der])
+    }
+
+    @Test func garbagePEMNamesTheBlockAndLine() {
+        let text = leaf.pem + "\n-----BEGIN CERTIFICATE-----\n!!!! this is not base64 ????\n-----END CERTIFICATE-----\n"
+        let beginLine = text.components(separatedBy: "\n").firstIndex(of: "!!!! this is not base64 ????")!
+        #expect(throws: CertificateInputError.badPEMBlock(source: "bad.pem", block: 1, line: beginLine, reason: "its base64 does not decode")) {
+            try CertificateLoader.certificates(from: Array(text.utf8), source: "bad.pem")
+        }
+        let message = CertificateInputError.badPEMBlock(source: "bad.pem", block: 1, line: beginLine, reason: "its base64 does not decode").description
+        #expect(message.contains("bad.pem:\(beginLine): PEM block 2"))
+        #expect(message.contains("Re-export it, or remove the block"))
+    }
+
+    @Test func validBase64ThatIsNotACertificateIsABadBlock() {
+        let text = "-----BEGIN CERTIFICATE-----\n" + Data("hello, world".utf8).base64EncodedString() + "\n-----END CERTIFICATE-----\n"
+        do {
+            _ = try CertificateLoader.certificates(from: Array(text.utf8), source: "hello.pem")
+            Issue.record("a block that is not a certificate was accepted")
+        } catch {
+            guard case .badPEMBlock(let source, let block, let line, _) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(source == "hello.pem")
+            #expect(block == 0)
+            #expect(line == 1)
+        }
+    }
+
+    @Test func aBlockWithoutAnEndLineIsRefused() {
+        let truncated = String(leaf.pem.split(separator: "\n").dropLast().joined(separator: "\n"))
+        do {
+            _ = try CertificateLoader.certificates(from: Array(truncated.utf8), source: "cut.pem")
+            Issue.record("a PEM block without END was accepted")
+        } catch {
+            #expect(error.description.contains("no END line"), "\(error)")
+            #expect(error.description.contains("cut.pem"))
+        }
+    }
+
+    @Test func emptyInputSaysWhatToGive() {
+        for bytes in [[UInt8](), Array(" \n\t\r\n".utf8), Array("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8)] {
+            #expect(throws: CertificateInputError.empty(source: "empty.pem")) {
+                try CertificateLoader.certificates(from: bytes, source: "empty.pem")
+            }
+        }
+        #expect(CertificateInputError.empty(source: "empty.pem").description.contains("-----BEGIN CERTIFICATE-----"))
+    }
+
+    @Test func bytesThatAreNeitherPEMNorDER() {
+        do {
+            _ = try CertificateLoader.certificates(from: Array("just some text".utf8), source: "notes.txt")
+            Issue.record("text was accepted as a certificate")
+        } catch {
+            guard case .malformed(let source, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(source == "notes.txt")
+            #expect(reason.contains("neither PEM text nor DER"))
+            #expect(error.description.contains("Re-export it as PEM or DER"))
+        }
+    }
+
+    @Test func truncatedDERIsMalformedAndPlaced() {
+        for cut in [1, 10, leaf.der.count / 2, leaf.der.count - 1] {
+            do {
+                _ = try CertificateLoader.certificates(from: Array(leaf.der.prefix(cut)), source: "cut.der")
+                Issue.record("a certificate truncated to \(cut) bytes was accepted")
+            } catch {
+                guard case .malformed(let source, _) = error else { Issue.record("unexpected \(error)"); continue }
+                #expect(source == "cut.der")
+            }
+        }
+        // Trailing bytes after a certificate are refused too.
+        #expect(throws: CertificateInputError.self) { try CertificateLoader.certificates(from: leaf.der + [0x00], source: "long.der") }
+    }
+
+    @Test func anUnreadableFileSaysWhichAndHow() {
+        let path = "/nonexistent/\(UUID().uuidString)/chain.pem"
+        do {
+            _ = try CertificateLoader.certificates(atPath: path)
+            Issue.record("a missing file was read")
+        } catch {
+            guard case .unreadableFile(let p, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(p == path)
+            #expect(error.description.contains("cannot read '\(path)'"))
+            #expect(error.description.contains("Check the path"))
+        }
+    }
+
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func keepsACertificateSwiftCertificatesCannotParse() throws {
+        let tool = try OpenSSLTool()
+        try tool.run(["req", "-x509", "-newkey", "rsa:1024", "-nodes", "-keyout", "weak.key", "-out", "weak.pem", "-days", "30", "-subj", "/CN=Weak Self-Signed"])
+        let input = try tool.load("weak")
+        #expect(input.certificate == nil)
+        #expect(input.parseFailure != nil)
+        #expect(input.raw?.keyAlgorithm == .rsa(bits: 1024))
+        #expect(input.raw?.subject.description == "CN=Weak Self-Signed")
+        #expect(input.spkiSHA256Base64?.isEmpty == false)
+    }
+
+    @Test func equalityIsByDER() throws {
+        let a = try InputCertificate(der: leaf.der)
+        let b = try InputCertificate(leaf.certificate)
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(a != intermediate.input)
+    }
+}

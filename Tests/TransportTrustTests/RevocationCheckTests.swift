@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// OCSP through the engine, with responses built by the test and handed in (as a stapled response would be).
+@Suite struct RevocationCheckTests {
+    let root = PKI.root()
+    let intermediate: TestCert
+    let leaf: TestCert
+
+    static let aia = try! Certificate.Extension(
+        AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier("http://ocsp.invalid/"))]), critical: false)
+
+    init() {
+        intermediate = root.intermediate("OCSP-issuing CA")
+        leaf = intermediate.leaf(extra: [Self.aia])
+    }
+
+    func evaluate(_ mode: RevocationOptions.Mode, responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil, leaf: TestCert? = nil) async -> TrustVerdict {
+        var policy = PKI.ssl("www.example.com")
+        policy.revocation = RevocationOptions(mode: mode, responses: responses, source: source)
+        return await PKI.evaluate(PKI.trust([leaf ?? self.leaf, intermediate], anchors: [root], policy: policy))
+    }
+
+    func response(_ status: OCSPResponseBuilder.Status, at time: Date = PKI.now, signer: TestKey? = nil, about cert: TestCert? = nil) throws -> [UInt8] {
+        try OCSPResponseBuilder.response(for: cert ?? leaf, issuer: intermediate, status: status, at: time, signer: signer)
+    }
+
+    @Test func offChecksNothing() async throws {
+        let v = await evaluate(.off, responses: [try response(.revoked(at: PKI.now.addingTimeInterval(-86400)))])
+        #expect(v.isTrusted)
+    }
+
+    @Test func goodResponsePassesInBothModes() async throws {
+        let good = try response(.good)
+        #expect(await evaluate(.soft, responses: [good]).isTrusted)
+        let hard = await evaluate(.hard, responses: [good])
+        #expect(hard.isTrusted, "\(hard.failures)")
+    }
+
+    @Test func revokedResponseFailsInBothModes() async throws {
+        let revoked = try response(.revoked(at: PKI.now.addingTimeInterval(-86400)))
+        for mode in [RevocationOptions.Mode.soft, .hard] {
+            let v = await evaluate(mode, responses: [revoked])
+            #expect(v.codes == [.revoked], "\(mode)")
+            #expect(v.failures.first?.certificate == 0)
+            #expect(v.failures.first?.message.contains("revoked") == true)
+            #expect(v.failures.first?.message.contains("new certificate") == true)
+        }
+    }
+
+    @Test func unknownStatusPassesSoftAndFailsHard() async throws {
+        let unknown = try response(.unknown)
+        #expect(await evaluate(.soft, responses: [unknown]).isTrusted)
+        let hard = await evaluate(.hard, responses: [unknown])
+        #expect(hard.codes == [.revocationUnknown])
+        #expect(hard.failures.first?.message.contains("hard-fail") == true)
+    }
+
+    @Test func noResponsePassesSoftAndFailsHard() async {
+        #expect(await evaluate(.soft).isTrusted)
+        let hard = await evaluate(.hard)
+        #expect(hard.codes == [.revocationUnknown])
+        #expect(hard.failures.first?.certificate == 0)
+        #expect(hard.failures.first?.message.contains(leaf.label) == true)
+        #expect(hard.failures.first?.message.contains("no response was available") == true)
+    }
+
+    @Test func aResponseSignedByAnotherKeyIsNotBelieved() async throws {
+        let forged = try response(.good, signer: .p256())
+        #expect(await evaluate(.soft, responses: [forged]).isTrusted)
+        #expect(await evaluate(.hard, responses: [forged]).codes == [.revocationUnknown])
+        // A forged "revoked" does not revoke either.
+        let forgedRevoked = try response(.revoked(at: PKI.now), signer: .p256())
+        #expect(await evaluate(.soft, responses: [forgedRevoked]).isTrusted)
+    }
+
+    @Test func aResponseAboutAnotherCertificateDoesNotCount() async throws {
+        let other = intermediate.leaf("other")
+        let aboutOther = try response(.good, about: other)
+        #expect(await evaluate(.hard, responses: [aboutOther]).codes == [.revocationUnknown])
+    }
+
+    @Test func aStaleResponseFailsHard() async throws {
+        let stale = try response(.good, at: PKI.now.addingTimeInterval(-10 * 86400))
+        #expect(await evaluate(.soft, responses: [stale]).isTrusted)
+        #expect(await evaluate(.hard, responses: [stale]).codes == [.revocationUnknown])
+    }
+
+    @Test func anUnsuccessfulResponseFailsHard() async {
+        #expect(await evaluate(.soft, responses: [OCSPResponseBuilder.tryLater]).isTrusted)
+        #expect(await evaluate(.hard, responses: [OCSPResponseBuilder.tryLater]).codes == [.revocationUnknown])
+        #expect(await evaluate(.hard, responses: [[0x30, 0x01]]).codes == [.revocationUnknown])
+    }
+
+    @Test func aLeafThatNamesNoResponderNeedsNoResponse() async {
+        let plain = intermediate.leaf()
+        let v = await evaluate(.hard, leaf: plain)
+        #expect(v.isTrusted, "\(v.failures)")
+    }
+
+    struct Source: OCSPResponseSource {
+        let answer: [UInt8]?
+        let seen = Seen()
+        final class Seen: @unchecked Sendable {
+            private let lock = NSLock()
+            private var uris: [String] = []
+            func add(_ uri: String) { lock.withLock { uris.append(uri) } }
+            var all: [String] { lock.withLock { uris } }
+        }
+
+        func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {
+            seen.add(responderURI)
+            return answer
+        }
+    }
+
+    @Test func asksTheResponseSourceWhenNothingWasStapled() async throws {
+        let fetched = Source(answer: try response(.good))
+        #expect(await evaluate(.hard, source: fetched).isTrusted)
+        #expect(fetched.seen.all == ["http://ocsp.invalid/"])
+
+        let revoked = Source(answer: try response(.revoked(at: PKI.now.addingTimeInterval(-60))))
+        #expect(await evaluate(.soft, source: revoked).codes == [.revoked])
+
+        let silent = Source(answer: nil)
+        #expect(await evaluate(.hard, source: silent).codes == [.revocationUnknown])
+        #expect(silent.seen.all.count == 1)
+    }
+
+    @Test func revocationIsNotCheckedOnAPathThatAlreadyFails() async throws {
+        let revoked = try response(.revoked(at: PKI.now))
+        var policy = PKI.ssl("other.example.com")
+        policy.revocation = RevocationOptions(mode: .hard, responses: [revoked])
+        let v = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy))
+        #expect(v.codes == [.hostnameMismatch])
+    }
+}

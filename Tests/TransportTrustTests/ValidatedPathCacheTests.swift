@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// The validated-path cache, through a ``TrustEngine`` of its own: a repeat evaluation gives the same verdict,
+/// and time, host and policy are checked again on the cached path.
+@Suite struct ValidatedPathCacheTests {
+    let pki = PKI.chain()
+
+    func trust(host: String = "www.example.com", at time: Date = PKI.now, anchors: [TestCert]? = nil, policy: TrustPolicy? = nil) -> ServerTrust {
+        PKI.trust([pki.leaf, pki.intermediate], anchors: anchors ?? [pki.root], policy: policy ?? PKI.ssl(host), at: time)
+    }
+
+    @Test func aRepeatEvaluationGivesTheSameVerdict() async {
+        let engine = TrustEngine()
+        let first = await engine.evaluate(trust())
+        #expect(first.isTrusted)
+        #expect(engine.rememberedPaths == 1)
+        let second = await engine.evaluate(trust())
+        #expect(second.isTrusted)
+        #expect(second.anchor == first.anchor)
+        #expect(second.chainDER == first.chainDER)
+        #expect(second.chainDER == [pki.leaf.der, pki.intermediate.der, pki.root.der])
+        #expect(engine.rememberedPaths == 1)
+    }
+
+    @Test func onlyTrustedPathsAreRemembered() async {
+        let engine = TrustEngine()
+        _ = await engine.evaluate(trust(host: "other.example.com"))
+        #expect(engine.rememberedPaths == 0)
+        _ = await engine.evaluate(PKI.trust([pki.leaf], anchors: [pki.root]))
+        #expect(engine.rememberedPaths == 0)
+    }
+
+    @Test func theCachedPathIsCheckedAgainAtALaterTime() async {
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(trust()).isTrusted)
+        let expired = await engine.evaluate(trust(at: PKI.notAfter.addingTimeInterval(60)))
+        #expect(!expired.isTrusted)
+        #expect(expired.codes.contains(.expired))
+        #expect(expired.failures.first?.certificate == 0)
+        let early = await engine.evaluate(trust(at: PKI.notBefore.addingTimeInterval(-60)))
+        #expect(early.codes.contains(.notYetValid))
+        // And still trusted at a good time afterwards.
+        #expect(await engine.evaluate(trust()).isTrusted)
+    }
+
+    @Test func theCachedPathIsCheckedAgainForAnotherHost() async {
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(trust()).isTrusted)
+        let other = await engine.evaluate(trust(host: "mail.example.com"))
+        #expect(other.codes == [.hostnameMismatch])
+        #expect(other.failures[0].message.contains("mail.example.com"))
+        #expect(await engine.evaluate(trust(host: "WWW.example.com")).isTrusted)
+    }
+
+    @Test func theCachedPathIsCheckedAgainUnderAnotherPolicy() async {
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(trust()).isTrusted)
+        var clientOnly = TrustPolicy.basicX509
+        clientOnly.requiredExtendedKeyUsages = [.clientAuth]
+        #expect(await engine.evaluate(trust(policy: clientOnly)).codes == [.extendedKeyUsage])
+        var shallow = PKI.ssl("www.example.com")
+        shallow.maximumIntermediates = 0
+        #expect(await engine.evaluate(trust(policy: shallow)).codes == [.chainTooLong])
+        var hard = PKI.ssl("www.example.com")
+        hard.revocation = RevocationOptions(mode: .hard)
+        // No responder named, so hard-fail has nothing to ask: still trusted, from the cache.
+        #expect(await engine.evaluate(trust(policy: hard)).isTrusted)
+    }
+
+    @Test func anotherAnchorSetIsAnotherEntry() async {
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(trust()).isTrusted)
+        let stranger = await engine.evaluate(trust(anchors: [PKI.root("Stranger Root")]))
+        #expect(!stranger.isTrusted)
+        #expect(stranger.codes == [.unknownIssuer])
+        #expect(engine.rememberedPaths == 1)
+    }
+
+    @Test func aCachedPathDoesNotBypassCriticalExtensionsTheNewPolicyDoesNotProcess() async {
+        // policyConstraints (2.5.29.36) is processed by the strict profile only.
+        let policyConstraints = Certificate.Extension(oid: [2, 5, 29, 36], critical: true, value: [0x30, 0x03, 0x80, 0x01, 0x00])
+        let root = PKI.root()
+        let intermediate = root.intermediate("Policy CA", extra: [policyConstraints])
+        let leaf = intermediate.leaf()
+        var strict = PKI.ssl("www.example.com")
+        strict.profile = .webPKI
+        let standard = PKI.ssl("www.example.com")
+
+        let cold = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: standard))
+        #expect(cold.codes == [.unhandledCriticalExtension])
+
+        let engine = TrustEngine()
+        let first = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: strict))
+        #expect(first.isTrusted, "\(first.failures)")
+        let cached = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: standard))
+        #expect(cached.codes == cold.codes)
+        #expect(cached.failures.first?.certificate == 1)
+    }
+
+    @Test func memoryIsBoundedByTheCapacity() async {
+        let engine = TrustEngine(cacheCapacity: 4)
+        let root = PKI.root()
+        for i in 0..<10 {
+            let leaf = root.leaf("leaf \(i)")
+            #expect(await engine.evaluate(PKI.trust([leaf], anchors: [root])).isTrusted)
+            #expect(engine.rememberedPaths <= 4)
+        }
+        #expect(engine.rememberedPaths > 0)
+        #expect(TrustEngine(cacheCapacity: 0).rememberedPaths == 0)
+        let none = TrustEngine(cacheCapacity: 0)
+        _ = await none.evaluate(trust())
+        #expect(none.rememberedPaths == 0)
+    }
+
+    @Test func theMostRecentlyUsedPathSurvivesEviction() async {
+        let engine = TrustEngine(cacheCapacity: 4)
+        let root = PKI.root()
+        let kept = root.leaf("kept")
+        #expect(await engine.evaluate(PKI.trust([kept], anchors: [root])).isTrusted)
+        for i in 0..<12 {
+            // Touch the kept path between inserts so that it is always the most recent.
+            #expect(await engine.evaluate(PKI.trust([kept], anchors: [root])).isTrusted)
+            #expect(await engine.evaluate(PKI.trust([root.leaf("filler \(i)")], anchors: [root])).isTrusted)
+        }
+        let count = engine.rememberedPaths
+        _ = await engine.evaluate(PKI.trust([kept], anchors: [root]))
+        #expect(engine.rememberedPaths == count, "the kept path was evicted and inserted again")
+    }
+
+    @Test func theCacheKeyIsTheExactDERPresented() async {
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(trust()).isTrusted)
+        // The same certificates with the root appended are another key, and still trusted.
+        let withRoot = PKI.trust([pki.leaf, pki.intermediate, pki.root], anchors: [pki.root])
+        #expect(await engine.evaluate(withRoot).isTrusted)
+        #expect(engine.rememberedPaths == 2)
+        let key1 = ValidatedPathCache.Key(presented: [pki.leaf.der], extra: [pki.intermediate.der], anchors: [1])
+        let key2 = ValidatedPathCache.Key(presented: [pki.leaf.der, pki.intermediate.der], extra: [], anchors: [1])
+        #expect(key1 != key2)
+    }
+}

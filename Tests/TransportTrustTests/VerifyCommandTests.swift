@@ -1,0 +1,332 @@
+import ATSCommandLine
+import Foundation
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// `ats verify`, driven in-process: exit statuses, JSON shape, and the text a person reads.
+@Suite struct VerifyCommandTests {
+    let dir = try! TemporaryDirectory()
+    let pki = PKI.chain()
+    /// The validation time as `--at` takes it.
+    static let at = ISO8601DateFormatter().string(from: PKI.now)
+
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    func run(_ arguments: [String], color: Bool = false) async -> Run {
+        let output = Output.capture(color: color)
+        let status = await ATSCommand.run(arguments: arguments, output: output)
+        return Run(status: status, out: output.standardOutput, err: output.standardError)
+    }
+
+    /// Writes leaf + intermediate as chain.pem and the root as root.pem.
+    func files() throws -> (chain: String, root: String) {
+        (try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem), try dir.write("root.pem", pki.root.pem))
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    // MARK: Exit statuses
+
+    @Test func trustedChainExitsZeroAndSaysWhy() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.err.isEmpty)
+        #expect(r.out.contains("✓ trusted for www.example.com, anchored at a custom anchor"))
+        // The tree: leaf, then each issuer one level deeper.
+        #expect(r.out.contains("CN=leaf,O=Transport Trust Tests"))
+        #expect(r.out.contains("└─ CN=Test Intermediate CA,O=Transport Trust Tests"))
+        #expect(r.out.contains("   └─ CN=Test Root CA,O=Transport Trust Tests"))
+        #expect(r.out.contains("[anchor (custom)]"))
+        #expect(r.out.contains("SAN DNS:www.example.com"))
+        #expect(r.out.contains("SPKI sha256/\(pki.leaf.input.spkiSHA256Base64!)"))
+        #expect(!r.out.contains("\u{1B}["), "no colour was asked for")
+    }
+
+    @Test func untrustedChainExitsOneAndListsTheReasons() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--host", "mail.example.com", "--at", Self.at])
+        #expect(r.status == 1)
+        #expect(r.out.contains("✗ not trusted for mail.example.com"))
+        #expect(r.out.contains("• hostnameMismatch (certificate 0):"))
+        #expect(r.out.contains("mail.example.com"))
+        #expect(r.out.contains("CN=leaf,O=Transport Trust Tests ✗"), "the failing certificate is marked in the tree")
+    }
+
+    @Test func colourIsOnlyUsedWhenAsked() async throws {
+        let (chain, root) = try files()
+        let good = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at], color: true)
+        #expect(good.out.contains("\u{1B}[1;32m✓ trusted\u{1B}[0m"))
+        let bad = await run(["verify", chain, "--anchors", root, "--host", "mail.example.com", "--at", Self.at], color: true)
+        #expect(bad.out.contains("\u{1B}[1;31m✗ not trusted\u{1B}[0m"))
+    }
+
+    @Test func missingIntermediateNamesIt() async throws {
+        let leafOnly = try dir.write("leaf.pem", pki.leaf.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", leafOnly, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 1)
+        #expect(r.out.contains("unknownIssuer (certificate 0)"))
+        #expect(r.out.contains("Test Intermediate CA"))
+        let intermediates = try dir.write("intermediates.pem", pki.intermediate.pem)
+        let fixed = await run(["verify", leafOnly, "--intermediates", intermediates, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(fixed.status == 0, "\(fixed.out)")
+    }
+
+    @Test func expiryFollowsAt() async throws {
+        let (chain, root) = try files()
+        let later = ISO8601DateFormatter().string(from: PKI.notAfter.addingTimeInterval(86400))
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", later])
+        #expect(r.status == 1)
+        #expect(r.out.contains("expired (certificate 0)"))
+        let fractional = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", "2026-01-01T00:00:00.5Z"])
+        #expect(fractional.status != 2, "fractional seconds are RFC 3339: \(fractional.err)")
+        // Without --at, now is used, and the generated chain is valid now.
+        #expect(await run(["verify", chain, "--anchors", root, "--host", "www.example.com"]).status == 0)
+    }
+
+    @Test func basicPolicyChecksNoHost() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--policy", "basic", "--at", Self.at])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.out.contains("✓ trusted, anchored"))
+    }
+
+    @Test func maxDepthLimitsIntermediates() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--max-depth", "0"])
+        #expect(r.status == 1)
+        #expect(r.out.contains("chainTooLong"))
+        #expect(await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--max-depth", "1"]).status == 0)
+    }
+
+    @Test func atsFlagAddsTheStrengthPolicy() async throws {
+        let root = PKI.root(key: .rsa2048(0))
+        let sha1CA = root.intermediate("SHA-1 CA", key: .rsa2048(1), signatureAlgorithm: .sha1WithRSAEncryption)
+        let chain = try dir.write("sha1.pem", sha1CA.leaf().pem + sha1CA.pem)
+        let anchors = try dir.write("rsa-root.pem", root.pem)
+        let r = await run(["verify", chain, "--anchors", anchors, "--host", "www.example.com", "--at", Self.at, "--ats"])
+        #expect(r.status == 1)
+        #expect(r.out.contains("weakSignature (certificate 1)"))
+        #expect(r.out.contains("SHA-1 CA"))
+    }
+
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func atsFlagNamesAWeakKey() async throws {
+        let tool = try OpenSSLTool()
+        let ca = try tool.export(pki.intermediate, as: "ca")
+        try tool.newKey("leaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let leaf = try tool.issue("leaf", cn: "weak.example.com", issuer: ca, extensions: OpenSSLTool.leafExtensions)
+        let chain = try dir.write("weak.pem", String(decoding: try Data(contentsOf: URL(fileURLWithPath: tool.dir.file("leaf.pem"))), as: UTF8.self) + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--ats", "--json"])
+        #expect(r.status == 1)
+        let object = try json(r.out)
+        let failures = try #require(object["failures"] as? [[String: Any]])
+        #expect(failures.count == 1)
+        #expect(failures.first?["code"] as? String == "weakKey")
+        #expect(failures.first?["certificate"] as? Int == 0)
+        #expect((failures.first?["message"] as? String)?.contains("weak.example.com") == true)
+        let chainEntries = try #require(object["chain"] as? [[String: Any]])
+        #expect(chainEntries.first?["keyType"] as? String == "RSA 1024")
+        #expect(leaf.certificate == nil)
+    }
+
+    @Test func selfSignedLeafIsRefusedUntilItIsAnAnchor() async throws {
+        let selfSigned = PKI.issue(subject: PKI.name("self.example.com"), key: .p256(), issuer: nil, extensions: [
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("self.example.com")]), critical: false),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+        ])
+        let file = try dir.write("self.pem", selfSigned.pem)
+        let other = try dir.write("other.pem", pki.root.pem)
+        let refused = await run(["verify", file, "--anchors", other, "--host", "self.example.com", "--at", Self.at])
+        #expect(refused.status == 1)
+        #expect(refused.out.contains("selfSignedLeaf (certificate 0)"))
+        #expect(refused.out.contains("--anchors"))
+        let trusted = await run(["verify", file, "--anchors", file, "--host", "self.example.com", "--at", Self.at])
+        #expect(trusted.status == 0, "\(trusted.out)")
+    }
+
+    @Test func readsDER() async throws {
+        let leaf = try dir.write("leaf.der", bytes: pki.root.leaf().der)
+        let root = try dir.write("root.der", bytes: pki.root.der)
+        let r = await run(["verify", leaf, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+    }
+
+    @Test func noAnchorsOnlyAddsTheSystemRoots() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--no-anchors-only", "--host", "www.example.com", "--at", Self.at, "--json"])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(try json(r.out)["anchor"] as? String == "custom")
+    }
+
+    @Test func withoutAnchorsTheSystemRootsAreUsed() async throws {
+        let (chain, _) = try files()
+        let r = await run(["verify", chain, "--host", "www.example.com", "--at", Self.at])
+        if TrustAnchors.system.all.isEmpty {
+            #expect(r.status == 2)
+            #expect(r.err.contains("no system roots were found"))
+        } else {
+            // A generated private root is not a system root.
+            #expect(r.status == 1)
+            #expect(r.out.contains("unknownIssuer (certificate 1)"))
+            #expect(r.out.contains("the system roots"))
+        }
+    }
+
+    @Test func revocationWithAHandedInResponse() async throws {
+        let aia = try Certificate.Extension(AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier("http://ocsp.invalid/"))]), critical: false)
+        let leaf = pki.intermediate.leaf(extra: [aia])
+        let chain = try dir.write("ocsp-chain.pem", leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let good = try dir.write("good.der", bytes: OCSPResponseBuilder.response(for: leaf, issuer: pki.intermediate, status: .good))
+        let revoked = try dir.write("revoked.der", bytes: OCSPResponseBuilder.response(for: leaf, issuer: pki.intermediate, status: .revoked(at: PKI.now.addingTimeInterval(-60))))
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
+        #expect(await run(base + ["--revocation", "hard", "--ocsp-response", good]).status == 0)
+        let r = await run(base + ["--revocation", "soft", "--ocsp-response", revoked])
+        #expect(r.status == 1)
+        #expect(r.out.contains("revoked (certificate 0)"))
+        let none = await run(base + ["--revocation", "hard"])
+        #expect(none.status == 1)
+        #expect(none.out.contains("revocationUnknown"))
+        let missing = await run(base + ["--revocation", "hard", "--ocsp-response", dir.file("nope.der")])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("nope.der"))
+    }
+
+    // MARK: Usage and input errors: status 2 and what to fix
+
+    @Test func anUnknownFlagIsAUsageError() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--bogus"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("--bogus"), "\(r.err)")
+        #expect(r.out.isEmpty)
+    }
+
+    @Test func aMissingChainArgumentSaysWhatToGive() async {
+        let r = await run(["verify"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("give a chain file"), "\(r.err)")
+    }
+
+    @Test func aMissingFileNamesIt() async throws {
+        let root = try dir.write("root.pem", pki.root.pem)
+        let missing = dir.file("does-not-exist.pem")
+        let r = await run(["verify", missing, "--anchors", root])
+        #expect(r.status == 2)
+        #expect(r.err.contains("does-not-exist.pem"))
+        #expect(r.err.contains("Check the path"))
+        let missingAnchor = await run(["verify", try files().chain, "--anchors", dir.file("no-root.pem")])
+        #expect(missingAnchor.status == 2)
+        #expect(missingAnchor.err.contains("no-root.pem"))
+    }
+
+    @Test func garbagePEMIsAnInputError() async throws {
+        let garbage = try dir.write("garbage.pem", "-----BEGIN CERTIFICATE-----\n%%% not base64 %%%\n-----END CERTIFICATE-----\n")
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", garbage, "--anchors", root, "--host", "www.example.com"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("garbage.pem:1: PEM block 1 is not a valid certificate"), "\(r.err)")
+        #expect(r.err.contains("Re-export it"))
+        #expect(r.out.isEmpty)
+
+        let notACertificate = try dir.write("notes.txt", "hello")
+        let text = await run(["verify", notACertificate, "--anchors", root])
+        #expect(text.status == 2)
+        #expect(text.err.contains("neither PEM text nor DER"))
+
+        let empty = try dir.write("empty.pem", "")
+        let e = await run(["verify", empty, "--anchors", root])
+        #expect(e.status == 2)
+        #expect(e.err.contains("holds no certificate"))
+    }
+
+    @Test func badOptionValuesSayWhatToFix() async throws {
+        let (chain, root) = try files()
+        let at = await run(["verify", chain, "--anchors", root, "--at", "yesterday"])
+        #expect(at.status == 2)
+        #expect(at.err.contains("RFC 3339"))
+        #expect(at.err.contains("2026-01-31T12:00:00Z"))
+
+        let host = await run(["verify", chain, "--anchors", root, "--host", "exa mple.com"])
+        #expect(host.status == 2)
+        #expect(host.err.contains("--host"))
+
+        let basicWithHost = await run(["verify", chain, "--anchors", root, "--policy", "basic", "--host", "www.example.com"])
+        #expect(basicWithHost.status == 2)
+        #expect(basicWithHost.err.contains("drop --host"))
+
+        let policy = await run(["verify", chain, "--anchors", root, "--policy", "tls"])
+        #expect(policy.status == 2)
+
+        let depth = await run(["verify", chain, "--anchors", root, "--max-depth", "99"])
+        #expect(depth.status == 2)
+        #expect(depth.err.contains("--max-depth must be between 0 and 64"))
+    }
+
+    // MARK: JSON
+
+    @Test func jsonHasTheDocumentedShape() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--json"])
+        #expect(r.status == 0)
+        let object = try json(r.out)
+        #expect(object["trusted"] as? Bool == true)
+        #expect(object["anchor"] as? String == "custom")
+        #expect((object["failures"] as? [Any])?.isEmpty == true)
+        let entries = try #require(object["chain"] as? [[String: Any]])
+        #expect(entries.count == 3)
+        let leaf = entries[0]
+        #expect(leaf["subject"] as? String == "CN=leaf,O=Transport Trust Tests")
+        #expect(leaf["issuer"] as? String == "CN=Test Intermediate CA,O=Transport Trust Tests")
+        #expect(leaf["serialNumber"] as? String == CertificateSummary(pki.leaf.input).serialNumber)
+        #expect((leaf["serialNumber"] as? String)?.contains(":") == true)
+        #expect(leaf["notValidBefore"] as? String == ISO8601DateFormatter().string(from: PKI.notBefore))
+        #expect(leaf["notValidAfter"] as? String == ISO8601DateFormatter().string(from: PKI.notAfter))
+        #expect(leaf["keyType"] as? String == "EC P-256")
+        #expect(leaf["keySize"] as? Int == 256)
+        #expect(leaf["signatureAlgorithm"] as? String == "ecdsaWithSHA256")
+        #expect(leaf["subjectAlternativeNames"] as? [String] == ["DNS:www.example.com"])
+        #expect(leaf["spkiSHA256"] as? String == pki.leaf.input.spkiSHA256Base64)
+        #expect(entries[2]["subject"] as? String == "CN=Test Root CA,O=Transport Trust Tests")
+        #expect(entries[2]["isCertificateAuthority"] as? Bool == true)
+    }
+
+    @Test func jsonFailuresCarryCodeCertificateAndMessage() async throws {
+        let leafOnly = try dir.write("leaf.pem", pki.leaf.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", leafOnly, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--json"])
+        #expect(r.status == 1)
+        let object = try json(r.out)
+        #expect(object["trusted"] as? Bool == false)
+        #expect(object["anchor"] == nil || object["anchor"] is NSNull)
+        let failures = try #require(object["failures"] as? [[String: Any]])
+        #expect(failures.count == 1)
+        #expect(failures[0]["code"] as? String == "unknownIssuer")
+        #expect(failures[0]["certificate"] as? Int == 0)
+        #expect((failures[0]["message"] as? String)?.contains("Test Intermediate CA") == true)
+        #expect((object["chain"] as? [Any])?.count == 1)
+    }
+
+    @Test func jsonIsTheOnlyOutput() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--host", "mail.example.com", "--at", Self.at, "--json"])
+        #expect(r.status == 1)
+        #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{"))
+        #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("}"))
+        #expect(!r.out.contains("✗"))
+        let failures = try #require(try json(r.out)["failures"] as? [[String: Any]])
+        #expect(failures.map { $0["code"] as? String } == ["hostnameMismatch"])
+    }
+}
