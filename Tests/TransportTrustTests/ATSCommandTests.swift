@@ -87,5 +87,25 @@ import Testing
         #expect(code == 1)
         #expect(out.standardOutput.contains("Payload/Demo.app/PlugIns/Share.appex/Info.plist"))
         #expect(out.standardOutput.contains("ATS160"))
+        let (_, sarif) = await run(["audit", ipa.path, "--format", "sarif"])
+        #expect(try ATSSARIFTests.validate(sarif.standardOutput) > 0)
+        let log = try JSONSerialization.jsonObject(with: Data(sarif.standardOutput.utf8)) as? [String: Any]
+        let results = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+        let lines = results.compactMap { ((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["region"] as? [String: Any])?["startLine"] as? Int }
+        #expect(!lines.isEmpty && lines.allSatisfy { $0 == 1 }, "lines inside an archive member are not lines of the .ipa")
+    }
+
+    @Test func auditReadsAnAppFolder() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = dir.appendingPathComponent("Demo.app")
+        try ATSFixture.write(ATSFixture.infoPlist(""), to: app.appendingPathComponent("Info.plist"))
+        #expect(await run(["audit", app.path]).0 == 0)
+        try ATSFixture.write(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoadsForMedia</key><true/>"),
+                             to: app.appendingPathComponent("PlugIns/Player.appex/Info.plist"))
+        let (code, out) = await run(["audit", app.path])
+        #expect(code == 1)
+        #expect(out.standardOutput.contains("PlugIns/Player.appex/Info.plist"))
+        #expect(await run(["audit", dir.path]).0 == 2, "a folder without an Info.plist is unreadable input")
     }
 }

@@ -26,8 +26,11 @@ public struct SARIFReportRenderer: Sendable {
             ]
         }
         let results: [[String: Any]] = report.findings.map { f in
-            var region: [String: Any] = ["startLine": f.location?.line ?? 1]
-            if let c = f.location?.column { region["startColumn"] = c }
+            // Lines inside an archive member are not lines of the artifact GitHub shows: point at the
+            // artifact's first line and name the member and position in the message instead.
+            let ownLocation = f.member == nil ? f.location : nil
+            var region: [String: Any] = ["startLine": ownLocation?.line ?? 1]
+            if let c = ownLocation?.column { region["startColumn"] = c }
             var location: [String: Any] = [
                 "physicalLocation": [
                     "artifactLocation": ["uri": Self.uri(f.file)],
@@ -41,7 +44,7 @@ public struct SARIFReportRenderer: Sendable {
             }
             if !logical.isEmpty { location["logicalLocations"] = logical }
             var text = f.message
-            if let member = f.member { text += " (in \(member))" }
+            if let member = f.member { text += " (in \(member)\(f.location.map { ", line \($0.line)" } ?? ""))" }
             text += ". Fix: \(f.fix)"
             let fingerprint = [f.rule.id, f.file, f.member ?? "", f.keyPath?.description ?? "", f.domain ?? ""].joined(separator: "|")
             return [
