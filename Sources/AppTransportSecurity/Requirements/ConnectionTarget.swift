@@ -42,14 +42,3 @@ public struct ConnectionTarget: Sendable, Equatable {
     /// A multicast-DNS name (`printer.local`).
     public var isDotLocalName: Bool { !isIP && host.hasSuffix(".local") }
 }
-
-/// Why requirements could not be resolved.
-public enum RequirementsError: Error, Sendable, Equatable, CustomStringConvertible {
-    case invalidURL(String, reason: String)
-
-    public var description: String {
-        switch self {
-        case .invalidURL(let url, let reason): return "'\(url)' is not a URL ATS can check: \(reason)"
-        }
-    }
-}

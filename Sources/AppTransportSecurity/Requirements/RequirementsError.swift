@@ -1,0 +1,10 @@
+/// Why requirements could not be resolved.
+public enum RequirementsError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidURL(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): return "'\(url)' is not a URL ATS can check: \(reason)"
+        }
+    }
+}
