@@ -123,6 +123,18 @@ import Testing
         #expect(f.first { $0.rule == .wrongType }?.severity == .medium)
     }
 
+    @Test func nonDictionaryConfigurationAndMisspeltContainer() throws {
+        let head = #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>x</string>"#
+        let notDict = try ATSFixture.source(head + "<key>NSAppTransportSecurity</key><true/></dict></plist>")
+        #expect(Auditor().findings(in: notDict).map(\.rule) == [.configurationNotDictionary])
+        let misspelt = try ATSFixture.source(head + "<key>NSAppTransportSecurty</key><dict/></dict></plist>")
+        let f = Auditor().findings(in: misspelt)
+        #expect(f.map(\.rule) == [.unknownKey])
+        #expect(f.first?.message.contains("did you mean NSAppTransportSecurity?") == true)
+        let fine = try ATSFixture.source(head + "<key>NSAppTransportSecurity</key><dict/></dict></plist>")
+        #expect(Auditor().findings(in: fine).isEmpty)
+    }
+
     @Test func localhostHTTPIsOnlyInfo() throws {
         let f = try findings(Self.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
         #expect(f.first { $0.rule == .insecureHTTPException }?.severity == .info)
