@@ -13,7 +13,11 @@ public struct RFC5280Rule: ChainRule {
 
     public init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
 
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { policy.verifyingCriticalExtensions }
+    /// subjectAltName too: the name-constraint check reads it, and RFC 5280 §4.2.1.6 makes it critical whenever the
+    /// subject is empty, so a policy without a host (basic X.509, or SSL with host validation off) must accept it.
+    public var handledCriticalExtensions: [ASN1ObjectIdentifier] {
+        policy.verifyingCriticalExtensions + [.X509ExtensionID.subjectAlternativeName]
+    }
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
