@@ -279,6 +279,24 @@ import X509
         #expect(verdict.failures[0].message.contains(intermediate.label))
     }
 
+    @Test func aCriticalSubjectAltNameIsUnderstoodWithOrWithoutAHost() async {
+        // RFC 5280 §4.2.1.6: a certificate with an empty subject must mark its subjectAltName critical.
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = PKI.issue(subject: DistinguishedName(), key: .p256(), issuer: intermediate, extensions: [
+            try! Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
+            try! Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: true),
+        ])
+        for policy in [PKI.ssl("www.example.com"), TrustPolicy.ssl(host: nil), .basicX509] {
+            let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy))
+            #expect(verdict.isTrusted, "\(policy.kind): \(verdict.failures)")
+        }
+        let skipHost = await DefaultTrustEvaluator(validateHost: false, engine: TrustEngine(cacheCapacity: 0))
+            .evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: PKI.ssl("other.example.com")))
+        #expect(skipHost.isTrusted, "\(skipHost.failures)")
+    }
+
     @Test func enforcesTheMaximumChainDepth() async {
         let root = PKI.root()
         let a = root.intermediate("CA A")

@@ -1,4 +1,5 @@
 import Testing
+import X509
 @testable import TransportTrust
 
 @Suite struct WebPKIProfileRuleTests {
@@ -16,5 +17,100 @@ import Testing
 
     @Test func canonicalHostRejectsNonHosts() {
         #expect(WebPKIProfileRule.canonicalHost("My Server") == nil)
+    }
+}
+
+/// The strict profile through the engine: opt-in, and each violation with its code and certificate.
+@Suite struct WebPKIProfileRuleChainTests {
+    let root = PKI.root()
+
+    static var strict: TrustPolicy {
+        var policy = PKI.ssl("www.example.com")
+        policy.profile = .webPKI
+        return policy
+    }
+
+    func evaluate(_ chain: [TestCert], policy: TrustPolicy = Self.strict) async -> TrustVerdict {
+        await PKI.evaluate(PKI.trust(chain, anchors: [root], policy: policy))
+    }
+
+    static let leafExtensions = [
+        try! Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
+        try! Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+        try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+        try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false),
+    ]
+
+    @Test func aConformingChainPasses() async {
+        let ca = root.intermediate("Conforming CA")
+        let v = await evaluate([ca.leaf("www.example.com"), ca])
+        #expect(v.isTrusted, "\(v.failures)")
+    }
+
+    @Test func aCAWhoseBasicConstraintsAreNotCritical() async {
+        let ca = PKI.issue(subject: PKI.name("Lax CA"), key: .p256(), issuer: root, extensions: [
+            try! Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: false),
+            try! Certificate.Extension(KeyUsage(keyCertSign: true), critical: true),
+        ])
+        let leaf = ca.leaf()
+        let v = await evaluate([leaf, ca])
+        #expect(v.codes == [.basicConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains(ca.label))
+        #expect(v.failures[0].message.contains("CA/B Forum profile"))
+        // The standard profile (what SecTrust checks) does not mind.
+        #expect(await evaluate([leaf, ca], policy: PKI.ssl("www.example.com")).isTrusted)
+    }
+
+    @Test func aLeafListingAnyExtendedKeyUsage() async {
+        let ca = root.intermediate("CA")
+        let leaf = ca.leaf(extendedKeyUsage: [.serverAuth, .any])
+        let v = await evaluate([leaf, ca])
+        #expect(v.codes == [.extendedKeyUsage])
+        #expect(v.failures[0].certificate == 0)
+        #expect(v.failures[0].message.contains("anyExtendedKeyUsage"))
+        #expect(await evaluate([leaf, ca], policy: PKI.ssl("www.example.com")).isTrusted)
+    }
+
+    @Test func aLeafWithoutAnAuthorityKeyIdentifier() async {
+        let ca = root.intermediate("CA")
+        let leaf = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: ca, keyIdentifiers: false, extensions: Self.leafExtensions)
+        let v = await evaluate([leaf, ca])
+        #expect(v.codes == [.malformedCertificate])
+        #expect(v.failures[0].certificate == 0)
+        #expect(v.failures[0].message.contains("authorityKeyIdentifier"))
+        #expect(await evaluate([leaf, ca], policy: PKI.ssl("www.example.com")).isTrusted)
+    }
+
+    @Test func aLeafWithSerialNumberZero() async {
+        let ca = root.intermediate("CA")
+        let leaf = ca.leaf(serial: Certificate.SerialNumber(bytes: [0x00]))
+        let v = await evaluate([leaf, ca])
+        #expect(v.codes == [.malformedCertificate])
+        #expect(v.failures[0].message.contains("serial number zero"))
+    }
+
+    @Test func aCommonNameThatMisspellsASubjectAltName() async {
+        let ca = root.intermediate("CA")
+        let misspelt = ca.leaf("WWW.Example.COM")
+        let v = await evaluate([misspelt, ca])
+        #expect(v.codes == [.malformedCertificate])
+        #expect(v.failures[0].message.contains("non-canonical spelling"))
+        // An unrelated common name is ignored, as SecTrust and browsers ignore it.
+        #expect(await evaluate([ca.leaf("My Web Server"), ca]).isTrusted)
+        #expect(await evaluate([ca.leaf("www.example.com"), ca]).isTrusted)
+    }
+
+    @Test func aLeafMarkedAsACA() async {
+        let ca = root.intermediate("CA")
+        let leaf = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: ca, extensions: [
+            try! Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false),
+        ])
+        let v = await evaluate([leaf, ca])
+        #expect(v.codes.contains(.basicConstraints))
+        #expect(v.failure(.basicConstraints)?.certificate == 0)
+        #expect(v.failure(.basicConstraints)?.message.contains("end-entity certificate marked as a CA") == true)
     }
 }

@@ -102,7 +102,7 @@ struct TestCert: @unchecked Sendable {
         notValidBefore: Date = PKI.notBefore,
         notValidAfter: Date = PKI.notAfter,
         signatureAlgorithm: Certificate.SignatureAlgorithm? = nil,
-        serial: Certificate.SerialNumber = Certificate.SerialNumber(),
+        serial: Certificate.SerialNumber = PKI.serial(),
         subject: DistinguishedName? = nil,
         extra: [Certificate.Extension] = []
     ) -> TestCert {
@@ -136,6 +136,12 @@ enum PKI {
 
     static func host(_ text: String) -> PeerName { try! PeerName(text) }
 
+    /// A random positive serial of 16 octets. (swift-certificates' default is 20 random octets, which is 21 once
+    /// DER adds a sign byte, and the strict profile refuses serials longer than 20.)
+    static func serial() -> Certificate.SerialNumber {
+        Certificate.SerialNumber(bytes: [UInt8.random(in: 0x01...0x7f)] + (0..<15).map { _ in UInt8.random(in: 0...255) })
+    }
+
     /// A self-signed CA certificate.
     static func root(
         _ cn: String = "Test Root CA",
@@ -162,18 +168,21 @@ enum PKI {
         key: TestKey,
         issuer: TestCert?,
         issuerName: DistinguishedName? = nil,
-        serial: Certificate.SerialNumber = Certificate.SerialNumber(),
+        serial: Certificate.SerialNumber = PKI.serial(),
         notValidBefore: Date = PKI.notBefore,
         notValidAfter: Date = PKI.notAfter,
         signatureAlgorithm: Certificate.SignatureAlgorithm? = nil,
+        keyIdentifiers: Bool = true,
         extensions: [Certificate.Extension]
     ) -> TestCert {
         let signer = issuer?.key ?? key
         var exts = extensions
         let ski = SubjectKeyIdentifier(hash: key.publicKey)
-        exts.append(try! Certificate.Extension(ski, critical: false))
         let issuerSKI = issuer.map { SubjectKeyIdentifier(hash: $0.key.publicKey) } ?? ski
-        exts.append(try! Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: issuerSKI.keyIdentifier), critical: false))
+        if keyIdentifiers {
+            exts.append(try! Certificate.Extension(ski, critical: false))
+            exts.append(try! Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: issuerSKI.keyIdentifier), critical: false))
+        }
         let signingKey = signer.certificateKey
         let cert = try! Certificate(
             version: .v3,
