@@ -275,6 +275,59 @@ import X509
         #expect(depth.err.contains("--max-depth must be between 0 and 64"))
     }
 
+    // MARK: --limbo
+
+    func limboCase(_ id: String, kind: String = "SERVER", host: (String, String)? = ("DNS", "www.example.com"), crls: [String] = []) -> [String: Any] {
+        var c: [String: Any] = [
+            "id": id, "features": [], "validation_kind": kind, "trusted_certs": [pki.root.pem],
+            "untrusted_intermediates": [pki.intermediate.pem], "peer_certificate": pki.leaf.pem,
+            "validation_time": Self.at, "extended_key_usage": ["serverAuth"], "crls": crls,
+        ]
+        if let host { c["expected_peer_name"] = ["kind": host.0, "value": host.1] }
+        return c
+    }
+
+    @Test func limboRunsEveryServerCaseAndWritesResults() async throws {
+        let suite: [String: Any] = ["version": 1, "testcases": [
+            limboCase("good::chain"),
+            limboCase("bad::host", host: ("DNS", "mail.example.com")),
+            limboCase("skip::crl", crls: ["-----BEGIN X509 CRL-----\n-----END X509 CRL-----\n"]),
+            limboCase("skip::email", host: ("RFC822", "someone@example.com")),
+            limboCase("client::case", kind: "CLIENT"),
+        ]]
+        let input = try dir.write("limbo.json", bytes: Array(try JSONSerialization.data(withJSONObject: suite)))
+        let output = dir.file("results.json")
+        let r = await run(["verify", "--limbo", input, "--output", output])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("limbo: 4 SERVER cases"))
+        let results = try json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self))
+        #expect(results["version"] as? Int == 1)
+        #expect((results["harness"] as? String)?.hasPrefix("swift-transport-security-") == true)
+        let rows = try #require(results["results"] as? [[String: Any]])
+        let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as? String ?? "", $0) })
+        #expect(byID.keys.sorted() == ["bad::host", "good::chain", "skip::crl", "skip::email"])
+        #expect(byID["good::chain"]?["actual_result"] as? String == "SUCCESS")
+        #expect(byID["bad::host"]?["actual_result"] as? String == "FAILURE")
+        #expect((byID["bad::host"]?["context"] as? String)?.contains("hostnameMismatch") == true)
+        #expect(byID["skip::crl"]?["actual_result"] as? String == "SKIPPED")
+        #expect((byID["skip::crl"]?["context"] as? String)?.contains("CRL") == true)
+        #expect(byID["skip::email"]?["actual_result"] as? String == "SKIPPED")
+
+        let only = await run(["verify", "--limbo", input, "--output", output, "--only", "good"])
+        #expect(only.status == 0)
+        let filtered = try json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self))
+        #expect((filtered["results"] as? [[String: Any]])?.map { $0["id"] as? String } == ["good::chain"])
+    }
+
+    @Test func limboUsageErrors() async throws {
+        let noOutput = await run(["verify", "--limbo", dir.file("limbo.json")])
+        #expect(noOutput.status == 2)
+        #expect(noOutput.err.contains("--output"))
+        let missing = await run(["verify", "--limbo", dir.file("absent.json"), "--output", dir.file("r.json")])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("absent.json"))
+    }
+
     // MARK: JSON
 
     @Test func jsonHasTheDocumentedShape() async throws {
