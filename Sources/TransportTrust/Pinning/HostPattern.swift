@@ -1,0 +1,113 @@
+/// Which hosts a rule covers: one name, one extra label, or a name and everything below it.
+///
+/// Written as OkHttp writes them: `example.com` is that name only, `*.example.com` is exactly one extra label
+/// (`www.example.com`, not `example.com` nor `a.b.example.com`), and `**.example.com` is any depth, including
+/// none. A name with includeSubdomains (TrustKit, ATS, Android) is the same as `**.`.
+///
+/// Comparison is case-insensitive, ignores one trailing dot and compares IDNs in A-label form, so
+/// `Bücher.example.` and `xn--bcher-kva.example` are the same name.
+public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The name itself.
+        case exact
+        /// Exactly one label more than the name (`*.`).
+        case oneLabel
+        /// The name and every name below it, at any depth (`**.`, includeSubdomains).
+        case subdomains
+    }
+
+    /// The name, lowercased, in A-label form, without a trailing dot; or an IP address.
+    public let name: String
+    public let kind: Kind
+
+    /// Reads `text` (`example.com`, `*.example.com`, `**.example.com`). `includeSubdomains` turns a plain name
+    /// into `**.`.
+    public init(_ text: String, includeSubdomains: Bool = false) throws(PinConfigurationError) {
+        var body = Substring(text.trimmingCharacters(in: .whitespaces))
+        var kind = Kind.exact
+        if body.hasPrefix("**.") {
+            kind = .subdomains
+            body = body.dropFirst(3)
+        } else if body.hasPrefix("*.") {
+            kind = .oneLabel
+            body = body.dropFirst(2)
+        }
+        if includeSubdomains {
+            guard kind != .oneLabel else {
+                throw PinConfigurationError(.invalidHost, "'\(text)' is a one-label wildcard and also has includeSubdomains",
+                    fix: "Use '**.\(body)' for any depth, or '*.\(body)' without includeSubdomains for exactly one label")
+            }
+            kind = .subdomains
+        }
+        guard !body.contains("*") else {
+            throw PinConfigurationError(.invalidHost, "'\(text)' has a wildcard that is not a leading '*.' or '**.'",
+                fix: "Write exact names, '*.example.com' (one label) or '**.example.com' (any depth)")
+        }
+        let peer: PeerName
+        do { peer = try PeerName(String(body)) } catch {
+            throw PinConfigurationError(.invalidHost, "'\(text)' is not a valid host name: \(error)", fix: "Write a DNS name such as example.com")
+        }
+        if peer.isIPAddress && kind != .exact {
+            throw PinConfigurationError(.invalidHost, "'\(text)' puts a wildcard or includeSubdomains on an IP address",
+                fix: "Pin IP addresses by exact address only")
+        }
+        self.name = peer.description
+        self.kind = kind
+    }
+
+    /// A pattern from a name already in canonical form.
+    init(canonicalName: String, kind: Kind) {
+        self.name = canonicalName
+        self.kind = kind
+    }
+
+    /// Whether the pattern covers `host`, given in any case, with or without a trailing dot, in Unicode or
+    /// A-label form. Hosts that are not valid names match nothing.
+    public func matches(_ host: String) -> Bool {
+        guard let canonical = Self.canonical(host) else { return false }
+        return matches(canonical: canonical)
+    }
+
+    func matches(canonical host: String) -> Bool {
+        switch kind {
+        case .exact:
+            return host == name
+        case .oneLabel:
+            guard host.hasSuffix("." + name) else { return false }
+            return !host.dropLast(name.count + 1).contains(".")
+        case .subdomains:
+            return host == name || host.hasSuffix("." + name)
+        }
+    }
+
+    /// How specific the pattern is when it matches: more labels named is more specific, and at equal length an
+    /// exact name beats one label, which beats any depth.
+    public var specificity: Int {
+        let labels = name.split(separator: ".").count
+        let rank: Int
+        switch kind {
+        case .exact: rank = 2
+        case .oneLabel: rank = 1
+        case .subdomains: rank = 0
+        }
+        // A one-label wildcard names one more (unknown) label than its base.
+        return (labels + (kind == .oneLabel ? 1 : 0)) * 4 + rank
+    }
+
+    /// Whether the pattern includes subdomains at any depth.
+    public var includesSubdomains: Bool { kind == .subdomains }
+
+    /// The canonical form of a host: lowercased, A-label, no trailing dot. nil when it is not a valid name.
+    public static func canonical(_ host: String) -> String? {
+        (try? PeerName(host))?.description
+    }
+
+    /// OkHttp notation: `example.com`, `*.example.com` or `**.example.com`.
+    public var description: String {
+        switch kind {
+        case .exact: return name
+        case .oneLabel: return "*." + name
+        case .subdomains: return "**." + name
+        }
+    }
+}

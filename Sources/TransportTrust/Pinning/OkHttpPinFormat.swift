@@ -1,0 +1,63 @@
+import Foundation
+
+/// OkHttp `CertificatePinner` pins as text: one `pattern sha256/…` per line (more pins may follow on the line,
+/// separated by spaces or commas). `#` and `//` start comments.
+enum OkHttpPinFormat {
+    static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        var order: [HostPattern] = []
+        var pins: [HostPattern: [Pin]] = [:]
+        var warnings: [PinConfigurationWarning] = []
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(raw)
+            for marker in ["#", "//"] { if let r = line.range(of: marker) { line = line[..<r.lowerBound] } }
+            let tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0 == "\r" })
+                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"'")) }
+            guard let first = tokens.first else { continue }
+            guard tokens.count >= 2 else {
+                throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "'\(first)' has no pin after it",
+                    fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
+            }
+            let pattern: HostPattern
+            do { pattern = try HostPattern(first) } catch { throw error.placed(in: source, line: n + 1) }
+            for token in tokens.dropFirst() {
+                let lower = token.lowercased()
+                guard lower.hasPrefix("sha256/") || lower.hasPrefix("sha1/") else {
+                    throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "'\(token)' is not an OkHttp pin",
+                        fix: "OkHttp pins start with sha256/ (or the legacy sha1/), like sha256/AAAA…=")
+                }
+                let pin: Pin
+                do { pin = try Pin(parsing: token) } catch { throw error.placed(in: source, line: n + 1) }
+                if pin.isLegacySHA1 {
+                    warnings.append(PinConfigurationWarning(.legacySHA1, source: source, line: n + 1,
+                        "\(token) is a legacy SHA-1 pin; replace it with the sha256/ pin of the same key"))
+                }
+                if pins[pattern] == nil { order.append(pattern) }
+                pins[pattern, default: []].append(pin)
+            }
+        }
+        guard !order.isEmpty else {
+            throw PinConfigurationError(.emptyPinSet, source: source, "the file has no pins",
+                fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
+        }
+        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }), warnings)
+    }
+
+    static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+        var w: [PinConfigurationWarning] = []
+        var s = "# OkHttp CertificatePinner pins: pattern sha256/hash. Keep a backup pin for every host.\n"
+        for host in configuration.hosts {
+            if !host.pinSet.caPins.isEmpty || !host.pinSet.leafPins.isEmpty {
+                w.append(PinConfigurationWarning(.lossyConversion, "OkHttp pins match any certificate; the CA and leaf scopes of \(host.pattern) were merged"))
+            }
+            if !host.pinSet.enforcePinning { w.append(PinConfigurationWarning(.lossyConversion, "OkHttp always enforces pins; the report-only set for \(host.pattern) will be enforced")) }
+            if host.pinSet.expirationDate != nil { w.append(PinConfigurationWarning(.lossyConversion, "OkHttp pins do not expire; the expiration date of \(host.pattern) was dropped")) }
+            for pin in host.pinSet.allPins {
+                if case .spkiSHA1 = pin { s += "\(host.pattern) \(pin)\n"; continue }
+                guard let converted = pin.asSPKISHA256 else { continue }
+                s += "\(host.pattern) \(converted)\n"
+            }
+        }
+        return (s, w)
+    }
+}

@@ -1,0 +1,32 @@
+/// Something about a pin configuration that works but deserves attention. Warnings never stop a
+/// configuration from loading; errors (``PinConfigurationError``) do.
+public struct PinConfigurationWarning: Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        /// A `sha1/` pin: accepted for old configurations, but SHA-1 is no longer collision resistant.
+        case legacySHA1
+        /// The pin set's expiration date is in the past, so it no longer enforces anything.
+        case expired
+        /// A report-only pin set with a single pin: reports will not show a backup.
+        case noBackupPin
+        /// A pin could not be expressed in the output format and was written in the nearest form.
+        case lossyConversion
+    }
+
+    public var code: Code
+    public var source: String?
+    public var line: Int?
+    public var message: String
+
+    public init(_ code: Code, source: String? = nil, line: Int? = nil, _ message: String) {
+        self.code = code
+        self.source = source
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String {
+        var place = ""
+        if let source { place = source + (line.map { ":\($0)" } ?? "") + ": " }
+        return "warning: \(place)\(message)"
+    }
+}

@@ -1,0 +1,8 @@
+/// Receives pin failure reports. The HTTPS client provides a reporter that POSTs ``PinFailureReport/json`` to
+/// each URI; the trust library itself never does network I/O.
+///
+/// Evaluators await ``report(_:to:)`` on the evaluation path, so implementations should hand the work off
+/// (queue it) rather than deliver inline.
+public protocol PinFailureReporting: Sendable {
+    func report(_ report: PinFailureReport, to uris: [String]) async
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Validates the chain, then checks a pin set against the chain that validation built: TrustKit's pinning
+/// validator, with ATS's CA/leaf scopes.
+///
+/// - Enforced sets refuse trust on a mismatch with ``TrustFailureCode/pinMismatch``; the message lists the
+///   built chain's actual `sha256/` hashes.
+/// - Report-only sets keep the verdict and add a note.
+/// - After the set's expiration date nothing is enforced, and a note says so.
+/// - Every failure (a mismatch, or a chain that does not validate) builds a ``PinFailureReport`` for the
+///   reporter, when one is given and the set has report URIs.
+public struct PinSetEvaluator: ServerTrustEvaluating {
+    /// The host pattern the set was configured for (the report's noted-hostname) and the set.
+    public var pinnedHost: PinnedHost
+    /// The chain validation that runs first and builds the chain the pins are matched against.
+    public var validation: any ServerTrustEvaluating
+    public var reporter: (any PinFailureReporting)?
+    public var app: PinFailureReport.AppInfo
+    /// The port, for reports.
+    public var port: Int
+    public var hashCache: SPKIHashCache
+    /// The time used when the trust has no validation time.
+    public var clock: @Sendable () -> Date
+
+    public init(
+        _ pinnedHost: PinnedHost,
+        validation: any ServerTrustEvaluating = DefaultTrustEvaluator(),
+        reporter: (any PinFailureReporting)? = nil,
+        app: PinFailureReport.AppInfo = .unknown,
+        port: Int = 443,
+        hashCache: SPKIHashCache = .shared,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.pinnedHost = pinnedHost
+        self.validation = validation
+        self.reporter = reporter
+        self.app = app
+        self.port = port
+        self.hashCache = hashCache
+        self.clock = clock
+    }
+
+    /// Pins in one scope for whatever host the trust names; for one-off checks and `ats verify --pin`.
+    public init(pins: [Pin], scope: PinScope = .any, validation: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
+        self.init(PinnedHost(HostPattern(canonicalName: "pinned.invalid", kind: .exact), PinSet(pins, scope: scope)), validation: validation)
+        self.unnamed = true
+    }
+
+    /// True when the set was made without a host pattern; messages then name the trust's host only.
+    var unnamed = false
+
+    public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        var verdict = await validation.evaluate(trust)
+        let set = pinnedHost.pinSet
+        let time = trust.validationTime ?? clock()
+        let host = trust.policy.host?.description ?? (unnamed ? nil : pinnedHost.pattern.name)
+        if let expiry = set.expirationDate, set.isExpired(at: time) {
+            verdict.notes.append("the pin set for \(pinnedHost.pattern) expired on \(PinDates.day(expiry)); its pins were not checked")
+            return verdict
+        }
+        let chain = hashCache.fingerprints(verdict.chain)
+        let check = set.check(chain)
+        let reportHost = host ?? pinnedHost.pattern.name
+        if !verdict.isTrusted {
+            // The chain itself failed: TrustKit reports this too, as an invalid chain.
+            await send(.failedInvalidCertificateChain, host: reportHost, chain: verdict.chain, time: time)
+        }
+        guard !check.isMatch else { return verdict }
+        let message = set.mismatchMessage(host: host, chain: chain, unmatched: check.unmatchedScopes)
+        if set.enforcePinning {
+            verdict.failures.append(TrustFailure(.pinMismatch, certificate: nil, message))
+        } else {
+            verdict.notes.append("report only, not enforced: " + message)
+        }
+        if verdict.failures.allSatisfy({ $0.code == .pinMismatch }) {
+            await send(.failedNoMatchingPin, host: reportHost, chain: verdict.chain, time: time)
+        }
+        return verdict
+    }
+
+    private func send(_ result: PinFailureReport.ValidationResult, host: String, chain: [InputCertificate], time: Date) async {
+        guard let reporter, !pinnedHost.pinSet.reportURIs.isEmpty else { return }
+        let report = PinFailureReport(app: app, dateTime: time, hostname: host, port: port, noted: pinnedHost.pattern,
+                                      pinSet: pinnedHost.pinSet, chain: chain, validationResult: result)
+        await reporter.report(report, to: pinnedHost.pinSet.reportURIs)
+    }
+}

@@ -1,0 +1,44 @@
+/// Alamofire's `PinnedCertificatesTrustEvaluator`: the built chain must contain one of the pinned certificates.
+///
+/// - `acceptSelfSignedCertificates`: the pinned certificates become the only anchors, so a self-signed or
+///   private-CA certificate that is pinned validates.
+/// - `performDefaultValidation`: the chain must validate under the SSL policy without a host.
+/// - `validateHost`: the chain must validate under the SSL policy with the trust's host.
+///
+/// The pinned certificates are looked for in the chain that evaluation built, never only in what the server sent.
+public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
+    public let certificates: [InputCertificate]
+    public let acceptSelfSignedCertificates: Bool
+    public let performDefaultValidation: Bool
+    public let validateHost: Bool
+    public let engine: TrustEngine
+    private let pinned: Set<[UInt8]>
+    private let anchors: TrustAnchors?
+
+    public init(certificates: [InputCertificate], acceptSelfSignedCertificates: Bool = false,
+                performDefaultValidation: Bool = true, validateHost: Bool = true, engine: TrustEngine = .shared) {
+        self.certificates = certificates
+        self.acceptSelfSignedCertificates = acceptSelfSignedCertificates
+        self.performDefaultValidation = performDefaultValidation
+        self.validateHost = validateHost
+        self.engine = engine
+        self.pinned = Set(certificates.map(\.der))
+        self.anchors = acceptSelfSignedCertificates && !certificates.isEmpty ? TrustAnchors(custom: certificates, anchorsOnly: true) : nil
+    }
+
+    public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        guard !certificates.isEmpty else {
+            return .refused(TrustFailure(.policy, certificate: nil, "no pinned certificates were given (noCertificatesFound); give at least one"))
+        }
+        var trust = trust
+        if let anchors { trust.anchors = anchors }
+        let verdict = await AlamofireValidation.run(trust, performDefaultValidation: performDefaultValidation, validateHost: validateHost, engine: engine)
+        guard verdict.isTrusted else { return verdict }
+        if verdict.chain.contains(where: { pinned.contains($0.der) }) { return verdict }
+        let chain = SPKIHashCache.shared.fingerprints(verdict.chain)
+        let set = PinSet(certificates.map { Pin.certificate($0.der) }, scope: .any)
+        return .refused(TrustFailure(.pinMismatch, certificate: nil,
+            "certificatePinningFailed: " + set.mismatchMessage(host: trust.policy.host?.description, chain: chain, unmatched: [.any])),
+            chain: verdict.chain)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A host pattern and the pin set that applies to it: one entry of a pin configuration.
+public struct PinnedHost: Sendable, Hashable {
+    public var pattern: HostPattern
+    public var pinSet: PinSet
+
+    public init(_ pattern: HostPattern, _ pinSet: PinSet) {
+        self.pattern = pattern
+        self.pinSet = pinSet
+    }
+
+    /// Checks the entry as TrustKit does, but as errors rather than log lines:
+    /// - an enforced set needs at least two pins, so that one can be a backup;
+    /// - every hash must decode to the right length (32 bytes for SHA-256);
+    /// - includeSubdomains is refused on a single label or a public suffix;
+    /// - an expiration date in the past is a warning that names the date.
+    /// Legacy SHA-1 pins are warnings.
+    /// - Parameter now: the time to judge expiry against.
+    public func validate(now: Date = Date(), source: String? = nil) throws(PinConfigurationError) -> [PinConfigurationWarning] {
+        var warnings: [PinConfigurationWarning] = []
+        let all = pinSet.allPins
+        guard !all.isEmpty else {
+            throw PinConfigurationError(.emptyPinSet, source: source, "the pin set for \(pattern) has no pins",
+                fix: "Add the SPKI SHA-256 of the key you use and of a backup key; `ats pins CERT.pem` prints them")
+        }
+        for pin in all {
+            switch pin {
+            case .spkiSHA256(let h) where h.count != 32:
+                throw PinConfigurationError(.wrongHashLength, source: source,
+                    "a pin for \(pattern) is \(h.count) bytes long, but a SHA-256 hash is 32", fix: "Recompute it with `ats pins CERT.pem`")
+            case .spkiSHA1(let h) where h.count != 20:
+                throw PinConfigurationError(.wrongHashLength, source: source,
+                    "a sha1 pin for \(pattern) is \(h.count) bytes long, but a SHA-1 hash is 20", fix: "Replace it with a SHA-256 pin from `ats pins CERT.pem`")
+            case .spkiSHA1:
+                warnings.append(PinConfigurationWarning(.legacySHA1, source: source,
+                    "\(pin) for \(pattern) is a legacy SHA-1 pin; replace it with the SHA-256 pin of the same key"))
+            default:
+                break
+            }
+        }
+        if pinSet.enforcePinning && Set(all).count < 2 {
+            throw PinConfigurationError(.missingBackupPin, source: source,
+                "the enforced pin set for \(pattern) has \(Set(all).count) pin, so there is no backup pin; losing that key would lock every client out",
+                fix: "Add a second pin for a backup key kept offline (or for the CA above), or set the pin set to report only")
+        }
+        if !pinSet.enforcePinning && Set(all).count < 2 {
+            warnings.append(PinConfigurationWarning(.noBackupPin, source: source, "the report-only pin set for \(pattern) has no backup pin"))
+        }
+        if pattern.kind != .exact && PublicSuffixList.isPublicSuffix(pattern.name) {
+            let what = pattern.name.contains(".") ? "the public suffix '\(pattern.name)'" : "the single label '\(pattern.name)'"
+            throw PinConfigurationError(.subdomainsOnPublicSuffix, source: source,
+                "\(pattern) sets includeSubdomains on \(what), which would pin every site registered under it",
+                fix: "Pin your own domain (for example example.\(pattern.name)) with includeSubdomains instead")
+        }
+        if let expiry = pinSet.expirationDate, expiry < now {
+            warnings.append(PinConfigurationWarning(.expired, source: source,
+                "the pin set for \(pattern) expired on \(PinDates.day(expiry)) and no longer enforces anything; renew the pins and move the date forward"))
+        }
+        return warnings
+    }
+}

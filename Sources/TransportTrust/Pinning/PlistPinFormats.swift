@@ -1,0 +1,277 @@
+import Foundation
+
+/// ATS `NSPinnedDomains` and TrustKit configurations: both dictionaries, as property lists (TrustKit also as JSON).
+enum PlistPinFormats {
+    // MARK: Reading
+
+    static func object(_ bytes: [UInt8], source: String, json: Bool) throws(PinConfigurationError) -> [String: Any] {
+        let any: Any
+        do {
+            if json {
+                any = try JSONSerialization.jsonObject(with: Data(bytes))
+            } else {
+                any = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+            }
+        } catch {
+            throw PinConfigurationError(.malformedDocument, source: source,
+                "the file is not a valid \(json ? "JSON document" : "property list") (\((error as NSError).localizedDescription))",
+                fix: json ? "Check it with a JSON validator" : "Check it with `plutil -lint` or an XML validator")
+        }
+        guard let dict = any as? [String: Any] else {
+            throw PinConfigurationError(.malformedDocument, source: source, "the top level is not a dictionary", fix: "Wrap the configuration in a dictionary")
+        }
+        return dict
+    }
+
+    /// The 1-based line of `<key>name</key>` (or `"name"` in JSON) in `bytes`, when it appears once.
+    static func line(of key: String, in bytes: [UInt8]) -> Int? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let hits = lines.indices.filter { lines[$0].contains("<key>\(key)</key>") || lines[$0].contains("\"\(key)\"") }
+        return hits.count == 1 ? hits[0] + 1 : nil
+    }
+
+    static func isBoolean(_ any: Any) -> Bool {
+        if type(of: any) == Bool.self { return true }
+        #if canImport(Darwin)
+        if let n = any as? NSNumber { return CFGetTypeID(n) == CFBooleanGetTypeID() }
+        #else
+        if let n = any as? NSNumber, type(of: any) != Int.self { return String(cString: n.objCType) == "c" }
+        #endif
+        return false
+    }
+
+    static func bool(_ value: Any?, key: String, domain: String, source: String, bytes: [UInt8]) throws(PinConfigurationError) -> Bool? {
+        guard let value else { return nil }
+        guard isBoolean(value), let b = value as? Bool else {
+            throw PinConfigurationError(.wrongType, source: source, line: line(of: key, in: bytes),
+                "\(key) for \(domain) is \(type(of: value)), not a Boolean", fix: "Write <true/> or <false/> (true or false in JSON)")
+        }
+        return b
+    }
+
+    static func readATS(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        let root = try object(bytes, source: source, json: false)
+        var ats = root
+        if let inner = root["NSAppTransportSecurity"] {
+            guard let d = inner as? [String: Any] else {
+                throw PinConfigurationError(.wrongType, source: source, line: line(of: "NSAppTransportSecurity", in: bytes),
+                    "NSAppTransportSecurity is not a dictionary", fix: "Make NSAppTransportSecurity a <dict>")
+            }
+            ats = d
+        }
+        guard let pinnedAny = ats["NSPinnedDomains"] else {
+            throw PinConfigurationError(.missingKey, source: source, "there is no NSPinnedDomains dictionary",
+                fix: "Put the pins under NSAppTransportSecurity → NSPinnedDomains → DOMAIN → NSPinnedCAIdentities / NSPinnedLeafIdentities")
+        }
+        guard let pinned = pinnedAny as? [String: Any] else {
+            throw PinConfigurationError(.wrongType, source: source, line: line(of: "NSPinnedDomains", in: bytes),
+                "NSPinnedDomains is not a dictionary", fix: "Make NSPinnedDomains a <dict> keyed by domain")
+        }
+        var hosts: [PinnedHost] = []
+        for (domain, value) in pinned.sorted(by: { $0.key < $1.key }) {
+            let at = line(of: domain, in: bytes)
+            guard let entry = value as? [String: Any] else {
+                throw PinConfigurationError(.wrongType, source: source, line: at, "the NSPinnedDomains entry for \(domain) is not a dictionary",
+                    fix: "Make it a <dict> with NSPinnedCAIdentities or NSPinnedLeafIdentities")
+            }
+            let include = try bool(entry["NSIncludesSubdomains"], key: "NSIncludesSubdomains", domain: domain, source: source, bytes: bytes) ?? false
+            let pattern: HostPattern
+            do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
+            var set = PinSet()
+            for (key, scope) in [("NSPinnedCAIdentities", PinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
+                guard let list = entry[key] else { continue }
+                guard let items = list as? [Any] else {
+                    throw PinConfigurationError(.wrongType, source: source, line: line(of: key, in: bytes), "\(key) for \(domain) is not an array",
+                        fix: "Make it an <array> of dictionaries with an SPKI-SHA256-BASE64 string")
+                }
+                for item in items {
+                    guard let d = item as? [String: Any], let hash = d["SPKI-SHA256-BASE64"] as? String else {
+                        throw PinConfigurationError(.missingKey, source: source, line: line(of: key, in: bytes),
+                            "an entry of \(key) for \(domain) has no SPKI-SHA256-BASE64 string",
+                            fix: "Write each identity as <dict><key>SPKI-SHA256-BASE64</key><string>HASH</string></dict>")
+                    }
+                    let pin: Pin
+                    do { pin = try Pin(parsing: hash) } catch { throw error.placed(in: source, line: line(of: key, in: bytes)) }
+                    if pin.isLegacySHA1 {
+                        throw PinConfigurationError(.wrongHashLength, source: source, line: line(of: key, in: bytes),
+                            "ATS pins are SHA-256, but \(domain) has a sha1/ pin", fix: "Use the SHA-256 hash from `ats pins CERT.pem`")
+                    }
+                    set[scope].append(pin)
+                }
+            }
+            hosts.append(PinnedHost(pattern, set))
+        }
+        return (PinConfiguration(hosts), [])
+    }
+
+    static func readTrustKit(_ bytes: [UInt8], source: String, json: Bool) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        var root = try object(bytes, source: source, json: json)
+        if let inner = root["TSKConfiguration"] as? [String: Any] { root = inner }
+        guard let domainsAny = root["TSKPinnedDomains"] else {
+            throw PinConfigurationError(.missingKey, source: source, "there is no TSKPinnedDomains dictionary",
+                fix: "Put the pins under TSKPinnedDomains → DOMAIN → TSKPublicKeyHashes")
+        }
+        guard let domains = domainsAny as? [String: Any] else {
+            throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKPinnedDomains", in: bytes),
+                "TSKPinnedDomains is not a dictionary", fix: "Make TSKPinnedDomains a dictionary keyed by domain")
+        }
+        var hosts: [PinnedHost] = []
+        var warnings: [PinConfigurationWarning] = []
+        for (domain, value) in domains.sorted(by: { $0.key < $1.key }) {
+            let at = line(of: domain, in: bytes)
+            guard let entry = value as? [String: Any] else {
+                throw PinConfigurationError(.wrongType, source: source, line: at, "the TSKPinnedDomains entry for \(domain) is not a dictionary",
+                    fix: "Make it a dictionary with TSKPublicKeyHashes")
+            }
+            let include = try bool(entry["TSKIncludeSubdomains"], key: "TSKIncludeSubdomains", domain: domain, source: source, bytes: bytes) ?? false
+            let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
+            let pattern: HostPattern
+            do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
+            guard let hashes = entry["TSKPublicKeyHashes"] as? [Any] else {
+                throw PinConfigurationError(.missingKey, source: source, line: at, "\(domain) has no TSKPublicKeyHashes array",
+                    fix: "Add TSKPublicKeyHashes with the base64 SPKI SHA-256 of your key and of a backup key")
+            }
+            var pins: [Pin] = []
+            for h in hashes {
+                guard let text = h as? String else {
+                    throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKPublicKeyHashes", in: bytes),
+                        "a TSKPublicKeyHashes entry for \(domain) is not a string", fix: "Write each hash as a base64 string")
+                }
+                do { pins.append(try Pin(parsing: text)) } catch {
+                    throw error.placed(in: source, line: Self.line(of: text, in: bytes) ?? at)
+                }
+            }
+            var expiry: Date?
+            if let e = entry["TSKExpirationDate"] {
+                guard let text = e as? String, let d = PinDates.parseDay(text) else {
+                    throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKExpirationDate", in: bytes),
+                        "TSKExpirationDate for \(domain) is not a yyyy-MM-dd date", fix: "Write it like 2027-01-31")
+                }
+                expiry = d
+            }
+            var uris: [String] = []
+            if let u = entry["TSKReportUris"] {
+                guard let list = u as? [String] else {
+                    throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKReportUris", in: bytes),
+                        "TSKReportUris for \(domain) is not an array of strings", fix: "Write it as an array of https URLs")
+                }
+                uris = list
+            }
+            hosts.append(PinnedHost(pattern, PinSet(pins, scope: .any, enforcePinning: enforce, expirationDate: expiry, reportURIs: uris)))
+        }
+        for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
+            warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
+        } }
+        return (PinConfiguration(hosts), warnings)
+    }
+
+    // MARK: Writing
+
+    /// SPKI SHA-256 base64 of each pin; SHA-1 pins cannot be converted and are reported.
+    static func hashes(_ pins: [Pin], host: PinnedHost, format: String, warnings: inout [PinConfigurationWarning]) -> [String] {
+        pins.compactMap { pin in
+            guard let b = pin.asSPKISHA256?.base64 else {
+                warnings.append(PinConfigurationWarning(.lossyConversion, "\(pin) for \(host.pattern) cannot be written as \(format) (it needs SHA-256) and was left out"))
+                return nil
+            }
+            return b
+        }
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static let plistHeader = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """
+
+    static func writeATS(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+        var w: [PinConfigurationWarning] = []
+        var s = plistHeader + "<dict>\n\t<key>NSAppTransportSecurity</key>\n\t<dict>\n\t\t<key>NSPinnedDomains</key>\n\t\t<dict>\n"
+        for host in configuration.hosts {
+            if host.pattern.kind == .oneLabel {
+                w.append(PinConfigurationWarning(.lossyConversion, "ATS has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with NSIncludesSubdomains, which also covers deeper names"))
+            }
+            if !host.pinSet.enforcePinning { w.append(PinConfigurationWarning(.lossyConversion, "ATS always enforces pins; the report-only set for \(host.pattern) will be enforced")) }
+            if host.pinSet.expirationDate != nil { w.append(PinConfigurationWarning(.lossyConversion, "ATS pins do not expire; the expiration date of \(host.pattern) was dropped")) }
+            if !host.pinSet.pins.isEmpty {
+                w.append(PinConfigurationWarning(.lossyConversion, "ATS has no any-certificate scope; the pins of \(host.pattern) were written as NSPinnedCAIdentities. Move a leaf key's pin to NSPinnedLeafIdentities"))
+            }
+            s += "\t\t\t<key>\(escape(host.pattern.name))</key>\n\t\t\t<dict>\n"
+            if host.pattern.kind != .exact { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
+            let ca = hashes(host.pinSet.pins + host.pinSet.caPins, host: host, format: "ATS", warnings: &w)
+            let leaf = hashes(host.pinSet.leafPins, host: host, format: "ATS", warnings: &w)
+            for (key, list) in [("NSPinnedCAIdentities", ca), ("NSPinnedLeafIdentities", leaf)] where !list.isEmpty {
+                s += "\t\t\t\t<key>\(key)</key>\n\t\t\t\t<array>\n"
+                for h in list { s += "\t\t\t\t\t<dict>\n\t\t\t\t\t\t<key>SPKI-SHA256-BASE64</key>\n\t\t\t\t\t\t<string>\(h)</string>\n\t\t\t\t\t</dict>\n" }
+                s += "\t\t\t\t</array>\n"
+            }
+            s += "\t\t\t</dict>\n"
+        }
+        s += "\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n"
+        return (s, w)
+    }
+
+    static func writeTrustKit(_ configuration: PinConfiguration, json: Bool) -> (text: String, warnings: [PinConfigurationWarning]) {
+        var w: [PinConfigurationWarning] = []
+        var domains: [(String, [(String, String)])] = []  // domain → ordered (key, rendered value)
+        for host in configuration.hosts {
+            if host.pattern.kind == .oneLabel {
+                w.append(PinConfigurationWarning(.lossyConversion, "TrustKit has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with TSKIncludeSubdomains"))
+            }
+            if !host.pinSet.caPins.isEmpty || !host.pinSet.leafPins.isEmpty {
+                w.append(PinConfigurationWarning(.lossyConversion, "TrustKit pins match any certificate; the CA and leaf scopes of \(host.pattern) were merged"))
+            }
+            let hs = hashes(host.pinSet.allPins, host: host, format: "TrustKit", warnings: &w)
+            var entry: [(String, String)] = []
+            func list(_ items: [String]) -> String {
+                json ? "[" + items.map { "\"\(Self.jsonEscape($0))\"" }.joined(separator: ", ") + "]"
+                     : "<array>" + items.map { "<string>\(escape($0))</string>" }.joined() + "</array>"
+            }
+            func bool(_ b: Bool) -> String { json ? (b ? "true" : "false") : (b ? "<true/>" : "<false/>") }
+            func string(_ t: String) -> String { json ? "\"\(Self.jsonEscape(t))\"" : "<string>\(escape(t))</string>" }
+            entry.append(("TSKEnforcePinning", bool(host.pinSet.enforcePinning)))
+            if let e = host.pinSet.expirationDate { entry.append(("TSKExpirationDate", string(PinDates.day(e)))) }
+            entry.append(("TSKIncludeSubdomains", bool(host.pattern.kind != .exact)))
+            entry.append(("TSKPublicKeyHashes", list(hs)))
+            if !host.pinSet.reportURIs.isEmpty { entry.append(("TSKReportUris", list(host.pinSet.reportURIs))) }
+            domains.append((host.pattern.name, entry))
+        }
+        if json {
+            var s = "{\n  \"TSKSwizzleNetworkDelegates\": false,\n  \"TSKPinnedDomains\": {"
+            s += domains.map { d in
+                "\n    \"\(jsonEscape(d.0))\": {\n" + d.1.map { "      \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n    }"
+            }.joined(separator: ",")
+            s += domains.isEmpty ? "}\n}\n" : "\n  }\n}\n"
+            return (s, w)
+        }
+        var s = plistHeader + "<dict>\n\t<key>TSKConfiguration</key>\n\t<dict>\n\t\t<key>TSKSwizzleNetworkDelegates</key>\n\t\t<false/>\n\t\t<key>TSKPinnedDomains</key>\n\t\t<dict>\n"
+        for (domain, entry) in domains {
+            s += "\t\t\t<key>\(escape(domain))</key>\n\t\t\t<dict>\n"
+            for (k, v) in entry { s += "\t\t\t\t<key>\(k)</key>\n\t\t\t\t\(v)\n" }
+            s += "\t\t\t</dict>\n"
+        }
+        s += "\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n"
+        return (s, w)
+    }
+
+    static func jsonEscape(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default:
+                if c.value < 0x20 { out += String(format: "\\u%04x", c.value) } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Maps hosts to evaluators, like Alamofire's `ServerTrustManager`, with the host patterns Alamofire lacks.
+///
+/// - Exact names, names with includeSubdomains (any depth), and OkHttp patterns: `*.example.com` is exactly one
+///   extra label, `**.example.com` is any depth including none. See ``HostPattern``.
+/// - The most specific match wins: more labels beat fewer, and at equal length exact beats `*.` beats `**.`.
+/// - `allHostsMustBeEvaluated` refuses unlisted hosts with a reason; otherwise they get ``defaultEvaluator``.
+/// - Hosts compare case-insensitively, without one trailing dot, and as A-labels.
+public struct ServerTrustManager: Sendable {
+    /// One host pattern and its evaluator.
+    public struct Rule: Sendable {
+        public var pattern: HostPattern
+        public var evaluator: any ServerTrustEvaluating
+
+        public init(_ pattern: HostPattern, _ evaluator: any ServerTrustEvaluating) {
+            self.pattern = pattern
+            self.evaluator = evaluator
+        }
+    }
+
+    public var allHostsMustBeEvaluated: Bool
+    public var rules: [Rule]
+    /// What unlisted hosts get when not every host must be evaluated: system-style chain validation.
+    public var defaultEvaluator: any ServerTrustEvaluating
+
+    public init(allHostsMustBeEvaluated: Bool = true, rules: [Rule],
+                defaultEvaluator: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
+        self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
+        self.rules = rules
+        self.defaultEvaluator = defaultEvaluator
+    }
+
+    /// Alamofire's initialiser: keys are host names or patterns (`*.example.com`, `**.example.com`).
+    public init(allHostsMustBeEvaluated: Bool = true, evaluators: [String: any ServerTrustEvaluating]) throws(PinConfigurationError) {
+        var rules: [Rule] = []
+        var seen: [HostPattern: String] = [:]
+        for (key, evaluator) in evaluators.sorted(by: { $0.key < $1.key }) {
+            let pattern = try HostPattern(key)
+            if let other = seen[pattern] {
+                throw PinConfigurationError(.invalidHost, "'\(key)' and '\(other)' are the same host pattern (\(pattern))",
+                    fix: "Keep one of them: host names compare case-insensitively, without a trailing dot, as A-labels")
+            }
+            seen[pattern] = key
+            rules.append(Rule(pattern, evaluator))
+        }
+        self.init(allHostsMustBeEvaluated: allHostsMustBeEvaluated, rules: rules)
+    }
+
+    /// A manager that pins each configured host with a ``PinSetEvaluator``, after validating the configuration.
+    /// Unlisted hosts get chain validation only, unless `allHostsMustBeEvaluated`.
+    public init(configuration: PinConfiguration, allHostsMustBeEvaluated: Bool = false,
+                validation: any ServerTrustEvaluating = DefaultTrustEvaluator(),
+                reporter: (any PinFailureReporting)? = nil, app: PinFailureReport.AppInfo = .unknown,
+                now: Date = Date()) throws(PinConfigurationError) {
+        _ = try configuration.validate(now: now)
+        let rules = configuration.hosts.map { host in
+            Rule(host.pattern, PinSetEvaluator(host, validation: validation, reporter: reporter, app: app))
+        }
+        self.init(allHostsMustBeEvaluated: allHostsMustBeEvaluated, rules: rules, defaultEvaluator: validation)
+    }
+
+    /// The "medium security" allow-list: CA validation for the listed hosts, and every other host refused
+    /// before any data is sent.
+    public static func allowList(_ hosts: [String], validation: any ServerTrustEvaluating = DefaultTrustEvaluator()) throws(PinConfigurationError) -> ServerTrustManager {
+        var rules: [Rule] = []
+        for host in hosts { rules.append(Rule(try HostPattern(host), validation)) }
+        return ServerTrustManager(allHostsMustBeEvaluated: true, rules: rules, defaultEvaluator: validation)
+    }
+
+    /// The rule that applies to `host`: the most specific match.
+    public func rule(forHost host: String) throws(ServerTrustManagerError) -> Rule? {
+        let canonical: String
+        do { canonical = try PeerName(host).description } catch { throw .invalidHost(host, reason: "\(error)") }
+        var best: Rule?
+        for rule in rules where rule.pattern.matches(canonical: canonical) {
+            if best.map({ rule.pattern.specificity > $0.pattern.specificity }) ?? true { best = rule }
+        }
+        if best == nil && allHostsMustBeEvaluated { throw .noRequiredEvaluator(host: canonical) }
+        return best
+    }
+
+    /// Alamofire's `serverTrustEvaluator(forHost:)`: the evaluator for `host`, nil to use default handling, or an
+    /// error when the host is not listed and every host must be evaluated.
+    public func serverTrustEvaluator(forHost host: String) throws(ServerTrustManagerError) -> (any ServerTrustEvaluating)? {
+        try rule(forHost: host)?.evaluator
+    }
+
+    /// Whether a connection to `host` may be attempted at all. A client asks this before connecting.
+    public func permits(host: String) -> Bool {
+        do { return try rule(forHost: host) != nil || !allHostsMustBeEvaluated } catch { return false }
+    }
+
+    /// Evaluates `trust` for `host` with the evaluator that applies, refusing unlisted hosts with
+    /// ``TrustFailureCode/hostNotAllowed`` when every host must be evaluated. The SSL policy's host is set to `host`.
+    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustVerdict {
+        let evaluator: any ServerTrustEvaluating
+        do { evaluator = try serverTrustEvaluator(forHost: host) ?? defaultEvaluator } catch {
+            return .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description))
+        }
+        var trust = trust
+        if case .ssl = trust.policy.kind, let peer = try? PeerName(host) { trust.policy.kind = .ssl(peer) }
+        return await evaluator.evaluate(trust)
+    }
+}
