@@ -99,7 +99,7 @@ public struct PinSet: Sendable, Hashable {
             .joined(separator: "; ")
         s += ".\n  Peer certificate chain (as built):"
         for (i, fp) in chain.enumerated() {
-            let role = i == 0 ? "leaf" : (i == chain.count - 1 ? "anchor" : "CA")
+            let role = i == 0 ? "leaf" : "CA"
             s += "\n    \(fp.sha256Pin): \(fp.subject) [\(role)]"
         }
         for (scope, pins) in groups {

@@ -42,7 +42,12 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
 
     /// Pins in one scope for whatever host the trust names; for one-off checks and `ats verify --pin`.
     public init(pins: [Pin], scope: PinScope = .any, validation: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
-        self.init(PinnedHost(HostPattern(canonicalName: "pinned.invalid", kind: .exact), PinSet(pins, scope: scope)), validation: validation)
+        self.init(pinSet: PinSet(pins, scope: scope), validation: validation)
+    }
+
+    /// A pin set for whatever host the trust names, without a configured host pattern.
+    public init(pinSet: PinSet, validation: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
+        self.init(PinnedHost(HostPattern(canonicalName: "pinned.invalid", kind: .exact), pinSet), validation: validation)
         self.unnamed = true
     }
 

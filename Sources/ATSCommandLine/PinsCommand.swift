@@ -1,0 +1,214 @@
+import ArgumentParser
+import Foundation
+import TransportTrust
+
+struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pins",
+        abstract: "Print the SPKI SHA-256 pins of certificates, as a list or a ready-to-paste configuration; or check a chain against pins.",
+        discussion: """
+            Without --pin or --pin-file: prints, for every certificate in the files, base64(SHA-256(SubjectPublicKeyInfo)) with its
+            subject and whether it is a CA. --format ats|trustkit|trustkit-json|okhttp|android prints a snippet pinning the CA
+            certificates (add --include-leaf to pin the leaf too); --format json prints the list as JSON.
+
+            With --pin HASH... and/or --pin-file FILE: the files are a chain (leaf first). It is validated (--anchors, --host) and
+            the pins are checked against the chain as built. Exit status: 0 trusted, 1 not trusted (pinMismatch lists the chain's
+            actual hashes), 2 usage or input error.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case list, ats, trustkit, trustkitJSON = "trustkit-json", okhttp, android, json
+    }
+
+    @Argument(help: "PEM or DER certificate files.")
+    var files: [String] = []
+
+    @Option(help: "list (default), ats, trustkit, trustkit-json, okhttp, android or json.")
+    var format: Format = .list
+
+    @Option(help: "The host the snippet pins, or the host the chain is checked for.")
+    var host: String?
+
+    @Flag(name: .customLong("include-subdomains"), help: "Snippets: pin the host and every name below it.")
+    var includeSubdomains = false
+
+    @Flag(name: .customLong("include-leaf"), help: "Snippets: pin the leaf as well as the CA certificates.")
+    var includeLeaf = false
+
+    @Option(name: .customLong("pin"), help: "Check mode: an SPKI pin (sha256/BASE64 or BASE64). Repeatable.")
+    var pins: [String] = []
+
+    @Option(name: .customLong("pin-file"), help: "Check mode: a pin configuration (Info.plist NSPinnedDomains, TrustKit plist/JSON, OkHttp lines, Android XML).")
+    var pinFile: String?
+
+    @Option(name: .customLong("pin-scope"), help: "Check mode: where --pin hashes must match: any, ca or leaf (default any).")
+    var pinScope: PinScope = .any
+
+    @Option(name: .customLong("anchors"), help: "Check mode: trust anchors (PEM or DER). Without it the system roots are used. Repeatable.")
+    var anchors: [String] = []
+
+    @Flag(name: .customLong("skip-validation"), help: "Check mode: build the chain but ignore validation failures; check pins only.")
+    var skipValidation = false
+
+    @Option(help: "Check mode: validation time, RFC 3339 (default: now).")
+    var at: String?
+
+    @Flag(help: "Check mode: print one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one certificate file, e.g. 'ats pins chain.pem'") }
+        if isCheck && format != .list { throw ValidationError("--format prints pins; it cannot be combined with --pin or --pin-file") }
+    }
+
+    var isCheck: Bool { !pins.isEmpty || pinFile != nil }
+
+    func run() async throws { throw ExitCode(await execute(output: .standard)) }
+
+    func execute(output out: Output) async -> Int32 {
+        do {
+            var certificates: [(file: String, certificate: InputCertificate)] = []
+            for file in files { certificates += try CertificateLoader.certificates(atPath: file).map { (file, $0) } }
+            if isCheck { return try await check(certificates.map(\.certificate), output: out) }
+            try print(certificates, output: out)
+            return 0
+        } catch {
+            out.error("ats pins: \(error)\n")
+            return 2
+        }
+    }
+
+    // MARK: Printing pins
+
+    struct Row: Encodable {
+        var file: String
+        var subject: String
+        var isCertificateAuthority: Bool
+        var keyType: String
+        var spkiSHA256: String
+        var pin: String
+    }
+
+    func print(_ certificates: [(file: String, certificate: InputCertificate)], output out: Output) throws {
+        let rows = certificates.map { c -> Row in
+            let s = CertificateSummary(c.certificate)
+            return Row(file: c.file, subject: s.subject, isCertificateAuthority: Self.isCA(c.certificate, summary: s), keyType: s.keyType,
+                       spkiSHA256: s.spkiSHA256, pin: "sha256/" + s.spkiSHA256)
+        }
+        switch format {
+        case .list:
+            for r in rows {
+                out.write("\(r.pin)  \(r.subject)  \(out.dim("[\(r.isCertificateAuthority ? "CA" : "leaf")] \(r.keyType)"))\n")
+            }
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            out.write(String(decoding: try encoder.encode(rows), as: UTF8.self) + "\n")
+        case .ats, .trustkit, .trustkitJSON, .okhttp, .android:
+            let target: PinConfigurationFormat
+            switch format {
+            case .ats: target = .ats
+            case .trustkit: target = .trustKit
+            case .trustkitJSON: target = .trustKitJSON
+            case .okhttp: target = .okhttp
+            default: target = .android
+            }
+            let hostName = host ?? "example.com"
+            let pattern: HostPattern
+            do { pattern = try HostPattern(hostName, includeSubdomains: includeSubdomains) } catch { throw InputError("--host: \(error)") }
+            var set = PinSet()
+            var caPins: [Pin] = [], leafPins: [Pin] = []
+            for (row, c) in zip(rows, certificates) {
+                let pin = try Pin.spkiSHA256(of: c.certificate)
+                if row.isCertificateAuthority { caPins.append(pin) } else { leafPins.append(pin) }
+            }
+            let pinLeaf = includeLeaf || caPins.isEmpty
+            if target == .ats {
+                set.caPins = Self.unique(caPins)
+                if pinLeaf { set.leafPins = Self.unique(leafPins) }
+            } else {
+                set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
+            }
+            let (text, warnings) = target.write(PinConfiguration([PinnedHost(pattern, set)]))
+            out.write(text)
+            if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
+            if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
+            for w in warnings where w.code != .lossyConversion || target == .ats { out.error("\(w)\n") }
+            out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
+        }
+    }
+
+    static func unique(_ pins: [Pin]) -> [Pin] {
+        var seen: Set<Pin> = []
+        return pins.filter { seen.insert($0).inserted }
+    }
+
+    static func isCA(_ certificate: InputCertificate, summary: CertificateSummary) -> Bool {
+        if certificate.certificate != nil { return summary.isCertificateAuthority }
+        // swift-certificates could not parse it (RSA-1024, RSA-PSS): a self-issued certificate is taken as a CA.
+        guard let raw = certificate.raw else { return false }
+        return raw.subject == raw.issuer
+    }
+
+    // MARK: Checking a chain
+
+    func check(_ chain: [InputCertificate], output out: Output) async throws -> Int32 {
+        var peer: PeerName?
+        if let host {
+            do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
+        }
+        var pinSet = PinSet()
+        var pattern: HostPattern?
+        if let host { pattern = try? HostPattern(host) }
+        for text in pins {
+            do { pinSet[pinScope].append(try Pin(parsing: text)) } catch { throw InputError("--pin: \(error)") }
+        }
+        if let pinFile {
+            let (config, warnings) = try PinConfigurationFormat.read(path: pinFile)
+            for w in warnings { out.error("\(w)\n") }
+            let entry: PinnedHost?
+            if let host { entry = config.entry(for: host) } else { entry = config.hosts.count == 1 ? config.hosts.first : nil }
+            guard let entry else {
+                if host == nil { throw InputError("\(pinFile) pins \(config.hosts.count) hosts; give --host to choose one") }
+                throw InputError("\(pinFile) has no pins for \(host ?? ""); its patterns are: \(config.hosts.map(\.pattern.description).joined(separator: ", "))")
+            }
+            pattern = entry.pattern
+            pinSet.pins += entry.pinSet.pins
+            pinSet.caPins += entry.pinSet.caPins
+            pinSet.leafPins += entry.pinSet.leafPins
+            pinSet.enforcePinning = entry.pinSet.enforcePinning
+            pinSet.expirationDate = entry.pinSet.expirationDate
+        }
+        var custom: [InputCertificate] = []
+        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
+        let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: true)
+        if anchors.isEmpty && TrustAnchors.system.all.isEmpty && !skipValidation {
+            throw InputError("no system roots were found (set SSL_CERT_FILE or SSL_CERT_DIR, or give --anchors)")
+        }
+        var time: Date?
+        if let at {
+            guard let parsed = RFC3339.parse(at) else { throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z") }
+            time = parsed
+        }
+        let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
+        let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
+        let evaluator = pattern.map { PinSetEvaluator(PinnedHost($0, pinSet), validation: validation) }
+            ?? PinSetEvaluator(pinSet: pinSet, validation: validation)
+        let verdict = await evaluator.evaluate(trust)
+        out.write(json ? VerdictRendering.json(verdict) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
+        return verdict.isTrusted ? 0 : 1
+    }
+}
+
+/// Builds the chain and keeps it, but reports validation failures as notes only (`--skip-validation`).
+struct BuildOnlyEvaluator: ServerTrustEvaluating {
+    func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        let built = await TrustEngine.shared.evaluate(trust)
+        var v = TrustVerdict(anchor: built.anchor, chain: built.chain, failures: [], notes: built.notes)
+        for f in built.failures { v.notes.append("validation skipped: \(f)") }
+        return v
+    }
+}
+
+extension PinScope: ExpressibleByArgument {}
