@@ -80,8 +80,8 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// How specific the pattern is when it matches: more labels named is more specific, and at equal length an
-    /// exact name beats one label, which beats any depth.
+    /// How specific the pattern is when it matches: more labels named is more specific (`**.api.example.com`
+    /// beats `*.example.com`), and on the same name exact beats `*.`, which beats `**.`.
     public var specificity: Int {
         let labels = name.split(separator: ".").count
         let rank: Int
@@ -90,8 +90,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         case .oneLabel: rank = 1
         case .subdomains: rank = 0
         }
-        // A one-label wildcard names one more (unknown) label than its base.
-        return (labels + (kind == .oneLabel ? 1 : 0)) * 4 + rank
+        return labels * 4 + rank
     }
 
     /// Whether the pattern includes subdomains at any depth.
