@@ -1,7 +1,7 @@
 import Foundation
 
 /// OkHttp `CertificatePinner` pins as text: one `pattern sha256/…` per line (more pins may follow on the line,
-/// separated by spaces or commas). `#` and `//` start comments.
+/// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments.
 enum OkHttpPinFormat {
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         var order: [HostPattern] = []
@@ -10,7 +10,10 @@ enum OkHttpPinFormat {
         let text = String(decoding: bytes, as: UTF8.self)
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(raw)
-            for marker in ["#", "//"] { if let r = line.range(of: marker) { line = line[..<r.lowerBound] } }
+            if let r = line.range(of: "#") { line = line[..<r.lowerBound] }
+            // `//` starts a comment only at the start or after a space: base64 pins contain slashes.
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("//") { continue }
+            for marker in [" //", "\t//"] { if let r = line.range(of: marker) { line = line[..<r.lowerBound] } }
             let tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0 == "\r" })
                 .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"'")) }
             guard let first = tokens.first else { continue }

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+@testable import TransportTrust
+
+@Suite struct PinConfigurationFormatTests {
+    let a = PinningFixtures.sha256Pin(PKI.root("A")), b = PinningFixtures.sha256Pin(PKI.root("B")), c = PinningFixtures.sha256Pin(PKI.root("C"))
+
+    var sample: PinConfiguration {
+        // In key order, as dictionary formats read them back.
+        PinConfiguration([
+            PinnedHost(try! HostPattern("api.example.org"), PinSet([b, c], scope: .any)),
+            PinnedHost(try! HostPattern("example.com", includeSubdomains: true), PinSet([a, b], scope: .any, enforcePinning: false,
+                       expirationDate: PinDates.parseDay("2030-01-31"), reportURIs: ["https://report.example.com/"])),
+        ])
+    }
+
+    @Test(arguments: [PinConfigurationFormat.trustKit, .trustKitJSON, .android, .okhttp, .ats])
+    func writesAndReadsBack(format: PinConfigurationFormat) throws {
+        let (text, _) = format.write(sample)
+        #expect(PinConfigurationFormat.detect(Array(text.utf8)) == format)
+        let (back, warnings) = try PinConfigurationFormat.read(Array(text.utf8), source: "x")
+        #expect(warnings.isEmpty)
+        #expect(back.hosts.map(\.pattern) == sample.hosts.map(\.pattern))
+        #expect(back.hosts.map { Set($0.pinSet.allPins) } == sample.hosts.map { Set($0.pinSet.allPins) })
+        if format == .trustKit || format == .trustKitJSON {
+            #expect(back == sample)
+        }
+        if format == .android { #expect(back.hosts[1].pinSet.expirationDate == sample.hosts[1].pinSet.expirationDate) }
+    }
+
+    @Test func atsKeepsCAAndLeafScopesAndWarnsAboutWhatItCannotSay() throws {
+        let config = PinConfiguration([PinnedHost(try HostPattern("*.example.com"), PinSet(pins: [a], caPins: [b], leafPins: [c], enforcePinning: false))])
+        let (text, warnings) = PinConfigurationFormat.ats.write(config)
+        #expect(Set(warnings.map(\.code)) == [.lossyConversion])
+        #expect(warnings.count == 3)  // one-label wildcard, report-only, any-scope pins
+        let back = try PinConfigurationFormat.read(Array(text.utf8), source: "Info.plist").configuration
+        #expect(Set(back.hosts[0].pinSet.caPins) == [a, b])
+        #expect(back.hosts[0].pinSet.leafPins == [c])
+        #expect(back.hosts[0].pattern.kind == .subdomains)
+    }
+
+    @Test func readsAnInfoPlistsNSPinnedDomains() throws {
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>com.example</string>
+            <key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict>
+              <key>example.com</key><dict>
+                <key>NSIncludesSubdomains</key><true/>
+                <key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(a.base64!)</string></dict></array>
+                <key>NSPinnedLeafIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(b.base64!)</string></dict></array>
+              </dict>
+            </dict></dict></dict></plist>
+            """
+        let config = try PinConfigurationFormat.read(Array(plist.utf8), source: "Info.plist").configuration
+        #expect(config.hosts.count == 1)
+        #expect(config.entry(for: "deep.www.example.com")?.pinSet == PinSet(caPins: [a], leafPins: [b]))
+    }
+
+    @Test func malformedInputNamesTheFileTheLineAndTheFix() throws {
+        let ok = try #require(a.base64)
+        // OkHttp: a bad pin on line 3.
+        do {
+            _ = try PinConfigurationFormat.read(Array("# pins\nexample.com sha256/\(ok)\nexample.com sha256/short\n".utf8), source: "pins.txt")
+            Issue.record("a short pin was accepted")
+        } catch {
+            #expect(error.source == "pins.txt")
+            #expect(error.line == 3)
+            #expect(error.description.hasPrefix("pins.txt:3: "))
+            #expect(!error.fix.isEmpty)
+        }
+        // Android: a non-SHA-256 digest.
+        let xml = "<?xml version=\"1.0\"?>\n<network-security-config>\n<domain-config>\n<domain>example.com</domain>\n<pin-set>\n<pin digest=\"SHA-1\">\(ok)</pin>\n</pin-set>\n</domain-config>\n</network-security-config>\n"
+        do { _ = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml"); Issue.record("SHA-1 digest accepted") } catch {
+            #expect(error.code == .malformedPin)
+            #expect(error.line == 6)
+        }
+        // TrustKit: a string where a Boolean belongs.
+        let json = "{\"TSKPinnedDomains\": {\"example.com\": {\n\"TSKIncludeSubdomains\": \"yes\",\n\"TSKPublicKeyHashes\": [\"\(ok)\"]}}}"
+        do { _ = try PinConfigurationFormat.read(Array(json.utf8), source: "tk.json"); Issue.record("string Boolean accepted") } catch {
+            #expect(error.code == .wrongType)
+            #expect(error.line == 2)
+        }
+        // Not a document at all.
+        #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array("{ nope".utf8), source: "x.json") }
+        #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array("# nothing\n".utf8), source: "empty.txt") }
+    }
+
+    @Test func okHttpCommentsDoNotCutPinsWithSlashes() throws {
+        let pin = Pin.spkiSHA256(Array(repeating: 0xFF, count: 32))  // base64 "//////…"
+        let text = "// header\nexample.com \(pin) // trailing\n"
+        #expect(try PinConfigurationFormat.read(Array(text.utf8), source: "p", format: .okhttp).configuration.hosts.first?.pinSet.pins == [pin])
+    }
+
+    @Test func okHttpLegacySHA1PinsAreReadWithAWarning() throws {
+        let sha1 = Data(repeating: 3, count: 20).base64EncodedString()
+        let (config, warnings) = try PinConfigurationFormat.read(Array("**.example.com sha1/\(sha1), sha256/\(a.base64!)\n".utf8), source: "p")
+        #expect(warnings.map(\.code) == [.legacySHA1])
+        #expect(warnings.first?.line == 1)
+        #expect(config.hosts.first?.pinSet.pins.count == 2)
+    }
+
+    @Test func androidNestedConfigsInheritThePinSet() throws {
+        let xml = """
+            <network-security-config>
+              <domain-config>
+                <domain includeSubdomains="true">example.com</domain>
+                <pin-set expiration="2031-02-03"><pin digest="SHA-256">\(a.base64!)</pin><pin digest="SHA-256">\(b.base64!)</pin></pin-set>
+                <domain-config><domain>api.example.com</domain></domain-config>
+              </domain-config>
+            </network-security-config>
+            """
+        let config = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml").configuration
+        #expect(config.hosts.count == 2)
+        #expect(config.entry(for: "api.example.com")?.pattern.kind == .exact)
+        #expect(config.entry(for: "api.example.com")?.pinSet.pins == [a, b])
+        #expect(config.entry(for: "api.example.com")?.pinSet.expirationDate == PinDates.parseDay("2031-02-03"))
+    }
+}

@@ -1,0 +1,94 @@
+import ATSCommandLine
+import Foundation
+import Testing
+
+@testable import TransportTrust
+
+/// `ats pins`, driven in-process. Nothing touches the network.
+@Suite struct PinsCommandTests {
+    let dir = try! TemporaryDirectory()
+    let pki = PKI.chain()
+    static let at = ISO8601DateFormatter().string(from: PKI.now)
+
+    func run(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: ["pins"] + arguments, output: output)
+        return (status, output.standardOutput, output.standardError)
+    }
+
+    func files() throws -> (chain: String, root: String) {
+        (try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem), try dir.write("root.der", bytes: pki.root.der))
+    }
+
+    @Test func listsEveryCertificatesPinSubjectAndRole() async throws {
+        let (chain, root) = try files()
+        let r = await run([chain, root])
+        #expect(r.status == 0)
+        let lines = r.out.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("sha256/" + PinningFixtures.hash(pki.leaf)))
+        #expect(lines[0].contains("[leaf]"))
+        #expect(lines[1].contains("[CA]") && lines[1].contains("Test Intermediate CA"))
+        #expect(lines[2].hasPrefix("sha256/" + PinningFixtures.hash(pki.root)))
+    }
+
+    @Test func jsonListsThePins() async throws {
+        let (chain, _) = try files()
+        let r = await run([chain, "--format", "json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["spkiSHA256"] as? String } == [PinningFixtures.hash(pki.leaf), PinningFixtures.hash(pki.intermediate)])
+        #expect(rows.map { $0["isCertificateAuthority"] as? Bool } == [false, true])
+    }
+
+    @Test(arguments: ["ats", "trustkit", "trustkit-json", "okhttp", "android"])
+    func snippetsPinTheCAAndRemindOfABackup(format: String) async throws {
+        let (chain, root) = try files()
+        let r = await run([chain, root, "--format", format, "--host", "api.example.com"])
+        #expect(r.status == 0)
+        #expect(r.err.contains("backup pin"))
+        let config = try PinConfigurationFormat.read(Array(r.out.utf8), source: "snippet").configuration
+        #expect(config.hosts.map(\.pattern.name) == ["api.example.com"])
+        let pins = Set(config.hosts[0].pinSet.allPins)
+        #expect(pins == [PinningFixtures.sha256Pin(pki.intermediate), PinningFixtures.sha256Pin(pki.root)])
+        let withLeaf = await run([chain, "--format", format, "--include-leaf"])
+        let leafConfig = try PinConfigurationFormat.read(Array(withLeaf.out.utf8), source: "snippet").configuration
+        #expect(leafConfig.hosts[0].pinSet.allPins.contains(PinningFixtures.sha256Pin(pki.leaf)))
+        #expect(withLeaf.err.contains("example.com"))
+    }
+
+    @Test func checksAChainAgainstPins() async throws {
+        let (chain, root) = try files()
+        let base = [chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
+        #expect(await run(base + ["--pin", "sha256/" + PinningFixtures.hash(pki.root)]).status == 0)
+        let miss = await run(base + ["--pin", PinningFixtures.unrelated.description])
+        #expect(miss.status == 1)
+        #expect(miss.out.contains("pinMismatch"))
+        #expect(miss.out.contains("sha256/" + PinningFixtures.hash(pki.intermediate)))
+        // Scope: the leaf's pin does not satisfy a CA scope.
+        #expect(await run(base + ["--pin", PinningFixtures.sha256Pin(pki.leaf).description, "--pin-scope", "ca"]).status == 1)
+        #expect(await run(base + ["--pin", PinningFixtures.sha256Pin(pki.leaf).description, "--pin-scope", "leaf"]).status == 0)
+        // JSON verdicts carry the code.
+        let json = await run(base + ["--pin", PinningFixtures.unrelated.description, "--json"])
+        #expect(json.out.contains("\"pinMismatch\""))
+    }
+
+    @Test func checksAChainAgainstAPinFile() async throws {
+        let (chain, root) = try files()
+        let okhttp = try dir.write("pins.txt", "**.example.com \(PinningFixtures.sha256Pin(pki.intermediate)) \(PinningFixtures.unrelated)\n")
+        let base = [chain, "--anchors", root, "--at", Self.at, "--pin-file", okhttp]
+        #expect(await run(base + ["--host", "www.example.com"]).status == 0)
+        let none = await run(base + ["--host", "example.org"])
+        #expect(none.status == 2)
+        #expect(none.err.contains("**.example.com"))
+    }
+
+    @Test func inputErrorsExitTwo() async throws {
+        let (chain, _) = try files()
+        #expect(await run([]).status == 2)
+        #expect(await run([dir.file("missing.pem")]).status == 2)
+        let bad = await run([chain, "--pin", "sha256/short", "--skip-validation"])
+        #expect(bad.status == 2)
+        #expect(bad.err.contains("--pin"))
+        #expect(await run([chain, "--pin", PinningFixtures.unrelated.description, "--format", "ats"]).status == 2)
+    }
+}
