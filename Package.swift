@@ -55,7 +55,13 @@ let package = Package(
         .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
         .executableTarget(
             name: "TrustBenchmark",
-            dependencies: ["TransportTrust", .product(name: "X509", package: "swift-certificates")],
+            dependencies: [
+                "TransportTrust",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,1 +1,142 @@
+import Foundation
 import TransportTrust
+import X509
+
+// Cold and cached evaluations per second, with the SSL policy and a host name, on the calling thread.
+// Run under `taskset -c 0` for one core (bench/run.sh does). Peers get the same chains via --write.
+//
+//   TrustBenchmark [--seconds S] [--write DIR] [--json]
+
+struct Options {
+    var seconds = 2.0
+    var writeDir: String?
+    var json = false
+}
+
+struct Figure: Codable {
+    var chain: String
+    var coldPerSecond: Double
+    var cachedPerSecond: Double
+    var cachedOverCold: Double
+}
+
+struct MemoryFigure: Codable {
+    var cacheCapacity: Int
+    var chainsEvaluated: Int
+    var cacheEntries: Int
+    var rssKiBStart: Int
+    var rssKiBAtCapacity: Int
+    var rssKiBEnd: Int
+}
+
+struct Report: Codable {
+    var harness = "swift-transport-security"
+    var figures: [Figure]
+    var memory: MemoryFigure
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+}
+
+func parse(_ arguments: ArraySlice<String>) throws -> Options {
+    var options = Options()
+    var args = arguments
+    while let a = args.popFirst() {
+        switch a {
+        case "--seconds":
+            guard let s = args.popFirst().flatMap(Double.init), s > 0 else { throw BenchmarkError(description: "--seconds needs a positive number") }
+            options.seconds = s
+        case "--write":
+            guard let d = args.popFirst() else { throw BenchmarkError(description: "--write needs a directory") }
+            options.writeDir = d
+        case "--json": options.json = true
+        default: throw BenchmarkError(description: "unknown argument '\(a)'")
+        }
+    }
+    return options
+}
+
+/// Iterations per second of `body` over about `seconds`, after a warm-up.
+func rate(_ seconds: Double, _ body: () async throws -> Void) async throws -> Double {
+    for _ in 0..<20 { try await body() }
+    let start = DispatchTime.now().uptimeNanoseconds
+    var n = 0
+    var elapsed = 0.0
+    repeat {
+        for _ in 0..<50 { try await body() }
+        n += 50
+        elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    } while elapsed < seconds
+    return Double(n) / elapsed
+}
+
+func mustTrust(_ engine: TrustEngine, _ trust: ServerTrust) async throws {
+    let verdict = await engine.evaluate(trust)
+    guard verdict.isTrusted else {
+        throw BenchmarkError(description: "benchmark chain not trusted: \(verdict.failures.map(\.message))")
+    }
+}
+
+func residentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return 0 }
+    return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+}
+
+func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure {
+    let chain = try BenchChain.make(kind)
+    if let dir = options.writeDir { try chain.write(to: URL(fileURLWithPath: dir)) }
+    let anchors = TrustAnchors(custom: [try InputCertificate(der: BenchChain.der(chain.root))])
+    let trust = ServerTrust(certificates: [try BenchChain.der(chain.leaf), try BenchChain.der(chain.intermediate)],
+                            anchors: anchors, policy: .ssl(host: try PeerName(BenchChain.host)))
+    // Cold: with no cache, every evaluation parses, builds the path and verifies both signatures.
+    let cold = TrustEngine(cacheCapacity: 0)
+    let coldRate = try await rate(options.seconds) { try await mustTrust(cold, trust) }
+    let cached = TrustEngine()
+    let cachedRate = try await rate(options.seconds) { try await mustTrust(cached, trust) }
+    return Figure(chain: chain.name, coldPerSecond: coldRate.rounded(), cachedPerSecond: cachedRate.rounded(),
+                  cachedOverCold: (cachedRate / coldRate * 10).rounded() / 10)
+}
+
+/// Four times the cache's capacity in distinct chains: the LRU must keep entries, and so memory, bounded.
+func memory(capacity: Int) async throws -> MemoryFigure {
+    let engine = TrustEngine(cacheCapacity: capacity)
+    let rootKey = try BenchChain.privateKey(.p256), intKey = try BenchChain.privateKey(.p256)
+    let first = try BenchChain.make(.p256, leafName: "host0.\(BenchChain.host)", rootKey: rootKey, intermediateKey: intKey)
+    let anchors = TrustAnchors(custom: [try InputCertificate(der: BenchChain.der(first.root))])
+    let intermediate = try BenchChain.der(first.intermediate)
+    let start = residentKiB()
+    var atCapacity = 0
+    for i in 0..<(capacity * 4) {
+        let name = "host\(i).\(BenchChain.host)"
+        let leaf = try BenchChain.issue(subject: name, issuer: "Bench Issuing CA", key: try BenchChain.privateKey(.p256),
+                                        signer: intKey, ca: false, kind: .p256)
+        try await mustTrust(engine, ServerTrust(certificates: [try BenchChain.der(leaf), intermediate],
+                                                anchors: anchors, policy: .ssl(host: try PeerName(name))))
+        if i == capacity - 1 { atCapacity = residentKiB() }
+    }
+    return MemoryFigure(cacheCapacity: capacity, chainsEvaluated: capacity * 4, cacheEntries: engine.cachedPathCount,
+                        rssKiBStart: start, rssKiBAtCapacity: atCapacity, rssKiBEnd: residentKiB())
+}
+
+do {
+    let options = try parse(CommandLine.arguments.dropFirst())
+    var figures: [Figure] = []
+    for kind in [BenchChain.KeyKind.p256, .rsa2048] { figures.append(try await speed(kind, options: options)) }
+    let mem = try await memory(capacity: 1024)
+    if options.json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(Report(figures: figures, memory: mem)), as: UTF8.self))
+    } else {
+        for f in figures {
+            print("\(f.chain): cold \(Int(f.coldPerSecond))/s, cached \(Int(f.cachedPerSecond))/s (\(f.cachedOverCold)× cold)")
+        }
+        print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
+    }
+} catch {
+    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json]\n".utf8))
+    exit(2)
+}

@@ -22,6 +22,9 @@ public final class TrustEngine: Sendable {
         self.cache = ValidatedPathCache(capacity: cacheCapacity)
     }
 
+    /// Validated paths currently remembered; never more than the capacity given at init.
+    public var cachedPathCount: Int { cache.count }
+
     public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         let time = trust.validationTime ?? Date()
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
