@@ -34,6 +34,7 @@ public struct WebPKIProfileRule: ChainRule {
             }
             let aki = try? ext.authorityKeyIdentifier
             let ski = try? ext.subjectKeyIdentifier
+            // Anchors too: rfc5280::aki::cross-signed-root-missing-aki refuses a cross-signed anchor without one.
             if !cert.isSelfIssued && aki?.keyIdentifier == nil {
                 fail(.malformedCertificate, "has no authorityKeyIdentifier keyIdentifier")
             }
