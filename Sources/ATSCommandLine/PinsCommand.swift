@@ -21,7 +21,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         case list, ats, trustkit, trustkitJSON = "trustkit-json", okhttp, android, json
     }
 
-    @Argument(help: "PEM or DER certificate files.")
+    @Argument(help: "PEM or DER certificate files, or https://HOST[:PORT] to take the chain a server presents.")
     var files: [String] = []
 
     @Option(help: "list (default), ats, trustkit, trustkit-json, okhttp, android or json.")
@@ -36,14 +36,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(name: .customLong("include-leaf"), help: "Snippets: pin the leaf as well as the CA certificates.")
     var includeLeaf = false
 
-    @Option(name: .customLong("pin"), help: "Check mode: an SPKI pin (sha256/BASE64 or BASE64). Repeatable.")
-    var pins: [String] = []
-
-    @Option(name: .customLong("pin-file"), help: "Check mode: a pin configuration (Info.plist NSPinnedDomains, TrustKit plist/JSON, OkHttp lines, Android XML).")
-    var pinFile: String?
-
-    @Option(name: .customLong("pin-scope"), help: "Check mode: where --pin hashes must match: any, ca or leaf (default any).")
-    var pinScope: PinScope = .any
+    @OptionGroup var pinOptions: PinOptions
 
     @Option(name: .customLong("anchors"), help: "Check mode: trust anchors (PEM or DER). Without it the system roots are used. Repeatable.")
     var anchors: [String] = []
@@ -62,14 +55,20 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if isCheck && format != .list { throw ValidationError("--format prints pins; it cannot be combined with --pin or --pin-file") }
     }
 
-    var isCheck: Bool { !pins.isEmpty || pinFile != nil }
+    var isCheck: Bool { !pinOptions.isEmpty }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
         do {
             var certificates: [(file: String, certificate: InputCertificate)] = []
-            for file in files { certificates += try CertificateLoader.certificates(atPath: file).map { (file, $0) } }
+            for file in files {
+                if file.lowercased().hasPrefix("https://") {
+                    certificates += try await PresentedChain.fetch(file).map { (file, $0) }
+                } else {
+                    certificates += try CertificateLoader.certificates(atPath: file).map { (file, $0) }
+                }
+            }
             if isCheck { return try await check(certificates.map(\.certificate), output: out) }
             try print(certificates, output: out)
             return 0
@@ -158,28 +157,6 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
         }
-        var pinSet = PinSet()
-        var pattern: HostPattern?
-        if let host { pattern = try? HostPattern(host) }
-        for text in pins {
-            do { pinSet[pinScope].append(try Pin(parsing: text)) } catch { throw InputError("--pin: \(error)") }
-        }
-        if let pinFile {
-            let (config, warnings) = try PinConfigurationFormat.read(path: pinFile)
-            for w in warnings { out.error("\(w)\n") }
-            let entry: PinnedHost?
-            if let host { entry = config.entry(for: host) } else { entry = config.hosts.count == 1 ? config.hosts.first : nil }
-            guard let entry else {
-                if host == nil { throw InputError("\(pinFile) pins \(config.hosts.count) hosts; give --host to choose one") }
-                throw InputError("\(pinFile) has no pins for \(host ?? ""); its patterns are: \(config.hosts.map(\.pattern.description).joined(separator: ", "))")
-            }
-            pattern = entry.pattern
-            pinSet.pins += entry.pinSet.pins
-            pinSet.caPins += entry.pinSet.caPins
-            pinSet.leafPins += entry.pinSet.leafPins
-            pinSet.enforcePinning = entry.pinSet.enforcePinning
-            pinSet.expirationDate = entry.pinSet.expirationDate
-        }
         var custom: [InputCertificate] = []
         for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
         let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: true)
@@ -193,8 +170,9 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
-        let evaluator = pattern.map { PinSetEvaluator(PinnedHost($0, pinSet), validation: validation) }
-            ?? PinSetEvaluator(pinSet: pinSet, validation: validation)
+        guard let evaluator = try pinOptions.evaluator(for: host, validation: validation, output: out) else {
+            throw InputError("check mode needs --pin or --pin-file")
+        }
         let verdict = await evaluator.evaluate(trust)
         out.write(json ? VerdictRendering.json(verdict) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
         return verdict.isTrusted ? 0 : 1
@@ -211,4 +189,3 @@ struct BuildOnlyEvaluator: ServerTrustEvaluating {
     }
 }
 
-extension PinScope: ExpressibleByArgument {}

@@ -49,6 +49,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Revocation checking: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
 
+    @OptionGroup(title: "Pinning (checked against the chain as built, after validation)")
+    var pinOptions: PinOptions
+
     @Flag(help: "Print one JSON object.")
     var json = false
 
@@ -68,6 +71,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         if limbo != nil && output == nil { throw ValidationError("--limbo needs --output RESULTS.json") }
         if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
         if policy == .basic && host != nil { throw ValidationError("--policy basic checks no host; drop --host or use --policy ssl") }
+        if limbo != nil && !pinOptions.isEmpty { throw ValidationError("--pin and --pin-file check one chain; they cannot be combined with --limbo") }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -78,7 +82,12 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         }
         do {
             let trust = try makeTrust()
-            let verdict = await trust.evaluate()
+            let verdict: TrustVerdict
+            if let pinned = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
+                verdict = await pinned.evaluate(trust)
+            } else {
+                verdict = await trust.evaluate()
+            }
             if json {
                 out.write(VerdictRendering.json(verdict) + "\n")
             } else {

@@ -204,6 +204,39 @@ import X509
         #expect(missing.err.contains("nope.der"))
     }
 
+    // MARK: Pins
+
+    @Test func pinsAreCheckedAfterValidation() async throws {
+        let (chain, root) = try files()
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
+        // The root is not sent by the server; it matches because pins are checked against the built chain.
+        let hit = await run(base + ["--pin", "sha256/" + PinningFixtures.hash(pki.root)])
+        #expect(hit.status == 0, "\(hit.out)\(hit.err)")
+        let miss = await run(base + ["--pin", PinningFixtures.unrelated.description])
+        #expect(miss.status == 1)
+        #expect(miss.out.contains("pinMismatch"))
+        #expect(await run(base + ["--pin", PinningFixtures.sha256Pin(pki.leaf).description, "--pin-scope", "ca"]).status == 1)
+        #expect(await run(base + ["--pin", PinningFixtures.sha256Pin(pki.leaf).description, "--pin-scope", "leaf"]).status == 0)
+        // A matching pin does not rescue a chain that fails validation.
+        let wrongHost = ["verify", chain, "--anchors", root, "--host", "mail.example.com", "--at", Self.at]
+        let rescued = await run(wrongHost + ["--pin", "sha256/" + PinningFixtures.hash(pki.root)])
+        #expect(rescued.status == 1)
+        #expect(rescued.out.contains("hostnameMismatch"))
+    }
+
+    @Test func pinFileEntryIsChosenByHost() async throws {
+        let (chain, root) = try files()
+        let pins = try dir.write("pins.txt", "*.example.com \(PinningFixtures.sha256Pin(pki.intermediate)) \(PinningFixtures.unrelated)\n")
+        let base = ["verify", chain, "--anchors", root, "--at", Self.at, "--pin-file", pins]
+        #expect(await run(base + ["--host", "www.example.com"]).status == 0)
+        let unlisted = await run(["verify", chain, "--anchors", root, "--at", Self.at, "--pin-file", pins, "--policy", "basic"])
+        #expect(unlisted.status == 0, "one entry in the file: it applies without --host")
+        let bad = await run(base + ["--host", "www.example.com", "--pin", "sha256/short"])
+        #expect(bad.status == 2)
+        #expect(bad.err.contains("--pin"))
+        #expect(await run(["verify", "--limbo", "x.json", "--output", "y.json", "--pin-file", pins]).status == 2)
+    }
+
     // MARK: Usage and input errors: status 2 and what to fix
 
     @Test func anUnknownFlagIsAUsageError() async throws {

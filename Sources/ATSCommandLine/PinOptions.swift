@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import TransportTrust
+
+/// `--pin`, `--pin-file` and `--pin-scope`, shared by every command that checks pins.
+struct PinOptions: ParsableArguments {
+    @Option(name: .customLong("pin"), help: "An SPKI pin (sha256/BASE64 or BASE64) the chain must contain. Repeatable.")
+    var pins: [String] = []
+
+    @Option(name: .customLong("pin-file"), help: "A pin configuration: Info.plist NSPinnedDomains, TrustKit plist/JSON, OkHttp lines or Android XML.")
+    var pinFile: String?
+
+    @Option(name: .customLong("pin-scope"), help: "Where --pin hashes must match: any, ca or leaf (default any).")
+    var pinScope: PinScope = .any
+
+    var isEmpty: Bool { pins.isEmpty && pinFile == nil }
+
+    /// The pinned host these options describe for `host`, or nil when no pins were given.
+    /// A pin file's entry for the host supplies the pattern, enforcement and expiry; `--pin` hashes are added to it.
+    func pinnedHost(for host: String?, output out: Output) throws -> (pattern: HostPattern?, pinSet: PinSet)? {
+        if isEmpty { return nil }
+        var pinSet = PinSet()
+        var pattern: HostPattern?
+        if let host { pattern = try? HostPattern(host) }
+        for text in pins {
+            do { pinSet[pinScope].append(try Pin(parsing: text)) } catch { throw InputError("--pin: \(error)") }
+        }
+        if let pinFile {
+            let (config, warnings) = try PinConfigurationFormat.read(path: pinFile)
+            for w in warnings { out.error("\(w)\n") }
+            let entry: PinnedHost?
+            if let host { entry = config.entry(for: host) } else { entry = config.hosts.count == 1 ? config.hosts.first : nil }
+            guard let entry else {
+                if host == nil { throw InputError("\(pinFile) pins \(config.hosts.count) hosts; give --host to choose one") }
+                throw InputError("\(pinFile) has no pins for \(host ?? ""); its patterns are: \(config.hosts.map(\.pattern.description).joined(separator: ", "))")
+            }
+            pattern = entry.pattern
+            pinSet.pins += entry.pinSet.pins
+            pinSet.caPins += entry.pinSet.caPins
+            pinSet.leafPins += entry.pinSet.leafPins
+            pinSet.enforcePinning = entry.pinSet.enforcePinning
+            pinSet.expirationDate = entry.pinSet.expirationDate
+        }
+        return (pattern, pinSet)
+    }
+
+    /// A pin-set evaluator that runs `validation` first, or nil when no pins were given.
+    func evaluator(for host: String?, validation: any ServerTrustEvaluating, output out: Output) throws -> PinSetEvaluator? {
+        guard let (pattern, pinSet) = try pinnedHost(for: host, output: out) else { return nil }
+        return pattern.map { PinSetEvaluator(PinnedHost($0, pinSet), validation: validation) }
+            ?? PinSetEvaluator(pinSet: pinSet, validation: validation)
+    }
+}
+
+extension PinScope: ExpressibleByArgument {}
