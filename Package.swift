@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
+        .library(name: "TransportClient", targets: ["TransportClient"]),
         .executable(name: "ats", targets: ["ats"]),
     ],
     dependencies: [
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
     ],
     targets: [
         // Trust evaluation: chain building, policies, verdicts. No network I/O.
@@ -43,12 +46,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The HTTPS client: ATS, trust and pins enforced during the TLS handshake.
+        .target(
+            name: "TransportClient",
+            dependencies: [
+                "TransportTrust", "AppTransportSecurity",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The `ats` commands as a library, so tests can drive them without a subprocess.
         .target(
             name: "ATSCommandLine",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity",
+                "TransportTrust", "AppTransportSecurity", "TransportClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -69,6 +89,23 @@ let package = Package(
             dependencies: [
                 "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TransportClientTests",
+            dependencies: [
+                "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,0 +1,282 @@
+import AppTransportSecurity
+import ArgumentParser
+import Foundation
+import NIOHTTP1
+import TransportClient
+import TransportTrust
+
+/// `ats fetch`: one request through the enforcing client, with the handshake explained.
+struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch a URL with ATS, server trust and pins enforced during the TLS handshake.",
+        discussion: """
+            The URL's ATS requirements come from --plist (or ATS defaults), pins from --pin/--pin-file, anchors from --anchors (or
+            the system roots; SSL_CERT_FILE and SSL_CERT_DIR are honoured). --verbose shows the TLS version and cipher suite, the
+            chain with each certificate's SPKI hash, the trust verdict and the ATS rule behind each check.
+            Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error.
+            """
+    )
+
+    @Argument(help: "The https:// (or permitted http://) URL.")
+    var url: String
+
+    @Option(help: "An Info.plist, bare NSAppTransportSecurity plist, .app or .ipa whose ATS rules apply (default: ATS defaults).")
+    var plist: String?
+
+    @Option(help: "Platform rules: ios9, ios10, ios17 (default), macos10.11, macos10.12, macos14, or a version.")
+    var platform: String?
+
+    @Flag(name: .customLong("no-ats"), help: "Do not apply ATS rules (trust and pins still apply).")
+    var noATS = false
+
+    @OptionGroup var pinOptions: PinOptions
+
+    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Repeatable. Without it the system roots are used.")
+    var anchors: [String] = []
+
+    @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
+          help: "Trust only the given anchors (the default); --no-anchors-only adds the system roots.")
+    var anchorsOnly: Bool = true
+
+    @Option(help: "A PKCS#12 client identity (.p12) for mutual TLS; needs --password-file.")
+    var identity: String?
+
+    @Option(name: .customLong("password-file"), help: "A file holding the PKCS#12 password (first line).")
+    var passwordFile: String?
+
+    @Option(help: "A PEM client certificate chain for mutual TLS; needs --key.")
+    var cert: String?
+
+    @Option(help: "The PEM private key for --cert.")
+    var key: String?
+
+    @Option(help: "USER:PASSWORD for HTTP Basic or Digest challenges.")
+    var user: String?
+
+    @Option(help: "The request method (default GET, or POST with --data).")
+    var method: String?
+
+    @Option(name: .customLong("header"), help: "A request header 'Name: value'. Repeatable.")
+    var headers: [String] = []
+
+    @Option(help: "The request body: text, or @FILE.")
+    var data: String?
+
+    @Option(name: .customLong("max-redirects"), help: "Redirects to follow (default 10).")
+    var maxRedirects: Int = 10
+
+    @Option(help: "Time limit in seconds for the whole request (default 30); connect and handshake get at most 10 s each.")
+    var timeout: Double = 30
+
+    @Option(help: "Write the body to FILE instead of standard output.")
+    var output: String?
+
+    @Option(name: .customLong("resolve"), help: "HOST:ADDRESS, connect to ADDRESS for HOST (like curl). Repeatable.")
+    var resolve: [String] = []
+
+    @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
+    var verbose = false
+
+    @Flag(help: "Print one JSON object describing the outcome instead of the body.")
+    var json = false
+
+    func validate() throws {
+        if identity != nil && (cert != nil || key != nil) { throw ValidationError("give either --identity or --cert/--key, not both") }
+        if identity != nil && passwordFile == nil { throw ValidationError("--identity needs --password-file") }
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
+        if let platform, PlatformProfile(name: platform) == nil {
+            throw ValidationError("unknown --platform '\(platform)'; use one of \(PlatformProfile.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let user, !user.contains(":") { throw ValidationError("--user takes NAME:PASSWORD") }
+        if maxRedirects < 0 { throw ValidationError("--max-redirects must be 0 or more") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        for r in resolve where r.split(separator: ":", maxSplits: 1).count != 2 { throw ValidationError("--resolve takes HOST:ADDRESS, not '\(r)'") }
+    }
+
+    func run() async throws { throw ExitCode(await execute(output: .standard)) }
+
+    func execute(output out: Output) async -> Int32 {
+        let client: HTTPSClient
+        let request: HTTPRequest
+        do {
+            (client, request) = try makeClient(output: out)
+        } catch {
+            out.error("ats fetch: \(error)\n")
+            return 2
+        }
+        defer { Task { await client.shutdown() } }
+        do throws(TransportError) {
+            let response = try await client.execute(request)
+            if verbose { out.error(Self.describe(response.connection, output: out)) }
+            if json {
+                out.write(FetchJSON.encode(FetchJSON(response: response)) + "\n")
+            } else if let output {
+                do { try Data(response.body).write(to: URL(fileURLWithPath: output)) } catch {
+                    out.error("ats fetch: cannot write '\(output)': \(error)\n")
+                    return 2
+                }
+            } else {
+                out.write(response.text)
+            }
+            if response.statusCode >= 400 {
+                out.error("ats fetch: the server answered \(response.statusCode) \(response.status.reasonPhrase)\n")
+                return 1
+            }
+            return 0
+        } catch {
+            if json { out.write(FetchJSON.encode(FetchJSON(error: error)) + "\n") }
+            if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out)) }
+            if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
+            out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
+            return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
+        }
+    }
+
+    func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest) {
+        let profile = platform.flatMap(PlatformProfile.init(name:)) ?? .newest
+        var ats = ATSPolicy.default(profile: profile)
+        if noATS {
+            ats = .disabled
+        } else if let plist {
+            let sources = try ConfigurationLoader().load(path: plist)
+            guard let source = sources.first(where: { $0.role != .appExtension }) ?? sources.first else { throw InputError("\(plist): no configuration found") }
+            ats = .configuration(source.configuration, profile: profile)
+        }
+        let host = URLComponents(string: url)?.host ?? ""
+        var manager: ServerTrustManager?
+        if let evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
+            let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
+            manager = ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)])
+        }
+        var custom: [InputCertificate] = []
+        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
+        let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: anchorsOnly)
+
+        var clientIdentity: ClientIdentity?
+        if let identity, let passwordFile {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else { throw InputError("cannot read --password-file '\(passwordFile)'") }
+            let password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            clientIdentity = try ClientIdentity(pkcs12File: identity, password: password)
+        } else if let cert, let key {
+            clientIdentity = try ClientIdentity(certificateFile: cert, keyFile: key)
+        }
+
+        var requestHeaders = HTTPHeaders()
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else { throw InputError("--header '\(header)' is not 'Name: value'") }
+            requestHeaders.add(name: String(header[..<colon]).trimmingCharacters(in: .whitespaces),
+                               value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        var body: [UInt8]?
+        if let data {
+            if data.hasPrefix("@") {
+                let path = String(data.dropFirst())
+                guard let contents = FileManager.default.contents(atPath: path) else { throw InputError("cannot read --data file '\(path)'") }
+                body = Array(contents)
+            } else {
+                body = Array(data.utf8)
+            }
+        }
+        let verb = HTTPMethod(rawValue: (method ?? (body == nil ? "GET" : "POST")).uppercased())
+
+        var overrides: [String: String] = [:]
+        for r in resolve {
+            let parts = r.split(separator: ":", maxSplits: 1).map(String.init)
+            overrides[parts[0].lowercased()] = parts[1]
+        }
+        var handler: ChallengeHandler?
+        if let user, let colon = user.firstIndex(of: ":") {
+            let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
+            handler = { challenge in
+                switch challenge.protectionSpace.authenticationMethod {
+                case .httpBasic, .httpDigest:
+                    return challenge.previousFailureCount == 0 ? .useCredential(.password(user: name, password: password, persistence: .none)) : .performDefaultHandling
+                default:
+                    return .performDefaultHandling
+                }
+            }
+        }
+        let limit = Duration.milliseconds(Int64(timeout * 1000))
+        let configuration = HTTPSClientConfiguration(
+            ats: ats, trustManager: manager, anchors: trustAnchors, clientIdentity: clientIdentity, challengeHandler: handler,
+            timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
+            maximumRedirects: maxRedirects, addressOverrides: overrides)
+        return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body))
+    }
+
+    // MARK: Rendering
+
+    static func describe(_ report: ConnectionReport, output out: Output) -> String {
+        var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
+        if let handshake = report.handshake {
+            s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
+        }
+        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out) }
+        s += describe(report.atsEvaluation)
+        for note in report.notes { s += "* note: \(note)\n" }
+        return s
+    }
+
+    static func describe(_ evaluation: ConnectionEvaluation) -> String {
+        evaluation.reasons.map { "* ATS \($0.check): \($0.passed ? "pass" : "FAIL") — \($0.message) [\($0.because)]\n" }.joined()
+    }
+}
+
+/// `ats fetch --json`.
+struct FetchJSON: Encodable {
+    struct ATSCheck: Encodable {
+        var check: String
+        var passed: Bool
+        var message: String
+        var because: String
+    }
+
+    struct Failure: Encodable {
+        var kind: String
+        var phase: String
+        var host: String
+        var port: Int
+        var message: String
+    }
+
+    var url: String?
+    var status: Int?
+    var tlsVersion: String?
+    var cipherSuite: String?
+    var trusted: Bool?
+    var chain: [CertificateSummary]?
+    var failures: [TrustFailure]?
+    var ats: [ATSCheck]?
+    var redirects: [String]?
+    var error: Failure?
+
+    init(response: HTTPResponse) {
+        url = response.url
+        status = response.statusCode
+        redirects = response.redirects
+        fill(response.connection.handshake, response.connection.verdict, response.connection.atsEvaluation)
+    }
+
+    init(error: TransportError) {
+        self.error = Failure(kind: error.kind.rawValue, phase: error.phase.rawValue, host: error.host, port: error.port, message: error.message)
+        fill(error.handshake, error.verdict, error.atsEvaluation)
+    }
+
+    private mutating func fill(_ handshake: HandshakeSummary?, _ verdict: TrustVerdict?, _ evaluation: ConnectionEvaluation?) {
+        tlsVersion = handshake?.tlsVersion?.rawValue
+        cipherSuite = handshake?.cipherSuite
+        trusted = verdict?.isTrusted
+        chain = verdict?.chainSummaries
+        failures = verdict?.failures
+        ats = evaluation?.reasons.map { ATSCheck(check: $0.check, passed: $0.passed, message: $0.message, because: $0.because.description) }
+    }
+
+    static func encode(_ value: FetchJSON) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        guard let data = try? encoder.encode(value) else { return #"{"error":{"kind":"internalError"}}"# }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

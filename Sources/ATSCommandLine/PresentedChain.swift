@@ -1,0 +1,37 @@
+import Foundation
+import TransportClient
+import TransportTrust
+
+/// The chain a server presents, taken during the handshake without sending a request (`ats pins https://…`).
+enum PresentedChain {
+    /// Connects to `url`, captures the certificates the server presents (trusted or not) and cancels before any
+    /// HTTP byte is sent.
+    static func fetch(_ url: String, timeout: Duration = .seconds(10)) async throws -> [InputCertificate] {
+        let captured = CapturedChain()
+        let configuration = HTTPSClientConfiguration(
+            ats: .disabled,
+            challengeHandler: { challenge in
+                if let info = challenge.serverTrust { captured.set(info.presentedCertificates) }
+                return .cancelAuthenticationChallenge
+            },
+            timeouts: Timeouts(connect: timeout, handshake: timeout, request: timeout))
+        let client = HTTPSClient(configuration: configuration)
+        defer { Task { await client.shutdown() } }
+        var failure: TransportError?
+        do throws(TransportError) { _ = try await client.execute(HTTPRequest(url: url)) } catch { failure = error }
+        let der = captured.value
+        guard !der.isEmpty else {
+            throw InputError("\(url): no certificate chain was received" + (failure.map { " (\($0.message))" } ?? ""))
+        }
+        var chain: [InputCertificate] = []
+        for bytes in der { chain.append(try InputCertificate(der: bytes)) }
+        return chain
+    }
+}
+
+private final class CapturedChain: @unchecked Sendable {
+    private let lock = NSLock()
+    private var der: [[UInt8]] = []
+    func set(_ value: [[UInt8]]) { lock.withLock { if der.isEmpty { der = value } } }
+    var value: [[UInt8]] { lock.withLock { der } }
+}

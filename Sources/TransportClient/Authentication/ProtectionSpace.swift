@@ -1,0 +1,37 @@
+/// How a server asks to be authenticated, or to authenticate itself (URLSession's authentication methods).
+public enum AuthenticationMethod: String, Sendable, Hashable, Codable {
+    /// The client decides whether to trust the server's certificate (`NSURLAuthenticationMethodServerTrust`).
+    case serverTrust
+    /// The server asks for a client certificate (`NSURLAuthenticationMethodClientCertificate`).
+    case clientCertificate
+    /// HTTP Basic (RFC 7617).
+    case httpBasic
+    /// HTTP Digest (RFC 7616).
+    case httpDigest
+}
+
+/// The server, realm and method a credential applies to, as `URLProtectionSpace`.
+public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    /// `https` or `http`.
+    public var `protocol`: String
+    /// The realm of an HTTP challenge; nil for TLS challenges.
+    public var realm: String?
+    public var authenticationMethod: AuthenticationMethod
+
+    public init(host: String, port: Int, protocol: String, realm: String?, authenticationMethod: AuthenticationMethod) {
+        self.host = host
+        self.port = port
+        self.protocol = `protocol`
+        self.realm = realm
+        self.authenticationMethod = authenticationMethod
+    }
+
+    /// Whether credentials for this space would cross the network unencrypted.
+    public var receivesCredentialSecurely: Bool { self.protocol == "https" }
+
+    public var description: String {
+        "\(self.protocol)://\(host):\(port) \(authenticationMethod.rawValue)" + (realm.map { " realm \"\($0)\"" } ?? "")
+    }
+}

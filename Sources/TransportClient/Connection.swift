@@ -1,0 +1,262 @@
+import AppTransportSecurity
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import TransportTrust
+
+/// Identifies connections that may be shared: same scheme, host and port, and same TLS settings.
+struct PoolKey: Hashable, Sendable {
+    var scheme: String
+    var host: String
+    var port: Int
+    /// The TLS settings and identity; connections made under other requirements are not reused.
+    var settings: String
+}
+
+/// A request's destination.
+struct Target: Sendable {
+    var url: String
+    var scheme: String
+    var host: String
+    var port: Int
+    var path: String
+    var requirements: ConnectionRequirements
+}
+
+/// Which phase a deadline expired in, set by the timer before it closes the channel.
+final class TimeoutFlag: Sendable {
+    private let box = NIOLockedValueBox<TransportError.Phase?>(nil)
+    var phase: TransportError.Phase? { box.withLockedValue { $0 } }
+    func set(_ phase: TransportError.Phase) { box.withLockedValue { if $0 == nil { $0 = phase } } }
+}
+
+/// One open connection, TLS or plain, with the decision made when it was opened.
+final class Connection: Sendable {
+    let channel: any Channel
+    let key: PoolKey
+    let report: ConnectionReport
+    private let exchange: NIOLoopBound<ExchangeHandler>
+
+    private init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>) {
+        self.channel = channel
+        self.key = key
+        self.report = report
+        self.exchange = exchange
+    }
+
+    var isActive: Bool { channel.isActive }
+
+    /// Whether the last exchange left the connection fit for another request. Call on any thread.
+    func isReusable() async -> Bool {
+        let exchange = self.exchange
+        return (try? await channel.eventLoop.submit { exchange.value.reusable }.get()) ?? false
+    }
+
+    func close() { channel.close(promise: nil) }
+
+    // MARK: Opening
+
+    static func open(target: Target, key: PoolKey, configuration: HTTPSClientConfiguration, identity: ClientIdentity?,
+                     sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Connection {
+        let host = target.host
+        let port = target.port
+        let address = configuration.addressOverrides[host] ?? host
+        let observation = HandshakeObservation()
+        let verifier = HandshakeVerifier(requirements: target.requirements, configuration: configuration, host: host, port: port,
+                                         observation: observation)
+        let eventLoop = group.next()
+        let handshakePromise = eventLoop.makePromise(of: Void.self)
+        let exchangePromise = eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
+        let isTLS = target.scheme == "https"
+        // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
+        let sni: String? = (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
+
+        let connectBudget = min(configuration.timeouts.connect.timeAmount, deadline - .now())
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(max(connectBudget, .milliseconds(1)))
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if isTLS, let sslContext {
+                        let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: sni,
+                                                              customVerificationCallbackWithMetadata: { certificates, promise in
+                            let presented: [[UInt8]]
+                            do { presented = try certificates.map { try $0.toDERBytes() } } catch {
+                                promise.succeed(.failed)
+                                return
+                            }
+                            Task {
+                                let allowed = await verifier.verify(presented: presented)
+                                guard allowed else { return promise.succeed(.failed) }
+                                // The metadata chain is the chain as built, leaf to anchor.
+                                let built = verifier.outcome?.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
+                                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
+                            }
+                        })
+                        try sync.addHandler(ServerHelloObserver(observation: observation))
+                        try sync.addHandler(handler)
+                        try sync.addHandler(HandshakeWaiter(promise: handshakePromise))
+                    } else {
+                        handshakePromise.succeed(())
+                    }
+                    try sync.addHTTPClientHandlers()
+                    let exchange = ExchangeHandler()
+                    try sync.addHandler(exchange)
+                    exchangePromise.succeed(NIOLoopBound(exchange, eventLoop: channel.eventLoop))
+                }
+            }
+
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: address, port: port).get()
+        } catch {
+            handshakePromise.fail(ExchangeFailure.closed)
+            exchangePromise.fail(ExchangeFailure.closed)
+            if case ChannelError.connectTimeout = error {
+                throw TransportError(.timedOut, phase: .connect, host: host, port: port,
+                                     "the TCP connection to \(address):\(port) did not open within \(connectBudget.secondsText) s", underlying: "\(error)")
+            }
+            throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
+                                 "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
+        }
+
+        let exchange: NIOLoopBound<ExchangeHandler>
+        do { exchange = try await exchangePromise.futureResult.get() } catch {
+            channel.close(promise: nil)
+            throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection could not be set up: \(error)")
+        }
+
+        // The handshake deadline: its own limit, within the request's.
+        let flag = TimeoutFlag()
+        let ownDeadline = NIODeadline.now() + configuration.timeouts.handshake.timeAmount
+        let handshakeDeadline = min(ownDeadline, deadline)
+        let phase: TransportError.Phase = ownDeadline <= deadline ? .handshake : .request
+        let timer = channel.eventLoop.scheduleTask(deadline: handshakeDeadline) {
+            flag.set(phase)
+            channel.close(promise: nil)
+        }
+        defer { timer.cancel() }
+        do {
+            try await handshakePromise.futureResult.get()
+        } catch {
+            channel.close(promise: nil)
+            if let refusal = verifier.outcome?.refusal { throw refusal }
+            if let expired = flag.phase {
+                throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: host, port: port,
+                                     expired == .request ? "the request's time limit ran out during the TLS handshake"
+                                        : "the TLS handshake did not finish within \(configuration.timeouts.handshake.secondsText) s",
+                                     verdict: verifier.outcome?.verdict, handshake: verifier.handshakeSummary)
+            }
+            throw HandshakeFailureClassifier(target: target, observation: observation, verifier: verifier)
+                .classify(error, identityPresented: identity != nil)
+        }
+
+        let report: ConnectionReport
+        if isTLS {
+            // Fail closed: a handshake that completed without our evaluation (a resumed session, say) is refused.
+            guard let outcome = verifier.outcome, outcome.refusal == nil else {
+                channel.close(promise: nil)
+                throw TransportError(.serverTrustRefused, phase: .handshake, host: host, port: port,
+                                     "the TLS handshake completed without server trust evaluation (was a session resumed?); refusing")
+            }
+            report = ConnectionReport(scheme: "https", host: host, port: port, handshake: outcome.handshake, verdict: outcome.verdict,
+                                      atsEvaluation: outcome.evaluation, requirements: target.requirements, notes: outcome.notes)
+        } else {
+            report = ConnectionReport(scheme: "http", host: host, port: port, handshake: nil, verdict: nil,
+                                      atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
+                                      requirements: target.requirements, notes: [])
+        }
+        configuration.handshakeObserver?(report)
+        return Connection(channel: channel, key: key, report: report, exchange: exchange)
+    }
+
+    // MARK: Exchanging
+
+    /// The response head, and a future for the end of the body.
+    struct Started: Sendable {
+        var head: HTTPResponseHead
+        var end: EventLoopFuture<[UInt8]>
+        var flag: TimeoutFlag
+    }
+
+    /// Sends a request and waits for the response head. The request deadline closes the connection when it
+    /// passes, whether the head or the body is still awaited.
+    func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
+               stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
+        let eventLoop = channel.eventLoop
+        let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
+                                      limit: limit, stream: stream)
+        let flag = TimeoutFlag()
+        let channel = self.channel
+        let exchange = self.exchange
+        let timer = eventLoop.scheduleTask(deadline: deadline) {
+            flag.set(.request)
+            exchange.value.abort(.closed)
+            channel.close(promise: nil)
+        }
+        request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
+        channel.writeAndFlush(request, promise: nil)
+        do {
+            let responseHead = try await request.headPromise.futureResult.get()
+            return Started(head: responseHead, end: request.endPromise.futureResult, flag: flag)
+        } catch {
+            throw mapExchangeError(error, flag: flag, phase: .response)
+        }
+    }
+
+    func mapExchangeError(_ error: any Error, flag: TimeoutFlag, phase: TransportError.Phase) -> TransportError {
+        let host = report.host
+        let port = report.port
+        if flag.phase != nil {
+            return TransportError(.timedOut, phase: phase, host: host, port: port,
+                                  "no complete response before the request's time limit", verdict: report.verdict, handshake: report.handshake)
+        }
+        switch error {
+        case ExchangeFailure.tooLarge(let limit):
+            return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
+                                  "the response body is larger than the limit of \(limit) bytes; raise maximumResponseBytes or stream the body")
+        case ExchangeFailure.closed:
+            return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                  "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)
+        case ExchangeFailure.error(let text, let isTLS):
+            if isTLS, let rejected = HandshakeFailureClassifier.clientCertificateAlert(in: text) {
+                return TransportError(.clientCertificateRejected, phase: phase, host: host, port: port,
+                                      "client certificate rejected: the server answered the handshake with \(rejected)",
+                                      verdict: report.verdict, handshake: report.handshake, underlying: text)
+            }
+            if text.contains("HTTPParserError") || text.lowercased().contains("invalid") && !isTLS {
+                return TransportError(.malformedResponse, phase: phase, host: host, port: port,
+                                      "the server's response is not valid HTTP/1.1", verdict: report.verdict, underlying: text)
+            }
+            if text.contains("ECONNRESET") || text.contains("reset") || text.contains("uncleanShutdown") {
+                return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                      "the server reset the connection", verdict: report.verdict, underlying: text)
+            }
+            return TransportError(isTLS ? .tlsFailure : .malformedResponse, phase: phase, host: host, port: port,
+                                  "the exchange failed: \(text)", verdict: report.verdict, underlying: text)
+        default:
+            return TransportError(.internalError, phase: phase, host: host, port: port, "\(error)")
+        }
+    }
+}
+
+extension Duration {
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// For messages: "2.5".
+    var secondsText: String {
+        let (s, atto) = components
+        let value = Double(s) + Double(atto) / 1e18
+        return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+extension TimeAmount {
+    var secondsText: String { Duration.nanoseconds(nanoseconds).secondsText }
+}

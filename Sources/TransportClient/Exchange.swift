@@ -1,0 +1,151 @@
+import NIOCore
+import NIOHTTP1
+import NIOTLS
+
+/// Why an exchange ended early, before mapping to a ``TransportError``.
+enum ExchangeFailure: Error, Sendable {
+    case closed
+    case tooLarge(limit: Int)
+    case error(String, isTLS: Bool)
+}
+
+/// One request and where its response goes. Written to the channel as an outbound message.
+struct ExchangeRequest: Sendable {
+    var head: HTTPRequestHead
+    var body: [UInt8]?
+    var headPromise: EventLoopPromise<HTTPResponseHead>
+    /// Completes with the buffered body (empty when streaming) once the response has ended.
+    var endPromise: EventLoopPromise<[UInt8]>
+    var limit: Int
+    var stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+}
+
+/// Drives one HTTP/1.1 exchange at a time over NIO's codec: writes the request, collects or streams the
+/// response, bounds the body, and fails the exchange on errors and closure.
+final class ExchangeHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = ExchangeRequest
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private var current: ExchangeRequest?
+    private var headDone = false
+    private var body: [UInt8] = []
+    private var received = 0
+    /// Whether the connection may carry another request.
+    private(set) var reusable = false
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    /// Fails the exchange in progress at once and closes the connection. A TLS close waits for the peer's
+    /// close_notify, so waiting for channelInactive would let a deadline overrun by the TLS shutdown timeout.
+    func abort(_ failure: ExchangeFailure) {
+        guard let context else { return }
+        fail(failure, context: context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = unwrapOutboundIn(data)
+        guard current == nil else {
+            request.headPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
+            request.endPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
+            promise?.fail(ExchangeFailure.closed)
+            return
+        }
+        current = request
+        headDone = false
+        body = []
+        received = 0
+        reusable = false
+        context.write(wrapOutboundOut(.head(request.head)), promise: nil)
+        if let bytes = request.body, !bytes.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let request = current else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            // 1xx interim responses are handled by the decoder; anything here is final.
+            headDone = true
+            reusable = head.isKeepAlive
+            request.headPromise.succeed(head)
+        case .body(let buffer):
+            received += buffer.readableBytes
+            if let stream = request.stream {
+                stream.yield(Array(buffer.readableBytesView))
+            } else if received > request.limit {
+                fail(ExchangeFailure.tooLarge(limit: request.limit), context: context)
+            } else {
+                body += buffer.readableBytesView
+            }
+        case .end:
+            current = nil
+            request.stream?.finish()
+            request.endPromise.succeed(body)
+            body = []
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let isTLS = String(reflecting: type(of: error)).contains("NIOSSL") || String(reflecting: type(of: error)).contains("BoringSSL")
+        fail(ExchangeFailure.error(String(describing: error), isTLS: isTLS), context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(ExchangeFailure.closed, context: context)
+        context.fireChannelInactive()
+    }
+
+    private func fail(_ failure: ExchangeFailure, context: ChannelHandlerContext) {
+        reusable = false
+        guard let request = current else {
+            context.close(promise: nil)
+            return
+        }
+        current = nil
+        if !headDone { request.headPromise.fail(failure) }
+        request.stream?.finish(throwing: failure)
+        request.endPromise.fail(failure)
+        context.close(promise: nil)
+    }
+}
+
+/// Completes when the TLS handshake has finished, or fails with the first error or closure before then.
+final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let promise: EventLoopPromise<Void>
+    private var done = false
+
+    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event, !done {
+            done = true
+            promise.succeed(())
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !done {
+            done = true
+            promise.fail(ExchangeFailure.error(String(describing: error), isTLS: true))
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done {
+            done = true
+            promise.fail(ExchangeFailure.closed)
+        }
+        context.fireChannelInactive()
+    }
+}

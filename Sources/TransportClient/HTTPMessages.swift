@@ -1,0 +1,68 @@
+import AppTransportSecurity
+import NIOCore
+import NIOHTTP1
+import TransportTrust
+
+/// A request to send.
+public struct HTTPRequest: Sendable {
+    public var url: String
+    public var method: HTTPMethod
+    public var headers: HTTPHeaders
+    public var body: [UInt8]?
+
+    public init(url: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: [UInt8]? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What was negotiated and decided for the connection a response came over.
+public struct ConnectionReport: Sendable {
+    /// `http` or `https`.
+    public var scheme: String
+    public var host: String
+    public var port: Int
+    /// Nil for plain HTTP.
+    public var handshake: HandshakeSummary?
+    /// Nil for plain HTTP.
+    public var verdict: TrustVerdict?
+    /// The ATS decision for this connection, with the rule behind each check.
+    public var atsEvaluation: ConnectionEvaluation
+    /// The requirements the connection was held to.
+    public var requirements: ConnectionRequirements
+    /// Facts worth telling: a delegate that loosened trust, an expired pin set, soft-fail revocation.
+    public var notes: [String]
+}
+
+/// A completed handshake's report, for ``HTTPSClientConfiguration/handshakeObserver``.
+public typealias HandshakeReport = ConnectionReport
+
+/// A response, with its body read into memory.
+public struct HTTPResponse: Sendable {
+    public var status: HTTPResponseStatus
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The URL that produced this response, after redirects.
+    public var url: String
+    /// Every URL visited before this one, in order.
+    public var redirects: [String]
+    /// The connection that carried the final response.
+    public var connection: ConnectionReport
+
+    public var statusCode: Int { Int(status.code) }
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A response whose body arrives in pieces.
+public struct StreamingHTTPResponse: Sendable {
+    public var status: HTTPResponseStatus
+    public var headers: HTTPHeaders
+    public var url: String
+    public var redirects: [String]
+    public var connection: ConnectionReport
+    /// The body. Iterate it to the end; a failure (timeout, reset) ends it with a ``TransportError``.
+    public var body: AsyncThrowingStream<[UInt8], any Error>
+}

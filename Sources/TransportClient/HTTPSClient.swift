@@ -1,0 +1,405 @@
+import AppTransportSecurity
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import TransportTrust
+
+/// An HTTP/1.1 client that enforces ATS, server trust and pins during the TLS handshake.
+///
+/// Each request's requirements are resolved by AppTransportSecurity for its URL (the same code as `ats check`),
+/// turned into a TLS configuration (minimum version, allowed suites, SNI) and a verification callback that runs
+/// the trust manager's evaluator for the host. The negotiated version and suite are read from the ServerHello
+/// and the connection as a whole is checked against the requirements before any request byte is sent.
+///
+/// ```swift
+/// let client = HTTPSClient(configuration: HTTPSClientConfiguration(trustManager: manager))
+/// let response = try await client.execute(HTTPRequest(url: "https://api.example.com/v1/items"))
+/// ```
+///
+/// Connections are kept per (scheme, host, port) and reused; every new connection is evaluated. swift-nio-ssl
+/// never resumes a client session, so every handshake runs the verification callback; a handshake that
+/// completes without it is refused.
+public final class HTTPSClient: Sendable {
+    public let configuration: HTTPSClientConfiguration
+    private let group: any EventLoopGroup
+    private let pool: ConnectionPool
+    private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
+    private let sessionCredentials = InMemoryCredentialStore()
+
+    /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
+    public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
+        self.configuration = configuration
+        self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost)
+    }
+
+    /// Closes idle connections. Requests in flight finish or fail on their own.
+    public func shutdown() async { await pool.shutdown() }
+
+    /// Idle pooled connections, for tests and diagnostics.
+    public var idleConnectionCount: Int { get async { await pool.idleCount } }
+
+    // MARK: Public entry points
+
+    /// Sends `request`, follows redirects and answers authentication challenges, and reads the body into memory
+    /// (up to ``HTTPSClientConfiguration/maximumResponseBytes``).
+    public func execute(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let outcome = try await perform(request, streaming: false)
+        let body: [UInt8]
+        do { body = try await outcome.started.end.get() } catch {
+            throw outcome.connection.mapExchangeError(error, flag: outcome.started.flag, phase: .response)
+        }
+        await release(outcome.connection)
+        return HTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, body: body,
+                            url: outcome.url, redirects: outcome.redirects, connection: outcome.connection.report)
+    }
+
+    /// Like ``execute(_:)``, but hands the final response's body over as it arrives, without a size limit.
+    public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
+        let outcome = try await perform(request, streaming: true)
+        guard let body = outcome.stream else {
+            throw TransportError(.internalError, phase: .response, host: outcome.connection.report.host, port: outcome.connection.report.port,
+                                 "no body stream was set up")
+        }
+        let connection = outcome.connection
+        let pool = self.pool
+        outcome.started.end.whenComplete { result in
+            guard case .success = result else { return connection.close() }
+            Task { if await connection.isReusable() { await pool.put(connection) } else { connection.close() } }
+        }
+        return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
+                                     redirects: outcome.redirects, connection: connection.report, body: body)
+    }
+
+    /// The requirements a URL would be held to, as resolved for requests.
+    public func requirements(for url: String) throws(TransportError) -> ConnectionRequirements {
+        try target(for: url, phase: .requirements).requirements
+    }
+
+    // MARK: The request loop
+
+    private struct Final {
+        var started: Connection.Started
+        var connection: Connection
+        var stream: AsyncThrowingStream<[UInt8], any Error>?
+        var url: String
+        var redirects: [String]
+    }
+
+    private func perform(_ original: HTTPRequest, streaming: Bool) async throws(TransportError) -> Final {
+        let deadline = NIODeadline.now() + configuration.timeouts.request.timeAmount
+        var request = original
+        var redirects: [String] = []
+        var target = try self.target(for: request.url, phase: .requirements)
+        var attempts: [ProtectionSpace: Int] = [:]
+        var rejected: Set<ProtectionSpace> = []
+        var pendingCredential: (space: ProtectionSpace, credential: Credential)?
+
+        while true {
+            let (connection, started, stream) = try await send(request, to: target, deadline: deadline, streaming: streaming)
+            let status = started.head.status.code
+
+            // A credential that got past its challenge is remembered as its persistence says.
+            if let pending = pendingCredential, status != 401 {
+                await remember(pending.credential, for: pending.space)
+                pendingCredential = nil
+            }
+
+            if [301, 302, 303, 307, 308].contains(status), let location = started.head.headers.first(name: "location") {
+                try await drain(started, connection)
+                guard redirects.count < configuration.maximumRedirects else {
+                    throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
+                                         "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
+                }
+                guard let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
+                    throw TransportError(.invalidRequest, phase: .redirect, host: target.host, port: target.port,
+                                         "the redirect location '\(location)' is not a URL")
+                }
+                let nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false)
+                if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
+                    throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,
+                                         "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
+                }
+                redirects.append(request.url)
+                var nextRequest = HTTPRequest(url: next, method: request.method, headers: request.headers, body: request.body)
+                // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4).
+                if status == 303 || ((status == 301 || status == 302) && request.method == .POST) {
+                    nextRequest.method = .GET
+                    nextRequest.body = nil
+                    nextRequest.headers.remove(name: "content-type")
+                    nextRequest.headers.remove(name: "content-length")
+                }
+                // Credentials belong to the origin they were given for.
+                if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
+                    nextRequest.headers.remove(name: "authorization")
+                    nextRequest.headers.remove(name: "cookie")
+                }
+                request = nextRequest
+                target = nextTarget
+                continue
+            }
+
+            if status == 401 {
+                let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
+                if !challenges.isEmpty {
+                    let body: [UInt8]
+                    do { body = try await started.end.get() } catch {
+                        throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
+                    }
+                    let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: body, url: request.url,
+                                               redirects: redirects, connection: connection.report)
+                    if let answer = try await answer(challenges, failure: failure, request: request, target: target,
+                                                     attempts: &attempts, rejected: &rejected) {
+                        await release(connection)
+                        request.headers.replaceOrAdd(name: "authorization", value: answer.header)
+                        pendingCredential = (answer.space, answer.credential)
+                        continue
+                    }
+                    // No credential: the 401 is the response, as URLSession returns it.
+                    let replay = try await replayed(body: body, started: started, streaming: streaming)
+                    await release(connection)
+                    return Final(started: replay.started, connection: connection, stream: replay.stream, url: request.url, redirects: redirects)
+                }
+            }
+            return Final(started: started, connection: connection, stream: stream, url: request.url, redirects: redirects)
+        }
+    }
+
+    /// A 401 whose body was already read, presented as a final response.
+    private func replayed(body: [UInt8], started: Connection.Started, streaming: Bool) async throws(TransportError)
+        -> (started: Connection.Started, stream: AsyncThrowingStream<[UInt8], any Error>?) {
+        let eventLoop = started.end.eventLoop
+        var copy = started
+        copy.end = eventLoop.makeSucceededFuture(streaming ? [] : body)
+        guard streaming else { return (copy, nil) }
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        if !body.isEmpty { continuation.yield(body) }
+        continuation.finish()
+        return (copy, stream)
+    }
+
+    private func drain(_ started: Connection.Started, _ connection: Connection) async throws(TransportError) {
+        do { _ = try await started.end.get() } catch {
+            throw connection.mapExchangeError(error, flag: started.flag, phase: .redirect)
+        }
+        await release(connection)
+    }
+
+    private func release(_ connection: Connection) async {
+        if await connection.isReusable() { await pool.put(connection) } else { connection.close() }
+    }
+
+    // MARK: Targets and requirements
+
+    /// - Parameter checkScheme: false for redirects, whose https → http check has its own error.
+    func target(for url: String, phase: TransportError.Phase, checkScheme: Bool = true) throws(TransportError) -> Target {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              let rawHost = components.host, !rawHost.isEmpty else {
+            throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL")
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported; use https")
+        }
+        let requirements: ConnectionRequirements
+        do throws(RequirementsError) { requirements = try configuration.ats.requirements(for: url) } catch {
+            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, error.description)
+        }
+        let host = requirements.target.host
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        guard (1...65535).contains(port) else {
+            throw TransportError(.invalidRequest, phase: phase, host: host, port: port, "port \(port) is out of range")
+        }
+        if checkScheme && scheme == "http" && !requirements.allowsInsecureHTTP.value {
+            throw TransportError(.insecureHTTPRefused, phase: phase, host: host, port: port,
+                                 "plain HTTP to \(host) is blocked (\(requirements.allowsInsecureHTTP.because)); use https, or allow it with NSExceptionAllowsInsecureHTTPLoads in NSExceptionDomains › \(host) (or NSAllowsArbitraryLoads)")
+        }
+        if scheme == "https", let manager = configuration.trustManager {
+            do throws(ServerTrustManagerError) { _ = try manager.rule(forHost: host) } catch {
+                throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, error.description,
+                                     verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description)))
+            }
+        }
+        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
+        return Target(url: url, scheme: scheme, host: host, port: port, path: path, requirements: requirements)
+    }
+
+    private func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {
+        let key = TLSSettings.cacheKey(for: requirements, identity: identity)
+        if let cached = contexts.withLockedValue({ $0[key] }) { return cached }
+        let tls: TLSConfiguration
+        do throws(TLSSettingsError) { tls = try TLSSettings.configuration(for: requirements, identity: identity) } catch {
+            throw TransportError(.atsRefused, phase: .handshake, host: host, port: port, error.message)
+        }
+        let context: NIOSSLContext
+        do { context = try NIOSSLContext(configuration: tls) } catch {
+            throw TransportError(identity == nil ? .internalError : .invalidClientIdentity, phase: .handshake, host: host, port: port,
+                                 "the TLS context could not be made: \(error)", underlying: "\(error)")
+        }
+        contexts.withLockedValue { $0[key] = context }
+        return context
+    }
+
+    // MARK: Connections
+
+    private func send(_ request: HTTPRequest, to target: Target, deadline: NIODeadline, streaming: Bool) async throws(TransportError)
+        -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
+        var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
+        let defaultPort = target.scheme == "https" ? 443 : 80
+        let hostHeader = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
+        if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
+        if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
+        if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
+
+        var retried = false
+        var identity = target.scheme == "https" ? configuration.identity(forHost: target.host) : nil
+        var askedForIdentity = false
+        while true {
+            var reused = false
+            do throws(TransportError) {
+                let connection: Connection
+                (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline)
+                var stream: AsyncThrowingStream<[UInt8], any Error>?
+                var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+                if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
+                let started = try await connection.start(head: head, body: request.body, limit: configuration.maximumResponseBytes,
+                                                         deadline: deadline, stream: continuation)
+                return (connection, started, stream)
+            } catch {
+                // A pooled connection the server closed while idle: try once more on a new one.
+                if reused && !retried && error.kind == .connectionClosed {
+                    retried = true
+                    continue
+                }
+                // A server that wants a certificate we did not send (under TLS 1.3 this shows only after the
+                // handshake): ask the delegate once, as URLSession does, and try again with its identity.
+                guard error.kind == .clientCertificateRejected, identity == nil, !askedForIdentity,
+                      let handler = configuration.challengeHandler else { throw error }
+                askedForIdentity = true
+                let space = ProtectionSpace(host: target.host, port: target.port, protocol: "https", realm: nil,
+                                            authenticationMethod: .clientCertificate)
+                switch await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0)) {
+                case .useCredential(let credential):
+                    guard case .identity(let chosen) = credential.kind else { throw error }
+                    identity = chosen
+                case .cancelAuthenticationChallenge:
+                    throw TransportError(.authenticationCancelled, phase: .handshake, host: target.host, port: target.port,
+                                         "the challenge handler cancelled the client-certificate challenge")
+                case .performDefaultHandling, .rejectProtectionSpace:
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
+        let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
+                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "")
+        if let pooled = await pool.take(key) { return (pooled, true) }
+        let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+        let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
+                                                   sslContext: context, group: group, deadline: deadline)
+        return (connection, false)
+    }
+
+    // MARK: HTTP authentication
+
+    private struct Answer {
+        var header: String
+        var space: ProtectionSpace
+        var credential: Credential
+    }
+
+    private func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
+                        attempts: inout [ProtectionSpace: Int], rejected: inout Set<ProtectionSpace>) async throws(TransportError) -> Answer? {
+        // Strongest first: Digest SHA-256, Digest MD5, then Basic.
+        let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
+            switch challenge.scheme {
+            case "digest":
+                guard let algorithm = HTTPAuthorization.DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else { return nil }
+                return (challenge, .httpDigest, 10 + algorithm.strength)
+            case "basic": return (challenge, .httpBasic, 1)
+            default: return nil
+            }
+        }.sorted { $0.2 > $1.2 }
+
+        for (challenge, method, _) in usable {
+            let space = ProtectionSpace(host: target.host, port: target.port, protocol: target.scheme, realm: challenge.realm,
+                                        authenticationMethod: method)
+            if rejected.contains(space) { continue }
+            let failures = attempts[space, default: 0]
+            if failures >= configuration.maximumAuthenticationAttempts { return nil }
+            let proposed = await storedCredential(for: space)
+            let disposition: ChallengeDisposition
+            if let handler = configuration.challengeHandler {
+                disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
+                                                                    failureResponse: failure, proposedCredential: proposed))
+            } else {
+                disposition = .performDefaultHandling
+            }
+            let credential: Credential
+            switch disposition {
+            case .useCredential(let given):
+                credential = given
+            case .performDefaultHandling:
+                // The stored credential, once: after it has failed, the 401 is the answer.
+                guard let proposed, failures == 0 else { return nil }
+                credential = proposed
+            case .cancelAuthenticationChallenge:
+                throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
+                                     "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
+            case .rejectProtectionSpace:
+                rejected.insert(space)
+                continue
+            }
+            guard let (user, password) = credential.userPassword else {
+                throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
+                                     "an HTTP \(method.rawValue) challenge needs a user-and-password credential")
+            }
+            if !space.receivesCredentialSecurely && !configuration.allowsCredentialsOverInsecureHTTP {
+                throw TransportError(.insecureHTTPRefused, phase: .authentication, host: target.host, port: target.port,
+                                     "refusing to send a password to \(target.host) over plain http; use https, or set allowsCredentialsOverInsecureHTTP")
+            }
+            let header: String
+            if method == .httpBasic {
+                header = HTTPAuthorization.basic(user: user, password: password)
+            } else {
+                do throws(HTTPAuthorization.DigestError) {
+                    header = try HTTPAuthorization.digest(challenge: challenge, user: user, password: password,
+                                                          method: request.method.rawValue, uri: target.path, nonceCount: failures + 1)
+                } catch {
+                    throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port, error.description)
+                }
+            }
+            attempts[space] = failures + 1
+            return Answer(header: header, space: space, credential: credential)
+        }
+        return nil
+    }
+
+    private func storedCredential(for space: ProtectionSpace) async -> Credential? {
+        if let found = await sessionCredentials.credential(for: space) {
+            return .password(user: found.user, password: found.password, persistence: .forSession)
+        }
+        if let store = configuration.credentialStore, let found = await store.credential(for: space) {
+            return .password(user: found.user, password: found.password, persistence: .permanent)
+        }
+        return nil
+    }
+
+    private func remember(_ credential: Credential, for space: ProtectionSpace) async {
+        guard let (user, password) = credential.userPassword else { return }
+        switch credential.persistence {
+        case .none:
+            return
+        case .forSession:
+            await sessionCredentials.set(user: user, password: password, for: space)
+        case .permanent:
+            await sessionCredentials.set(user: user, password: password, for: space)
+            try? await configuration.credentialStore?.set(user: user, password: password, for: space)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import TransportTrust
+
+/// Time limits for each phase of a request.
+public struct Timeouts: Sendable, Equatable {
+    /// Opening the TCP connection.
+    public var connect: Duration
+    /// The TLS handshake, including trust evaluation and any server-trust challenge.
+    public var handshake: Duration
+    /// The whole request, across redirects and authentication retries, until the body is read.
+    public var request: Duration
+
+    public init(connect: Duration = .seconds(10), handshake: Duration = .seconds(10), request: Duration = .seconds(60)) {
+        self.connect = connect
+        self.handshake = handshake
+        self.request = request
+    }
+}
+
+/// Everything an ``HTTPSClient`` enforces, set once when the client is made.
+public struct HTTPSClientConfiguration: Sendable {
+    /// Where each URL's ATS requirements come from.
+    public var ats: ATSPolicy
+    /// Host → evaluator (pins, allow-lists). Nil: chain validation for every host under the ATS policy.
+    public var trustManager: ServerTrustManager?
+    /// The anchors chains must reach. Default: the system roots (honouring `SSL_CERT_FILE` / `SSL_CERT_DIR`).
+    public var anchors: TrustAnchors
+    /// The time certificates are validated at; nil means now.
+    public var validationTime: Date?
+    /// The identity presented to any server that asks for a client certificate, unless ``clientIdentities``
+    /// names one for the host.
+    public var clientIdentity: ClientIdentity?
+    /// Identities per host name (lowercased, exact).
+    public var clientIdentities: [String: ClientIdentity]
+    /// Answers authentication challenges. Nil behaves as a delegate that always answers "default handling".
+    public var challengeHandler: ChallengeHandler?
+    /// Where `.permanent` credentials are stored. Nil: they are kept for the session only.
+    public var credentialStore: (any CredentialStore)?
+    /// Whether user-and-password credentials may be sent over plain `http` (they never are by default).
+    public var allowsCredentialsOverInsecureHTTP: Bool
+    public var timeouts: Timeouts
+    /// How many redirects a request follows before failing with ``TransportError/Kind/tooManyRedirects``.
+    public var maximumRedirects: Int
+    /// The largest response body read into memory; larger bodies fail with
+    /// ``TransportError/Kind/responseTooLarge``. Streamed bodies are not limited.
+    public var maximumResponseBytes: Int
+    /// How many failed attempts per protection space before the 401 is returned as it is.
+    public var maximumAuthenticationAttempts: Int
+    /// Connect to these addresses instead of resolving the host (`host` → IP literal), like curl's `--resolve`.
+    /// The URL's host is still the name for SNI, ATS and certificate checks.
+    public var addressOverrides: [String: String]
+    /// Idle connections kept per (scheme, host, port).
+    public var maximumIdleConnectionsPerHost: Int
+    /// Called once per TLS handshake that reaches server trust evaluation, with its outcome. For logging
+    /// and `--verbose`.
+    public var handshakeObserver: (@Sendable (HandshakeReport) -> Void)?
+
+    public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
+                validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],
+                challengeHandler: ChallengeHandler? = nil, credentialStore: (any CredentialStore)? = nil,
+                allowsCredentialsOverInsecureHTTP: Bool = false, timeouts: Timeouts = Timeouts(), maximumRedirects: Int = 10,
+                maximumResponseBytes: Int = 16 << 20, maximumAuthenticationAttempts: Int = 3,
+                addressOverrides: [String: String] = [:], maximumIdleConnectionsPerHost: Int = 4,
+                handshakeObserver: (@Sendable (HandshakeReport) -> Void)? = nil) {
+        self.ats = ats
+        self.trustManager = trustManager
+        self.anchors = anchors
+        self.validationTime = validationTime
+        self.clientIdentity = clientIdentity
+        self.clientIdentities = clientIdentities
+        self.challengeHandler = challengeHandler
+        self.credentialStore = credentialStore
+        self.allowsCredentialsOverInsecureHTTP = allowsCredentialsOverInsecureHTTP
+        self.timeouts = timeouts
+        self.maximumRedirects = maximumRedirects
+        self.maximumResponseBytes = maximumResponseBytes
+        self.maximumAuthenticationAttempts = maximumAuthenticationAttempts
+        self.addressOverrides = addressOverrides
+        self.maximumIdleConnectionsPerHost = maximumIdleConnectionsPerHost
+        self.handshakeObserver = handshakeObserver
+    }
+
+    func identity(forHost host: String) -> ClientIdentity? { clientIdentities[host.lowercased()] ?? clientIdentity }
+}

@@ -1,0 +1,86 @@
+import AppTransportSecurity
+
+/// Turns a failed handshake into a ``TransportError`` that says why, using what the ServerHello observer saw
+/// and BoringSSL's error text, so that a version or cipher refusal names the ATS key that would allow it and a
+/// refused client certificate is not reported as a generic closed connection.
+struct HandshakeFailureClassifier {
+    let target: Target
+    let observation: HandshakeObservation
+    let verifier: HandshakeVerifier
+
+    /// TLS alert descriptions (RFC 8446 §6.2).
+    static let alertNames: [UInt8: String] = [
+        0: "close_notify", 10: "unexpected_message", 20: "bad_record_mac", 22: "record_overflow", 40: "handshake_failure",
+        42: "bad_certificate", 43: "unsupported_certificate", 44: "certificate_revoked", 45: "certificate_expired",
+        46: "certificate_unknown", 47: "illegal_parameter", 48: "unknown_ca", 49: "access_denied", 50: "decode_error",
+        51: "decrypt_error", 70: "protocol_version", 71: "insufficient_security", 80: "internal_error",
+        86: "inappropriate_fallback", 90: "user_canceled", 109: "missing_extension", 110: "unsupported_extension",
+        112: "unrecognized_name", 113: "bad_certificate_status_response", 115: "unknown_psk_identity",
+        116: "certificate_required", 120: "no_application_protocol",
+    ]
+
+    /// The alert in BoringSSL's error text that means the server refused our certificate (or wanted one).
+    static func clientCertificateAlert(in text: String) -> String? {
+        let upper = text.uppercased()
+        let alerts = ["ALERT_CERTIFICATE_REQUIRED": "certificate_required", "ALERT_BAD_CERTIFICATE": "bad_certificate",
+                      "ALERT_UNKNOWN_CA": "unknown_ca", "ALERT_CERTIFICATE_UNKNOWN": "certificate_unknown",
+                      "ALERT_UNSUPPORTED_CERTIFICATE": "unsupported_certificate", "ALERT_CERTIFICATE_EXPIRED": "certificate_expired",
+                      "ALERT_CERTIFICATE_REVOKED": "certificate_revoked", "ALERT_ACCESS_DENIED": "access_denied",
+                      "ALERT_DECRYPT_ERROR": "decrypt_error"]
+        for (marker, name) in alerts.sorted(by: { $0.key < $1.key }) where upper.contains(marker) { return "a \(name) alert" }
+        return nil
+    }
+
+    func classify(_ error: any Error, identityPresented: Bool) -> TransportError {
+        let text = "\(error)"
+        let host = target.host
+        let port = target.port
+        let requirements = target.requirements
+        let handshake = verifier.handshakeSummary
+        let outcome = verifier.outcome
+        var closed = false
+        if case ExchangeFailure.closed = error { closed = true }
+        func make(_ kind: TransportError.Kind, _ message: String) -> TransportError {
+            TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: outcome?.verdict,
+                           atsEvaluation: outcome?.evaluation, handshake: handshake, underlying: text)
+        }
+        let minimum = requirements.minimumTLSVersion
+        let versionKey = "NSExceptionMinimumTLSVersion"
+        switch observation.first {
+        case .notTLS(let bytes)?:
+            return make(.malformedResponse, "the server did not answer with TLS; its first bytes were \"\(bytes)\" (is this an http:// port?)")
+        case .unparsable(let why)?:
+            return make(.malformedResponse, "the server's TLS handshake is malformed: \(why)")
+        case .alert(_, let description)?:
+            let name = Self.alertNames[description] ?? "alert \(description)"
+            switch description {
+            case 70:
+                return make(.atsRefused, "the server supports no TLS version from \(minimum.value) up (it sent \(name)); the minimum comes from \(minimum.because); \(versionKey) for this domain would allow an older version")
+            case 40, 71:
+                return make(.atsRefused, "the server accepts none of the offered cipher suites (it sent \(name)); the suites come from \(requirements.cipherSuites.because)\(requirements.requiresForwardSecrecy.value ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")")
+            default:
+                return make(.tlsFailure, "the server ended the handshake with \(name)")
+            }
+        case .serverHello(let hello)?:
+            if let version = hello.version, version < minimum.value {
+                return make(.atsRefused, "the server negotiated \(version), below the minimum \(minimum.value) (\(minimum.because)); \(versionKey) would allow it")
+            }
+            if hello.version != .tls13 && !requirements.cipherSuites.value.contains(where: { $0.code == hello.cipherSuiteCode }) {
+                return make(.atsRefused, "the server chose \(hello.cipherSuiteName), which is not an allowed suite (\(requirements.cipherSuites.because))")
+            }
+            if let alert = Self.clientCertificateAlert(in: text) ?? (outcome != nil && text.uppercased().contains("ALERT_HANDSHAKE_FAILURE") ? "a handshake_failure alert" : nil) {
+                let presented = identityPresented ? "the client certificate was rejected" : "the server requires a client certificate and none is configured for \(host)"
+                return make(.clientCertificateRejected, "client certificate rejected: \(presented) (the server sent \(alert))")
+            }
+            if text.contains("closed") || text.contains("uncleanShutdown") || closed {
+                return make(.connectionClosed, "the server closed the connection during the TLS handshake")
+            }
+            return make(.tlsFailure, "the TLS handshake failed: \(text)")
+        case nil:
+            if text.contains("closed") || text.contains("uncleanShutdown") || text.contains("reset") || closed {
+                return make(.connectionClosed, "the server closed the connection before answering the TLS ClientHello")
+            }
+            return make(.tlsFailure, "the TLS handshake failed before the server answered: \(text)")
+        }
+    }
+}

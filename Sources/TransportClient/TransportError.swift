@@ -1,0 +1,136 @@
+import AppTransportSecurity
+import TransportTrust
+
+/// Why a request failed: what went wrong, in which phase, with which host, and the trust verdict and ATS
+/// evaluation when the handshake got that far.
+///
+/// Every failure of ``HTTPSClient`` is one of these. Security failures are never softened into a generic
+/// "connection closed": a refused certificate carries its ``verdict``, an ATS block its ``atsEvaluation``.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// The stage of the request that failed.
+    public enum Phase: String, Sendable, Codable {
+        /// Checking the URL and resolving its requirements, before any connection.
+        case requirements
+        /// Opening the TCP connection.
+        case connect
+        /// The TLS handshake, including server trust evaluation.
+        case handshake
+        /// Sending the request.
+        case request
+        /// Receiving the response.
+        case response
+        /// Following a redirect.
+        case redirect
+        /// Answering an authentication challenge.
+        case authentication
+    }
+
+    /// What went wrong. The raw values are stable.
+    public enum Kind: String, Sendable, Codable {
+        /// The URL or request cannot be sent (no host, unsupported scheme, bad header).
+        case invalidRequest
+        /// Plain `http://` is not allowed by the requirements.
+        case insecureHTTPRefused
+        /// The trust manager has no evaluator for the host and every host must be evaluated.
+        case hostNotAllowed
+        /// The server's certificate chain is not trusted (see ``TransportError/verdict``).
+        case serverTrustRefused
+        /// The chain does not match the pins.
+        case pinMismatch
+        /// The negotiated connection is below the ATS requirements (TLS version, cipher suite, key strength).
+        case atsRefused
+        /// The server refused the client certificate, or required one that was not sent.
+        case clientCertificateRejected
+        /// The client identity could not be loaded (wrong PKCS#12 password, unreadable PEM).
+        case invalidClientIdentity
+        /// The TLS handshake failed for a reason other than trust.
+        case tlsFailure
+        /// TCP connection failed.
+        case connectionFailed
+        /// The peer closed or reset the connection.
+        case connectionClosed
+        /// The server did not speak TLS or HTTP/1.1.
+        case malformedResponse
+        /// The response body exceeded the configured limit.
+        case responseTooLarge
+        /// A phase did not finish in time.
+        case timedOut
+        /// More redirects than allowed.
+        case tooManyRedirects
+        /// A redirect to a URL the requirements do not allow (https → http).
+        case redirectRefused
+        /// An authentication challenge was cancelled, or credentials could not be sent.
+        case authenticationCancelled
+        /// The client was shut down.
+        case shutDown
+        /// An internal error; the request is refused rather than risked.
+        case internalError
+    }
+
+    public var kind: Kind
+    public var phase: Phase
+    /// The host the failure concerns (for redirects, the hop that failed).
+    public var host: String
+    public var port: Int
+    /// A sentence saying what happened and what to do.
+    public var message: String
+    /// The trust verdict, when server trust was evaluated: chain and every reason.
+    public var verdict: TrustVerdict?
+    /// The ATS evaluation of the connection as negotiated, when it got that far.
+    public var atsEvaluation: ConnectionEvaluation?
+    /// The negotiated TLS parameters, when known.
+    public var handshake: HandshakeSummary?
+    /// The lower-level error, as text, for diagnosis.
+    public var underlying: String?
+
+    public init(_ kind: Kind, phase: Phase, host: String, port: Int, _ message: String,
+                verdict: TrustVerdict? = nil, atsEvaluation: ConnectionEvaluation? = nil,
+                handshake: HandshakeSummary? = nil, underlying: String? = nil) {
+        self.kind = kind
+        self.phase = phase
+        self.host = host
+        self.port = port
+        self.message = message
+        self.verdict = verdict
+        self.atsEvaluation = atsEvaluation
+        self.handshake = handshake
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "\(kind.rawValue) during \(phase.rawValue) with \(host):\(port): \(message)"
+        if let verdict, !verdict.failures.isEmpty {
+            text += verdict.failures.map { "\n  - \($0)" }.joined()
+        }
+        if let underlying { text += "\n  (underlying: \(underlying))" }
+        return text
+    }
+
+    /// Whether the failure is a refusal on security grounds (trust, pins, ATS, host lists, client certificate)
+    /// rather than a network or protocol problem.
+    public var isSecurityRefusal: Bool {
+        switch kind {
+        case .insecureHTTPRefused, .hostNotAllowed, .serverTrustRefused, .pinMismatch, .atsRefused,
+             .clientCertificateRejected, .redirectRefused:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// What the handshake negotiated, as observed by the client.
+public struct HandshakeSummary: Sendable, Equatable {
+    /// The negotiated version, read from the ServerHello.
+    public var tlsVersion: TLSVersion?
+    /// The negotiated cipher suite (IANA name, or `0x…` when unknown), read from the ServerHello.
+    public var cipherSuite: String?
+    /// The cipher suite's code point.
+    public var cipherSuiteCode: UInt16?
+
+    public init(tlsVersion: TLSVersion?, cipherSuite: String?, cipherSuiteCode: UInt16?) {
+        self.tlsVersion = tlsVersion
+        self.cipherSuite = cipherSuite
+        self.cipherSuiteCode = cipherSuiteCode
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import TransportClient
+
+@Suite(.enabled(if: opensslAvailable)) struct ClientIdentityTests {
+    @Test func pkcs12WithTheRightAndTheWrongPassword() throws {
+        let dir = try TemporaryDirectory()
+        let leaf = PKI.root("Client CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        try dir.write("c.pem", leaf.pem)
+        try dir.write("k.pem", leaf.key.pemString)
+        try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.path)
+        let identity = try ClientIdentity(pkcs12File: dir.file("id.p12"), password: "right")
+        #expect(try identity.certificateChain.first?.toDERBytes() == leaf.der)
+        do {
+            _ = try ClientIdentity(pkcs12File: dir.file("id.p12"), password: "wrong")
+            Issue.record("a wrong password was accepted")
+        } catch {
+            #expect(error.description.contains("password is wrong"))
+            #expect(error.description.contains("id.p12"))
+        }
+    }
+
+    @Test func pemIdentityAndUnreadableFiles() throws {
+        let dir = try TemporaryDirectory()
+        let leaf = PKI.root("Client CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        let cert = try dir.write("c.pem", leaf.pem)
+        let key = try dir.write("k.pem", leaf.key.pemString)
+        #expect(try ClientIdentity(certificateFile: cert, keyFile: key).certificateChain.count == 1)
+        #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: dir.file("missing.pem"), keyFile: key) }
+        let garbage = try dir.write("g.pem", "not a key")
+        #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: cert, keyFile: garbage) }
+    }
+}

@@ -1,0 +1,85 @@
+import ATSCommandLine
+import Foundation
+import Testing
+
+@testable import TransportClient
+
+/// `ats fetch` and `ats pins https://…`, driven in-process against local servers.
+@Suite struct FetchCommandTests {
+    let host = "www.example.test"
+
+    private func run(_ arguments: [String]) async -> (Int32, Output) {
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: arguments, output: output)
+        return (status, output)
+    }
+
+    @Test func fetchPrintsTheBodyAndTheHandshakeWhenVerbose() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("fetched") }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("root.pem", pki.root.pem)
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
+                                       "--resolve", "\(host):127.0.0.1", "--verbose"])
+        #expect(status == 0, "\(out.standardError)")
+        #expect(out.standardOutput == "fetched")
+        #expect(out.standardError.contains("TLS TLSv1.3"))
+        #expect(out.standardError.contains("SPKI sha256/\(ServerPKI.pin(pki.leaf))"))
+        #expect(out.standardError.contains("ATS tls-version: pass"))
+    }
+
+    @Test func fetchRefusalsExitOneAndUsageErrorsTwo() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("root.pem", pki.root.pem)
+        let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", "\(host):127.0.0.1"]
+
+        let (pinned, pinnedOut) = await run(base + ["--pin", "sha256/" + ServerPKI.pin(ServerPKI().leaf), "--json"])
+        #expect(pinned == 1)
+        #expect(pinnedOut.standardOutput.contains("\"kind\" : \"pinMismatch\""))
+        #expect(pinnedOut.standardError.contains("pinMismatch"))
+
+        let (matching, _) = await run(base + ["--pin", "sha256/" + ServerPKI.pin(pki.intermediate)])
+        #expect(matching == 0)
+
+        let (untrusted, untrustedOut) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("other.pem", ServerPKI().root.pem),
+                                                   "--resolve", "\(host):127.0.0.1"])
+        #expect(untrusted == 1)
+        #expect(untrustedOut.standardError.contains("serverTrustRefused"))
+
+        let (usage, usageOut) = await run(base + ["--identity", "id.p12"])
+        #expect(usage == 2)
+        #expect(usageOut.standardError.contains("--password-file"))
+        let (missingAnchors, _) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", dir.file("nope.pem")])
+        #expect(missingAnchors == 2)
+    }
+
+    @Test func fetchReportsHTTPErrorsAsRefusals() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("gone", status: .notFound) }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1", "--output", dir.file("body.txt")])
+        #expect(status == 1)
+        #expect(out.standardError.contains("404"))
+        #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "gone")
+    }
+
+    @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
+        let pki = ServerPKI()
+        // Even an untrusted server's chain is listed: pins are read, not trusted.
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)"])
+        #expect(status == 0, "\(out.standardError)")
+        let lines = out.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("sha256/\(ServerPKI.pin(pki.leaf))") == true)
+        #expect(lines.last?.hasPrefix("sha256/\(ServerPKI.pin(pki.intermediate))") == true)
+        #expect(server.requests.isEmpty)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import NIOHTTP1
+import NIOSSL
+import Testing
+import TransportTrust
+
+@testable import TransportClient
+
+/// Hostile and broken servers: each ends with a clear error inside its time limit.
+@Suite struct HTTPSClientFailureTests {
+    let host = "www.example.test"
+    let short = Timeouts(connect: .seconds(2), handshake: .milliseconds(700), request: .seconds(3))
+
+    private func timed<T>(_ body: () async -> T) async -> (T, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = await body()
+        return (value, clock.now - start)
+    }
+
+    @Test func stallingServerTimesOutInTheHandshake() async throws {
+        let server = try await TestServer.raw(.stall)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
+        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.phase == .handshake)
+        #expect(error?.message.contains("handshake") == true)
+        #expect(elapsed < .seconds(3))
+    }
+
+    @Test func resettingServerIsAClosedConnection() async throws {
+        let server = try await TestServer.raw(.reset)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
+        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(error?.kind == .connectionClosed)
+        #expect(error?.phase == .handshake)
+        #expect(elapsed < .seconds(3))
+    }
+
+    @Test func garbageServerIsNotTLS() async throws {
+        let server = try await TestServer.raw(.garbage)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
+        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(error?.kind == .malformedResponse)
+        #expect(error?.message.contains("did not answer with TLS") == true)
+        #expect(error?.message.contains("HTTP/1.1 200") == true)
+        #expect(elapsed < .seconds(3))
+    }
+
+    @Test func serverThatNeverAnswersHitsTheRequestTimeout() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(reply: false) }
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(2), handshake: .seconds(2), request: .milliseconds(800)))
+        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.phase == .response)
+        #expect(error?.verdict?.isTrusted == true)
+        #expect(elapsed < .seconds(3))
+    }
+
+    @Test func connectionRefusedIsAConnectError() async throws {
+        // Bind a port, then close it, so nothing listens there.
+        let server = try await TestServer.raw(.stall)
+        let port = server.port
+        await server.shutdown()
+        let error = await transportError { try await makeClient(anchors: ServerPKI().anchors, timeouts: short).execute(HTTPRequest(url: "https://\(host):\(port)/")) }
+        #expect(error?.kind == .connectionFailed)
+        #expect(error?.phase == .connect)
+    }
+
+    @Test func responseLargerThanTheLimitIsRefused() async throws {
+        let pki = ServerPKI()
+        let big = [UInt8](repeating: 0x61, count: 200_000)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: big) }
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors) { $0.maximumResponseBytes = 50_000 }
+        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+        #expect(error?.kind == .responseTooLarge)
+        #expect(error?.message.contains("50000") == true)
+
+        // Streaming hands over the whole body.
+        let streamed = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        var total = 0
+        for try await chunk in streamed.body { total += chunk.count }
+        #expect(total == big.count)
+        #expect(streamed.status == .ok)
+    }
+
+    @Test func hugeCertificateChainEndsWithAClearError() async throws {
+        let pki = ServerPKI()
+        // About 5 MB: the intermediate repeated. BoringSSL caps the Certificate message far below that.
+        let copies = 5_000_000 / max(pki.intermediate.der.count, 1)
+        let chain = [pki.leaf] + Array(repeating: pki.intermediate, count: copies)
+        let server = try await TestServer.https(chain: chain, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(2), handshake: .seconds(5), request: .seconds(8)))
+        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(error != nil)
+        #expect(error?.phase == .handshake)
+        #expect(error?.isSecurityRefusal == false)
+        #expect(elapsed < .seconds(8))
+    }
+}

@@ -1,0 +1,83 @@
+import AppTransportSecurity
+import Foundation
+import NIOSSL
+import Testing
+import TransportTrust
+import X509
+
+@testable import TransportClient
+
+/// A server PKI: root → intermediate → leaf for the given names.
+struct ServerPKI: Sendable {
+    let root: TestCert
+    let intermediate: TestCert
+    let leaf: TestCert
+
+    init(dns: [String] = ["www.example.test"], key: @autoclosure () -> TestKey = .p256(), leafNotAfter: Date = PKI.notAfter,
+         leafNotBefore: Date = PKI.notBefore, leafKeyUsage: KeyUsage = KeyUsage(digitalSignature: true)) {
+        root = PKI.root(key: key())
+        intermediate = root.intermediate("Test Intermediate CA", key: key())
+        leaf = intermediate.leaf(dns: dns, key: key(), keyUsage: leafKeyUsage, notValidBefore: leafNotBefore, notValidAfter: leafNotAfter)
+    }
+
+    init(root: TestCert, intermediate: TestCert, leaf: TestCert) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+    }
+
+    /// What a well-configured server presents.
+    var served: [TestCert] { [leaf, intermediate] }
+
+    var anchors: TrustAnchors { TrustAnchors(custom: [root.input]) }
+
+    /// The base64 SPKI SHA-256 of a certificate.
+    static func pin(_ cert: TestCert) -> String { cert.input.spkiSHA256Base64 ?? "" }
+}
+
+/// An ATS configuration from a plist-like dictionary.
+func atsConfiguration(_ dictionary: [String: PlistValue]) -> ATSConfiguration { ATSConfiguration(dictionary: dictionary) }
+
+/// An exception-domain entry.
+func exceptionDomains(_ entries: [String: [String: PlistValue]]) -> ATSConfiguration {
+    atsConfiguration(["NSExceptionDomains": .dictionary(entries.mapValues { .dictionary($0) })])
+}
+
+/// A client that sends every listed host to 127.0.0.1 and trusts `anchors`.
+func makeClient(anchors: TrustAnchors, hosts: [String] = ["www.example.test"], ats: ATSPolicy = .default(),
+                trustManager: ServerTrustManager? = nil, timeouts: Timeouts = Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(10)),
+                configure: (inout HTTPSClientConfiguration) -> Void = { _ in }) -> HTTPSClient {
+    var configuration = HTTPSClientConfiguration(ats: ats, trustManager: trustManager, anchors: anchors, timeouts: timeouts,
+                                                 addressOverrides: Dictionary(uniqueKeysWithValues: hosts.map { ($0, "127.0.0.1") }))
+    configure(&configuration)
+    return HTTPSClient(configuration: configuration)
+}
+
+/// Runs `body` and returns the TransportError it throws, or nil when it succeeds.
+func transportError<T>(_ body: () async throws -> T) async -> TransportError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch let error as TransportError {
+        return error
+    } catch {
+        Issue.record("expected a TransportError, got \(error)")
+        return nil
+    }
+}
+
+/// An evaluator that counts its calls and delegates to another.
+final class CountingEvaluator: ServerTrustEvaluating, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    let decide: @Sendable (Int, ServerTrust) async -> TrustVerdict
+
+    init(decide: @escaping @Sendable (Int, ServerTrust) async -> TrustVerdict) { self.decide = decide }
+
+    var calls: Int { lock.withLock { count } }
+
+    func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+        let n = lock.withLock { count += 1; return count }
+        return await decide(n, trust)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+@testable import TransportClient
+
+/// What a test server answers.
+struct TestResponse: Sendable {
+    var status: HTTPResponseStatus = .ok
+    var headers: [(String, String)] = []
+    var body: [UInt8] = Array("hello".utf8)
+    /// Send `connection: close` and close after the response.
+    var close = false
+    /// Never answer (a server that stalls after the handshake).
+    var reply = true
+
+    static func text(_ s: String, status: HTTPResponseStatus = .ok, headers: [(String, String)] = []) -> TestResponse {
+        TestResponse(status: status, headers: headers, body: Array(s.utf8))
+    }
+}
+
+/// One request as the server saw it.
+struct SeenRequest: Sendable {
+    var head: HTTPRequestHead
+    var body: [UInt8]
+}
+
+typealias Responder = @Sendable (SeenRequest) -> TestResponse
+
+/// How a raw (non-HTTP) server misbehaves.
+enum Misbehaviour: Sendable {
+    /// Accepts and never sends a byte.
+    case stall
+    /// Accepts, then resets the connection (RST) when the client speaks.
+    case reset
+    /// Answers anything with bytes that are not TLS.
+    case garbage
+}
+
+/// A server on 127.0.0.1 with an ephemeral port, started and stopped by a test.
+final class TestServer: Sendable {
+    let channel: any Channel
+    let port: Int
+    private let counters = NIOLockedValueBox<(connections: Int, requests: [SeenRequest])>((0, []))
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    var connectionCount: Int { counters.withLockedValue { $0.connections } }
+    var requests: [SeenRequest] { counters.withLockedValue { $0.requests } }
+
+    fileprivate func noteConnection() { counters.withLockedValue { $0.connections += 1 } }
+    fileprivate func note(_ request: SeenRequest) { counters.withLockedValue { $0.requests.append(request) } }
+
+    func shutdown() async { try? await channel.close() }
+
+    /// An HTTPS server presenting `chain` (leaf first) with `key`, TLS configured by `configure`.
+    static func https(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() },
+                      configure: (inout TLSConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
+            privateKey: .privateKey(try key.nioPrivateKey()))
+        tls.minimumTLSVersion = .tlsv1
+        configure(&tls)
+        let context = try NIOSSLContext(configuration: tls)
+        return try await start(tls: context, responder: responder)
+    }
+
+    /// A plain HTTP server.
+    static func http(responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
+        try await start(tls: nil, responder: responder)
+    }
+
+    private static func start(tls: NIOSSLContext?, responder: @escaping Responder) async throws -> TestServer {
+        let box = NIOLockedValueBox<TestServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    box.withLockedValue { $0 }?.noteConnection()
+                    let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    try sync.addHandler(HTTPResponder(responder: responder, server: box))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
+        let server = TestServer(channel: channel, port: port)
+        box.withLockedValue { $0 = server }
+        return server
+    }
+
+    /// A TCP server that misbehaves.
+    static func raw(_ behaviour: Misbehaviour) async throws -> TestServer {
+        let box = NIOLockedValueBox<TestServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    box.withLockedValue { $0 }?.noteConnection()
+                    try channel.pipeline.syncOperations.addHandler(RawHandler(behaviour: behaviour))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
+        let server = TestServer(channel: channel, port: port)
+        box.withLockedValue { $0 = server }
+        return server
+    }
+}
+
+struct TestServerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+private final class HTTPResponder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let responder: Responder
+    let server: NIOLockedValueBox<TestServer?>
+    var head: HTTPRequestHead?
+    var body: [UInt8] = []
+
+    init(responder: @escaping Responder, server: NIOLockedValueBox<TestServer?>) {
+        self.responder = responder
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = []
+        case .body(let b):
+            body += b.readableBytesView
+        case .end:
+            guard let head else { return }
+            let seen = SeenRequest(head: head, body: body)
+            server.withLockedValue { $0 }?.note(seen)
+            let response = responder(seen)
+            guard response.reply else { return }
+            var headers = HTTPHeaders(response.headers)
+            headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
+            if response.close { headers.replaceOrAdd(name: "connection", value: "close") }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+            let close = response.close
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                if close { context.close(promise: nil) }
+            }
+        }
+    }
+}
+
+private final class RawHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let behaviour: Misbehaviour
+
+    init(behaviour: Misbehaviour) { self.behaviour = behaviour }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch behaviour {
+        case .stall:
+            break
+        case .reset:
+            // SO_LINGER 0 makes close send RST instead of FIN.
+            let channel = context.channel
+            if let provider = channel as? any SocketOptionProvider {
+                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+        case .garbage:
+            let garbage = Array("HTTP/1.1 200 OK\r\nthis is not TLS\r\n\r\n".utf8) + (0..<64).map { _ in UInt8.random(in: 0...255) }
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: garbage)), promise: nil)
+        }
+    }
+}
+
+extension TestKey {
+    /// The key in swift-nio-ssl's form, via PEM.
+    func nioPrivateKey() throws -> NIOSSLPrivateKey {
+        try NIOSSLPrivateKey(bytes: Array(pemString.utf8), format: .pem)
+    }
+
+    var pemString: String {
+        switch self {
+        case .p256(let k): return k.pemRepresentation
+        case .p384(let k): return k.pemRepresentation
+        case .rsa(let k): return k.pemRepresentation
+        }
+    }
+}
