@@ -38,12 +38,15 @@ final class Connection: Sendable {
     let key: PoolKey
     let report: ConnectionReport
     private let exchange: NIOLoopBound<ExchangeHandler>
+    private let death: NIOLockedValueBox<ExchangeFailure?>
 
-    private init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>) {
+    private init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
+                 death: NIOLockedValueBox<ExchangeFailure?>) {
         self.channel = channel
         self.key = key
         self.report = report
         self.exchange = exchange
+        self.death = death
     }
 
     var isActive: Bool { channel.isActive }
@@ -69,6 +72,7 @@ final class Connection: Sendable {
         let eventLoop = group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
         let exchangePromise = eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
+        let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
         let sni: String? = (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
@@ -103,7 +107,7 @@ final class Connection: Sendable {
                         handshakePromise.succeed(())
                     }
                     try sync.addHTTPClientHandlers()
-                    let exchange = ExchangeHandler()
+                    let exchange = ExchangeHandler(death: death)
                     try sync.addHandler(exchange)
                     exchangePromise.succeed(NIOLoopBound(exchange, eventLoop: channel.eventLoop))
                 }
@@ -170,7 +174,7 @@ final class Connection: Sendable {
                                       requirements: target.requirements, notes: [])
         }
         configuration.handshakeObserver?(report)
-        return Connection(channel: channel, key: key, report: report, exchange: exchange)
+        return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
     }
 
     // MARK: Exchanging
@@ -188,7 +192,7 @@ final class Connection: Sendable {
                stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
         let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
-                                      limit: limit, stream: stream)
+                                      limit: limit, stream: stream, delivered: NIOLockedValueBox(false))
         let flag = TimeoutFlag()
         let channel = self.channel
         let exchange = self.exchange
@@ -198,7 +202,16 @@ final class Connection: Sendable {
             channel.close(promise: nil)
         }
         request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
-        channel.writeAndFlush(request, promise: nil)
+        let death = self.death
+        // A write to a connection that has already closed never reaches the handler: complete the promises here,
+        // with the reason the connection died when one was seen.
+        channel.writeAndFlush(request).whenFailure { _ in
+            guard !request.delivered.withLockedValue({ $0 }) else { return }
+            let failure = death.withLockedValue { $0 } ?? .closed
+            request.headPromise.fail(failure)
+            request.endPromise.fail(failure)
+            request.stream?.finish(throwing: failure)
+        }
         do {
             let responseHead = try await request.headPromise.futureResult.get()
             return Started(head: responseHead, end: request.endPromise.futureResult, flag: flag)

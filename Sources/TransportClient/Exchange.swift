@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOTLS
@@ -18,6 +19,8 @@ struct ExchangeRequest: Sendable {
     var endPromise: EventLoopPromise<[UInt8]>
     var limit: Int
     var stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    /// Set by the handler when it takes the request over; until then the sender owns the promises.
+    var delivered: NIOLockedValueBox<Bool>
 }
 
 /// Drives one HTTP/1.1 exchange at a time over NIO's codec: writes the request, collects or streams the
@@ -34,6 +37,11 @@ final class ExchangeHandler: ChannelDuplexHandler {
     /// Whether the connection may carry another request.
     private(set) var reusable = false
     private var context: ChannelHandlerContext?
+    /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
+    /// certificate just after the handshake), so that the next request can report it.
+    let death: NIOLockedValueBox<ExchangeFailure?>
+
+    init(death: NIOLockedValueBox<ExchangeFailure?>) { self.death = death }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
@@ -48,6 +56,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
+        request.delivered.withLockedValue { $0 = true }
         guard current == nil else {
             request.headPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
             request.endPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
@@ -104,6 +113,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
     private func fail(_ failure: ExchangeFailure, context: ChannelHandlerContext) {
         reusable = false
         guard let request = current else {
+            death.withLockedValue { if $0 == nil { $0 = failure } }
             context.close(promise: nil)
             return
         }

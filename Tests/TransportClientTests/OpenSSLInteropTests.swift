@@ -11,9 +11,10 @@ import TransportTrust
 
     private func serve(_ pki: ServerPKI, _ extra: [String]) throws -> (OpenSSLServer, TemporaryDirectory) {
         let dir = try TemporaryDirectory()
-        try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
+        try dir.write("leaf.pem", pki.leaf.pem)
+        try dir.write("intermediate.pem", pki.intermediate.pem)
         try dir.write("key.pem", pki.leaf.key.pemString)
-        return (try OpenSSLServer(arguments: ["-cert", "chain.pem", "-key", "key.pem", "-www"] + extra, in: dir.path), dir)
+        return (try OpenSSLServer(arguments: ["-cert", "leaf.pem", "-cert_chain", "intermediate.pem", "-key", "key.pem", "-www"] + extra, in: dir.path), dir)
     }
 
     @Test func tls12AndTLS13AgainstOpenSSLWithResumptionOffered() async throws {
