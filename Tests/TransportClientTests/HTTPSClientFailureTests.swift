@@ -9,9 +9,9 @@ import TransportTrust
 /// Hostile and broken servers: each ends with a clear error inside its time limit.
 @Suite struct HTTPSClientFailureTests {
     let host = "www.example.test"
-    // Generous enough for a loaded 2-core machine running every suite in parallel, short enough to prove each
-    // failure ends by its own deadline rather than by luck.
-    let short = Timeouts(connect: .seconds(2), handshake: .seconds(2), request: .seconds(4))
+    // Each failure must end through its own deadline or error. Elapsed time is bounded loosely: with every
+    // suite of the package running on two cores, CPU-bound trust tests can delay any task by seconds.
+    let short = Timeouts(connect: .seconds(5), handshake: .seconds(3), request: .seconds(30))
 
     private func timed<T>(_ body: () async -> T) async -> (T, Duration) {
         let clock = ContinuousClock()
@@ -28,7 +28,7 @@ import TransportTrust
         #expect(error?.kind == .timedOut)
         #expect(error?.phase == .handshake)
         #expect(error?.message.contains("handshake") == true)
-        #expect(elapsed < .seconds(6))
+        #expect(elapsed < .seconds(25))
     }
 
     @Test func resettingServerIsAClosedConnection() async throws {
@@ -38,7 +38,7 @@ import TransportTrust
         let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
         #expect(error?.kind == .connectionClosed)
         #expect(error?.phase == .handshake)
-        #expect(elapsed < .seconds(6))
+        #expect(elapsed < .seconds(25))
     }
 
     @Test func garbageServerIsNotTLS() async throws {
@@ -49,19 +49,19 @@ import TransportTrust
         #expect(error?.kind == .malformedResponse)
         #expect(error?.message.contains("did not answer with TLS") == true)
         #expect(error?.message.contains("HTTP/1.1 200") == true)
-        #expect(elapsed < .seconds(6))
+        #expect(elapsed < .seconds(25))
     }
 
     @Test func serverThatNeverAnswersHitsTheRequestTimeout() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(reply: false) }
         defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(2), handshake: .seconds(2), request: .milliseconds(800)))
+        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(3)))
         let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
         #expect(error?.kind == .timedOut)
         #expect(error?.phase == .response)
         #expect(error?.verdict?.isTrusted == true)
-        #expect(elapsed < .seconds(6))
+        #expect(elapsed < .seconds(25))
     }
 
     @Test func connectionRefusedIsAConnectError() async throws {
@@ -99,11 +99,11 @@ import TransportTrust
         let chain = [pki.leaf] + Array(repeating: pki.intermediate, count: copies)
         let server = try await TestServer.https(chain: chain, key: pki.leaf.key)
         defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(2), handshake: .seconds(5), request: .seconds(8)))
+        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(20), request: .seconds(25)))
         let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
         #expect(error != nil)
         #expect(error?.phase == .handshake)
         #expect(error?.isSecurityRefusal == false)
-        #expect(elapsed < .seconds(8))
+        #expect(elapsed < .seconds(25))
     }
 }

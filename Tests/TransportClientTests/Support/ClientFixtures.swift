@@ -45,7 +45,9 @@ func exceptionDomains(_ entries: [String: [String: PlistValue]]) -> ATSConfigura
 
 /// A client that sends every listed host to 127.0.0.1 and trusts `anchors`.
 func makeClient(anchors: TrustAnchors, hosts: [String] = ["www.example.test"], ats: ATSPolicy = .default(),
-                trustManager: ServerTrustManager? = nil, timeouts: Timeouts = Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(10)),
+                // Long: the whole package's tests share two cores, and CPU-bound trust tests can starve the
+                // cooperative pool for seconds. Tests about deadlines set their own.
+                trustManager: ServerTrustManager? = nil, timeouts: Timeouts = Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(60)),
                 configure: (inout HTTPSClientConfiguration) -> Void = { _ in }) -> HTTPSClient {
     var configuration = HTTPSClientConfiguration(ats: ats, trustManager: trustManager, anchors: anchors, timeouts: timeouts,
                                                  addressOverrides: Dictionary(uniqueKeysWithValues: hosts.map { ($0, "127.0.0.1") }))
