@@ -99,6 +99,18 @@ import X509
         // An unrelated common name is ignored, as SecTrust and browsers ignore it.
         #expect(await evaluate([ca.leaf("My Web Server"), ca]).isTrusted)
         #expect(await evaluate([ca.leaf("www.example.com"), ca]).isTrusted)
+        #expect(await evaluate([ca.leaf("other.example.com"), ca]).isTrusted)
+    }
+
+    @Test func aCommonNameThatIsAUnicodeHostName() async {
+        let ca = root.intermediate("CA")
+        let v = await evaluate([ca.leaf("bücher.example.com"), ca])
+        #expect(v.codes == [.malformedCertificate])
+        #expect(v.failures[0].message.contains("U-label"))
+        #expect(v.failures[0].message.contains("xn--bcher-kva.example.com"))
+        // Non-ASCII text that is not a host name is left alone.
+        #expect(await evaluate([ca.leaf("Müller Web Server"), ca]).isTrusted)
+        #expect(await evaluate([ca.leaf("bücher.example.com"), ca], policy: PKI.ssl("www.example.com")).isTrusted)
     }
 
     @Test func aLeafMarkedAsACA() async {

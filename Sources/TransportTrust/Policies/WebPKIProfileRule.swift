@@ -95,15 +95,18 @@ public struct WebPKIProfileRule: ChainRule {
             }
         }
         // CABF 7.1.4.3 asks for the CN to repeat a SAN exactly. Browsers and SecTrust ignore the CN, and
-        // private PKIs routinely carry an unrelated CN, so only a CN that spells one of the SANs differently
-        // (case, IP notation, U-label) is refused: that is the form that fools CN-reading clients.
+        // private PKIs routinely carry an unrelated CN, so only the forms that fool CN-reading clients are
+        // refused: a CN that spells one of the SANs differently (case, IP notation), and a host name in
+        // U-label form, which no dNSName (IA5String, A-labels) can ever repeat.
         for rdn in cert.subject {
             for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
                 let cn = String(attribute.value) ?? attribute.value.description
-                guard !texts.contains(cn), let canonical = canonicalHost(cn),
-                    texts.contains(where: { canonicalHost($0) == canonical })
-                else { continue }
-                fail(.malformedCertificate, "has the common name '\(cn)', a non-canonical spelling of one of its subjectAltNames")
+                guard !texts.contains(cn), let canonical = canonicalHost(cn) else { continue }
+                if texts.contains(where: { canonicalHost($0) == canonical }) {
+                    fail(.malformedCertificate, "has the common name '\(cn)', a non-canonical spelling of one of its subjectAltNames")
+                } else if !cn.unicodeScalars.allSatisfy(\.isASCII) && cn.contains(".") {
+                    fail(.malformedCertificate, "has the common name '\(cn)', an internationalized host name in U-label form; a CN may only repeat a subjectAltName, which is always in A-label form (\(canonical))")
+                }
             }
         }
     }
