@@ -17,7 +17,7 @@ echo
 ours_json=$(taskset -c 0 .build/release/TrustBenchmark --seconds "$seconds" --write "$work/chains" --json)
 echo "$ours_json" > "$work/ours.json"
 
-printf '%-12s %14s %14s %14s %14s %12s %12s %10s\n' chain ours-cold ours-cached openssl pyca vs-openssl vs-pyca cached/cold
+printf '%-12s %14s %14s %14s %14s %12s %12s %10s %14s %14s\n' chain ours-cold ours-cached openssl pyca vs-openssl vs-pyca cached/cold pinned-cold pinned-cached
 for chain in ecdsa-p256 rsa-2048; do
   ossl=$(taskset -c 0 "$work/openssl_verify" "$work/chains/$chain" "$host" "$seconds")
   pyca=$(taskset -c 0 python3 bench/pyca_verify.py "$work/chains/$chain" "$host" "$seconds")
@@ -26,7 +26,8 @@ import json, sys
 doc = json.load(open(sys.argv[1])); chain = sys.argv[2]; ossl = float(sys.argv[3]); pyca = float(sys.argv[4])
 f = next(x for x in doc["figures"] if x["chain"] == chain)
 print(f"{chain:<12} {f['coldPerSecond']:>12.0f}/s {f['cachedPerSecond']:>12.0f}/s {ossl:>12.0f}/s {pyca:>12.0f}/s "
-      f"{f['coldPerSecond']/ossl:>11.2f}x {f['coldPerSecond']/pyca:>11.2f}x {f['cachedOverCold']:>9.1f}x")
+      f"{f['coldPerSecond']/ossl:>11.2f}x {f['coldPerSecond']/pyca:>11.2f}x {f['cachedOverCold']:>9.1f}x "
+      f"{f['pinnedColdPerSecond']:>12.0f}/s {f['pinnedCachedPerSecond']:>12.0f}/s")
 PY
 done
 python3 - "$work/ours.json" <<'PY'

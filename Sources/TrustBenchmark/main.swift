@@ -18,6 +18,9 @@ struct Figure: Codable {
     var coldPerSecond: Double
     var cachedPerSecond: Double
     var cachedOverCold: Double
+    /// The same, through a pin-set evaluator pinning the root's SPKI hash (plus a backup pin).
+    var pinnedColdPerSecond: Double
+    var pinnedCachedPerSecond: Double
 }
 
 struct MemoryFigure: Codable {
@@ -72,7 +75,11 @@ func rate(_ seconds: Double, _ body: () async throws -> Void) async throws -> Do
 }
 
 func mustTrust(_ engine: TrustEngine, _ trust: ServerTrust) async throws {
-    let verdict = await engine.evaluate(trust)
+    try await mustTrust(DefaultTrustEvaluator(engine: engine), trust)
+}
+
+func mustTrust(_ evaluator: some ServerTrustEvaluating, _ trust: ServerTrust) async throws {
+    let verdict = await evaluator.evaluate(trust)
     guard verdict.isTrusted else {
         throw BenchmarkError(description: "benchmark chain not trusted: \(verdict.failures.map(\.message))")
     }
@@ -96,8 +103,18 @@ func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure 
     let coldRate = try await rate(options.seconds) { try await mustTrust(cold, trust) }
     let cached = TrustEngine()
     let cachedRate = try await rate(options.seconds) { try await mustTrust(cached, trust) }
+    // Pinned: cold hashes every SPKI again (no hash cache); cached reuses the validated path and the hashes.
+    let pins = PinSet([try Pin.spkiSHA256(of: InputCertificate(der: BenchChain.der(chain.root))),
+                       try Pin(parsing: "sha256/" + String(repeating: "A", count: 43) + "=")], scope: .any)
+    let pinnedCold = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins),
+                                     validation: DefaultTrustEvaluator(engine: cold), hashCache: SPKIHashCache(capacity: 0))
+    let pinnedColdRate = try await rate(options.seconds) { try await mustTrust(pinnedCold, trust) }
+    let pinnedCached = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins),
+                                       validation: DefaultTrustEvaluator(engine: cached), hashCache: SPKIHashCache())
+    let pinnedCachedRate = try await rate(options.seconds) { try await mustTrust(pinnedCached, trust) }
     return Figure(chain: chain.name, coldPerSecond: coldRate.rounded(), cachedPerSecond: cachedRate.rounded(),
-                  cachedOverCold: (cachedRate / coldRate * 10).rounded() / 10)
+                  cachedOverCold: (cachedRate / coldRate * 10).rounded() / 10,
+                  pinnedColdPerSecond: pinnedColdRate.rounded(), pinnedCachedPerSecond: pinnedCachedRate.rounded())
 }
 
 /// Four times the cache's capacity in distinct chains: the LRU must keep entries, and so memory, bounded.
@@ -132,7 +149,8 @@ do {
         print(String(decoding: try encoder.encode(Report(figures: figures, memory: mem)), as: UTF8.self))
     } else {
         for f in figures {
-            print("\(f.chain): cold \(Int(f.coldPerSecond))/s, cached \(Int(f.cachedPerSecond))/s (\(f.cachedOverCold)× cold)")
+            print("\(f.chain): cold \(Int(f.coldPerSecond))/s, cached \(Int(f.cachedPerSecond))/s (\(f.cachedOverCold)× cold); "
+                + "pinned: cold \(Int(f.pinnedColdPerSecond))/s, cached \(Int(f.pinnedCachedPerSecond))/s")
         }
         print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
     }
