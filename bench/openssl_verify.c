@@ -3,6 +3,7 @@
  * root store is built once, as our anchors are. usage: openssl_verify DIR HOST SECONDS */
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -39,7 +39,11 @@ struct BenchChain {
     static func issue(subject: String, issuer: String, key: Certificate.PrivateKey, signer: Certificate.PrivateKey,
                       ca: Bool, kind: KeyKind) throws -> Certificate {
         let now = Date()
+        // Key identifiers as public CAs issue them (RFC 5280 method 1); pyca's verifier requires the leaf's AKI.
+        let keyID = { (k: Certificate.PublicKey) in ArraySlice(Insecure.SHA1.hash(data: Array(k.subjectPublicKeyInfoBytes))) }
         let extensions = try Certificate.Extensions {
+            SubjectKeyIdentifier(keyIdentifier: keyID(key.publicKey))
+            AuthorityKeyIdentifier(keyIdentifier: keyID(signer.publicKey))
             Critical(ca ? BasicConstraints.isCertificateAuthority(maxPathLength: nil) : .notCertificateAuthority)
             Critical(ca ? KeyUsage(keyCertSign: true, cRLSign: true) : KeyUsage(digitalSignature: true, keyEncipherment: kind == .rsa2048))
             if !ca {

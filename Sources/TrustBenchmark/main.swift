@@ -6,11 +6,13 @@ import X509
 // Run under `taskset -c 0` for one core (bench/run.sh does). Peers get the same chains via --write.
 //
 //   TrustBenchmark [--seconds S] [--write DIR] [--json]
+//   TrustBenchmark --profile cold|cached|pinned-cached [--seconds S]   (one P-256 loop, for `perf record`)
 
 struct Options {
     var seconds = 2.0
     var writeDir: String?
     var json = false
+    var profile: String?
 }
 
 struct Figure: Codable {
@@ -54,6 +56,11 @@ func parse(_ arguments: ArraySlice<String>) throws -> Options {
             guard let d = args.popFirst() else { throw BenchmarkError(description: "--write needs a directory") }
             options.writeDir = d
         case "--json": options.json = true
+        case "--profile":
+            guard let p = args.popFirst(), ["cold", "cached", "pinned-cached"].contains(p) else {
+                throw BenchmarkError(description: "--profile needs cold, cached or pinned-cached")
+            }
+            options.profile = p
         default: throw BenchmarkError(description: "unknown argument '\(a)'")
         }
     }
@@ -90,6 +97,21 @@ func residentKiB() -> Int {
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
     else { return 0 }
     return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+}
+
+/// Loops one path on the P-256 chain, so a profiler sees nothing else.
+func profile(_ which: String, seconds: Double) async throws -> Double {
+    let chain = try BenchChain.make(.p256)
+    let root = try InputCertificate(der: BenchChain.der(chain.root))
+    let trust = ServerTrust(certificates: [try BenchChain.der(chain.leaf), try BenchChain.der(chain.intermediate)],
+                            anchors: TrustAnchors(custom: [root]), policy: .ssl(host: try PeerName(BenchChain.host)))
+    let engine = TrustEngine(cacheCapacity: which == "cold" ? 0 : 4096)
+    if which == "pinned-cached" {
+        let pinned = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), PinSet([try Pin.spkiSHA256(of: root)], scope: .any)),
+                                     validation: DefaultTrustEvaluator(engine: engine))
+        return try await rate(seconds) { try await mustTrust(pinned, trust) }
+    }
+    return try await rate(seconds) { try await mustTrust(engine, trust) }
 }
 
 func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure {
@@ -140,6 +162,10 @@ func memory(capacity: Int) async throws -> MemoryFigure {
 
 do {
     let options = try parse(CommandLine.arguments.dropFirst())
+    if let which = options.profile {
+        print("\(which): \(Int(try await profile(which, seconds: options.seconds)))/s")
+        exit(0)
+    }
     var figures: [Figure] = []
     for kind in [BenchChain.KeyKind.p256, .rsa2048] { figures.append(try await speed(kind, options: options)) }
     let mem = try await memory(capacity: 1024)
@@ -155,6 +181,6 @@ do {
         print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
     }
 } catch {
-    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json]\n".utf8))
+    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|pinned-cached [--seconds S]\n".utf8))
     exit(2)
 }
