@@ -47,6 +47,45 @@ import X509
         #expect(await engine.evaluate(trust()).isTrusted)
     }
 
+    @Test func underAPolicyAlreadyPassedOnlyTheTimeIsCheckedAgainstTheWholePathsWindow() async {
+        // The intermediate ends first and the leaf starts last: the path is valid only where all three are.
+        let root = PKI.root()
+        let intermediateEnds = PKI.now.addingTimeInterval(10 * 86400)
+        let leafStarts = PKI.now.addingTimeInterval(-86400)
+        let intermediate = root.intermediate("Short CA", notValidAfter: intermediateEnds)
+        let leaf = intermediate.leaf(notValidBefore: leafStarts)
+        func at(_ time: Date) -> ServerTrust { PKI.trust([leaf, intermediate], anchors: [root], policy: PKI.ssl("www.example.com"), at: time) }
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(at(PKI.now)).isTrusted)
+        // Both ends inclusive, at whole seconds, as ValidityRule.
+        #expect(await engine.evaluate(at(intermediateEnds.addingTimeInterval(0.9))).isTrusted)
+        #expect(await engine.evaluate(at(leafStarts)).isTrusted)
+        let late = await engine.evaluate(at(intermediateEnds.addingTimeInterval(1)))
+        #expect(late.codes == [.expired])
+        #expect(late.failures.first?.certificate == 1)
+        let early = await engine.evaluate(at(leafStarts.addingTimeInterval(-1)))
+        #expect(early.codes == [.notYetValid])
+        #expect(early.failures.first?.certificate == 0)
+        #expect(await engine.evaluate(at(PKI.now)).isTrusted)
+    }
+
+    @Test func aPolicyPassedOnTheCachedPathIsRememberedAndOneThatFailedIsNot() async {
+        let engine = TrustEngine()
+        let key = ValidatedPathCache.Key(presented: [pki.leaf.der, pki.intermediate.der], extra: [], anchors: PKI.anchors(pki.root).identity)
+        #expect(await engine.evaluate(trust()).isTrusted)
+        #expect(engine.cache.lookup(key)?.passed.count == 1)
+        #expect(await engine.evaluate(trust(host: "mail.example.com")).codes == [.hostnameMismatch])
+        #expect(engine.cache.lookup(key)?.passed.count == 1, "a policy that failed was remembered")
+        var strict = PKI.ssl("www.example.com")
+        strict.profile = .webPKI
+        #expect(await engine.evaluate(trust(policy: strict)).isTrusted)
+        #expect(engine.cache.lookup(key)?.passed.count == 2)
+        var hard = PKI.ssl("www.example.com")
+        hard.revocation = RevocationOptions(mode: .hard)
+        #expect(await engine.evaluate(trust(policy: hard)).isTrusted)
+        #expect(engine.cache.lookup(key)?.passed.count == 2, "a revocation policy is never answered from memory")
+    }
+
     @Test func theCachedPathIsCheckedAgainForAnotherHost() async {
         let engine = TrustEngine()
         #expect(await engine.evaluate(trust()).isTrusted)

@@ -8,8 +8,9 @@ import X509
 /// A path that fails any rule (an expired cross-sign, a SHA-1 intermediate) is a dead end, and the search
 /// backtracks to the next candidate. The search is bounded, so hostile inputs end in bounded time.
 ///
-/// Paths already validated are remembered (same DER, same anchors): a repeat evaluation re-runs only the
-/// rules (time, host, policy), never a signature verification.
+/// Paths already validated are remembered (same DER, same anchors): a repeat evaluation never verifies a
+/// signature again. Under a policy the path already passed, only the time is rechecked; under another policy
+/// (another host, say) the rules run again on the remembered path.
 public final class TrustEngine: Sendable {
     public static let shared = TrustEngine()
 
@@ -28,7 +29,11 @@ public final class TrustEngine: Sendable {
     public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         let time = trust.validationTime ?? Date()
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
+        let fingerprint = RuleFingerprint(trust.policy)
         if let hit = cache.lookup(key) {
+            if let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
+                return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+            }
             let rules = trust.policy.rules
             let handled = Self.handledCriticalExtensions(rules)
             let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom)
@@ -37,6 +42,7 @@ public final class TrustEngine: Sendable {
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
                 let failures = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context)
                 if failures.isEmpty {
+                    if let fingerprint { cache.remember(fingerprint, for: key) }
                     return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
                 }
             }
@@ -44,7 +50,7 @@ public final class TrustEngine: Sendable {
         }
         let (verdict, passedChain) = await evaluateCold(trust, time: time)
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
-            cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom)
+            cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom, passed: fingerprint)
         }
         return verdict
     }

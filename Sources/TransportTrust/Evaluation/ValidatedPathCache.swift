@@ -3,19 +3,20 @@ import X509
 
 /// A bounded LRU of paths whose signatures have been verified, keyed by the exact DER presented and the
 /// anchor set. A hit lets an evaluation skip parsing, path building and every signature verification.
+///
+/// Each entry also remembers the policies its path has fully passed, and the window in which every
+/// certificate of the path is valid. Only ``ValidityRule`` and revocation depend on the time, so a repeat
+/// evaluation under a remembered policy rechecks the time against that window and nothing else.
 final class ValidatedPathCache: @unchecked Sendable {
     struct Key: Hashable {
         let presented: [[UInt8]]
         let extra: [[UInt8]]
         let anchors: [UInt8]
 
-        // Hash only each certificate's tail: it is signature bytes, so it already identifies the certificate.
-        // Equality still compares every byte.
         func hash(into h: inout Hasher) {
             h.combine(presented.count)
-            for der in presented + extra {
-                der.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }
-            }
+            for der in presented { DERKey.hashTail(of: der, into: &h) }
+            for der in extra { DERKey.hashTail(of: der, into: &h) }
             anchors.withUnsafeBytes { h.combine(bytes: $0) }
         }
     }
@@ -24,7 +25,21 @@ final class ValidatedPathCache: @unchecked Sendable {
         let path: [InputCertificate]
         let chain: UnverifiedCertificateChain
         let anchorIsCustom: Bool
+        /// The latest notBefore and the earliest notAfter of the path.
+        let validFrom: Date
+        let validUntil: Date
+        /// Policies under which every time-independent rule passed, newest last.
+        var passed: [RuleFingerprint] = []
+
+        func isValid(at time: Date) -> Bool {
+            // As ValidityRule: whole seconds, both ends inclusive.
+            let now = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down))
+            return validFrom <= now && now <= validUntil
+        }
     }
+
+    /// Most policies remembered per path: a wildcard certificate may serve many hosts.
+    static let policiesPerPath = 16
 
     private let lock = NSLock()
     private let capacity: Int
@@ -42,11 +57,16 @@ final class ValidatedPathCache: @unchecked Sendable {
         }
     }
 
-    func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool) {
-        guard capacity > 0 else { return }
+    func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool,
+                passed fingerprint: RuleFingerprint?) {
+        guard capacity > 0, let validFrom = chain.map(\.notValidBefore).max(),
+            let validUntil = chain.map(\.notValidAfter).min()
+        else { return }
+        var entry = Entry(path: path, chain: chain, anchorIsCustom: anchorIsCustom, validFrom: validFrom, validUntil: validUntil)
+        if let fingerprint { entry.passed = [fingerprint] }
         lock.withLock {
             tick &+= 1
-            entries[key] = (Entry(path: path, chain: chain, anchorIsCustom: anchorIsCustom), tick)
+            entries[key] = (entry, tick)
             if entries.count > capacity {
                 // Evict the oldest quarter at once, so eviction costs O(1) amortised per insert.
                 let cut = entries.values.map(\.tick).sorted()[entries.count / 4]
@@ -55,5 +75,35 @@ final class ValidatedPathCache: @unchecked Sendable {
         }
     }
 
+    /// Records that the path cached under `key` passed every time-independent rule of a policy.
+    func remember(_ fingerprint: RuleFingerprint, for key: Key) {
+        lock.withLock {
+            guard var found = entries[key], !found.entry.passed.contains(fingerprint) else { return }
+            found.entry.passed.append(fingerprint)
+            if found.entry.passed.count > Self.policiesPerPath { found.entry.passed.removeFirst() }
+            entries[key] = found
+        }
+    }
+
     var count: Int { lock.withLock { entries.count } }
+}
+
+/// Everything of a ``TrustPolicy`` that decides its rules, so two equal fingerprints run the same rules.
+/// Revocation is left out: a policy that checks revocation is never answered from memory.
+struct RuleFingerprint: Hashable {
+    let kind: TrustPolicy.Kind
+    let profile: TrustPolicy.Profile
+    let requiresATSStrength: Bool
+    let maximumIntermediates: Int?
+    let requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
+
+    /// nil when the policy's outcome depends on more than the path, the policy and the time.
+    init?(_ policy: TrustPolicy) {
+        guard policy.revocation.mode == .off else { return nil }
+        kind = policy.kind
+        profile = policy.profile
+        requiresATSStrength = policy.requiresATSStrength
+        maximumIntermediates = policy.maximumIntermediates
+        requiredExtendedKeyUsages = policy.requiredExtendedKeyUsages
+    }
 }
