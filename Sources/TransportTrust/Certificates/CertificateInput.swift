@@ -31,26 +31,39 @@ public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConve
 
 /// One certificate as it was given: its DER, and swift-certificates' parse of it when that succeeds.
 public struct InputCertificate: Sendable, Hashable {
-    public let der: [UInt8]
+    /// One reference for all the fields: verdicts and caches copy certificates on every evaluation, and a
+    /// copy is then one retain instead of one per field.
+    private final class Storage: Sendable {
+        let der: [UInt8]
+        let certificate: Certificate?
+        let parseFailure: String?
+        let fallback: RawCertificate?
+
+        init(der: [UInt8], certificate: Certificate?, parseFailure: String?, fallback: RawCertificate?) {
+            self.der = der
+            self.certificate = certificate
+            self.parseFailure = parseFailure
+            self.fallback = fallback
+        }
+    }
+
+    private let storage: Storage
+
+    public var der: [UInt8] { storage.der }
     /// nil when swift-certificates cannot parse the certificate (RSA-PSS, RSA-1024, unknown key types).
-    public let certificate: Certificate?
+    public var certificate: Certificate? { storage.certificate }
     /// Why swift-certificates refused it.
-    public let parseFailure: String?
+    public var parseFailure: String? { storage.parseFailure }
     /// Fields read from the DER alone; kept only when swift-certificates could not parse it.
-    private let fallback: RawCertificate?
+    private var fallback: RawCertificate? { storage.fallback }
 
     /// Parses `der`. Fails only when it is not a certificate at all; a certificate swift-certificates cannot
     /// use is kept, with ``parseFailure`` saying why, so that it can be named in a verdict.
     public init(der: [UInt8]) throws(CertificateInputError) {
-        self.der = der
         do {
-            self.certificate = try Certificate(derEncoded: der)
-            self.parseFailure = nil
-            self.fallback = nil
+            storage = Storage(der: der, certificate: try Certificate(derEncoded: der), parseFailure: nil, fallback: nil)
         } catch {
-            self.fallback = try RawCertificate(der: der)
-            self.certificate = nil
-            self.parseFailure = "\(error)"
+            storage = Storage(der: der, certificate: nil, parseFailure: "\(error)", fallback: try RawCertificate(der: der))
         }
     }
 
@@ -59,11 +72,13 @@ public struct InputCertificate: Sendable, Hashable {
         do { try serializer.serialize(certificate) } catch {
             throw .malformed(source: nil, reason: "cannot serialize: \(error)")
         }
-        self.der = serializer.serializedBytes
-        self.certificate = certificate
-        self.parseFailure = nil
-        self.fallback = nil
+        storage = Storage(der: serializer.serializedBytes, certificate: certificate, parseFailure: nil, fallback: nil)
     }
+
+    /// Certificates are the same when their DER is; everything else is read from it.
+    public static func == (a: InputCertificate, b: InputCertificate) -> Bool { a.storage === b.storage || a.der == b.der }
+
+    public func hash(into h: inout Hasher) { DERKey.hashTail(of: der, into: &h) }
 
     /// The DER fields: SPKI bytes, key type and size. Read on demand, as they are off the hot path.
     public var raw: RawCertificate? { fallback ?? (try? RawCertificate(der: der)) }
@@ -75,9 +90,6 @@ public struct InputCertificate: Sendable, Hashable {
         if let c = certificate { return "'\(c.subject)'" }
         return raw.map { "'\($0.subject)'" } ?? "an unreadable certificate"
     }
-
-    public static func == (l: Self, r: Self) -> Bool { l.der == r.der }
-    public func hash(into h: inout Hasher) { h.combine(der) }
 }
 
 /// Reads certificates from PEM or DER.

@@ -11,7 +11,7 @@ public final class SPKIHashCache: @unchecked Sendable {
 
     public let capacity: Int
     private let lock = NSLock()
-    private var entries: [[UInt8]: CertificateFingerprint] = [:]
+    private var entries: [DERKey: CertificateFingerprint] = [:]
     private var hitCount = 0
     private var missCount = 0
 
@@ -20,7 +20,7 @@ public final class SPKIHashCache: @unchecked Sendable {
     /// The fingerprint of `der`, computed once.
     public func fingerprint(_ der: [UInt8]) -> CertificateFingerprint {
         if let hit = lock.withLock({ () -> CertificateFingerprint? in
-            let e = entries[der]
+            let e = entries[DERKey(der)]
             if e != nil { hitCount += 1 } else { missCount += 1 }
             return e
         }) { return hit }
@@ -28,7 +28,7 @@ public final class SPKIHashCache: @unchecked Sendable {
         guard capacity > 0 else { return computed }
         lock.withLock {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[der] = computed
+            entries[DERKey(der)] = computed
         }
         return computed
     }
