@@ -84,6 +84,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "ATSBenchmark",
+            dependencies: [
+                "AppTransportSecurity",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
