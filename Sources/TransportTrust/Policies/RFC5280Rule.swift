@@ -28,7 +28,8 @@ public struct RFC5280Rule: ChainRule {
             return
         }
         let text = reason.description
-        let index = Self.concerned(text, chain: chain)
+        let dumps = Self.dumps(in: text, chain: chain)
+        let index = Self.concerned(text, chain: chain, dumps: dumps)
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"
         let code: TrustFailureCode
         let message: String
@@ -51,14 +52,14 @@ public struct RFC5280Rule: ChainRule {
             code = .policy
             message = "RFC 5280 path validation failed"
         }
-        failures.append(TrustFailure(code, certificate: index, message + " (\(Self.shorten(text, chain: chain)))"))
+        failures.append(TrustFailure(code, certificate: index, message + " (\(Self.shorten(text, chain: chain, dumps: dumps)))"))
     }
 
     /// The index of the certificate a reason is about. Reasons embed whole certificate descriptions, whose issuer
     /// field names the next certificate up, so the whole description is matched before the subject alone.
     /// Name-constraint reasons name the subtree, not the CA; the CA is the one that carries it.
-    static func concerned(_ text: String, chain: UnverifiedCertificateChain) -> Int? {
-        if let i = chain.indices.first(where: { text.contains(chain[$0].description) }) { return i }
+    static func concerned(_ text: String, chain: UnverifiedCertificateChain, dumps: [String?]) -> Int? {
+        if let i = chain.indices.first(where: { dumps[$0] != nil }) { return i }
         if let i = chain.indices.last(where: { text.contains(chain[$0].subject.description) }) { return i }
         return chain.indices.dropFirst().last { i in
             guard let nc = try? chain[i].extensions.nameConstraints else { return false }
@@ -70,10 +71,21 @@ public struct RFC5280Rule: ChainRule {
         }
     }
 
+    /// For each certificate, its description when the reason embeds it. A dump is costly (it prints every
+    /// extension), and path building meets many failing candidates, so only certificates whose serial number
+    /// the text mentions are dumped: the description contains `String(reflecting: serialNumber)`.
+    static func dumps(in text: String, chain: UnverifiedCertificateChain) -> [String?] {
+        chain.map { cert in
+            guard text.contains(String(reflecting: cert.serialNumber)) else { return nil }
+            let dump = cert.description
+            return text.contains(dump) ? dump : nil
+        }
+    }
+
     /// swift-certificates embeds whole certificate dumps in its reasons; keep the sentence only.
-    static func shorten(_ text: String, chain: UnverifiedCertificateChain) -> String {
+    static func shorten(_ text: String, chain: UnverifiedCertificateChain, dumps: [String?]) -> String {
         var t = text.replacingOccurrences(of: "RFC5280Policy: ", with: "")
-        for cert in chain { t = t.replacingOccurrences(of: cert.description, with: cert.label) }
+        for (cert, dump) in zip(chain, dumps) { if let dump { t = t.replacingOccurrences(of: dump, with: cert.label) } }
         if t.count > 240 { t = String(t.prefix(240)) + "…" }
         return t
     }

@@ -22,9 +22,5 @@ public struct ValidityRule: ChainRule {
         }
     }
 
-    static func format(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: date)
-    }
+    static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 }
