@@ -15,8 +15,8 @@ public final class TrustAnchors: Sendable {
     /// Anchors swift-certificates cannot parse (and so cannot use), each with its reason.
     public let unusable: [String]
     let store: CertificateStore
-    let customDER: Set<[UInt8]>
-    private let inputs: [Certificate: InputCertificate]
+    let customDER: Set<DERKey>
+    private let inputs: [CertificateKey: InputCertificate]
     /// Distinguishes anchor sets in cache keys.
     let identity: [UInt8]
 
@@ -30,9 +30,9 @@ public final class TrustAnchors: Sendable {
         self.all = custom + system
         self.store = CertificateStore(all.compactMap(\.certificate))
         self.unusable = all.compactMap { c in c.parseFailure.map { "\(c.subjectDescription): \($0)" } }
-        self.customDER = Set(custom.map(\.der))
-        var inputs: [Certificate: InputCertificate] = [:]
-        for c in all { if let cert = c.certificate { inputs[cert] = inputs[cert] ?? c } }
+        self.customDER = Set(custom.map { DERKey($0.der) })
+        var inputs: [CertificateKey: InputCertificate] = [:]
+        for c in all { if let cert = c.certificate { inputs[CertificateKey(cert)] = inputs[CertificateKey(cert)] ?? c } }
         self.inputs = inputs
         var hash = SHA256()
         for c in custom { hash.update(data: c.der) }
@@ -41,13 +41,13 @@ public final class TrustAnchors: Sendable {
         self.identity = Array(hash.finalize())
     }
 
-    func isCustom(_ der: [UInt8]) -> Bool { customDER.contains(der) }
+    func isCustom(_ der: [UInt8]) -> Bool { customDER.contains(DERKey(der)) }
 
     func isCustom(_ certificate: Certificate) -> Bool {
-        inputs[certificate].map { customDER.contains($0.der) } ?? false
+        inputs[CertificateKey(certificate)].map { customDER.contains(DERKey($0.der)) } ?? false
     }
 
-    func input(for certificate: Certificate) -> InputCertificate? { inputs[certificate] }
+    func input(for certificate: Certificate) -> InputCertificate? { inputs[CertificateKey(certificate)] }
 
     /// Anchors whose subject is `name`.
     func named(_ name: DistinguishedName) -> [InputCertificate] {

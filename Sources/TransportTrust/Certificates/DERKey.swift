@@ -13,3 +13,28 @@ struct DERKey: Hashable {
         der.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }
     }
 }
+
+import X509
+
+/// A parsed certificate as a dictionary key. `Certificate`'s own Hashable hashes and compares the public key
+/// through its serialised form, which for an EC key costs a point conversion (a modular inversion) on every
+/// hash: a tenth of a limbo run. The signed bytes and the signature identify a certificate exactly.
+struct CertificateKey: Hashable {
+    let certificate: Certificate
+
+    init(_ certificate: Certificate) { self.certificate = certificate }
+
+    static func == (a: CertificateKey, b: CertificateKey) -> Bool {
+        a.certificate.tbsCertificateBytes == b.certificate.tbsCertificateBytes
+            && a.certificate.signatureAlgorithm == b.certificate.signatureAlgorithm
+            && a.certificate.signature == b.certificate.signature
+    }
+
+    // The head holds the serial number, the tail the last extension; both tell certificates of one CA apart.
+    func hash(into h: inout Hasher) {
+        let tbs = certificate.tbsCertificateBytes
+        h.combine(tbs.count)
+        tbs.prefix(64).withUnsafeBytes { h.combine(bytes: $0) }
+        tbs.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }
+    }
+}

@@ -50,24 +50,24 @@ enum Diagnosis {
         unusable: [InputCertificate],
         anchors: TrustAnchors,
         handled: [ASN1ObjectIdentifier],
-        lookup: [Certificate: InputCertificate]
+        lookup: [CertificateKey: InputCertificate]
     ) -> ([InputCertificate], [TrustFailure]) {
         guard var tip = leaf.certificate else { return ([leaf], [Self.unusable(leaf, index: 0)]) }
         var chain = [leaf]
-        var used: Set<Certificate> = [tip]
+        var used: Set<CertificateKey> = [CertificateKey(tip)]
         let where_ = anchors.anchorsOnly ? "the given anchors" : (anchors.custom.isEmpty ? "the system roots" : "the given anchors or the system roots")
 
         for _ in 0..<32 {
             let index = chain.count - 1
-            let sentByName = intermediates.filter { $0.subject == tip.issuer && !used.contains($0) }
+            let sentByName = intermediates.filter { $0.subject == tip.issuer && !used.contains(CertificateKey($0)) }
             if let next = sentByName.first(where: { $0.publicKey.isValidSignature(tip.signature, for: tip) }) {
                 if let bad = unhandledCritical(next, handled: handled) {
-                    chain.append(lookup[next] ?? leaf)
+                    chain.append(lookup[CertificateKey(next)] ?? leaf)
                     return (chain, [TrustFailure(.unhandledCriticalExtension, certificate: chain.count - 1,
                         "\(next.label) has a critical extension this verifier does not process (\(bad)), so no path can use it")])
                 }
-                chain.append(lookup[next] ?? leaf)
-                used.insert(next)
+                chain.append(lookup[CertificateKey(next)] ?? leaf)
+                used.insert(CertificateKey(next))
                 tip = next
                 continue
             }

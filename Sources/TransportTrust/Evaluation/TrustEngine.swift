@@ -75,7 +75,7 @@ public final class TrustEngine: Sendable {
             return (.refused(Diagnosis.unusable(leafInput, index: 0), chain: [leafInput]), nil)
         }
 
-        var byCertificate: [Certificate: InputCertificate] = [:]
+        var byCertificate: [CertificateKey: InputCertificate] = [:]
         var intermediates: [Certificate] = []
         var unusable: [InputCertificate] = []
         for input in presented.dropFirst() + extra {
@@ -83,9 +83,9 @@ public final class TrustEngine: Sendable {
                 unusable.append(input)
                 continue
             }
-            if byCertificate.updateValue(input, forKey: cert) == nil { intermediates.append(cert) }
+            if byCertificate.updateValue(input, forKey: CertificateKey(cert)) == nil { intermediates.append(cert) }
         }
-        byCertificate[leaf] = leafInput
+        byCertificate[CertificateKey(leaf)] = leafInput
 
         let rules = trust.policy.rules
         let handled = Self.handledCriticalExtensions(rules)
@@ -104,7 +104,7 @@ public final class TrustEngine: Sendable {
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
 
         func inputs(_ chain: [Certificate]) -> [InputCertificate] {
-            chain.map { byCertificate[$0] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
+            chain.map { byCertificate[CertificateKey($0)] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
         }
 
         switch result {

@@ -1,4 +1,5 @@
 import SwiftASN1
+import _CryptoExtras
 import X509
 
 /// The strict profile: the CA/Browser Forum Baseline Requirements and RFC 5280's "conforming CA" rules, as
@@ -146,6 +147,8 @@ public struct WebPKIProfileRule: ChainRule {
     }
 
     static func rsaModulusBits(_ cert: Certificate) -> Int? {
+        // Serialising an EC key converts its point; only RSA keys have a modulus to measure.
+        guard _RSA.Signing.PublicKey(cert.publicKey) != nil else { return nil }
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(cert.publicKey)) != nil, let node = try? DER.parse(serializer.serializedBytes), let key = try? KeyAlgorithm(spki: node), case .rsa(let bits) = key
         else { return nil }
