@@ -10,7 +10,7 @@ for cores in all 0; do
   pin=(); [ "$cores" = all ] || pin=(taskset -c "$cores")
   start=$(date +%s.%N)
   "${pin[@]}" .build/release/ats verify --limbo "$limbo" --output /tmp/limbo-ours.json >/dev/null
-  echo "ours ($([ "$cores" = all ] && echo "$(nproc) cores" || echo "1 core")): $(echo "$(date +%s.%N) - $start" | bc) s wall, whole run"
+  echo "ours ($([ "$cores" = all ] && echo "$(nproc) cores" || echo "1 core")): $(printf %.2f "$(echo "$(date +%s.%N) - $start" | bc)") s wall, whole run"
 done
 python3 "$(dirname "$limbo")/score.py" --limbo "$limbo" /tmp/limbo-ours.json | head -1
 # pyca hangs on one case; its harness cuts it at 10 s and reports time with and without that budget.

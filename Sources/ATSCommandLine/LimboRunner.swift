@@ -94,11 +94,17 @@ struct LimboRunner {
     static func runWithTimeout(_ testcase: Testcase, engine: TrustEngine, timeout: Duration) async -> Result {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
             let once = Once(continuation)
-            let work = Task { once.resume(await run(testcase, engine: engine)) }
-            Task {
-                try? await Task.sleep(for: timeout)
+            let work = Task { await run(testcase, engine: engine) }
+            let timer = Task {
+                // Cancelled as soon as the case ends: thousands of sleeping timers would outlive their cases.
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 work.cancel()
                 once.resume(Result(id: testcase.id, actual_result: "HANG", context: "no verdict within \(timeout)"))
+            }
+            Task {
+                let result = await work.value
+                timer.cancel()
+                once.resume(result)
             }
         }
     }
