@@ -199,6 +199,11 @@ final class Connection: Sendable {
         let timer = eventLoop.scheduleTask(deadline: deadline) {
             flag.set(.request)
             exchange.value.abort(.closed)
+            // The handler may already be gone (the connection died while the request was on its way), so fail the
+            // exchange here too; completing a completed promise is a no-op. Without this the request waits forever.
+            request.headPromise.fail(ExchangeFailure.closed)
+            request.endPromise.fail(ExchangeFailure.closed)
+            request.stream?.finish(throwing: ExchangeFailure.closed)
             channel.close(promise: nil)
         }
         request.endPromise.futureResult.whenComplete { _ in timer.cancel() }

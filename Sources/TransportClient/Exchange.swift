@@ -63,6 +63,16 @@ final class ExchangeHandler: ChannelDuplexHandler {
             promise?.fail(ExchangeFailure.closed)
             return
         }
+        // The connection died before the request reached us (a TLS 1.3 alert refusing the client certificate, say):
+        // no event will ever end this exchange, so end it now with the reason seen.
+        guard context.channel.isActive else {
+            let failure = death.withLockedValue { $0 } ?? .closed
+            request.headPromise.fail(failure)
+            request.endPromise.fail(failure)
+            request.stream?.finish(throwing: failure)
+            promise?.fail(ExchangeFailure.closed)
+            return
+        }
         current = request
         headDone = false
         body = []
