@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
         .library(name: "TransportClient", targets: ["TransportClient"]),
+        .library(name: "ATSDiagnostics", targets: ["ATSDiagnostics"]),
+        .library(name: "ATSTestServers", targets: ["ATSTestServers"]),
         .executable(name: "ats", targets: ["ats"]),
     ],
     dependencies: [
@@ -62,11 +64,40 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // nscurl --ats-diagnostics for any platform: each test an ATS dictionary sent through TransportClient.
+        .target(
+            name: "ATSDiagnostics",
+            dependencies: [
+                "TransportTrust", "AppTransportSecurity", "TransportClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // A local badssl: HTTPS servers on 127.0.0.1, each a known case, behind a generated CA (`ats serve`, `ats demo`).
+        .target(
+            name: "ATSTestServers",
+            dependencies: [
+                "TransportTrust", "AppTransportSecurity", "ATSDiagnostics",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // The `ats` commands as a library, so tests can drive them without a subprocess.
         .target(
             name: "ATSCommandLine",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "TransportClient",
+                "TransportTrust", "AppTransportSecurity", "TransportClient", "ATSDiagnostics", "ATSTestServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -116,6 +147,16 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ATSDiagnosticsTests",
+            dependencies: [
+                "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient", "TransportTrust", "AppTransportSecurity",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
         ),

@@ -8,7 +8,7 @@ public struct ATSCommand: AsyncParsableCommand {
         commandName: "ats",
         abstract: "HTTPS trust decisions that are correct, explainable and the same on every platform.",
         version: TransportSecurityVersion.current,
-        subcommands: [VerifyCommand.self, AuditCommand.self, CheckCommand.self, PinsCommand.self, FetchCommand.self]
+        subcommands: [VerifyCommand.self, AuditCommand.self, CheckCommand.self, PinsCommand.self, FetchCommand.self, DiagnoseCommand.self, ServeCommand.self, DemoCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,134 @@
+import ATSDiagnostics
+import ATSTestServers
+import ArgumentParser
+import Foundation
+import TransportTrust
+
+/// `ats demo`: starts the local cases, diagnoses and fetches each, and checks every result against the expectation.
+struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the local test servers, run `ats diagnose` and `ats fetch` against each, and compare with what is expected.",
+        discussion: """
+            Everything runs on 127.0.0.1 with a CA generated for the run; nothing leaves the machine. Prints one row per case:
+            expected, what diagnose found (all 16 nscurl tests are compared), and what fetch found.
+            Exit status: 0 when everything agrees, 1 on any disagreement, 2 when the servers cannot start.
+            """
+    )
+
+    @Option(help: "Time limit in seconds for each request (default 10).")
+    var timeout: Double = 10
+
+    @Flag(help: "Also print each case's full diagnosis.")
+    var verbose = false
+
+    func validate() throws {
+        if !(timeout > 0 && timeout <= 600) { throw ValidationError("--timeout must be above 0 and at most 600 seconds, not \(timeout)") }
+    }
+
+    func run() async throws { throw ExitCode(await execute(output: .standard)) }
+
+    func execute(output out: Output) async -> Int32 {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let directory: String
+        let servers: LocalServers
+        do {
+            directory = try ServeCommand.temporaryDirectory()
+            servers = try await LocalServers.start(directory: directory)
+        } catch {
+            out.error("ats demo: the local servers could not start: \(error)\n")
+            return 2
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let started = clock.now - start
+        let report = await Self.check(servers, timeout: timeout, verbose: verbose, output: out)
+        await servers.shutdown()
+        out.write(report.text)
+        let total = clock.now - start
+        let agreed = report.failures == 0
+        out.write("\n\(servers.cases.count) cases, \(report.failures) disagreement\(report.failures == 1 ? "" : "s"); "
+                  + "servers and CA up in \(Self.seconds(started)) s, all done in \(Self.seconds(total)) s. "
+                  + (agreed ? out.green("Everything agrees.") : out.red("Disagreements above.")) + "\n")
+        return agreed ? 0 : 1
+    }
+
+    struct Report {
+        var text: String
+        var failures: Int
+    }
+
+    /// Diagnoses and fetches every case and renders the table.
+    static func check(_ servers: LocalServers, timeout: Double, verbose: Bool, output out: Output) async -> Report {
+        let anchors: TrustAnchors
+        do { anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile)) } catch {
+            return Report(text: "cannot read the CA file \(servers.caFile): \(error)\n", failures: 1)
+        }
+        let diagnoser = Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: .milliseconds(Int64(timeout * 1000))))
+        var diagnoses: [String: HostDiagnosis] = [:]
+        await DiagnosisScan(diagnoser: diagnoser, concurrency: 4).run(servers.cases.map(\.url)) { diagnoses[$0.url] = $0 }
+        var rows: [[String]] = []
+        var details = ""
+        var failures = 0
+        for running in servers.cases {
+            let expected = running.testCase
+            let fetched = await fetch(running.url, caFile: servers.caFile, timeout: timeout)
+            guard let diagnosis = diagnoses[running.url] else {
+                failures += 1
+                rows.append([expected.rawValue, expected.expectedText, "no diagnosis", fetched, out.red("✗")])
+                continue
+            }
+            let matrix = Self.matrix(diagnosis)
+            let got = Self.gotText(diagnosis)
+            let diagnoseAgrees = matrix == expected.expectedMatrix && diagnosis.recommendation.kind == expected.expectedRecommendation
+                && (expected.expectedConfiguration == nil || diagnosis.recommendation.configuration == expected.expectedConfiguration)
+            let fetchAgrees = fetched == expected.expectedFetch
+            if !diagnoseAgrees || !fetchAgrees { failures += 1 }
+            rows.append([expected.rawValue, expected.expectedText, diagnoseAgrees ? got : "\(got) [\(matrix)]",
+                         fetchAgrees ? fetched : "\(fetched) (expected \(expected.expectedFetch))",
+                         diagnoseAgrees && fetchAgrees ? out.green("✓") : out.red("✗")])
+            if !diagnoseAgrees {
+                details += "\n\(expected.rawValue): expected \(expected.expectedMatrix), got \(matrix)\n"
+                details += DiagnosisRendering.text(diagnosis, verbose: true)
+            } else if verbose {
+                details += "\n" + DiagnosisRendering.text(diagnosis, verbose: true)
+            }
+        }
+        let table = DiagnosisRendering.table(header: ["CASE", "EXPECTED", "DIAGNOSE GOT", "FETCH GOT", ""], rows: rows)
+        let legend = "(matrix: nscurl's 16 tests in order, P pass, F fail, N not testable)\n"
+        return Report(text: details + "\n" + table + legend, failures: failures)
+    }
+
+    /// nscurl's 16 results as a string of P, F and N.
+    static func matrix(_ d: HostDiagnosis) -> String {
+        String(d.nscurlTests.map { o -> Character in o.result == .pass ? "P" : (o.result == .fail ? "F" : "N") })
+    }
+
+    /// What the diagnosis found, in the words of ``BadSSLCase/expectedText``.
+    static func gotText(_ d: HostDiagnosis) -> String {
+        let verdict = d.outcome("default")?.result.rawValue ?? "?"
+        switch d.recommendation.kind {
+        case .noneNeeded: return verdict
+        case .exception: return "\(verdict); loads with \(d.recommendation.configuration.flatMap(ATSTestCase.named).map(\.title) ?? "?")"
+        case .arbitraryLoadsOnly: return "\(verdict); loads only with arbitrary loads"
+        case .noExceptionHelps: return "\(verdict); no exception helps"
+        }
+    }
+
+    /// Runs `ats fetch --json` in-process and returns the HTTP status or the refusal kind.
+    static func fetch(_ url: String, caFile: String, timeout: Double) async -> String {
+        let captured = Output.capture()
+        _ = await ATSCommand.run(arguments: ["fetch", url, "--anchors", caFile, "--json", "--timeout", String(timeout)], output: captured)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(captured.standardOutput.utf8)) as? [String: Any] else {
+            return "no JSON: \(captured.standardError.prefix(80))"
+        }
+        if let status = object["status"] as? Int { return String(status) }
+        if let error = object["error"] as? [String: Any], let kind = error["kind"] as? String { return kind }
+        return "unreadable result"
+    }
+
+    static func seconds(_ d: Duration) -> String {
+        let (s, atto) = d.components
+        return String(format: "%.2f", Double(s) + Double(atto) / 1e18)
+    }
+}

@@ -1,0 +1,166 @@
+import ATSDiagnostics
+import AppTransportSecurity
+import ArgumentParser
+import Foundation
+import TransportTrust
+
+/// `ats diagnose`: nscurl --ats-diagnostics on any platform, a thin shell over ATSDiagnostics.
+struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diagnose",
+        abstract: "Run nscurl's ATS diagnostics against URLs, from any platform.",
+        discussion: """
+            Each of nscurl's tests is an ATS dictionary resolved by the same code as `ats check` and sent through the same client
+            as `ats fetch`, so a PASS is a load the client accepts. After nscurl's report come the negotiated TLS version and suite,
+            the server's chain, and the smallest Info.plist exception that makes the URL load (or what the server must fix).
+            --json prints one JSON document per URL, one per line (schema in docs/DIAGNOSE.md).
+            Exit status: 0 when the default ATS test passes for every URL, 1 otherwise, 2 for usage or input errors.
+            """
+    )
+
+    @Argument(help: "https:// URLs to diagnose.")
+    var urls: [String] = []
+
+    @Option(help: "A file of URLs, one a line (blank lines and lines starting with # are skipped).")
+    var targets: String?
+
+    @Flag(help: "Show each test's ATS dictionary and error (closest NSURLErrorDomain and kCFStreamErrorDomainSSL codes, then our reason).")
+    var verbose = false
+
+    @Flag(help: "Print one JSON document per URL, one per line, instead of text.")
+    var json = false
+
+    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Repeatable. Without it the system roots are used.")
+    var anchors: [String] = []
+
+    @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
+          help: "Trust only the given anchors (the default); --no-anchors-only adds the system roots.")
+    var anchorsOnly: Bool = true
+
+    @Option(help: "Time limit in seconds for each test (default 10). A host's tests run in parallel, so a host costs about this.")
+    var timeout: Double = 10
+
+    @Option(help: "How many hosts to diagnose at once (default 8).")
+    var concurrency: Int = 8
+
+    @Option(help: "Platform rules: ios9, ios10, ios17 (default), macos10.11, macos10.12, macos14, or a version.")
+    var platform: String?
+
+    @Option(name: .customLong("resolve"), help: "HOST:ADDRESS, connect to ADDRESS for HOST (like curl). Repeatable.")
+    var resolve: [String] = []
+
+    func validate() throws {
+        if let platform, PlatformProfile(name: platform) == nil {
+            throw ValidationError("unknown --platform '\(platform)'; use one of \(PlatformProfile.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
+        if !(1...1000).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1000, not \(concurrency)") }
+        for r in resolve where r.split(separator: ":", maxSplits: 1).count != 2 { throw ValidationError("--resolve takes HOST:ADDRESS, not '\(r)'") }
+        if urls.isEmpty && targets == nil { throw ValidationError("give at least one URL, or --targets FILE") }
+    }
+
+    func run() async throws { throw ExitCode(await execute(output: .standard)) }
+
+    func execute(output out: Output) async -> Int32 {
+        let list: [String]
+        let diagnoser: Diagnoser
+        do {
+            list = try allURLs()
+            diagnoser = Diagnoser(options: try options())
+        } catch {
+            out.error("ats diagnose: \(error)\n")
+            return 2
+        }
+        let many = list.count > 1
+        let progress = Progress(total: list.count, enabled: many, bar: out.useColor && isatty(STDERR_FILENO) == 1, output: out)
+        var rows: [DiagnosisRendering.SummaryRow] = []
+        var allPass = true
+        await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(list) { diagnosis in
+            progress.clear()
+            out.write(json ? DiagnosisRendering.json(diagnosis) + "\n" : DiagnosisRendering.text(diagnosis, verbose: verbose))
+            allPass = allPass && diagnosis.defaultPasses
+            rows.append(DiagnosisRendering.SummaryRow(diagnosis))
+            progress.advance(diagnosis)
+        }
+        progress.finish()
+        if many && !json {
+            out.write("\nSummary (\(rows.count) URLs)\n" + DiagnosisRendering.summaryTable(rows))
+        }
+        return allPass ? 0 : 1
+    }
+
+    /// The URLs from the arguments and --targets, each checked before anything is sent.
+    func allURLs() throws -> [String] {
+        var list: [String] = []
+        for (i, url) in urls.enumerated() {
+            do throws(DiagnosisInputError) { try Diagnoser.validate(url: url) } catch {
+                throw InputError("argument \(i + 1): \(error.description)")
+            }
+            list.append(url)
+        }
+        if let targets {
+            guard let data = FileManager.default.contents(atPath: targets) else {
+                throw InputError("cannot read --targets file '\(targets)'; give a text file with one URL a line")
+            }
+            guard let text = String(data: data, encoding: .utf8) else { throw InputError("\(targets): not UTF-8 text") }
+            for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                do throws(DiagnosisInputError) { try Diagnoser.validate(url: line) } catch {
+                    throw InputError("\(targets):\(n + 1): \(error.description)")
+                }
+                list.append(line)
+            }
+            if list.isEmpty { throw InputError("\(targets): no URLs in the file") }
+        }
+        return list
+    }
+
+    func options() throws -> DiagnosisOptions {
+        var custom: [InputCertificate] = []
+        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
+        var overrides: [String: String] = [:]
+        for r in resolve {
+            let parts = r.split(separator: ":", maxSplits: 1).map(String.init)
+            overrides[parts[0].lowercased()] = parts[1]
+        }
+        return DiagnosisOptions(profile: platform.flatMap(PlatformProfile.init(name:)) ?? .newest,
+                                anchors: anchors.isEmpty ? .system : TrustAnchors(custom: custom, anchorsOnly: anchorsOnly),
+                                timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: overrides)
+    }
+}
+
+/// Progress for many URLs on standard error: a bar redrawn in place on a terminal, one plain line per URL
+/// otherwise. Used only from the scan's report callback, which never runs concurrently with itself.
+final class Progress: @unchecked Sendable {
+    let total: Int
+    let enabled: Bool
+    let bar: Bool
+    let output: Output
+    private var done = 0
+    private var failing = 0
+
+    init(total: Int, enabled: Bool, bar: Bool, output: Output) {
+        self.total = total
+        self.enabled = enabled
+        self.bar = bar
+        self.output = output
+    }
+
+    func clear() { if enabled && bar && done > 0 { output.error("\r\u{1B}[K") } }
+
+    func advance(_ diagnosis: HostDiagnosis) {
+        guard enabled else { return }
+        done += 1
+        if !diagnosis.defaultPasses { failing += 1 }
+        if bar {
+            let width = 30
+            let filled = total == 0 ? width : width * done / total
+            output.error("[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(done)/\(total) hosts, \(failing) failing default ATS")
+        } else {
+            output.error("[\(done)/\(total)] \(diagnosis.url): default ATS \(diagnosis.outcome("default")?.result.rawValue ?? "?") (\(diagnosis.milliseconds) ms)\n")
+        }
+    }
+
+    func finish() { if enabled && bar && done > 0 { output.error("\n") } }
+}

@@ -1,0 +1,114 @@
+import ATSDiagnostics
+import ATSTestServers
+import ArgumentParser
+import Foundation
+
+/// `ats serve`: the local badssl, on 127.0.0.1, until interrupted.
+struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve known good and bad HTTPS cases on 127.0.0.1 behind a generated local CA (an offline badssl).",
+        discussion: """
+            Prints each case's URL, the CA file clients must trust, and what `ats diagnose` should find, then serves until
+            interrupted (Ctrl-C). Case i listens on --port-base + i and the plain-http redirect target on the port after the last.
+            Try: ats diagnose --anchors CA_FILE URL
+            """
+    )
+
+    @Option(name: .customLong("port-base"), help: "The first port (default 8443); 0 picks free ports.")
+    var portBase: Int = 8443
+
+    @Option(help: "Where to write ca.pem, client.pem and client-key.pem (default: a new temporary directory).")
+    var directory: String?
+
+    @Option(name: .customLong("case"), help: "Serve only this case. Repeatable. One of: \(BadSSLCase.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var cases: [String] = []
+
+    func validate() throws {
+        if portBase != 0 && !(1...(65535 - BadSSLCase.allCases.count)).contains(portBase) {
+            throw ValidationError("--port-base must be 0 or between 1 and \(65535 - BadSSLCase.allCases.count), not \(portBase)")
+        }
+        for name in cases where BadSSLCase(rawValue: name) == nil {
+            throw ValidationError("unknown --case '\(name)'; use one of \(BadSSLCase.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws { throw ExitCode(await execute(output: .standard)) }
+
+    func execute(output out: Output) async -> Int32 {
+        let servers: LocalServers
+        do {
+            let dir = try directory ?? Self.temporaryDirectory()
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw InputError("--directory '\(dir)' is not an existing directory")
+            }
+            let only = cases.isEmpty ? BadSSLCase.allCases : cases.compactMap(BadSSLCase.init(rawValue:))
+            servers = try await LocalServers.start(portBase: portBase, directory: dir, only: only)
+        } catch {
+            out.error("ats serve: \(error)\n")
+            return 2
+        }
+        out.write(Self.describe(servers))
+        await Self.waitForInterrupt()
+        out.write("\nstopping\n")
+        await servers.shutdown()
+        return 0
+    }
+
+    /// The table `ats serve` prints: case, URL, what the server does, what a diagnosis must find.
+    static func describe(_ servers: LocalServers) -> String {
+        let rows = servers.cases.map { [$0.testCase.rawValue, $0.url, $0.testCase.summary, $0.testCase.expectedText] }
+        var s = DiagnosisRendering.table(header: ["CASE", "URL", "SERVER", "EXPECTED (default ATS; smallest fix)"], rows: rows)
+        s += "\nplain http redirect target: http://127.0.0.1:\(servers.httpTarget.port)/\n"
+        s += "CA file to trust:           \(servers.caFile)\n"
+        s += "client certificate:         \(servers.clientCertificateFile) (key \(servers.clientKeyFile))\n"
+        s += "basic auth:                 \(LocalServers.basicAuthUser):\(LocalServers.basicAuthPassword)\n"
+        if let good = servers.cases.first?.url {
+            s += "\ntry:  ats diagnose --anchors \(servers.caFile) \(good)\n"
+            s += "      curl --cacert \(servers.caFile) \(good)\n"
+        }
+        s += "serving until interrupted (Ctrl-C)\n"
+        return s
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ats-serve-\(UUID().uuidString.prefix(8))")
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw InputError("cannot create a directory for the CA file: \(error)")
+        }
+        return url.path
+    }
+
+    /// Suspends until SIGINT or SIGTERM.
+    static func waitForInterrupt() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            var sources: [any DispatchSourceSignal] = []
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler {
+                    if once.claim() { continuation.resume() }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// True exactly once, whichever thread asks first.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = false
+    func claim() -> Bool { lock.withLock { defer { taken = true }; return !taken } }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var kept: [any DispatchSourceSignal] = []
+    private static let lock = NSLock()
+    static func keep(_ sources: [any DispatchSourceSignal]) { lock.withLock { kept += sources } }
+}

@@ -1,0 +1,174 @@
+import AppTransportSecurity
+import Foundation
+import NIOConcurrencyHelpers
+import TransportClient
+import TransportTrust
+
+/// A URL or option a diagnosis cannot start with; reported before any connection, exit status 2.
+public struct DiagnosisInputError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// What every test of a diagnosis shares.
+public struct DiagnosisOptions: Sendable {
+    public var profile: PlatformProfile
+    /// The roots chains must reach (system roots by default).
+    public var anchors: TrustAnchors
+    /// The limit for each test's whole request; tests of one host run in parallel, so a host costs about this.
+    public var timeout: Duration
+    /// Host → IP literal to connect to, as curl's `--resolve`.
+    public var addressOverrides: [String: String]
+    /// The time certificates are checked at; nil is now.
+    public var validationTime: Date?
+
+    public init(profile: PlatformProfile = .newest, anchors: TrustAnchors = .system, timeout: Duration = .seconds(10),
+                addressOverrides: [String: String] = [:], validationTime: Date? = nil) {
+        self.profile = profile
+        self.anchors = anchors
+        self.timeout = timeout
+        self.addressOverrides = addressOverrides
+        self.validationTime = validationTime
+    }
+}
+
+/// `nscurl --ats-diagnostics`, on any platform.
+///
+/// Every test is an ATS dictionary handed to AppTransportSecurity's resolver and sent through ``HTTPSClient``'s
+/// real request path, the same as `ats fetch --plist`, so a PASS here is exactly a load the client accepts.
+public struct Diagnoser: Sendable {
+    public var options: DiagnosisOptions
+
+    public init(options: DiagnosisOptions = DiagnosisOptions()) { self.options = options }
+
+    /// Checks that `url` can be diagnosed: an absolute http(s) URL with a host and a valid port.
+    @discardableResult
+    public static func validate(url: String) throws(DiagnosisInputError) -> (host: String, port: Int) {
+        let target: ConnectionTarget
+        do throws(RequirementsError) { target = try ConnectionTarget(url: url) } catch {
+            throw DiagnosisInputError("'\(url)' cannot be diagnosed: \(error)")
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw DiagnosisInputError("'\(url)' cannot be diagnosed: use an https:// (or http://) URL")
+        }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        guard (1...65535).contains(port) else { throw DiagnosisInputError("'\(url)': port \(port) is out of range (1–65535)") }
+        return (target.host, port)
+    }
+
+    /// Runs every test against `url`, in parallel, and works out the chain and the recommendation.
+    public func diagnose(url: String) async throws(DiagnosisInputError) -> HostDiagnosis {
+        let (host, port) = try Self.validate(url: url)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let tested = await withTaskGroup(of: (Int, TestOutcome).self) { group in
+            for (index, test) in ATSTestCase.all.enumerated() {
+                group.addTask { (index, await self.run(test, url: url, host: host)) }
+            }
+            var collected: [(Int, TestOutcome)] = []
+            for await item in group { collected.append(item) }
+            return collected.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        let outcomes = await settleUntestable(tested, host: host, port: port)
+        return HostDiagnosis(url: url, host: host, port: port, profile: options.profile, tests: outcomes,
+                             chain: ChainReport.entries(host: host, outcomes: outcomes),
+                             recommendation: Recommendation.choose(host: host, outcomes: outcomes),
+                             untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile),
+                             milliseconds: (clock.now - start).milliseconds)
+    }
+
+    /// One test: one request with the test's ATS dictionary, exactly as the client sends any request.
+    public func run(_ test: ATSTestCase, url: String, host: String) async -> TestOutcome {
+        let dictionary = test.relaxation.dictionary(host: host)
+        let presented = NIOLockedValueBox<[[UInt8]]>([])
+        let configuration = HTTPSClientConfiguration(
+            ats: .configuration(ATSConfiguration(dictionary: dictionary), profile: options.profile),
+            anchors: options.anchors, validationTime: options.validationTime,
+            // Default handling, as a URLSession delegate that does not implement the challenge; it only looks
+            // at the certificates the server sent, for the chain report.
+            challengeHandler: { challenge in
+                if let info = challenge.serverTrust { presented.withLockedValue { if $0.isEmpty { $0 = info.presentedCertificates } } }
+                return .performDefaultHandling
+            },
+            timeouts: Timeouts(connect: options.timeout, handshake: options.timeout, request: options.timeout),
+            addressOverrides: options.addressOverrides, maximumIdleConnectionsPerHost: 0)
+        let client = HTTPSClient(configuration: configuration)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var outcome = TestOutcome(test: test, result: .fail, dictionary: PlistValueJSON.object(dictionary), milliseconds: 0)
+        do throws(TransportError) {
+            let response = try await client.stream(HTTPRequest(url: url))
+            // The load completes when the body has been read; nscurl waits for didCompleteWithError too.
+            do {
+                for try await _ in response.body {}
+                outcome.result = .pass
+                outcome.status = Int(response.status.code)
+            } catch let error as TransportError {
+                outcome.failure = TestFailure(error)
+            } catch {
+                outcome.failure = TestFailure(TransportError(.connectionClosed, phase: .response, host: host, port: 0, "\(error)"))
+            }
+            outcome.tlsVersion = response.connection.handshake?.tlsVersion?.rawValue
+            outcome.cipherSuite = response.connection.handshake?.cipherSuite
+            outcome.verdict = response.connection.verdict
+        } catch {
+            outcome.failure = TestFailure(error)
+            outcome.tlsVersion = error.handshake?.tlsVersion?.rawValue
+            outcome.cipherSuite = error.handshake?.cipherSuite
+            outcome.verdict = error.verdict
+            outcome.unofferedSuites = unofferedSuites(error, client: client, url: url)
+        }
+        await client.shutdown()
+        outcome.presented = presented.withLockedValue { $0 }
+        outcome.milliseconds = (clock.now - start).milliseconds
+        return outcome
+    }
+
+    /// The allowed suites this client could not offer, when a test failed because the server accepted none of the
+    /// offered ones: only then might Apple's client have succeeded where we failed.
+    private func unofferedSuites(_ error: TransportError, client: HTTPSClient, url: String) -> [CipherSuite] {
+        guard error.kind == .atsRefused, error.phase == .handshake, error.handshake?.cipherSuite == nil,
+              error.message.contains("none of the offered cipher suites"),
+              let requirements = try? client.requirements(for: url) else { return [] }
+        return requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }
+    }
+
+    /// Settles the tests that failed on suite negotiation with suites we cannot offer: one bare ClientHello asks the
+    /// server whether it takes any of them. Yes: NOT TESTABLE (Apple's client might load it). No: the FAIL stands.
+    func settleUntestable(_ outcomes: [TestOutcome], host: String, port: Int) async -> [TestOutcome] {
+        let candidates = outcomes.filter { !$0.unofferedSuites.isEmpty }
+        guard !candidates.isEmpty else { return outcomes }
+        var union: [CipherSuite] = []
+        for suite in candidates.flatMap(\.unofferedSuites) where !union.contains(suite) { union.append(suite) }
+        let answer = await SuiteProbe.probe(host: host, port: port, address: options.addressOverrides[host] ?? host,
+                                            suites: union, timeout: options.timeout)
+        return outcomes.map { outcome in
+            guard !outcome.unofferedSuites.isEmpty else { return outcome }
+            var settled = outcome
+            switch answer {
+            case .refuses:
+                settled.failure?.reasons.append("a bare ClientHello offering \(outcome.unofferedSuites.map(\.name).joined(separator: ", ")) (which BoringSSL cannot offer) was refused too, so the FAIL stands")
+            case .accepts(let suite) where outcome.unofferedSuites.contains(suite):
+                settled.result = .notTestable
+                settled.notTestableReason = "the server accepted none of the suites offered here, but a bare ClientHello shows it takes \(suite.name), which ATS allows and BoringSSL cannot offer"
+            case .accepts, .unknown:
+                settled.result = .notTestable
+                settled.notTestableReason = "the server accepted none of the suites offered here; ATS also allows \(outcome.unofferedSuites.map(\.name).joined(separator: ", ")), which BoringSSL cannot offer, and asking the server about them gave no clear answer"
+            }
+            return settled
+        }
+    }
+
+    /// Suites the default ATS configuration allows that this client cannot offer.
+    static func untestableSuites(url: String, host: String, profile: PlatformProfile) -> [String] {
+        guard let requirements = try? ATSPolicy.default(profile: profile).requirements(for: url) else { return [] }
+        return requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }.map(\.name)
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,154 @@
+import AppTransportSecurity
+import Foundation
+import TransportClient
+import TransportTrust
+
+/// How one test ended.
+public enum TestResult: String, Sendable, Codable {
+    /// The load completed (any HTTP status): nscurl's "nil error".
+    case pass = "PASS"
+    case fail = "FAIL"
+    /// The server accepted none of the suites offered, and the ATS dictionary allows suites this TLS library
+    /// (BoringSSL) cannot offer, so Apple's client might still succeed. Never reported as FAIL.
+    case notTestable = "NOT TESTABLE"
+}
+
+/// Why a test failed: the closest Apple error and our own reasons.
+public struct TestFailure: Sendable, Codable, Hashable {
+    /// ``TransportError/Kind`` raw value.
+    public var kind: String
+    public var phase: String
+    public var message: String
+    public var apple: AppleErrorCode
+    /// Every reason, in plain words: the trust verdict's failures and the ATS checks that blocked.
+    public var reasons: [String]
+
+    init(_ error: TransportError) {
+        kind = error.kind.rawValue
+        phase = error.phase.rawValue
+        message = error.message
+        apple = AppleErrorCode(error)
+        var reasons = error.verdict?.failures.map { f in f.certificate.map { "certificate \($0): \(f.message)" } ?? f.message } ?? []
+        reasons += error.atsEvaluation?.blockingReasons.filter { $0.check != "certificate" }.map { "ATS \($0.check): \($0.message)" } ?? []
+        self.reasons = reasons
+    }
+}
+
+/// One test's outcome.
+public struct TestOutcome: Sendable, Codable {
+    public var test: ATSTestCase
+    public var result: TestResult
+    /// The `NSAppTransportSecurity` dictionary the test used.
+    public var dictionary: [String: PlistValueJSON]
+    /// The final HTTP status, when the load completed.
+    public var status: Int?
+    /// The negotiated version and suite, when the handshake got far enough to see the ServerHello.
+    public var tlsVersion: String?
+    public var cipherSuite: String?
+    public var failure: TestFailure?
+    /// Why the test could not be judged here (``TestResult/notTestable``).
+    public var notTestableReason: String?
+    public var milliseconds: Int
+
+    /// The trust verdict and the certificates as presented, kept for the chain report.
+    var verdict: TrustVerdict?
+    var presented: [[UInt8]] = []
+    /// Allowed suites we could not offer, when the test failed on suite negotiation.
+    var unofferedSuites: [CipherSuite] = []
+
+    enum CodingKeys: String, CodingKey {
+        case test, result, dictionary, status, tlsVersion, cipherSuite, failure, notTestableReason, milliseconds
+    }
+
+    public var passed: Bool { result == .pass }
+}
+
+/// A plist value as JSON: Booleans, numbers, strings and nested objects, as the ATS dictionaries hold.
+public enum PlistValueJSON: Sendable, Codable, Hashable {
+    case bool(Bool)
+    case string(String)
+    case number(Double)
+    case object([String: PlistValueJSON])
+    case array([PlistValueJSON])
+
+    init(_ value: PlistValue) {
+        switch value {
+        case .boolean(let b): self = .bool(b)
+        case .integer(let i): self = .number(Double(i))
+        case .real(let d): self = .number(d)
+        case .string(let s): self = .string(s)
+        case .date(let d): self = .string(ISO8601DateFormatter().string(from: d))
+        case .data(let d): self = .string(d.base64EncodedString())
+        case .array(let a): self = .array(a.map(PlistValueJSON.init))
+        case .dictionary(let d): self = .object(d.mapValues(PlistValueJSON.init))
+        }
+    }
+
+    static func object(_ dictionary: [String: PlistValue]) -> [String: PlistValueJSON] { dictionary.mapValues(PlistValueJSON.init) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .bool(let b): try c.encode(b)
+        case .string(let s): try c.encode(s)
+        case .number(let n): try c.encode(n)
+        case .object(let o): try c.encode(o)
+        case .array(let a): try c.encode(a)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([PlistValueJSON].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: PlistValueJSON].self)) }
+    }
+}
+
+/// One certificate of the server's chain, as the report shows it.
+public struct ChainEntry: Sendable, Codable, Hashable {
+    /// `leaf`, `intermediate`, or `anchor` (the trusted root, which the server may not have sent).
+    public var role: String
+    /// Whether the server sent it.
+    public var presented: Bool
+    public var subject: String
+    public var issuer: String
+    /// `EC P-256`, `RSA 2048`, …
+    public var keyType: String
+    public var keySize: Int?
+    public var signatureAlgorithm: String
+    public var notValidBefore: Date?
+    public var notValidAfter: Date?
+    public var subjectAlternativeNames: [String]
+    /// For the leaf: whether a subjectAltName names the host. Nil for CA certificates.
+    public var sanMatchesHost: Bool?
+    /// base64(SHA-256(SubjectPublicKeyInfo)), the NSPinnedDomains form.
+    public var spkiSHA256: String
+    /// `ok`, or the failures the default ATS evaluation found in this certificate.
+    public var atsVerdict: [String]
+}
+
+/// The diagnosis of one URL: every test, the chain, and the smallest exception.
+public struct HostDiagnosis: Sendable, Codable {
+    public var url: String
+    public var host: String
+    public var port: Int
+    public var profile: PlatformProfile
+    /// nscurl's tests in its order, then the probes.
+    public var tests: [TestOutcome]
+    public var chain: [ChainEntry]
+    public var recommendation: Recommendation
+    /// ATS-allowed suites this TLS library cannot offer: no test here proves or disproves them.
+    public var untestableSuites: [String]
+    public var milliseconds: Int
+
+    /// Whether the default ATS test passed (decides the exit status).
+    public var defaultPasses: Bool { outcome("default")?.passed == true }
+
+    public func outcome(_ id: String) -> TestOutcome? { tests.first { $0.test.id == id } }
+
+    /// nscurl's tests only.
+    public var nscurlTests: [TestOutcome] { tests.filter { $0.test.section != nil } }
+}

@@ -1,0 +1,30 @@
+/// Diagnoses many URLs with bounded concurrency and hands each result over as soon as it is ready, so that
+/// memory stays flat however long the list: at most `concurrency` diagnoses exist at once.
+public struct DiagnosisScan: Sendable {
+    public var diagnoser: Diagnoser
+    public var concurrency: Int
+
+    public init(diagnoser: Diagnoser, concurrency: Int = 8) {
+        self.diagnoser = diagnoser
+        self.concurrency = max(1, concurrency)
+    }
+
+    /// Runs every URL (validated beforehand by the caller) and calls `report` once per URL, in completion order,
+    /// never concurrently with itself.
+    public func run(_ urls: [String], report: (HostDiagnosis) async -> Void) async {
+        await withTaskGroup(of: HostDiagnosis?.self) { group in
+            var next = urls.makeIterator()
+            func startOne() -> Bool {
+                guard let url = next.next() else { return false }
+                group.addTask { try? await diagnoser.diagnose(url: url) }
+                return true
+            }
+            var started = 0
+            while started < concurrency, startOne() { started += 1 }
+            while let finished = await group.next() {
+                if let finished { await report(finished) }
+                _ = startOne()
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import AppTransportSecurity
+import TransportClient
+import TransportTrust
+
+/// The smallest Info.plist change that makes a URL load, or why none can.
+public struct Recommendation: Sendable, Codable, Hashable {
+    public enum Kind: String, Sendable, Codable {
+        /// The default ATS test passed.
+        case noneNeeded = "none-needed"
+        /// An NSExceptionDomains entry for the host makes the URL load.
+        case exception
+        /// Only NSAllowsArbitraryLoads (ATS off for every domain) makes it load.
+        case arbitraryLoadsOnly = "arbitrary-loads-only"
+        /// No ATS key helps; the server must change.
+        case noExceptionHelps = "no-exception-helps"
+    }
+
+    public var kind: Kind
+    /// The id of the least relaxed test that passed (``ATSTestCase/id``), nil when none did.
+    public var configuration: String?
+    /// The `NSAppTransportSecurity` dictionary to add, nil when none is needed or none helps.
+    public var dictionary: [String: PlistValueJSON]?
+    /// The same as Info.plist XML, ready to paste inside the top-level `<dict>`.
+    public var xml: String?
+    /// One line: what to do.
+    public var summary: String
+    /// What the server's operator should fix so that no exception is needed (empty when the default test passes).
+    public var serverFixes: [String]
+
+    /// Chooses from the outcomes: the first configuration in ``ATSTestCase/recommendationOrder`` that loaded.
+    static func choose(host: String, outcomes: [TestOutcome]) -> Recommendation {
+        let byID = Dictionary(outcomes.map { ($0.test.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let fixes = byID["default"].map { ServerFixes.advice(for: $0, host: host) } ?? []
+        guard let chosen = ATSTestCase.recommendationOrder.lazy.compactMap({ byID[$0] }).first(where: \.passed) else {
+            let untestable = outcomes.contains { $0.result == .notTestable }
+            return Recommendation(kind: .noExceptionHelps, configuration: nil, dictionary: nil, xml: nil,
+                                  summary: untestable
+                                      ? "no configuration loaded here, and some could not be tested with this TLS library; fix the server as below"
+                                      : "no ATS exception makes \(host) load; the server must be fixed",
+                                  serverFixes: fixes)
+        }
+        if chosen.test.id == "default" {
+            return Recommendation(kind: .noneNeeded, configuration: "default", dictionary: nil, xml: nil,
+                                  summary: "none needed: \(host) loads with the default ATS settings", serverFixes: [])
+        }
+        let dictionary = chosen.test.relaxation.dictionary(host: host)
+        let keys = chosen.test.relaxation.exceptionEntry.map { entry in
+            entry.keys.sorted().map { "\($0) = \(entry[$0].map(Self.short) ?? "")" }.joined(separator: ", ")
+        } ?? "NSAllowsArbitraryLoads = YES"
+        if chosen.test.relaxation.allowsArbitraryLoads {
+            return Recommendation(kind: .arbitraryLoadsOnly, configuration: chosen.test.id, dictionary: PlistValueJSON.object(dictionary),
+                                  xml: PlistRendering.xmlSnippet(dictionary),
+                                  summary: "only NSAllowsArbitraryLoads makes \(host) load, and it turns ATS off for every domain; fix the server instead",
+                                  serverFixes: fixes)
+        }
+        return Recommendation(kind: .exception, configuration: chosen.test.id, dictionary: PlistValueJSON.object(dictionary),
+                              xml: PlistRendering.xmlSnippet(dictionary),
+                              summary: "NSExceptionDomains › \(host): \(keys)", serverFixes: fixes)
+    }
+
+    private static func short(_ value: PlistValue) -> String {
+        switch value {
+        case .boolean(let b): return b ? "YES" : "NO"
+        case .string(let s): return s
+        default: return value.snippet
+        }
+    }
+}
+
+/// What a server's operator must change, in words, from a failed default test.
+enum ServerFixes {
+    static func advice(for outcome: TestOutcome, host: String) -> [String] {
+        guard let failure = outcome.failure else { return [] }
+        var fixes: [String] = []
+        for f in outcome.verdict?.failures ?? [] {
+            let what: String
+            switch f.code {
+            case .expired: what = "renew the certificate"
+            case .notYetValid: what = "the certificate is not valid yet: check its start date and the server's clock"
+            case .hostnameMismatch: what = "issue a certificate whose subjectAltName lists \(host)"
+            case .unknownIssuer: what = "send the intermediate certificates with the leaf (the full chain, up to but not including the root)"
+            case .selfSignedLeaf, .untrustedRoot:
+                what = "use a certificate from a CA the devices trust; an ATS exception cannot make an untrusted chain trusted (installing the root as a trusted profile can)"
+            case .weakSignature: what = "reissue the certificate with a SHA-256 or stronger signature"
+            case .weakKey: what = "reissue the certificate with an RSA key of at least 2048 bits or an EC key of at least 256 bits"
+            case .extendedKeyUsage: what = "reissue the leaf with the serverAuth extended key usage"
+            default: what = "fix the certificate chain"
+            }
+            fixes.append("\(what) (\(f.message))")
+        }
+        if !fixes.isEmpty { return fixes }
+        switch failure.kind {
+        case TransportError.Kind.atsRefused.rawValue:
+            switch failure.apple.sslErrorCode {
+            case AppleErrorCode.SSLCode.peerProtocolVersion.rawValue:
+                return ["enable TLS 1.2 or later on the server (\(failure.message))"]
+            case AppleErrorCode.SSLCode.badCertificate.rawValue:
+                return ["use an RSA key of at least 2048 bits or an EC key of at least 256 bits (\(failure.message))"]
+            default:
+                return ["offer an ECDHE cipher suite with AES-GCM, which gives forward secrecy (\(failure.message))"]
+            }
+        case TransportError.Kind.insecureHTTPRefused.rawValue, TransportError.Kind.redirectRefused.rawValue:
+            return ["serve and redirect over https only (\(failure.message))"]
+        case TransportError.Kind.clientCertificateRejected.rawValue:
+            return ["the server requires a client certificate: no ATS key supplies one; the app must answer the client-certificate challenge with an identity, or the server must stop requiring one"]
+        case TransportError.Kind.timedOut.rawValue, TransportError.Kind.connectionFailed.rawValue,
+             TransportError.Kind.connectionClosed.rawValue, TransportError.Kind.malformedResponse.rawValue:
+            return ["make the server reachable over TLS at this address (\(failure.message))"]
+        default:
+            return [failure.message]
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ATSDiagnostics
+
+/// The known cases `ats serve` runs, each on its own port of 127.0.0.1, with what a diagnosis must find.
+public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
+    case good
+    case expired
+    case notYetValid = "not-yet-valid"
+    case wrongHost = "wrong-host"
+    case selfSigned = "self-signed"
+    case untrustedRoot = "untrusted-root"
+    case incompleteChain = "incomplete-chain"
+    case tls10Only = "tls1.0-only"
+    case tls11Only = "tls1.1-only"
+    case staticRSA = "static-rsa"
+    case sha1Signature = "sha1-signature"
+    case rsa1024 = "rsa-1024"
+    case clientCertificateRequired = "client-cert-required"
+    case basicAuth = "basic-auth"
+    case redirectToHTTP = "redirect-to-http"
+
+    /// What the server does, in a few words.
+    public var summary: String {
+        switch self {
+        case .good: return "valid chain, TLS 1.2–1.3, ECDHE"
+        case .expired: return "leaf expired 30 days ago"
+        case .notYetValid: return "leaf valid from 30 days ahead"
+        case .wrongHost: return "leaf names wrong.host.example only"
+        case .selfSigned: return "self-signed leaf"
+        case .untrustedRoot: return "chain to a root not in the CA file"
+        case .incompleteChain: return "leaf sent without its intermediate"
+        case .tls10Only: return "TLS 1.0 only"
+        case .tls11Only: return "TLS 1.1 only"
+        case .staticRSA: return "TLS_RSA_WITH_AES_128_GCM_SHA256 only (no forward secrecy)"
+        case .sha1Signature: return "leaf signed with SHA-1 (RSA)"
+        case .rsa1024: return "RSA-1024 leaf key"
+        case .clientCertificateRequired: return "requires a client certificate"
+        case .basicAuth: return "HTTP Basic auth (user:passwd) on every page"
+        case .redirectToHTTP: return "302 to a plain http:// URL"
+        }
+    }
+
+    /// The expected result of each of nscurl's 16 tests, in ``ATSTestCase/nscurl`` order: `P` pass, `F` fail.
+    public var expectedMatrix: String {
+        let allPass = String(repeating: "P", count: 16)
+        let allFail = String(repeating: "F", count: 16)
+        switch self {
+        case .good, .basicAuth: return allPass
+        case .expired, .notYetValid, .wrongHost, .selfSigned, .untrustedRoot, .incompleteChain, .sha1Signature, .rsa1024,
+             .clientCertificateRequired:
+            return allFail
+        // default, arbitrary loads, TLS 1.3…1.0, PFS, PFS + HTTP, TLS 1.3…1.0 without PFS, the same with HTTP.
+        case .tls10Only: return "FP" + "FFFP" + "F" + "F" + "FFFP" + "FFFP"
+        case .tls11Only: return "FP" + "FFPP" + "F" + "F" + "FFPP" + "FFPP"
+        case .staticRSA: return "FP" + "FFFF" + "P" + "P" + "FPPP" + "FPPP"
+        case .redirectToHTTP: return "FP" + "FFFF" + "F" + "P" + "FFFF" + "PPPP"
+        }
+    }
+
+    /// The recommendation a diagnosis must make.
+    public var expectedRecommendation: Recommendation.Kind {
+        switch self {
+        case .good, .basicAuth: return .noneNeeded
+        case .tls10Only, .tls11Only, .staticRSA, .redirectToHTTP: return .exception
+        default: return .noExceptionHelps
+        }
+    }
+
+    /// The id of the test whose dictionary is recommended, when an exception is.
+    public var expectedConfiguration: String? {
+        switch self {
+        case .tls10Only: return "tls1.0"
+        case .tls11Only: return "tls1.1"
+        case .staticRSA: return "pfs"
+        case .redirectToHTTP: return "http"
+        case .good, .basicAuth: return "default"
+        default: return nil
+        }
+    }
+
+    /// What `ats fetch` with default ATS and the local CA must report: an HTTP status, or the refusal kind.
+    public var expectedFetch: String {
+        switch self {
+        case .good: return "200"
+        case .basicAuth: return "401"
+        case .expired, .notYetValid, .wrongHost, .selfSigned, .untrustedRoot, .incompleteChain, .sha1Signature, .rsa1024:
+            return "serverTrustRefused"
+        case .tls10Only, .tls11Only, .staticRSA: return "atsRefused"
+        case .clientCertificateRequired: return "clientCertificateRejected"
+        case .redirectToHTTP: return "redirectRefused"
+        }
+    }
+
+    /// The expected default result and recommendation, in the words `ats serve` prints.
+    public var expectedText: String {
+        switch expectedRecommendation {
+        case .noneNeeded: return "PASS"
+        case .exception: return "FAIL; loads with \(expectedConfiguration.flatMap(ATSTestCase.named).map(\.title) ?? "an exception")"
+        case .arbitraryLoadsOnly: return "FAIL; loads only with arbitrary loads"
+        case .noExceptionHelps: return "FAIL; no exception helps"
+        }
+    }
+}

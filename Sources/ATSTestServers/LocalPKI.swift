@@ -1,0 +1,195 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+import _CryptoExtras
+
+/// Why the local servers could not be set up.
+public struct TestServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A private key of the local PKI.
+public enum LocalKey: @unchecked Sendable {
+    case p256(P256.Signing.PrivateKey)
+    case rsa(_RSA.Signing.PrivateKey)
+
+    var certificateKey: Certificate.PrivateKey {
+        switch self {
+        case .p256(let k): return Certificate.PrivateKey(k)
+        case .rsa(let k): return Certificate.PrivateKey(k)
+        }
+    }
+
+    var signatureAlgorithm: Certificate.SignatureAlgorithm {
+        switch self {
+        case .p256: return .ecdsaWithSHA256
+        case .rsa: return .sha256WithRSAEncryption
+        }
+    }
+
+    /// PKCS#8 / SEC1 PEM, as servers load it.
+    public var pem: String {
+        switch self {
+        case .p256(let k): return k.pemRepresentation
+        case .rsa(let k): return k.pemRepresentation
+        }
+    }
+
+    static func rsa(bits: Int) throws -> LocalKey {
+        do {
+            // 1024 bits is the point of the weak-key case; swift-crypto makes it only through the unsafe initializer.
+            return .rsa(bits < 2048 ? try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: bits))
+                                    : try _RSA.Signing.PrivateKey(keySize: .init(bitCount: bits)))
+        } catch {
+            throw TestServerError("cannot make an RSA-\(bits) key: \(error)")
+        }
+    }
+}
+
+/// One certificate of the local PKI and its key.
+public struct LocalCertificate: @unchecked Sendable {
+    public let certificate: Certificate
+    public let key: LocalKey
+    public let der: [UInt8]
+
+    init(certificate: Certificate, key: LocalKey) throws {
+        self.certificate = certificate
+        self.key = key
+        var serializer = DER.Serializer()
+        do { try serializer.serialize(certificate) } catch { throw TestServerError("cannot encode a certificate: \(error)") }
+        self.der = serializer.serializedBytes
+    }
+
+    /// PEM with a trailing newline, so that certificates concatenate into a bundle.
+    public var pem: String {
+        let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN CERTIFICATE-----\n\(body)\n-----END CERTIFICATE-----\n"
+    }
+}
+
+/// Issues the certificates of the local servers: a root CA that clients are told to trust, its intermediates,
+/// and an unrelated root that nobody trusts. Everything is generated at start; nothing is stored.
+public struct LocalPKI: Sendable {
+    public let root: LocalCertificate
+    public let intermediate: LocalCertificate
+    /// An RSA intermediate: SHA-1 certificate signatures need an RSA signer.
+    public let rsaIntermediate: LocalCertificate
+    /// A root that is not in the CA file.
+    public let untrustedRoot: LocalCertificate
+    public let untrustedIntermediate: LocalCertificate
+    /// RSA-2048 key for servers that need an RSA certificate (static RSA key exchange).
+    public let rsaKey: LocalKey
+    /// The instant the certificates are built around: valid from 30 days before to a year after.
+    public let now: Date
+
+    static let organization = "ats serve local CA"
+
+    public init(now: Date = Date()) throws {
+        self.now = now
+        // The two RSA keys are the slow part (seconds in a debug build); make them side by side.
+        let keys = try Self.rsaKeys(count: 2)
+        rsaKey = keys[0]
+        root = try Self.issue(cn: "ats serve Local Root CA", key: .p256(P256.Signing.PrivateKey()), issuer: nil, now: now, ca: true)
+        intermediate = try Self.issue(cn: "ats serve Local Intermediate CA", key: .p256(P256.Signing.PrivateKey()), issuer: root, now: now, ca: true)
+        rsaIntermediate = try Self.issue(cn: "ats serve Local RSA Intermediate CA", key: keys[1], issuer: root, now: now, ca: true)
+        untrustedRoot = try Self.issue(cn: "Untrusted Root CA", key: .p256(P256.Signing.PrivateKey()), issuer: nil, now: now, ca: true)
+        untrustedIntermediate = try Self.issue(cn: "Untrusted Intermediate CA", key: .p256(P256.Signing.PrivateKey()), issuer: untrustedRoot, now: now, ca: true)
+    }
+
+    private static func rsaKeys(count: Int) throws -> [LocalKey] {
+        let results = NSLockedArray<Result<LocalKey, TestServerError>>()
+        DispatchQueue.concurrentPerform(iterations: count) { _ in
+            do { results.append(.success(try LocalKey.rsa(bits: 2048))) } catch let error as TestServerError { results.append(.failure(error)) } catch {
+                results.append(.failure(TestServerError("\(error)")))
+            }
+        }
+        return try results.values.map { try $0.get() }
+    }
+
+    /// Issues a TLS server certificate for `ips` and `dns`.
+    public func leaf(cn: String = "127.0.0.1", ips: [[UInt8]] = [[127, 0, 0, 1]], dns: [String] = [], key: LocalKey? = nil,
+                     issuer: LocalCertificate? = nil, notValidBefore: Date? = nil, notValidAfter: Date? = nil,
+                     signatureAlgorithm: Certificate.SignatureAlgorithm? = nil) throws -> LocalCertificate {
+        let names = dns.map { GeneralName.dnsName($0) } + ips.map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
+        return try Self.issue(cn: cn, key: key ?? .p256(P256.Signing.PrivateKey()), issuer: issuer ?? intermediate, now: now, ca: false,
+                              sans: names, notValidBefore: notValidBefore, notValidAfter: notValidAfter, signatureAlgorithm: signatureAlgorithm)
+    }
+
+    /// A self-signed server certificate (its own issuer, not a CA).
+    public func selfSigned() throws -> LocalCertificate {
+        try Self.issue(cn: "127.0.0.1", key: .p256(P256.Signing.PrivateKey()), issuer: nil, now: now, ca: false,
+                       sans: [.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+    }
+
+    /// A client certificate issued by the local intermediate, for the mutual-TLS case.
+    public func client(cn: String = "ats serve client") throws -> LocalCertificate {
+        try Self.issue(cn: cn, key: .p256(P256.Signing.PrivateKey()), issuer: intermediate, now: now, ca: false, usage: .clientAuth)
+    }
+
+    /// A CA chain `depth` intermediates long under the untrusted root, for a hostile huge chain.
+    public func longChain(depth: Int) throws -> [LocalCertificate] {
+        var chain: [LocalCertificate] = []
+        var issuer = untrustedRoot
+        for i in 0..<depth {
+            let next = try Self.issue(cn: "Chain Link \(i)", key: .p256(P256.Signing.PrivateKey()), issuer: issuer, now: now, ca: true)
+            chain.append(next)
+            issuer = next
+        }
+        let leaf = try leaf(issuer: issuer)
+        return [leaf] + chain.reversed()
+    }
+
+    static func issue(cn: String, key: LocalKey, issuer: LocalCertificate?, now: Date, ca: Bool, sans: [GeneralName] = [],
+                      usage: ExtendedKeyUsage.Usage = .serverAuth, notValidBefore: Date? = nil, notValidAfter: Date? = nil,
+                      signatureAlgorithm: Certificate.SignatureAlgorithm? = nil) throws -> LocalCertificate {
+        do {
+            let subject = try DistinguishedName {
+                OrganizationName(organization)
+                CommonName(cn)
+            }
+            let publicKey = key.certificateKey.publicKey
+            let signer = issuer?.key ?? key
+            var extensions: [Certificate.Extension] = []
+            if ca {
+                extensions.append(try Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true))
+                extensions.append(try Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true))
+            } else {
+                extensions.append(try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true))
+                // RSA static key exchange encrypts to the certificate key: it needs keyEncipherment.
+                let rsa: Bool
+                if case .rsa = key { rsa = true } else { rsa = false }
+                extensions.append(try Certificate.Extension(KeyUsage(digitalSignature: true, keyEncipherment: rsa), critical: true))
+                extensions.append(try Certificate.Extension(try ExtendedKeyUsage([usage]), critical: false))
+                if !sans.isEmpty { extensions.append(try Certificate.Extension(SubjectAlternativeNames(sans), critical: false)) }
+            }
+            let ski = SubjectKeyIdentifier(hash: publicKey)
+            extensions.append(try Certificate.Extension(ski, critical: false))
+            let authority = issuer.map { SubjectKeyIdentifier(hash: $0.key.certificateKey.publicKey) } ?? ski
+            extensions.append(try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: authority.keyIdentifier), critical: false))
+            // 16 random octets, first below 0x80: positive and at most 20 octets once encoded.
+            let serial = Certificate.SerialNumber(bytes: [UInt8.random(in: 0x01...0x7f)] + (0..<15).map { _ in UInt8.random(in: 0...255) })
+            let certificate = try Certificate(
+                version: .v3, serialNumber: serial, publicKey: publicKey,
+                notValidBefore: notValidBefore ?? now.addingTimeInterval(-30 * 86400),
+                notValidAfter: notValidAfter ?? now.addingTimeInterval(365 * 86400),
+                issuer: issuer?.certificate.subject ?? subject, subject: subject,
+                signatureAlgorithm: signatureAlgorithm ?? signer.signatureAlgorithm,
+                extensions: try Certificate.Extensions(extensions), issuerPrivateKey: signer.certificateKey)
+            return try LocalCertificate(certificate: certificate, key: key)
+        } catch let error as TestServerError {
+            throw error
+        } catch {
+            throw TestServerError("cannot issue the certificate '\(cn)': \(error)")
+        }
+    }
+}
+
+/// A small locked array for collecting results from concurrent work.
+final class NSLockedArray<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Element] = []
+    func append(_ e: Element) { lock.withLock { storage.append(e) } }
+    var values: [Element] { lock.withLock { storage } }
+}

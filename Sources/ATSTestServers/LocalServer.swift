@@ -1,0 +1,157 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// What a local server answers over HTTP.
+public enum LocalResponse: Sendable {
+    /// 200 with a short text naming the case.
+    case text(String)
+    /// 401 with `WWW-Authenticate: Basic` unless the request carries `user:password`; then 200.
+    case basicAuth(user: String, password: String)
+    /// 302 to `location`.
+    case redirect(to: String)
+}
+
+/// How a hostile server misbehaves (for tests of timeouts and fail-closed handling).
+public enum Misbehaviour: Sendable {
+    /// Accepts and never sends a byte.
+    case stall
+    /// Resets the connection (RST) as soon as the client speaks.
+    case reset
+    /// Answers with bytes that are not TLS.
+    case garbage
+}
+
+/// One server on 127.0.0.1.
+public final class LocalServer: Sendable {
+    public let port: Int
+    private let channel: any Channel
+
+    init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    public func shutdown() async { try? await channel.close() }
+
+    /// An HTTPS server (or plain HTTP when `tls` is nil) answering `response`.
+    public static func start(tls: TLSConfiguration?, response: LocalResponse, port: Int = 0,
+                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> LocalServer {
+        let context: NIOSSLContext?
+        do { context = try tls.map { try NIOSSLContext(configuration: $0) } } catch {
+            throw TestServerError("the TLS server context could not be made: \(error)")
+        }
+        return try await bind(port: port, group: group) { channel in
+            let sync = channel.pipeline.syncOperations
+            if let context { try sync.addHandler(NIOSSLServerHandler(context: context)) }
+            try sync.configureHTTPServerPipeline(withErrorHandling: true)
+            try sync.addHandler(Responder(response: response))
+        }
+    }
+
+    /// A TCP server that misbehaves.
+    public static func hostile(_ behaviour: Misbehaviour, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> LocalServer {
+        try await bind(port: 0, group: group) { channel in
+            try channel.pipeline.syncOperations.addHandler(HostileHandler(behaviour: behaviour))
+        }
+    }
+
+    private static func bind(port: Int, group: any EventLoopGroup,
+                             _ configure: @escaping @Sendable (any Channel) throws -> Void) async throws -> LocalServer {
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in channel.eventLoop.makeCompletedFuture { try configure(channel) } }
+                .bind(host: "127.0.0.1", port: port).get()
+        } catch {
+            throw TestServerError("cannot listen on 127.0.0.1:\(port): \(error)")
+        }
+        guard let bound = channel.localAddress?.port else {
+            try? await channel.close()
+            throw TestServerError("the server on 127.0.0.1:\(port) has no port")
+        }
+        return LocalServer(channel: channel, port: bound)
+    }
+}
+
+private final class Responder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let response: LocalResponse
+    private var head: HTTPRequestHead?
+
+    init(response: LocalResponse) { self.response = response }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            var headers = HTTPHeaders([("content-type", "text/plain; charset=utf-8")])
+            let status: HTTPResponseStatus
+            let body: String
+            switch response {
+            case .text(let text):
+                status = .ok
+                body = text
+            case .basicAuth(let user, let password):
+                let expected = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+                if head.headers.first(name: "authorization") == expected {
+                    status = .ok
+                    body = "authenticated\n"
+                } else {
+                    status = .unauthorized
+                    body = "authentication required\n"
+                    headers.add(name: "www-authenticate", value: "Basic realm=\"ats serve\"")
+                }
+            case .redirect(let location):
+                status = .found
+                body = "see \(location)\n"
+                headers.add(name: "location", value: location)
+            }
+            let bytes = Array(body.utf8)
+            headers.add(name: "content-length", value: String(bytes.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    /// A client that gives up mid-handshake is normal here; drop the connection quietly.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+private final class HostileHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let behaviour: Misbehaviour
+
+    init(behaviour: Misbehaviour) { self.behaviour = behaviour }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch behaviour {
+        case .stall:
+            break
+        case .reset:
+            // SO_LINGER 0 makes close send RST instead of FIN.
+            let channel = context.channel
+            if let provider = channel as? any SocketOptionProvider {
+                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+        case .garbage:
+            let garbage = Array("HTTP/1.1 200 OK\r\nthis is not TLS\r\n\r\n".utf8) + (0..<64).map { _ in UInt8.random(in: 0...255) }
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: garbage)), promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}

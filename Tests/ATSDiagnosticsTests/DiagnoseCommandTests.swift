@@ -1,0 +1,132 @@
+import ATSDiagnostics
+import ATSTestServers
+import AppTransportSecurity
+import Foundation
+import Testing
+
+/// The command: nscurl's layout, --verbose, --json against the documented schema, exit codes, bad input.
+@Suite struct DiagnoseCommandTests {
+    static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/diagnose.schema.json").path
+
+    @Test func textFollowsNSCurlsLayout() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .tls10Only))
+        let result = await ats(["diagnose", url, "--anchors", servers.caFile])
+        #expect(result.status == 1)
+        let lines = result.out.components(separatedBy: "\n")
+        #expect(lines.first == "Starting ATS Diagnostics")
+        #expect(lines.contains("Configuring ATS Info.plist keys and displaying the result of HTTPS loads to \(url)."))
+        #expect(lines.filter { $0 == String(repeating: "=", count: 80) }.count == 8)
+        let titles = NSCurlSection.allCases.map { $0.title(host: "127.0.0.1") }
+        let positions = titles.compactMap { lines.firstIndex(of: $0) }
+        #expect(positions.count == 7 && positions == positions.sorted(), "sections missing or out of nscurl's order")
+        #expect(lines.filter { $0.hasPrefix("Result : ") }.count == 16)
+        #expect(lines.filter { $0 == "---" }.count >= 34)
+        // The first test: between --- lines, title, result.
+        let first = try #require(lines.firstIndex(of: "ATS Default Connection"))
+        #expect(lines[first - 1] == "---" && lines[first + 1] == "Result : FAIL")
+        let tls10 = try #require(lines.firstIndex(of: "TLSv1.0"))
+        #expect(lines[tls10 + 1] == "Result : PASS")
+        #expect(lines[tls10 + 2].hasPrefix("Negotiated : TLSv1.0, TLS_ECDHE_"))
+        #expect(result.out.contains("<key>NSExceptionMinimumTLSVersion</key>\n\t\t\t<string>TLSv1.0</string>"))
+        #expect(!result.out.contains("ATS Dictionary:"))
+    }
+
+    @Test func verboseShowsTheDictionaryAndTheError() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .expired))
+        let result = await ats(["diagnose", url, "--anchors", servers.caFile, "--verbose"])
+        #expect(result.status == 1)
+        #expect(result.out.contains("ATS Dictionary:\n{\n}\nResult : FAIL"))
+        #expect(result.out.contains("ATS Dictionary:\n{\n    NSAllowsArbitraryLoads = true;\n}"))
+        #expect(result.out.contains("""
+            {
+                NSExceptionDomains =     {
+                    "127.0.0.1" =         {
+                        NSExceptionMinimumTLSVersion = "TLSv1.3";
+                    };
+                };
+            }
+            """))
+        #expect(result.out.contains("Error : Error Domain=NSURLErrorDomain Code=-1201 \"The certificate for this server has expired.\" UserInfo={_kCFStreamErrorDomainKey=3, _kCFStreamErrorCodeKey=-9814}"))
+        #expect(result.out.contains("Codes : NSURLErrorServerCertificateHasBadDate, errSSLCertExpired"))
+        #expect(result.out.contains("Reason : serverTrustRefused during handshake"))
+    }
+
+    @Test func exitsZeroWhenTheDefaultTestPassesEverywhere() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let good = try #require(servers.url(for: .good))
+        let auth = try #require(servers.url(for: .basicAuth))
+        let result = await ats(["diagnose", good, auth, "--anchors", servers.caFile])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("none needed"))
+    }
+
+    @Test func jsonMatchesTheDocumentedSchema() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let schemaData = try #require(FileManager.default.contents(atPath: Self.schemaPath), "docs/diagnose.schema.json")
+        let schema = try #require(try JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
+        let urls = try [BadSSLCase.good, .tls10Only, .expired, .redirectToHTTP].map { try #require(servers.url(for: $0)) }
+        let result = await ats(["diagnose", "--json", "--anchors", servers.caFile] + urls)
+        #expect(result.status == 1)
+        let lines = result.out.split(separator: "\n")
+        #expect(lines.count == urls.count, "one document per URL, one per line")
+        for line in lines {
+            let document = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let problems = SchemaValidator.violations(of: document, against: schema)
+            #expect(problems.isEmpty, "\(problems)")
+            let object = try #require(document as? [String: Any])
+            #expect((object["tests"] as? [Any])?.count == ATSTestCase.all.count)
+        }
+        // The checker itself catches a document that breaks the schema.
+        let broken: [String: Any] = ["schema": "ats-diagnose/1", "url": 1, "extra": true]
+        #expect(SchemaValidator.violations(of: broken, against: schema).count >= 3)
+    }
+
+    @Test func manyHostsEndWithASummaryTableAndPlainProgressLines() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let dir = try TemporaryDirectory()
+        let targets = try dir.write("targets.txt", """
+            # local cases
+            \(try #require(servers.url(for: .good)))
+
+            \(try #require(servers.url(for: .tls11Only)))
+            \(try #require(servers.url(for: .selfSigned)))
+            """)
+        let result = await ats(["diagnose", "--targets", targets, "--concurrency", "2", "--anchors", servers.caFile])
+        #expect(result.status == 1)
+        #expect(result.out.contains("Summary (3 URLs)"))
+        let table = try #require(result.out.components(separatedBy: "Summary (3 URLs)\n").last)
+        #expect(table.hasPrefix("HOST"))
+        #expect(table.contains("PASS") && table.contains("TLSv1.1") && table.contains("none helps: fix the server"))
+        #expect(result.err.components(separatedBy: "\n").filter { $0.hasPrefix("[") }.count == 3)
+    }
+
+    @Test(arguments: [
+        (["diagnose", "ftp://example.com/"], "argument 1"),
+        (["diagnose", "not a url"], "argument 1"),
+        (["diagnose", "https://example.com:70000/"], "out of range"),
+        (["diagnose", "https://example.com/", "--timeout", "0"], "--timeout"),
+        (["diagnose", "https://example.com/", "--concurrency", "0"], "--concurrency"),
+        (["diagnose", "https://example.com/", "--platform", "ios3"], "--platform"),
+        (["diagnose"], "at least one URL"),
+        (["diagnose", "--targets", "/nonexistent/targets.txt"], "cannot read --targets"),
+        (["diagnose", "https://example.com/", "--anchors", "/nonexistent/ca.pem"], "/nonexistent/ca.pem"),
+        (["serve", "--port-base", "70000"], "--port-base"),
+        (["serve", "--case", "nope"], "unknown --case"),
+    ])
+    func badInputIsAUsageErrorNamingTheProblem(_ arguments: [String], _ words: String) async {
+        let result = await ats(arguments)
+        #expect(result.status == 2)
+        #expect(result.err.contains(words), "\(result.err)")
+    }
+
+    @Test func aBadLineInTheTargetsFileIsNamedByLine() async throws {
+        let dir = try TemporaryDirectory()
+        let targets = try dir.write("targets.txt", "https://example.com/\n# comment\nmailto:someone@example.com\n")
+        let result = await ats(["diagnose", "--targets", targets])
+        #expect(result.status == 2)
+        #expect(result.err.contains("targets.txt:3:"), "\(result.err)")
+    }
+}

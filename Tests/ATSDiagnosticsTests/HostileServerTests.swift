@@ -1,0 +1,70 @@
+import ATSDiagnostics
+import ATSTestServers
+import Foundation
+import NIOSSL
+import Testing
+import TransportTrust
+
+/// A host that stalls, resets, answers garbage or sends a huge chain fails every test within its timeout and
+/// never stops a scan.
+@Suite struct HostileServerTests {
+    /// The per-test limit. Long enough that a reset or garbage arrives before it even on two busy cores, so each
+    /// case fails for its own reason; a stall fails by it.
+    static let timeout: Duration = .seconds(5)
+    /// Generous against the timeout: the point is that the diagnosis ends, not how fast.
+    static let bound: Duration = .seconds(30)
+
+    private func diagnose(_ url: String, anchors: TrustAnchors = TrustAnchors(custom: [])) async throws -> (HostDiagnosis, Duration) {
+        let diagnoser = Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: Self.timeout))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let diagnosis = try await diagnoser.diagnose(url: url)
+        return (diagnosis, clock.now - start)
+    }
+
+    @Test(arguments: [(Misbehaviour.stall, "timedOut"), (.reset, "connectionClosed"), (.garbage, "malformedResponse")])
+    func aMisbehavingServerCostsAtMostTheTimeout(_ behaviour: Misbehaviour, _ kind: String) async throws {
+        let server = try await LocalServer.hostile(behaviour)
+        defer { Task { await server.shutdown() } }
+        let (diagnosis, elapsed) = try await diagnose("https://127.0.0.1:\(server.port)/")
+        #expect(elapsed < Self.bound)
+        #expect(diagnosis.tests.allSatisfy { $0.result == .fail })
+        #expect(diagnosis.outcome("default")?.failure?.kind == kind, "\(diagnosis.outcome("default")?.failure?.message ?? "")")
+        #expect(diagnosis.recommendation.kind == .noExceptionHelps)
+        #expect(diagnosis.chain.isEmpty)
+    }
+
+    @Test func aHugeChainIsRefusedWithinTheTimeout() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let chain = try servers.pki.longChain(depth: 150)
+        let server = try await LocalServer.start(tls: try LocalServers.serverConfiguration(chain: chain), response: .text("huge\n"))
+        defer { Task { await server.shutdown() } }
+        let anchors = TrustAnchors(custom: [try InputCertificate(der: servers.pki.untrustedRoot.der)])
+        let (diagnosis, elapsed) = try await diagnose("https://127.0.0.1:\(server.port)/", anchors: anchors)
+        #expect(elapsed < Self.bound)
+        #expect(diagnosis.tests.allSatisfy { $0.result == .fail })
+        #expect(diagnosis.outcome("default")?.failure != nil)
+    }
+
+    @Test func oneHostileHostDoesNotStopAScan() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let stall = try await LocalServer.hostile(.stall)
+        defer { Task { await stall.shutdown() } }
+        let good = try #require(servers.url(for: .good))
+        let urls = ["https://127.0.0.1:\(stall.port)/", good, good]
+        let anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))
+        // The stall costs the whole timeout; the good hosts need far less, even on two busy cores.
+        let scan = DiagnosisScan(diagnoser: Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: .seconds(10))), concurrency: 2)
+        let results = ResultBox()
+        await scan.run(urls) { results.add($0) }
+        #expect(results.values.count == 3)
+        #expect(results.values.filter(\.defaultPasses).count == 2)
+    }
+}
+
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [HostDiagnosis] = []
+    func add(_ d: HostDiagnosis) { lock.withLock { items.append(d) } }
+    var values: [HostDiagnosis] { lock.withLock { items } }
+}

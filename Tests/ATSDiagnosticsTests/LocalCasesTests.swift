@@ -1,0 +1,98 @@
+import ATSDiagnostics
+import ATSTestServers
+import Foundation
+import Testing
+
+/// Every `ats serve` case diagnosed, with nscurl's 16 results asserted exactly, and the recommendation fed back.
+@Suite struct LocalCasesTests {
+    @Test(arguments: BadSSLCase.allCases)
+    func diagnosisMatchesTheExpectedMatrix(_ testCase: BadSSLCase) async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: testCase))
+        let diagnosis = try await localDiagnoser(servers).diagnose(url: url)
+        #expect(matrix(diagnosis) == testCase.expectedMatrix, "\(testCase.rawValue): \(DiagnosisRendering.text(diagnosis, verbose: true))")
+        #expect(diagnosis.recommendation.kind == testCase.expectedRecommendation)
+        if let configuration = testCase.expectedConfiguration {
+            #expect(diagnosis.recommendation.configuration == configuration)
+        }
+        #expect(diagnosis.defaultPasses == (testCase.expectedMatrix.first == "P"))
+        // Every passing test names what it negotiated (the redirect case ends on plain http, which has nothing to name).
+        for outcome in diagnosis.nscurlTests where outcome.passed && testCase != .redirectToHTTP {
+            #expect(outcome.tlsVersion != nil && outcome.cipherSuite != nil, "\(outcome.test.id) passed without a negotiated version and suite")
+        }
+        // A refused test says why in Apple's terms and ours.
+        for outcome in diagnosis.nscurlTests where !outcome.passed {
+            let failure = try #require(outcome.failure)
+            #expect(failure.apple.urlErrorCode < 0)
+            #expect(!failure.message.isEmpty)
+        }
+    }
+
+    @Test func theNegotiatedVersionIsTheOneTheCaseServes() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let diagnoser = try localDiagnoser(servers)
+        let tls10 = try await diagnoser.diagnose(url: try #require(servers.url(for: .tls10Only)))
+        #expect(tls10.outcome("tls1.0")?.tlsVersion == "TLSv1.0")
+        let rsa = try await diagnoser.diagnose(url: try #require(servers.url(for: .staticRSA)))
+        #expect(rsa.outcome("pfs")?.cipherSuite == "TLS_RSA_WITH_AES_128_GCM_SHA256")
+        #expect(rsa.outcome("default")?.failure?.apple.sslErrorName == "errSSLPeerHandshakeFail")
+        let good = try await diagnoser.diagnose(url: try #require(servers.url(for: .good)))
+        #expect(good.outcome("default")?.tlsVersion == "TLSv1.3")
+    }
+
+    @Test func failuresCarryTheClosestAppleCodes() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let diagnoser = try localDiagnoser(servers)
+        let expectations: [(BadSSLCase, Int, Int?)] = [
+            (.expired, -1201, -9814), (.notYetValid, -1204, -9815), (.wrongHost, -1202, -9843), (.untrustedRoot, -1202, -9812),
+            (.incompleteChain, -1202, -9813), (.tls10Only, -1200, -9836), (.redirectToHTTP, -1022, nil),
+            (.clientCertificateRequired, -1206, -9829),
+        ]
+        for (testCase, url, ssl) in expectations {
+            let d = try await diagnoser.diagnose(url: try #require(servers.url(for: testCase)))
+            let apple = try #require(d.outcome("default")?.failure?.apple, "\(testCase.rawValue)")
+            #expect(apple.urlErrorCode == url, "\(testCase.rawValue)")
+            #expect(apple.sslErrorCode == ssl, "\(testCase.rawValue)")
+        }
+    }
+
+    @Test func theChainIsReportedWithKeysSignaturesSANAndVerdicts() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let diagnoser = try localDiagnoser(servers)
+        let good = try await diagnoser.diagnose(url: try #require(servers.url(for: .good)))
+        #expect(good.chain.map(\.role) == ["leaf", "intermediate", "anchor"])
+        #expect(good.chain.map(\.presented) == [true, true, false])
+        #expect(good.chain[0].keyType == "EC P-256")
+        #expect(good.chain[0].signatureAlgorithm == "ecdsaWithSHA256")
+        #expect(good.chain[0].sanMatchesHost == true)
+        #expect(good.chain.allSatisfy { $0.atsVerdict == ["ok"] && !$0.spkiSHA256.isEmpty && $0.notValidAfter != nil })
+
+        let wrong = try await diagnoser.diagnose(url: try #require(servers.url(for: .wrongHost)))
+        #expect(wrong.chain.first?.sanMatchesHost == false)
+        #expect(wrong.chain.first?.atsVerdict.contains { $0.hasPrefix("hostnameMismatch") } == true)
+
+        let sha1 = try await diagnoser.diagnose(url: try #require(servers.url(for: .sha1Signature)))
+        #expect(sha1.chain.first?.signatureAlgorithm == "sha1WithRSAEncryption")
+        #expect(sha1.chain.first?.atsVerdict.contains { $0.hasPrefix("weakSignature") } == true)
+
+        let weak = try await diagnoser.diagnose(url: try #require(servers.url(for: .rsa1024)))
+        #expect(weak.chain.first?.keyType == "RSA 1024")
+        #expect(weak.recommendation.serverFixes.contains { $0.contains("2048") })
+    }
+
+    @Test func whenNoExceptionHelpsTheOperatorIsToldWhatToFix() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let diagnoser = try localDiagnoser(servers)
+        let fixes: [(BadSSLCase, String)] = [
+            (.expired, "renew"), (.wrongHost, "subjectAltName lists 127.0.0.1"), (.incompleteChain, "intermediate"),
+            (.untrustedRoot, "CA the devices trust"), (.selfSigned, "CA the devices trust"), (.sha1Signature, "SHA-256"),
+            (.clientCertificateRequired, "client certificate"),
+        ]
+        for (testCase, words) in fixes {
+            let d = try await diagnoser.diagnose(url: try #require(servers.url(for: testCase)))
+            #expect(d.recommendation.kind == .noExceptionHelps)
+            #expect(d.recommendation.xml == nil)
+            #expect(d.recommendation.serverFixes.contains { $0.contains(words) }, "\(testCase.rawValue): \(d.recommendation.serverFixes)")
+        }
+    }
+}

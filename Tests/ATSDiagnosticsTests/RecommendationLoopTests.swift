@@ -1,0 +1,53 @@
+import ATSDiagnostics
+import ATSTestServers
+import Foundation
+import Testing
+
+/// The recommended exception, pasted into an Info.plist, is accepted by `ats check` and makes `ats fetch` load the
+/// URL, which fails without it: for every case where an exception is recommended.
+@Suite struct RecommendationLoopTests {
+    static let exceptionCases = BadSSLCase.allCases.filter { $0.expectedRecommendation == .exception }
+
+    @Test(arguments: exceptionCases)
+    func theRecommendedExceptionMakesTheURLLoad(_ testCase: BadSSLCase) async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: testCase))
+        let diagnosis = try await localDiagnoser(servers).diagnose(url: url)
+        let xml = try #require(diagnosis.recommendation.xml)
+        let dir = try TemporaryDirectory()
+        let plist = try dir.write("Info.plist", PlistRendering.infoPlist(embedding: xml))
+        let empty = try dir.write("Empty.plist", PlistRendering.infoPlist([:]))
+
+        // ats check: the connection the recommended test negotiated is allowed with the snippet, blocked without.
+        let configuration = try #require(diagnosis.recommendation.configuration)
+        let recommended = try #require(diagnosis.outcome(configuration))
+        let checkArguments: [String]
+        if testCase == .redirectToHTTP {
+            checkArguments = ["--tls", "1.2", "http://127.0.0.1:\(servers.httpTarget.port)/"]
+        } else {
+            let version = try #require(recommended.tlsVersion).replacingOccurrences(of: "TLSv", with: "")
+            checkArguments = ["--tls", version, "--cipher", try #require(recommended.cipherSuite), url]
+        }
+        let allowed = await ats(["check", "--plist", plist] + checkArguments)
+        #expect(allowed.status == 0, "\(allowed.out)\(allowed.err)")
+        let blocked = await ats(["check", "--plist", empty] + checkArguments)
+        #expect(blocked.status == 1, "\(blocked.out)\(blocked.err)")
+
+        // ats fetch: loads with the snippet, refused without it.
+        let loaded = await ats(["fetch", url, "--plist", plist, "--anchors", servers.caFile])
+        #expect(loaded.status == 0, "\(loaded.err)")
+        #expect(loaded.out.contains("ats serve") || loaded.out.contains("plain http"))
+        let refused = await ats(["fetch", url, "--anchors", servers.caFile])
+        #expect(refused.status == 1)
+    }
+
+    @Test func fetchAgreesWithEveryCase() async throws {
+        let servers = try await SharedServers.shared.servers()
+        for running in servers.cases {
+            let result = await ats(["fetch", running.url, "--anchors", servers.caFile, "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+            let got = (object["status"] as? Int).map(String.init) ?? ((object["error"] as? [String: Any])?["kind"] as? String)
+            #expect(got == running.testCase.expectedFetch, "\(running.testCase.rawValue)")
+        }
+    }
+}

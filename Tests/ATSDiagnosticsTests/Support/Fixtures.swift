@@ -1,0 +1,59 @@
+import ATSCommandLine
+import ATSDiagnostics
+import ATSTestServers
+import Foundation
+import TransportTrust
+
+/// The local cases, started once for the whole test run (certificate and RSA key generation is the slow part).
+actor SharedServers {
+    static let shared = SharedServers()
+    private var started: Task<(LocalServers, TemporaryDirectory), any Error>?
+
+    func servers() async throws -> LocalServers {
+        let task = started ?? Task {
+            let directory = try TemporaryDirectory()
+            return (try await LocalServers.start(directory: directory.path), directory)
+        }
+        started = task
+        return try await task.value.0
+    }
+}
+
+/// A scratch directory, removed when released.
+final class TemporaryDirectory: @unchecked Sendable {
+    let url: URL
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("ats-diagnostics-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+}
+
+/// A diagnoser that trusts the local CA only.
+func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30)) throws -> Diagnoser {
+    let anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))
+    // Long per-test limits: the whole package's tests share two cores. Tests about deadlines set their own.
+    return Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: timeout))
+}
+
+/// nscurl's 16 results as P/F/N.
+func matrix(_ d: HostDiagnosis) -> String {
+    String(d.nscurlTests.map { o -> Character in o.result == .pass ? "P" : (o.result == .fail ? "F" : "N") })
+}
+
+/// Runs `ats` in-process and returns exit status, standard output and standard error.
+func ats(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {
+    let output = Output.capture()
+    let status = await ATSCommand.run(arguments: arguments, output: output)
+    return (status, output.standardOutput, output.standardError)
+}
