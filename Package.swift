@@ -104,10 +104,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
+        // Timing, memory and argument parsing shared by the benchmark executables.
+        .target(name: "BenchmarkSupport", swiftSettings: strict),
         .executableTarget(
             name: "TrustBenchmark",
             dependencies: [
-                "TransportTrust",
+                "TransportTrust", "BenchmarkSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -118,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "ATSBenchmark",
             dependencies: [
-                "AppTransportSecurity",
+                "AppTransportSecurity", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict

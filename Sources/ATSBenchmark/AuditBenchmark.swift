@@ -1,4 +1,5 @@
 import AppTransportSecurity
+import BenchmarkSupport
 import Foundation
 import ZIPFoundation
 

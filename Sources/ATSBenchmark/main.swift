@@ -1,4 +1,4 @@
-import AppTransportSecurity
+import BenchmarkSupport
 import Foundation
 
 // Benchmarks above the trust engine (TrustBenchmark covers that).
@@ -6,34 +6,38 @@ import Foundation
 //   ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH]
 //       Builds an .ipa the size of a large app (a 40 MiB executable, 3,000 resource files, N app extensions,
 //       each with its own Info.plist and binary) and times loading and auditing it, as `ats audit` does.
+//   ATSBenchmark client [--seconds S] [--idle N]
+//       HTTPS client figures against a local server in a child process, beside curl (see ClientBenchmark).
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-}
-
-let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH]"
+let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N]"
 
 do {
-    var args = CommandLine.arguments.dropFirst()
-    guard let mode = args.popFirst() else { throw BenchmarkError(description: "name a benchmark") }
+    var args = BenchmarkArguments(CommandLine.arguments.dropFirst())
+    guard let mode = args.next() else { throw BenchmarkError(description: "name a benchmark") }
     switch mode {
     case "audit":
         var options = AuditBenchmark.Options()
-        while let a = args.popFirst() {
+        while let a = args.next() {
             switch a {
-            case "--seconds":
-                guard let s = args.popFirst().flatMap(Double.init), s > 0 else { throw BenchmarkError(description: "--seconds needs a positive number") }
-                options.seconds = s
-            case "--extensions":
-                guard let n = args.popFirst().flatMap(Int.init), (0...500).contains(n) else { throw BenchmarkError(description: "--extensions needs 0 to 500") }
-                options.extensions = n
-            case "--keep":
-                guard let p = args.popFirst() else { throw BenchmarkError(description: "--keep needs a path") }
-                options.keep = p
+            case "--seconds": options.seconds = try args.seconds()
+            case "--extensions": options.extensions = try args.value(for: a, expected: "0 to 500") { Int($0).flatMap { (0...500).contains($0) ? $0 : nil } }
+            case "--keep": options.keep = try args.value(for: a, expected: "a path") { $0 }
             default: throw BenchmarkError(description: "unknown argument '\(a)'")
             }
         }
         try AuditBenchmark(options: options).run()
+    case "client":
+        var options = ClientBenchmark.Options()
+        while let a = args.next() {
+            switch a {
+            case "--seconds": options.seconds = try args.seconds()
+            case "--idle": options.idle = try args.value(for: a, expected: "2 to 5000") { Int($0).flatMap { (2...5000).contains($0) ? $0 : nil } }
+            default: throw BenchmarkError(description: "unknown argument '\(a)'")
+            }
+        }
+        try await ClientBenchmark(options: options).run()
+    case "server":
+        try await ClientBenchmark.serve(directory: try args.value(for: "server", expected: "a directory") { $0 })
     default:
         throw BenchmarkError(description: "unknown benchmark '\(mode)'")
     }

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import TransportTrust
 import X509
@@ -40,45 +41,22 @@ struct Report: Codable {
     var memory: MemoryFigure
 }
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-}
-
 func parse(_ arguments: ArraySlice<String>) throws -> Options {
     var options = Options()
-    var args = arguments
-    while let a = args.popFirst() {
+    var args = BenchmarkArguments(arguments)
+    while let a = args.next() {
         switch a {
-        case "--seconds":
-            guard let s = args.popFirst().flatMap(Double.init), s > 0 else { throw BenchmarkError(description: "--seconds needs a positive number") }
-            options.seconds = s
-        case "--write":
-            guard let d = args.popFirst() else { throw BenchmarkError(description: "--write needs a directory") }
-            options.writeDir = d
+        case "--seconds": options.seconds = try args.seconds()
+        case "--write": options.writeDir = try args.value(for: a, expected: "a directory") { $0 }
         case "--json": options.json = true
         case "--profile":
-            guard let p = args.popFirst(), ["cold", "cached", "pinned-cached"].contains(p) else {
-                throw BenchmarkError(description: "--profile needs cold, cached or pinned-cached")
+            options.profile = try args.value(for: a, expected: "cold, cached or pinned-cached") {
+                ["cold", "cached", "pinned-cached"].contains($0) ? $0 : nil
             }
-            options.profile = p
         default: throw BenchmarkError(description: "unknown argument '\(a)'")
         }
     }
     return options
-}
-
-/// Iterations per second of `body` over about `seconds`, after a warm-up.
-func rate(_ seconds: Double, _ body: () async throws -> Void) async throws -> Double {
-    for _ in 0..<20 { try await body() }
-    let start = DispatchTime.now().uptimeNanoseconds
-    var n = 0
-    var elapsed = 0.0
-    repeat {
-        for _ in 0..<50 { try await body() }
-        n += 50
-        elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    } while elapsed < seconds
-    return Double(n) / elapsed
 }
 
 func mustTrust(_ engine: TrustEngine, _ trust: ServerTrust) async throws {
@@ -90,13 +68,6 @@ func mustTrust(_ evaluator: some ServerTrustEvaluating, _ trust: ServerTrust) as
     guard verdict.isTrusted else {
         throw BenchmarkError(description: "benchmark chain not trusted: \(verdict.failures.map(\.message))")
     }
-}
-
-func residentKiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-    else { return 0 }
-    return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
 }
 
 /// Loops one path on the P-256 chain, so a profiler sees nothing else.

@@ -1,0 +1,124 @@
+import ATSTestServers
+import BenchmarkSupport
+import Foundation
+import NIOSSL
+import TransportClient
+import TransportTrust
+
+/// HTTPS client figures against a local server: keep-alive requests per second with pinning, beside
+/// `curl --pinnedpubkey` on the same server; full handshakes per second; memory per idle pooled connection.
+///
+/// The server runs in a child process (`ATSBenchmark server`), so the CPU and memory measured here are the
+/// client's alone, and curl talks to the very same server.
+struct ClientBenchmark {
+    struct Options {
+        var seconds = 3.0
+        var idle = 200
+    }
+
+    static let host = "bench.example.test"
+    let options: Options
+
+    /// Serves one keep-alive HTTPS endpoint behind a fresh local CA until standard input closes; prints
+    /// `PORT PIN` first and writes the root to `DIR/root.pem`.
+    static func serve(directory: String) async throws {
+        let pki = try LocalPKI()
+        let leaf = try pki.leaf(cn: host, ips: [[127, 0, 0, 1]], dns: [host])
+        try pki.root.pem.write(toFile: directory + "/root.pem", atomically: true, encoding: .utf8)
+        let tls = try LocalServers.serverConfiguration(chain: [leaf, pki.intermediate])
+        let server = try await LocalServer.start(tls: tls, response: .text("ok\n"))
+        guard let pin = try InputCertificate(der: leaf.der).spkiSHA256Base64 else { throw BenchmarkError(description: "no SPKI hash for the leaf") }
+        FileHandle.standardOutput.write(Data("\(server.port) \(pin)\n".utf8))
+        // The parent holds our stdin; its end, however it comes, ends us.
+        while let _ = readLine() {}
+        await server.shutdown()
+    }
+
+    func run() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ats-client-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["server", dir]
+        let toChild = Pipe(), fromChild = Pipe()
+        child.standardInput = toChild
+        child.standardOutput = fromChild
+        try child.run()
+        defer { try? toChild.fileHandleForWriting.close(); child.waitUntilExit() }
+        let first = String(decoding: fromChild.fileHandleForReading.availableLine(), as: UTF8.self).split(separator: " ")
+        guard first.count == 2, let port = Int(first[0]) else { throw BenchmarkError(description: "the server did not start: '\(first.joined(separator: " "))'") }
+        let pin = String(first[1])
+        let root = try CertificateLoader.certificates(from: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/root.pem"))), source: "root.pem")
+        let url = "https://\(Self.host):\(port)/"
+        print("server: 127.0.0.1:\(port) (child process), P-256 leaf → intermediate → root, pin sha256/\(pin)")
+
+        // Keep-alive, pinned: one connection, requests one after another.
+        let pinned = try client(root: root, pin: pin, idle: 1)
+        let keepAlive = try await rate(options.seconds, batch: 20) { try await pinned.get(url) }
+        await pinned.shutdown()
+        let curlKeepAlive = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: max(200, Int(keepAlive * options.seconds)), close: false)
+        print(String(format: "keep-alive, pinned: ours %.0f req/s, curl --pinnedpubkey %.0f req/s (%.2f×)", keepAlive, curlKeepAlive, keepAlive / curlKeepAlive))
+
+        // Full handshakes: no idle connection is kept, so every request connects, handshakes and evaluates.
+        let fresh = try client(root: root, pin: pin, idle: 0)
+        let handshakes = try await rate(options.seconds, batch: 20) { try await fresh.get(url) }
+        await fresh.shutdown()
+        let n = max(100, Int(handshakes * options.seconds))
+        let curlFull = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: n, close: true, sessionCache: false)
+        let curlResumed = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: n, close: true, sessionCache: true)
+        print(String(format: "new connection per request: ours %.0f full handshakes/s; curl %.0f full, %.0f resumed", handshakes, curlFull, curlResumed))
+        print("resumed handshakes, ours: none; swift-nio-ssl never resumes a client session, so every connection is a full handshake with our evaluation")
+
+        // Memory per idle pooled connection.
+        let pool = try client(root: root, pin: pin, idle: options.idle)
+        try await pool.get(url)
+        let before = residentKiB()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<options.idle { group.addTask { try await pool.get(url) } }
+            try await group.waitForAll()
+        }
+        let idle = await pool.idleConnectionCount
+        let after = residentKiB()
+        await pool.shutdown()
+        guard idle > 1 else { throw BenchmarkError(description: "expected idle pooled connections, found \(idle)") }
+        print(String(format: "idle pooled connections: %d, RSS %d → %d KiB, %.1f KiB each", idle, before, after, Double(after - before) / Double(idle)))
+    }
+
+    func client(root: [InputCertificate], pin: String, idle: Int) throws -> HTTPSClient {
+        let manager = try ServerTrustManager(evaluators: [Self.host: PinSetEvaluator(pins: [try Pin(parsing: "sha256/" + pin)])])
+        return HTTPSClient(configuration: HTTPSClientConfiguration(
+            trustManager: manager, anchors: TrustAnchors(custom: root), addressOverrides: [Self.host: "127.0.0.1"],
+            maximumIdleConnectionsPerHost: idle))
+    }
+
+    /// Requests per second of one curl run fetching `count` URLs (curl's `[1-N]` glob) from the server.
+    func curl(url: String, port: Int, root: String, pin: String, count: Int, close: Bool, sessionCache: Bool = true) throws -> Double {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["curl", "-s", "-f", "-o", "/dev/null", "--cacert", root, "--pinnedpubkey", "sha256//" + pin,
+                       "--resolve", "\(Self.host):\(port):127.0.0.1"]
+            + (close ? ["-H", "Connection: close"] : []) + (sessionCache ? [] : ["--no-sessionid"]) + ["\(url)?[1-\(count)]"]
+        let start = DispatchTime.now().uptimeNanoseconds
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw BenchmarkError(description: "curl exited \(p.terminationStatus)") }
+        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+}
+
+extension HTTPSClient {
+    func get(_ url: String) async throws {
+        let response = try await execute(HTTPRequest(url: url))
+        guard response.status == .ok else { throw BenchmarkError(description: "\(url) answered \(response.status)") }
+    }
+}
+
+extension FileHandle {
+    /// Bytes up to the first newline (without it), read one at a time so nothing after it is consumed.
+    func availableLine() -> [UInt8] {
+        var line: [UInt8] = []
+        while let byte = try? read(upToCount: 1), let b = byte.first, b != 0x0A { line.append(b) }
+        return line
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+// What the benchmark executables share: timing, memory, and their small argument parser.
+
+/// A benchmark's own failure, printed with its usage line.
+public struct BenchmarkError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
+}
+
+/// Iterations per second of `body` over about `seconds`, after a warm-up, checking the clock every `batch`.
+public func rate(_ seconds: Double, batch: Int = 50, _ body: () async throws -> Void) async throws -> Double {
+    for _ in 0..<20 { try await body() }
+    let start = DispatchTime.now().uptimeNanoseconds
+    var n = 0
+    var elapsed = 0.0
+    repeat {
+        for _ in 0..<batch { try await body() }
+        n += batch
+        elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    } while elapsed < seconds
+    return Double(n) / elapsed
+}
+
+/// This process's resident set, from /proc (0 where there is none).
+public func residentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return 0 }
+    return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+}
+
+/// Command-line arguments, consumed front to back.
+public struct BenchmarkArguments {
+    var rest: ArraySlice<String>
+
+    public init(_ arguments: ArraySlice<String>) { rest = arguments }
+
+    public mutating func next() -> String? { rest.popFirst() }
+
+    /// The value after `flag`, converted; an error naming the flag and `expected` when it is missing or wrong.
+    public mutating func value<T>(for flag: String, expected: String, _ convert: (String) -> T?) throws -> T {
+        guard let text = rest.popFirst(), let value = convert(text) else { throw BenchmarkError(description: "\(flag) needs \(expected)") }
+        return value
+    }
+
+    public mutating func seconds() throws -> Double {
+        try value(for: "--seconds", expected: "a positive number") { Double($0).flatMap { $0 > 0 ? $0 : nil } }
+    }
+}
