@@ -126,6 +126,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `ats diagnose` timed on loopback: one full diagnosis, and a fleet scan (docs/DIAGNOSE.md).
+        .executableTarget(
+            name: "DiagnoseBenchmark",
+            dependencies: [
+                "ATSDiagnostics", "ATSTestServers", "TransportTrust",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [

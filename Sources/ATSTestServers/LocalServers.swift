@@ -98,7 +98,7 @@ public final class LocalServers: Sendable {
     }
 
     /// The TLS server configuration of one case.
-    static func configuration(for testCase: BadSSLCase, pki: LocalPKI) throws -> TLSConfiguration {
+    public static func configuration(for testCase: BadSSLCase, pki: LocalPKI) throws -> TLSConfiguration {
         let day: TimeInterval = 86400
         var chain: [LocalCertificate]
         var minimum: NIOSSL.TLSVersion = .tlsv12

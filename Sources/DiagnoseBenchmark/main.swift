@@ -1,0 +1,76 @@
+import ATSDiagnostics
+import ATSTestServers
+import Foundation
+import NIOSSL
+import TransportTrust
+
+// Times `ats diagnose` on loopback: a full diagnosis (nscurl's 16 tests and the probe) of one local server, and a
+// fleet scan of many. Usage: DiagnoseBenchmark [--runs N] [--fleet N] [--concurrency N]
+
+func argument(_ name: String, default value: Int) -> Int {
+    let args = CommandLine.arguments
+    guard let i = args.firstIndex(of: name), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 else { return value }
+    return n
+}
+
+func seconds(_ d: Duration) -> Double {
+    let (s, atto) = d.components
+    return Double(s) + Double(atto) / 1e18
+}
+
+/// Peak resident set size in MiB (getrusage: KiB on Linux, bytes on Darwin).
+func peakMemoryMiB() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_maxrss) / 1_048_576
+    #endif
+}
+
+let runs = argument("--runs", default: 20)
+let fleet = argument("--fleet", default: 50)
+let concurrency = argument("--concurrency", default: 8)
+let clock = ContinuousClock()
+
+do {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("diagnose-benchmark-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let servers = try await LocalServers.start(directory: directory.path, only: [.good, .tls10Only, .expired])
+    let anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))
+    let diagnoser = Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: .seconds(10)))
+
+    for testCase in servers.cases {
+        _ = try await diagnoser.diagnose(url: testCase.url)  // warm-up: contexts, caches, code paths
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = clock.now
+            let d = try await diagnoser.diagnose(url: testCase.url)
+            times.append(seconds(clock.now - start))
+            precondition(d.tests.count == ATSTestCase.all.count)
+        }
+        times.sort()
+        print(String(format: "full diagnosis, %@: median %.3f s, min %.3f s, max %.3f s (%d runs, %d requests each)",
+                     testCase.testCase.rawValue, times[times.count / 2], times[0], times[times.count - 1], runs, ATSTestCase.all.count))
+    }
+
+    // Fleet: `fleet` good servers, scanned `concurrency` at a time.
+    var extra: [LocalServer] = []
+    let configuration = try LocalServers.configuration(for: .good, pki: servers.pki)
+    for _ in 0..<fleet { extra.append(try await LocalServer.start(tls: configuration, response: .text("fleet\n"))) }
+    let urls = extra.map { "https://127.0.0.1:\($0.port)/" }
+    let start = clock.now
+    var passed = 0
+    await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(urls) { if $0.defaultPasses { passed += 1 } }
+    let elapsed = seconds(clock.now - start)
+    print(String(format: "fleet: %d hosts in %.2f s = %.1f hosts/s at concurrency %d (%d passed); peak RSS %.0f MiB",
+                 fleet, elapsed, Double(fleet) / elapsed, concurrency, passed, peakMemoryMiB()))
+    for server in extra { await server.shutdown() }
+    await servers.shutdown()
+} catch {
+    FileHandle.standardError.write(Data("DiagnoseBenchmark: \(error)\n".utf8))
+    exit(2)
+}
