@@ -99,13 +99,25 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     func execute(output out: Output) async -> Int32 {
         let client: HTTPSClient
         let request: HTTPRequest
+        let reporter: HTTPPinFailureReporter?
         do {
-            (client, request) = try makeClient(output: out)
+            (client, request, reporter) = try makeClient(output: out)
         } catch {
             out.error("ats fetch: \(error)\n")
             return 2
         }
         defer { Task { await client.shutdown() } }
+        let status = await fetch(client, request, output: out)
+        // A pin failure report is on its way; let it finish (bounded by its own timeouts) before the process ends.
+        if let reporter {
+            await reporter.shutdown()
+            let s = reporter.statistics
+            if verbose || s.failed > 0 { out.error("pin failure reports: \(s.delivered) delivered, \(s.failed) failed\n") }
+        }
+        return status
+    }
+
+    func fetch(_ client: HTTPSClient, _ request: HTTPRequest, output out: Output) async -> Int32 {
         do throws(TransportError) {
             let response = try await client.execute(request)
             if verbose { out.error(Self.describe(response.connection, output: out)) }
@@ -133,7 +145,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         }
     }
 
-    func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest) {
+    func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest, HTTPPinFailureReporter?) {
         let profile = platform.flatMap(PlatformProfile.init(name:)) ?? .newest
         var ats = ATSPolicy.default(profile: profile)
         if noATS {
@@ -145,7 +157,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let host = URLComponents(string: url)?.host ?? ""
         var manager: ServerTrustManager?
-        if let evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
+        var reporter: HTTPPinFailureReporter?
+        if var evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
+            if !evaluator.pinnedHost.pinSet.reportURIs.isEmpty {
+                reporter = HTTPPinFailureReporter()
+                evaluator.reporter = reporter
+                evaluator.port = URLComponents(string: url)?.port ?? 443
+            }
             let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
             manager = ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)])
         }
@@ -202,7 +220,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             ats: ats, trustManager: manager, anchors: trustAnchors, clientIdentity: clientIdentity, challengeHandler: handler,
             timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
             maximumRedirects: maxRedirects, addressOverrides: overrides)
-        return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body))
+        return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 
     // MARK: Rendering
