@@ -75,6 +75,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("resolve"), help: "HOST:ADDRESS, connect to ADDRESS for HOST (like curl). Repeatable.")
     var resolve: [String] = []
 
+    @Option(help: "OCSP revocation checking of the server's chain, fetched from each certificate's responder: off (default), soft or hard.")
+    var revocation: RevocationOptions.Mode = .off
+
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
 
@@ -216,10 +219,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             }
         }
         let limit = Duration.milliseconds(Int64(timeout * 1000))
-        let configuration = HTTPSClientConfiguration(
+        var configuration = HTTPSClientConfiguration(
             ats: ats, trustManager: manager, anchors: trustAnchors, clientIdentity: clientIdentity, challengeHandler: handler,
             timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
             maximumRedirects: maxRedirects, addressOverrides: overrides)
+        configuration.revocation = revocation
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 

@@ -28,16 +28,28 @@ public final class HTTPSClient: Sendable {
     private let pool: ConnectionPool
     private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     private let sessionCredentials = InMemoryCredentialStore()
+    private let ownedOCSPSource: HTTPOCSPResponseSource?
 
     /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
+        var configuration = configuration
+        if configuration.revocation != .off && configuration.ocspSource == nil {
+            let source = HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides)
+            configuration.ocspSource = source
+            ownedOCSPSource = source
+        } else {
+            ownedOCSPSource = nil
+        }
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost)
     }
 
     /// Closes idle connections. Requests in flight finish or fail on their own.
-    public func shutdown() async { await pool.shutdown() }
+    public func shutdown() async {
+        await pool.shutdown()
+        await ownedOCSPSource?.shutdown()
+    }
 
     /// Idle pooled connections, for tests and diagnostics.
     public var idleConnectionCount: Int { get async { await pool.idleCount } }

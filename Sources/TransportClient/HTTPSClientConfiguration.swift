@@ -54,6 +54,13 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Called once per TLS handshake that reaches server trust evaluation, with its outcome. For logging
     /// and `--verbose`.
     public var handshakeObserver: (@Sendable (HandshakeReport) -> Void)?
+    /// OCSP revocation checking of every server chain: off (the default, as URLSession), soft-fail or hard-fail.
+    /// Responses are fetched from the responder each certificate names; swift-nio-ssl offers no access to a
+    /// stapled response.
+    public var revocation: RevocationOptions.Mode = .off
+    /// Where OCSP responses come from when ``revocation`` is on; nil means an ``HTTPOCSPResponseSource`` that
+    /// the client creates, shares between handshakes and shuts down with itself.
+    public var ocspSource: (any OCSPResponseSource)?
 
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
                 validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],

@@ -64,8 +64,11 @@ final class HandshakeVerifier: Sendable {
             return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: [],
                                        refusal: refusal(.serverTrustRefused, "'\(host)' is not a valid host", verdict, evaluation, handshake))
         }
-        let trust = ServerTrust(certificates: presented, anchors: configuration.anchors,
-                                policy: requirements.certificate.value.trustPolicy(host: peer),
+        var policy = requirements.certificate.value.trustPolicy(host: peer)
+        if configuration.revocation != .off {
+            policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
+        }
+        let trust = ServerTrust(certificates: presented, anchors: configuration.anchors, policy: policy,
                                 validationTime: configuration.validationTime)
         let verdict: TrustVerdict
         if let manager = configuration.trustManager {

@@ -1,0 +1,35 @@
+import Foundation
+import NIOHTTP1
+import TransportTrust
+
+/// Fetches OCSP responses from the responder a certificate names in its authorityInfoAccess, with this
+/// package's own client (RFC 6960 Appendix A: a POST of `application/ocsp-request`).
+///
+/// Responders are plain HTTP by design: the response is signed by the CA, and the trust engine verifies that
+/// signature, so ATS does not apply to these requests (Apple's system OCSP fetches are exempt too). Each fetch
+/// has a short deadline and a small size limit, and follows no redirect: a slow or hostile responder costs a
+/// handshake at most ``timeout``, and the policy's soft- or hard-fail mode decides what a missing answer means.
+public final class HTTPOCSPResponseSource: OCSPResponseSource {
+    public let timeout: Duration
+    private let client: HTTPSClient
+
+    /// - Parameter addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for responders.
+    public init(timeout: Duration = .seconds(5), maximumResponseBytes: Int = 64 << 10, addressOverrides: [String: String] = [:]) {
+        self.timeout = timeout
+        client = HTTPSClient(configuration: HTTPSClientConfiguration(
+            ats: .disabled, timeouts: Timeouts(connect: timeout, handshake: timeout, request: timeout), maximumRedirects: 0,
+            maximumResponseBytes: maximumResponseBytes, addressOverrides: addressOverrides))
+    }
+
+    public func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {
+        guard let scheme = URLComponents(string: responderURI)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        var post = HTTPRequest(url: responderURI, method: .POST, body: request)
+        post.headers.add(name: "Content-Type", value: "application/ocsp-request")
+        post.headers.add(name: "Accept", value: "application/ocsp-response")
+        guard let response = try? await client.execute(post), response.statusCode == 200, !response.body.isEmpty else { return nil }
+        return response.body
+    }
+
+    /// Closes idle connections to responders.
+    public func shutdown() async { await client.shutdown() }
+}

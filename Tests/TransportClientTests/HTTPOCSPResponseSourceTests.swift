@@ -1,0 +1,65 @@
+import Foundation
+import NIOHTTP1
+import Testing
+import TransportTrust
+import X509
+
+@testable import TransportClient
+
+/// OCSP during the handshake: the client asks the responder the leaf names, through its own HTTP stack, and the
+/// policy's soft- or hard-fail mode decides what an unusable answer means. (Verifying real responses, good and
+/// revoked, is the trust engine's and is tested there with the same response source protocol.)
+@Suite struct HTTPOCSPResponseSourceTests {
+    let host = "www.example.test"
+
+    /// A chain whose leaf names `responder` as its OCSP server.
+    func pki(responder: String) throws -> ServerPKI {
+        let aia = try Certificate.Extension(AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(responder))]), critical: false)
+        let root = PKI.root()
+        let intermediate = root.intermediate("OCSP Test CA")
+        return ServerPKI(root: root, intermediate: intermediate, leaf: intermediate.leaf(dns: [host], extra: [aia]))
+    }
+
+    func client(_ pki: ServerPKI, _ mode: RevocationOptions.Mode) -> HTTPSClient {
+        makeClient(anchors: pki.anchors, hosts: [host, "ocsp.example.test"]) { $0.revocation = mode }
+    }
+
+    @Test func hardFailAsksTheRespondersAndRefusesWithoutAnAnswer() async throws {
+        let responder = try await TestServer.http { _ in .text("try later", status: .serviceUnavailable) }
+        let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown(); await responder.shutdown() } }
+        let client = client(pki, .hard)
+        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+        #expect(error?.kind == .serverTrustRefused)
+        #expect(error?.verdict?.failures.contains { $0.code == .revocationUnknown } == true)
+        #expect(server.requests.isEmpty)
+        let asked = try #require(responder.requests.first)
+        #expect(asked.head.method == .POST)
+        #expect(asked.head.headers.first(name: "content-type") == "application/ocsp-request")
+        #expect(asked.body.first == 0x30, "an OCSPRequest is a DER SEQUENCE")
+        await client.shutdown()
+    }
+
+    @Test func softFailLoadsWhenTheResponderHasNoAnswer() async throws {
+        let responder = try await TestServer.http { _ in .text("garbage, not DER") }
+        let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("loaded") }
+        defer { Task { await server.shutdown(); await responder.shutdown() } }
+        let client = client(pki, .soft)
+        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
+        #expect(!responder.requests.isEmpty)
+        await client.shutdown()
+    }
+
+    @Test func revocationOffAsksNobody() async throws {
+        let responder = try await TestServer.http()
+        let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown(); await responder.shutdown() } }
+        let client = client(pki, .off)
+        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).statusCode == 200)
+        #expect(responder.requests.isEmpty)
+        await client.shutdown()
+    }
+}
