@@ -78,7 +78,7 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
                 rows.append([expected.rawValue, expected.expectedText, "no diagnosis", fetched, out.red("✗")])
                 continue
             }
-            let matrix = Self.matrix(diagnosis)
+            let matrix = diagnosis.matrix
             let got = Self.gotText(diagnosis)
             let diagnoseAgrees = matrix == expected.expectedMatrix && diagnosis.recommendation.kind == expected.expectedRecommendation
                 && (expected.expectedConfiguration == nil || diagnosis.recommendation.configuration == expected.expectedConfiguration)
@@ -99,20 +99,10 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         return Report(text: details + "\n" + table + legend, failures: failures)
     }
 
-    /// nscurl's 16 results as a string of P, F and N.
-    static func matrix(_ d: HostDiagnosis) -> String {
-        String(d.nscurlTests.map { o -> Character in o.result == .pass ? "P" : (o.result == .fail ? "F" : "N") })
-    }
-
     /// What the diagnosis found, in the words of ``BadSSLCase/expectedText``.
     static func gotText(_ d: HostDiagnosis) -> String {
-        let verdict = d.outcome("default")?.result.rawValue ?? "?"
-        switch d.recommendation.kind {
-        case .noneNeeded: return verdict
-        case .exception: return "\(verdict); loads with \(d.recommendation.configuration.flatMap(ATSTestCase.named).map(\.title) ?? "?")"
-        case .arbitraryLoadsOnly: return "\(verdict); loads only with arbitrary loads"
-        case .noExceptionHelps: return "\(verdict); no exception helps"
-        }
+        Recommendation.outcomeText(defaultResult: d.outcome("default")?.result.rawValue ?? "?", kind: d.recommendation.kind,
+                                   configuration: d.recommendation.configuration)
     }
 
     /// Runs `ats fetch --json` in-process and returns the HTTP status or the refusal kind.

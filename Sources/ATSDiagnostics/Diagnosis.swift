@@ -151,4 +151,9 @@ public struct HostDiagnosis: Sendable, Codable {
 
     /// nscurl's tests only.
     public var nscurlTests: [TestOutcome] { tests.filter { $0.test.section != nil } }
+
+    /// nscurl's 16 results in its order, one letter each: `P` pass, `F` fail, `N` not testable.
+    public var matrix: String {
+        String(nscurlTests.map { o -> Character in o.result == .pass ? "P" : (o.result == .fail ? "F" : "N") })
+    }
 }

@@ -58,6 +58,16 @@ public struct Recommendation: Sendable, Codable, Hashable {
                               summary: "NSExceptionDomains › \(host): \(keys)", serverFixes: fixes)
     }
 
+    /// One line for tables: the default result, then what makes the URL load ("FAIL; loads with TLSv1.0").
+    public static func outcomeText(defaultResult: String, kind: Kind, configuration: String?) -> String {
+        switch kind {
+        case .noneNeeded: return defaultResult
+        case .exception: return "\(defaultResult); loads with \(configuration.flatMap(ATSTestCase.named).map(\.title) ?? "an exception")"
+        case .arbitraryLoadsOnly: return "\(defaultResult); loads only with arbitrary loads"
+        case .noExceptionHelps: return "\(defaultResult); no exception helps"
+        }
+    }
+
     private static func short(_ value: PlistValue) -> String {
         switch value {
         case .boolean(let b): return b ? "YES" : "NO"

@@ -9,8 +9,8 @@ import Testing
     func diagnosisMatchesTheExpectedMatrix(_ testCase: BadSSLCase) async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: testCase))
-        let diagnosis = try await localDiagnoser(servers).diagnose(url: url)
-        #expect(matrix(diagnosis) == testCase.expectedMatrix, "\(testCase.rawValue): \(DiagnosisRendering.text(diagnosis, verbose: true))")
+        let diagnosis = try await localDiagnoser(servers).gated(url)
+        #expect(diagnosis.matrix == testCase.expectedMatrix, "\(testCase.rawValue): \(DiagnosisRendering.text(diagnosis, verbose: true))")
         #expect(diagnosis.recommendation.kind == testCase.expectedRecommendation)
         if let configuration = testCase.expectedConfiguration {
             #expect(diagnosis.recommendation.configuration == configuration)
@@ -31,12 +31,12 @@ import Testing
     @Test func theNegotiatedVersionIsTheOneTheCaseServes() async throws {
         let servers = try await SharedServers.shared.servers()
         let diagnoser = try localDiagnoser(servers)
-        let tls10 = try await diagnoser.diagnose(url: try #require(servers.url(for: .tls10Only)))
+        let tls10 = try await diagnoser.gated(try #require(servers.url(for: .tls10Only)))
         #expect(tls10.outcome("tls1.0")?.tlsVersion == "TLSv1.0")
-        let rsa = try await diagnoser.diagnose(url: try #require(servers.url(for: .staticRSA)))
+        let rsa = try await diagnoser.gated(try #require(servers.url(for: .staticRSA)))
         #expect(rsa.outcome("pfs")?.cipherSuite == "TLS_RSA_WITH_AES_128_GCM_SHA256")
         #expect(rsa.outcome("default")?.failure?.apple.sslErrorName == "errSSLPeerHandshakeFail")
-        let good = try await diagnoser.diagnose(url: try #require(servers.url(for: .good)))
+        let good = try await diagnoser.gated(try #require(servers.url(for: .good)))
         #expect(good.outcome("default")?.tlsVersion == "TLSv1.3")
     }
 
@@ -49,7 +49,7 @@ import Testing
             (.clientCertificateRequired, -1206, -9829),
         ]
         for (testCase, url, ssl) in expectations {
-            let d = try await diagnoser.diagnose(url: try #require(servers.url(for: testCase)))
+            let d = try await diagnoser.gated(try #require(servers.url(for: testCase)))
             let apple = try #require(d.outcome("default")?.failure?.apple, "\(testCase.rawValue)")
             #expect(apple.urlErrorCode == url, "\(testCase.rawValue)")
             #expect(apple.sslErrorCode == ssl, "\(testCase.rawValue)")
@@ -59,7 +59,7 @@ import Testing
     @Test func theChainIsReportedWithKeysSignaturesSANAndVerdicts() async throws {
         let servers = try await SharedServers.shared.servers()
         let diagnoser = try localDiagnoser(servers)
-        let good = try await diagnoser.diagnose(url: try #require(servers.url(for: .good)))
+        let good = try await diagnoser.gated(try #require(servers.url(for: .good)))
         #expect(good.chain.map(\.role) == ["leaf", "intermediate", "anchor"])
         #expect(good.chain.map(\.presented) == [true, true, false])
         #expect(good.chain[0].keyType == "EC P-256")
@@ -67,15 +67,15 @@ import Testing
         #expect(good.chain[0].sanMatchesHost == true)
         #expect(good.chain.allSatisfy { $0.atsVerdict == ["ok"] && !$0.spkiSHA256.isEmpty && $0.notValidAfter != nil })
 
-        let wrong = try await diagnoser.diagnose(url: try #require(servers.url(for: .wrongHost)))
+        let wrong = try await diagnoser.gated(try #require(servers.url(for: .wrongHost)))
         #expect(wrong.chain.first?.sanMatchesHost == false)
         #expect(wrong.chain.first?.atsVerdict.contains { $0.hasPrefix("hostnameMismatch") } == true)
 
-        let sha1 = try await diagnoser.diagnose(url: try #require(servers.url(for: .sha1Signature)))
+        let sha1 = try await diagnoser.gated(try #require(servers.url(for: .sha1Signature)))
         #expect(sha1.chain.first?.signatureAlgorithm == "sha1WithRSAEncryption")
         #expect(sha1.chain.first?.atsVerdict.contains { $0.hasPrefix("weakSignature") } == true)
 
-        let weak = try await diagnoser.diagnose(url: try #require(servers.url(for: .rsa1024)))
+        let weak = try await diagnoser.gated(try #require(servers.url(for: .rsa1024)))
         #expect(weak.chain.first?.keyType == "RSA 1024")
         #expect(weak.recommendation.serverFixes.contains { $0.contains("2048") })
     }
@@ -89,7 +89,7 @@ import Testing
             (.clientCertificateRequired, "client certificate"),
         ]
         for (testCase, words) in fixes {
-            let d = try await diagnoser.diagnose(url: try #require(servers.url(for: testCase)))
+            let d = try await diagnoser.gated(try #require(servers.url(for: testCase)))
             #expect(d.recommendation.kind == .noExceptionHelps)
             #expect(d.recommendation.xml == nil)
             #expect(d.recommendation.serverFixes.contains { $0.contains(words) }, "\(testCase.rawValue): \(d.recommendation.serverFixes)")

@@ -14,7 +14,7 @@ import TransportTrust
                                                       suites: "ECDHE-ECDSA-CHACHA20-POLY1305")
         let server = try await LocalServer.start(tls: tls, response: .text("chacha\n"))
         defer { Task { await server.shutdown() } }
-        let d = try await localDiagnoser(servers).diagnose(url: "https://127.0.0.1:\(server.port)/")
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         let first = try #require(d.outcome("default"))
         #expect(first.result == .fail)
         #expect(first.failure?.reasons.contains { $0.contains("refused too") } == true, "\(first.failure?.reasons ?? [])")
@@ -35,7 +35,7 @@ import TransportTrust
         let server = try OpenSSLServer(arguments: ["-cert", "chain.pem", "-key", "key.pem", "-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA384", "-www"],
                                        in: dir.path)
         defer { server.stop() }
-        let d = try await localDiagnoser(servers).diagnose(url: "https://127.0.0.1:\(server.port)/")
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         let first = try #require(d.outcome("default"))
         #expect(first.result == .notTestable, "\(first.failure?.message ?? "")")
         #expect(first.notTestableReason?.contains("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384") == true)

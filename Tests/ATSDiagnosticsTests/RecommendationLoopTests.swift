@@ -12,7 +12,7 @@ import Testing
     func theRecommendedExceptionMakesTheURLLoad(_ testCase: BadSSLCase) async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: testCase))
-        let diagnosis = try await localDiagnoser(servers).diagnose(url: url)
+        let diagnosis = try await localDiagnoser(servers).gated(url)
         let xml = try #require(diagnosis.recommendation.xml)
         let dir = try TemporaryDirectory()
         let plist = try dir.write("Info.plist", PlistRendering.infoPlist(embedding: xml))

@@ -46,14 +46,47 @@ func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30)) t
     return Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: timeout))
 }
 
-/// nscurl's 16 results as P/F/N.
-func matrix(_ d: HostDiagnosis) -> String {
-    String(d.nscurlTests.map { o -> Character in o.result == .pass ? "P" : (o.result == .fail ? "F" : "N") })
-}
-
 /// Runs `ats` in-process and returns exit status, standard output and standard error.
 func ats(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {
-    let output = Output.capture()
-    let status = await ATSCommand.run(arguments: arguments, output: output)
-    return (status, output.standardOutput, output.standardError)
+    await DiagnosisGate.shared.run {
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: arguments, output: output)
+        return (status, output.standardOutput, output.standardError)
+    }
+}
+
+/// Lets a few diagnoses run at once across the whole test run. Each diagnosis opens 17 connections in parallel;
+/// Swift Testing would otherwise start every case of every suite together (hundreds of debug-build handshakes on two
+/// cores) and the tests would measure the machine's load instead of the behaviour.
+actor DiagnosisGate {
+    static let shared = DiagnosisGate(slots: 2)
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(slots: Int) { free = slots }
+
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
+
+extension Diagnoser {
+    /// ``diagnose(url:)`` through the test run's gate.
+    func gated(_ url: String) async throws -> HostDiagnosis {
+        try await DiagnosisGate.shared.run { try await diagnose(url: url) }
+    }
 }
