@@ -25,7 +25,7 @@ import TransportTrust
         #expect(!d.tests.contains { $0.result == .notTestable })
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
     func aServerThatOnlyTakesACBCSHA384SuiteIsNotTestable() async throws {
         let servers = try await SharedServers.shared.servers()
         let dir = try TemporaryDirectory()
@@ -46,40 +46,4 @@ import TransportTrust
         #expect(d.outcome("tls1.3")?.result == .fail)
         #expect(d.outcome("tls1.3")?.failure?.apple.sslErrorName == "errSSLPeerProtocolVersion")
     }
-}
-
-/// `openssl s_server` on 127.0.0.1, ready once it has printed its ACCEPT line.
-final class OpenSSLServer: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-
-    init(arguments: [String], in directory: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["s_server", "-accept", "127.0.0.1:0"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = Pipe()
-        try process.run()
-        var buffer = ""
-        var found: Int?
-        while found == nil {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer += String(decoding: chunk, as: UTF8.self)
-            for line in buffer.split(separator: "\n") where line.hasPrefix("ACCEPT ") {
-                found = line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            }
-        }
-        guard let found else {
-            process.terminate()
-            throw TestServerError("openssl s_server did not start: \(buffer)")
-        }
-        port = found
-    }
-
-    func stop() { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-    deinit { stop() }
 }
