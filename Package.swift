@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "TransportClientTests",
             dependencies: [
-                "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine",
+                "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine", "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import ATSTestServers
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -29,16 +30,6 @@ struct SeenRequest: Sendable {
 }
 
 typealias Responder = @Sendable (SeenRequest) -> TestResponse
-
-/// How a raw (non-HTTP) server misbehaves.
-enum Misbehaviour: Sendable {
-    /// Accepts and never sends a byte.
-    case stall
-    /// Accepts, then resets the connection (RST) when the client speaks.
-    case reset
-    /// Answers anything with bytes that are not TLS.
-    case garbage
-}
 
 /// A server on 127.0.0.1 with an ephemeral port, started and stopped by a test.
 final class TestServer: Sendable {
@@ -96,23 +87,8 @@ final class TestServer: Sendable {
         return server
     }
 
-    /// A TCP server that misbehaves.
-    static func raw(_ behaviour: Misbehaviour) async throws -> TestServer {
-        let box = NIOLockedValueBox<TestServer?>(nil)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    box.withLockedValue { $0 }?.noteConnection()
-                    try channel.pipeline.syncOperations.addHandler(RawHandler(behaviour: behaviour))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
-        let server = TestServer(channel: channel, port: port)
-        box.withLockedValue { $0 = server }
-        return server
-    }
+    /// A TCP server that misbehaves: the one `ats serve` and the diagnostics tests use.
+    static func raw(_ behaviour: Misbehaviour) async throws -> LocalServer { try await LocalServer.hostile(behaviour) }
 }
 
 struct TestServerError: Error, CustomStringConvertible {
@@ -156,32 +132,6 @@ private final class HTTPResponder: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                 if close { context.close(promise: nil) }
             }
-        }
-    }
-}
-
-private final class RawHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    let behaviour: Misbehaviour
-
-    init(behaviour: Misbehaviour) { self.behaviour = behaviour }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch behaviour {
-        case .stall:
-            break
-        case .reset:
-            // SO_LINGER 0 makes close send RST instead of FIN.
-            let channel = context.channel
-            if let provider = channel as? any SocketOptionProvider {
-                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                context.close(promise: nil)
-            }
-        case .garbage:
-            let garbage = Array("HTTP/1.1 200 OK\r\nthis is not TLS\r\n\r\n".utf8) + (0..<64).map { _ in UInt8.random(in: 0...255) }
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: garbage)), promise: nil)
         }
     }
 }
