@@ -135,10 +135,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Support shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
+                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -148,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "TransportClientTests",
             dependencies: [
-                "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine", "ATSTestServers",
+                "TestSupport", "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine", "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -165,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "ATSDiagnosticsTests",
             dependencies: [
-                "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient", "TransportTrust", "AppTransportSecurity",
+                "TestSupport", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient", "TransportTrust", "AppTransportSecurity",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

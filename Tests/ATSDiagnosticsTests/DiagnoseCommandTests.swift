@@ -1,3 +1,4 @@
+import TestSupport
 import ATSDiagnostics
 import ATSTestServers
 import AppTransportSecurity

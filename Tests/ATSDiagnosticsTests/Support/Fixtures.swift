@@ -1,3 +1,4 @@
+import TestSupport
 import ATSCommandLine
 import ATSDiagnostics
 import ATSTestServers
@@ -19,25 +20,6 @@ actor SharedServers {
     }
 }
 
-/// A scratch directory, removed when released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
-    var path: String { url.path }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("ats-diagnostics-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try Data(text.utf8).write(to: file)
-        return file.path
-    }
-}
 
 /// A diagnoser that trusts the local CA only.
 func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30)) throws -> Diagnoser {

@@ -1,3 +1,4 @@
+import TestSupport
 import Crypto
 import Foundation
 import SwiftASN1
@@ -235,37 +236,6 @@ extension TrustVerdict {
     /// The DER of the built chain, leaf first, to compare with the certificates that should be on it.
     var chainDER: [[UInt8]] { chain.map(\.der) }
 }
-
-/// A scratch directory, removed when the test ends.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
-    var path: String { url.path }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("transport-client-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// Writes `text` to `name` and returns the path.
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try Data(text.utf8).write(to: file)
-        return file.path
-    }
-
-    @discardableResult
-    func write(_ name: String, bytes: [UInt8]) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try Data(bytes).write(to: file)
-        return file.path
-    }
-
-    func file(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 extension TrustEngine {
     /// How many validated paths the engine remembers.
     var rememberedPaths: Int { cache.count }
