@@ -1,3 +1,4 @@
+import TestSupport
 import AppTransportSecurity
 import Foundation
 import NIOHTTP1

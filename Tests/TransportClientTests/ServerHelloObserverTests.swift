@@ -1,3 +1,4 @@
+import TestSupport
 import NIOCore
 import NIOEmbedded
 import Testing

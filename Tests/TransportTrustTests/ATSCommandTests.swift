@@ -1,3 +1,4 @@
+import TestSupport
 import ATSCommandLine
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import TestSupport
 import Crypto
 import Foundation
 import SwiftASN1

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import X509
 @testable import TransportTrust

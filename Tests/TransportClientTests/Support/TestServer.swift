@@ -1,3 +1,4 @@
+import TestSupport
 import ATSTestServers
 import Foundation
 import NIOConcurrencyHelpers

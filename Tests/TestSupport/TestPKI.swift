@@ -1,26 +1,26 @@
-import TestSupport
 import Crypto
 import Foundation
 import SwiftASN1
+import TransportTrust
 import X509
 import _CryptoExtras
 
-@testable import TransportTrust
+// The certificates, keys and trusts the test targets generate (shared: test targets cannot import each other).
 
 /// A private key the tests hold on to, so that they can issue certificates and sign OCSP responses with it.
-enum TestKey: @unchecked Sendable {
+public enum TestKey: @unchecked Sendable {
     case p256(P256.Signing.PrivateKey)
     case p384(P384.Signing.PrivateKey)
     case rsa(_RSA.Signing.PrivateKey)
 
-    static func p256() -> TestKey { .p256(P256.Signing.PrivateKey()) }
-    static func p384() -> TestKey { .p384(P384.Signing.PrivateKey()) }
+    public static func p256() -> TestKey { .p256(P256.Signing.PrivateKey()) }
+    public static func p384() -> TestKey { .p384(P384.Signing.PrivateKey()) }
 
     /// RSA key generation is slow in a debug build, so a few 2048-bit keys are made once and shared.
-    static func rsa2048(_ slot: Int = 0) -> TestKey { .rsa(rsaPool[slot % rsaPool.count]) }
+    public static func rsa2048(_ slot: Int = 0) -> TestKey { .rsa(rsaPool[slot % rsaPool.count]) }
     private static let rsaPool: [_RSA.Signing.PrivateKey] = (0..<3).map { _ in try! _RSA.Signing.PrivateKey(keySize: .bits2048) }
 
-    var certificateKey: Certificate.PrivateKey {
+    public var certificateKey: Certificate.PrivateKey {
         switch self {
         case .p256(let k): return Certificate.PrivateKey(k)
         case .p384(let k): return Certificate.PrivateKey(k)
@@ -28,9 +28,9 @@ enum TestKey: @unchecked Sendable {
         }
     }
 
-    var publicKey: Certificate.PublicKey { certificateKey.publicKey }
+    public var publicKey: Certificate.PublicKey { certificateKey.publicKey }
 
-    var defaultSignatureAlgorithm: Certificate.SignatureAlgorithm {
+    public var defaultSignatureAlgorithm: Certificate.SignatureAlgorithm {
         switch self {
         case .p256: return .ecdsaWithSHA256
         case .p384: return .ecdsaWithSHA384
@@ -39,7 +39,7 @@ enum TestKey: @unchecked Sendable {
     }
 
     /// Signs `bytes` the way an OCSP responder would (ECDSA with SHA-256 or RSA PKCS#1 v1.5 with SHA-256).
-    func sign(_ bytes: [UInt8]) throws -> (algorithm: ASN1ObjectIdentifier, signature: [UInt8]) {
+    public func sign(_ bytes: [UInt8]) throws -> (algorithm: ASN1ObjectIdentifier, signature: [UInt8]) {
         switch self {
         case .p256(let k): return ([1, 2, 840, 10045, 4, 3, 2], Array(try k.signature(for: bytes).derRepresentation))
         case .p384(let k): return ([1, 2, 840, 10045, 4, 3, 3], Array(try k.signature(for: bytes).derRepresentation))
@@ -50,26 +50,26 @@ enum TestKey: @unchecked Sendable {
 }
 
 /// One generated certificate with its private key.
-struct TestCert: @unchecked Sendable {
-    let certificate: Certificate
-    let key: TestKey
+public struct TestCert: @unchecked Sendable {
+    public let certificate: Certificate
+    public let key: TestKey
 
-    var subject: DistinguishedName { certificate.subject }
-    var der: [UInt8] {
+    public var subject: DistinguishedName { certificate.subject }
+    public var der: [UInt8] {
         var s = DER.Serializer()
         try! s.serialize(certificate)
         return s.serializedBytes
     }
-    var input: InputCertificate { try! InputCertificate(der: der) }
+    public var input: InputCertificate { try! InputCertificate(der: der) }
     /// PEM, ending with a newline so that certificates can be concatenated into a bundle.
-    var pem: String { try! certificate.serializeAsPEM().pemString + "\n" }
+    public var pem: String { try! certificate.serializeAsPEM().pemString + "\n" }
     /// The label the engine uses in its messages.
-    var label: String { "'\(certificate.subject)'" }
+    public var label: String { "'\(certificate.subject)'" }
 
     // MARK: Issuing
 
     /// Issues a CA certificate signed by this one.
-    func intermediate(
+    public func intermediate(
         _ cn: String,
         key: TestKey = .p256(),
         pathLength: Int? = nil,
@@ -92,7 +92,7 @@ struct TestCert: @unchecked Sendable {
     }
 
     /// Issues a TLS server certificate signed by this one.
-    func leaf(
+    public func leaf(
         _ cn: String = "leaf",
         dns: [String] = ["www.example.com"],
         ips: [[UInt8]] = [],
@@ -121,30 +121,30 @@ struct TestCert: @unchecked Sendable {
 }
 
 /// Builds test PKIs at run time.
-enum PKI {
+public enum PKI {
     /// The validation time of the tests: an hour from when they started, on a whole second. Generated
     /// certificates are valid from 30 days before it to a year after it, so "now" is inside too.
-    static let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded(.down))
-    static let notBefore = now.addingTimeInterval(-30 * 86400)
-    static let notAfter = now.addingTimeInterval(365 * 86400)
+    public static let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded(.down))
+    public static let notBefore = now.addingTimeInterval(-30 * 86400)
+    public static let notAfter = now.addingTimeInterval(365 * 86400)
 
-    static func name(_ cn: String, organization: String = "Transport Trust Tests") -> DistinguishedName {
+    public static func name(_ cn: String, organization: String = "Transport Trust Tests") -> DistinguishedName {
         try! DistinguishedName {
             OrganizationName(organization)
             CommonName(cn)
         }
     }
 
-    static func host(_ text: String) -> PeerName { try! PeerName(text) }
+    public static func host(_ text: String) -> PeerName { try! PeerName(text) }
 
     /// A random positive serial of 16 octets. (swift-certificates' default is 20 random octets, which is 21 once
     /// DER adds a sign byte, and the strict profile refuses serials longer than 20.)
-    static func serial() -> Certificate.SerialNumber {
+    public static func serial() -> Certificate.SerialNumber {
         Certificate.SerialNumber(bytes: [UInt8.random(in: 0x01...0x7f)] + (0..<15).map { _ in UInt8.random(in: 0...255) })
     }
 
     /// A self-signed CA certificate.
-    static func root(
+    public static func root(
         _ cn: String = "Test Root CA",
         key: TestKey = .p256(),
         pathLength: Int? = nil,
@@ -164,7 +164,7 @@ enum PKI {
 
     /// Issues a certificate. `issuer` nil makes it self-signed. Key identifiers are added so that the chains
     /// look like real ones.
-    static func issue(
+    public static func issue(
         subject: DistinguishedName,
         key: TestKey,
         issuer: TestCert?,
@@ -201,19 +201,19 @@ enum PKI {
     }
 
     /// A root, one intermediate and a leaf for www.example.com, all ECDSA P-256.
-    static func chain(key: @autoclosure () -> TestKey = .p256(), dns: [String] = ["www.example.com"]) -> (root: TestCert, intermediate: TestCert, leaf: TestCert) {
+    public static func chain(key: @autoclosure () -> TestKey = .p256(), dns: [String] = ["www.example.com"]) -> (root: TestCert, intermediate: TestCert, leaf: TestCert) {
         let root = root(key: key())
         let intermediate = root.intermediate("Test Intermediate CA", key: key())
         let leaf = intermediate.leaf(dns: dns, key: key())
         return (root, intermediate, leaf)
     }
 
-    static func anchors(_ certs: TestCert...) -> TrustAnchors { TrustAnchors(custom: certs.map(\.input)) }
+    public static func anchors(_ certs: TestCert...) -> TrustAnchors { TrustAnchors(custom: certs.map(\.input)) }
 
-    static func ssl(_ host: String?) -> TrustPolicy { .ssl(host: host.map { try! PeerName($0) }) }
+    public static func ssl(_ host: String?) -> TrustPolicy { .ssl(host: host.map { try! PeerName($0) }) }
 
     /// A trust over `chain` (presented order), anchored at `anchors`, validated at ``now``.
-    static func trust(
+    public static func trust(
         _ chain: [TestCert],
         anchors: [TestCert],
         policy: TrustPolicy = PKI.ssl("www.example.com"),
@@ -225,18 +225,14 @@ enum PKI {
     }
 
     /// Evaluates with an engine of its own that remembers nothing, so that every evaluation is cold.
-    static func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+    public static func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         await TrustEngine(cacheCapacity: 0).evaluate(trust)
     }
 }
 
-extension TrustVerdict {
-    var codes: [TrustFailureCode] { failures.map(\.code) }
-    func failure(_ code: TrustFailureCode) -> TrustFailure? { failures.first { $0.code == code } }
+public extension TrustVerdict {
+    public var codes: [TrustFailureCode] { failures.map(\.code) }
+    public func failure(_ code: TrustFailureCode) -> TrustFailure? { failures.first { $0.code == code } }
     /// The DER of the built chain, leaf first, to compare with the certificates that should be on it.
-    var chainDER: [[UInt8]] { chain.map(\.der) }
-}
-extension TrustEngine {
-    /// How many validated paths the engine remembers.
-    var rememberedPaths: Int { cache.count }
+    public var chainDER: [[UInt8]] { chain.map(\.der) }
 }
