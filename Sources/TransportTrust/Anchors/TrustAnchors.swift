@@ -32,7 +32,10 @@ public final class TrustAnchors: Sendable {
         self.unusable = all.compactMap { c in c.parseFailure.map { "\(c.subjectDescription): \($0)" } }
         self.customDER = Set(custom.map { DERKey($0.der) })
         var inputs: [CertificateKey: InputCertificate] = [:]
-        for c in all { if let cert = c.certificate { inputs[CertificateKey(cert)] = inputs[CertificateKey(cert)] ?? c } }
+        for c in all {
+            // The first of duplicate anchors wins.
+            if let cert = c.certificate, case let key = CertificateKey(cert), inputs[key] == nil { inputs[key] = c }
+        }
         self.inputs = inputs
         var hash = SHA256()
         for c in custom { hash.update(data: c.der) }

@@ -1,3 +1,5 @@
+import X509
+
 /// A certificate's DER as a dictionary key. Hashing reads only the tail, which is signature bytes and so
 /// already tells certificates apart; equality still compares every byte. Hashing all of it, byte by byte,
 /// cost more than the rest of a cached evaluation.
@@ -13,8 +15,6 @@ struct DERKey: Hashable {
         der.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }
     }
 }
-
-import X509
 
 /// A parsed certificate as a dictionary key. `Certificate`'s own Hashable hashes and compares the public key
 /// through its serialised form, which for an EC key costs a point conversion (a modular inversion) on every

@@ -31,9 +31,9 @@ final class ValidatedPathCache: @unchecked Sendable {
         /// Policies under which every time-independent rule passed, newest last.
         var passed: [RuleFingerprint] = []
 
+        /// As ``ValidityRule``: whole seconds, both ends inclusive.
         func isValid(at time: Date) -> Bool {
-            // As ValidityRule: whole seconds, both ends inclusive.
-            let now = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down))
+            let now = ValidityRule.wholeSeconds(time)
             return validFrom <= now && now <= validUntil
         }
     }

@@ -6,8 +6,7 @@ public struct ValidityRule: ChainRule {
     public init() {}
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        // X.509 times have whole-second precision and notAfter is inclusive: 00:00:00.005 is still 00:00:00.
-        let now = Date(timeIntervalSince1970: context.validationTime.timeIntervalSince1970.rounded(.down))
+        let now = Self.wholeSeconds(context.validationTime)
         for (i, cert) in chain.enumerated() {
             if cert.notValidAfter < cert.notValidBefore {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
@@ -21,6 +20,10 @@ public struct ValidityRule: ChainRule {
             }
         }
     }
+
+    /// X.509 times have whole-second precision and notAfter is inclusive: 00:00:00.005 is still 00:00:00.
+    /// The validated-path cache compares against the same value.
+    static func wholeSeconds(_ time: Date) -> Date { Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down)) }
 
     static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 }
