@@ -55,6 +55,9 @@ enum TLSSettings {
         // Never `.none`: swift-nio-ssl does not call the verification callback then. The callback replaces
         // BoringSSL's chain check, and the host check is ours alone.
         tls.certificateVerification = .noHostnameVerification
+        // An empty store: the callback decides, so BoringSSL needs no roots. The default would parse the whole system
+        // bundle into every new context on Linux, and on Darwin add a SecTrust check beside ours.
+        tls.trustRoots = .certificates([])
         tls.renegotiationSupport = .none
         // Abandoned connections (timeouts, refusals) should not linger waiting for the peer's close_notify.
         tls.shutdownTimeout = .seconds(1)

@@ -16,6 +16,8 @@ import Testing
         #expect(tls.minimumTLSVersion == .tlsv12)
         #expect(tls.maximumTLSVersion == .tlsv13)
         #expect(tls.certificateVerification == .noHostnameVerification)
+        // Our callback alone decides trust: BoringSSL gets no roots (not the system bundle, parsed per context).
+        #expect(tls.trustRoots == .certificates([]))
         let names = tls.cipherSuites.split(separator: ":").map(String.init)
         // ATS lists C024 and C028, which BoringSSL lacks; they are left out rather than handed over.
         #expect(!names.contains("TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384"))
