@@ -139,13 +139,3 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
 extension RevocationOptions.Mode: ExpressibleByArgument {}
 extension TrustPolicy.Profile: ExpressibleByArgument {}
 
-// Format styles, not ISO8601DateFormatter: they are Sendable values, and making a formatter per limbo case
-// cost a tenth of the whole run.
-enum RFC3339 {
-    static func parse(_ s: String) -> Date? {
-        if let d = try? Date.ISO8601FormatStyle().parse(s) { return d }
-        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(s)
-    }
-
-    static func format(_ d: Date) -> String { d.formatted(Date.ISO8601FormatStyle()) }
-}

@@ -77,7 +77,7 @@ public enum PlistValueJSON: Sendable, Codable, Hashable {
         case .integer(let i): self = .number(Double(i))
         case .real(let d): self = .number(d)
         case .string(let s): self = .string(s)
-        case .date(let d): self = .string(ISO8601DateFormatter().string(from: d))
+        case .date(let d): self = .string(RFC3339.format(d))
         case .data(let d): self = .string(d.base64EncodedString())
         case .array(let a): self = .array(a.map(PlistValueJSON.init))
         case .dictionary(let d): self = .object(d.mapValues(PlistValueJSON.init))

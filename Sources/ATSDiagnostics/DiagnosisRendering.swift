@@ -1,5 +1,6 @@
 import AppTransportSecurity
 import Foundation
+import TransportTrust
 
 /// Renders a diagnosis: nscurl's text layout (with our additions after it) or one JSON document.
 public enum DiagnosisRendering {
@@ -76,7 +77,7 @@ public enum DiagnosisRendering {
             let sent = c.presented ? "" : ", not sent by the server"
             lines.append("[\(i)] \(c.role)\(sent): \(c.subject)")
             var facts = ["\(c.keyType)", c.signatureAlgorithm]
-            if let from = c.notValidBefore, let to = c.notValidAfter { facts.append("valid \(iso(from)) → \(iso(to))") }
+            if let from = c.notValidBefore, let to = c.notValidAfter { facts.append("valid \(RFC3339.day(from)) → \(RFC3339.day(to))") }
             lines.append("    \(facts.joined(separator: " · "))")
             if c.role == "leaf" {
                 let names = c.subjectAlternativeNames.prefix(6).joined(separator: ", ")
@@ -109,12 +110,6 @@ public enum DiagnosisRendering {
             lines += r.serverFixes.map { "  - \($0)" }
         }
         return lines
-    }
-
-    static func iso(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withFullDate]
-        return f.string(from: date)
     }
 
     // MARK: JSON

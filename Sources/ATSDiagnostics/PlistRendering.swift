@@ -1,5 +1,6 @@
 import AppTransportSecurity
 import Foundation
+import TransportTrust
 
 /// Renders ATS dictionaries the two ways people read them: as NSDictionary's description (what `nscurl --verbose`
 /// prints) and as Info.plist XML ready to paste.
@@ -34,7 +35,7 @@ public enum PlistRendering {
         case .integer(let i): return String(i)
         case .real(let d): return String(d)
         case .string(let s): return quoted(s)
-        case .date(let d): return quoted(ISO8601DateFormatter().string(from: d))
+        case .date(let d): return quoted(RFC3339.format(d))
         case .data(let d): return "{length = \(d.count)}"
         case .array(let a): return "(" + a.map(scalar).joined(separator: ", ") + ")"
         case .dictionary(let d): return "{" + d.keys.sorted().map { "\(quoted($0)) = \(d[$0].map(scalar) ?? "");" }.joined(separator: " ") + "}"
@@ -94,7 +95,7 @@ public enum PlistRendering {
         case .integer(let i): return ["\(pad)<integer>\(i)</integer>"]
         case .real(let r): return ["\(pad)<real>\(r)</real>"]
         case .string(let s): return ["\(pad)<string>\(escaped(s))</string>"]
-        case .date(let d): return ["\(pad)<date>\(ISO8601DateFormatter().string(from: d))</date>"]
+        case .date(let d): return ["\(pad)<date>\(RFC3339.format(d))</date>"]
         case .data(let d): return ["\(pad)<data>\(d.base64EncodedString())</data>"]
         }
     }

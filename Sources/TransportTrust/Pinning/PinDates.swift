@@ -2,13 +2,7 @@ import Foundation
 
 /// The date forms pin configurations use: `yyyy-MM-dd` (TrustKit, Android) and RFC 3339 timestamps (reports).
 enum PinDates {
-    static func day(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
-        return f.string(from: date)
-    }
+    static func day(_ date: Date) -> String { RFC3339.day(date) }
 
     /// Reads `yyyy-MM-dd` (as the end of that day is not what TrustKit does: it is midnight UTC at its start).
     static func parseDay(_ text: String) -> Date? {
@@ -21,11 +15,5 @@ enum PinDates {
         return f.date(from: text)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss'Z'"
-        return f.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { RFC3339.format(date) }
 }

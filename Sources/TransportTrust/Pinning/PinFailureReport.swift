@@ -112,7 +112,7 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
                       platformVersion: try c.decodeIfPresent(String.self, forKey: .appPlatformVersion),
                       vendorID: try c.decodeIfPresent(String.self, forKey: .appVendorID))
         let time = try c.decode(String.self, forKey: .dateTime)
-        guard let parsed = ISO8601DateFormatter().date(from: time) else {
+        guard let parsed = RFC3339.parse(time) else {
             throw DecodingError.dataCorruptedError(forKey: .dateTime, in: c, debugDescription: "date-time '\(time)' is not RFC 3339")
         }
         dateTime = parsed

@@ -13,10 +13,10 @@ public struct ValidityRule: ChainRule {
                     "\(cert.label) has a validity period that ends before it starts; it can never be valid"))
             } else if now > cert.notValidAfter {
                 failures.append(TrustFailure(.expired, certificate: i,
-                    "\(cert.label) expired on \(Self.format(cert.notValidAfter)); the server must install a renewed certificate"))
+                    "\(cert.label) expired on \(RFC3339.format(cert.notValidAfter)); the server must install a renewed certificate"))
             } else if now < cert.notValidBefore {
                 failures.append(TrustFailure(.notYetValid, certificate: i,
-                    "\(cert.label) is not valid until \(Self.format(cert.notValidBefore)); check the clock of this machine or of the issuing CA"))
+                    "\(cert.label) is not valid until \(RFC3339.format(cert.notValidBefore)); check the clock of this machine or of the issuing CA"))
             }
         }
     }
@@ -24,6 +24,4 @@ public struct ValidityRule: ChainRule {
     /// X.509 times have whole-second precision and notAfter is inclusive: 00:00:00.005 is still 00:00:00.
     /// The validated-path cache compares against the same value.
     static func wholeSeconds(_ time: Date) -> Date { Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down)) }
-
-    static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 }
