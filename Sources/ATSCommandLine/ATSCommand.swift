@@ -49,19 +49,25 @@ public final class Output: @unchecked Sendable {
     private let lock = NSLock()
     private var captured: (out: String, err: String)?
     public let useColor: Bool
+    /// Standard error is a terminal that can redraw a line, so progress can be a bar rather than one line per item.
+    /// Independent of colour: `ats diagnose --targets F > report.txt` still shows the bar.
+    public let errorIsTerminal: Bool
 
     public static var standard: Output {
         let env = ProcessInfo.processInfo.environment
         let color = env["NO_COLOR"] == nil && env["TERM"] != "dumb" && isatty(STDOUT_FILENO) == 1
-        return Output(capturing: false, color: color)
+        return Output(capturing: false, color: color, errorIsTerminal: env["TERM"] != "dumb" && isatty(STDERR_FILENO) == 1)
     }
 
-    /// An output that keeps what is written, for tests.
-    public static func capture(color: Bool = false) -> Output { Output(capturing: true, color: color) }
+    /// An output that keeps what is written, for tests; `errorIsTerminal` stands in for a terminal on standard error.
+    public static func capture(color: Bool = false, errorIsTerminal: Bool = false) -> Output {
+        Output(capturing: true, color: color, errorIsTerminal: errorIsTerminal)
+    }
 
-    init(capturing: Bool, color: Bool) {
+    init(capturing: Bool, color: Bool, errorIsTerminal: Bool) {
         self.captured = capturing ? ("", "") : nil
         self.useColor = color
+        self.errorIsTerminal = errorIsTerminal
     }
 
     public func write(_ s: String) {

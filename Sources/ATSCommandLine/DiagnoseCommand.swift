@@ -72,7 +72,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             return 2
         }
         let many = list.count > 1
-        let progress = Progress(total: list.count, enabled: many, bar: out.useColor && isatty(STDERR_FILENO) == 1, output: out)
+        let progress = Progress(total: list.count, enabled: many, bar: out.errorIsTerminal, output: out)
         var rows: [DiagnosisRendering.SummaryRow] = []
         var allPass = true
         await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(list) { diagnosis in

@@ -104,6 +104,32 @@ import Testing
         #expect(result.err.components(separatedBy: "\n").filter { $0.hasPrefix("[") }.count == 3)
     }
 
+    @Test func onATerminalProgressIsOneBarRedrawnInPlace() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let urls = try [BadSSLCase.good, .expired, .tls11Only].map { try #require(servers.url(for: $0)) }
+        let result = await ats(["diagnose", "--anchors", servers.caFile, "--concurrency", "1"] + urls, errorIsTerminal: true)
+        #expect(result.status == 1)
+        // Each redraw erases the line first; only the final newline ends it, so the bar never scrolls.
+        let redraws = result.err.components(separatedBy: "\r\u{1B}[K")
+        #expect(redraws.count == 3, "one erase before each redraw after the first: \(result.err.debugDescription)")
+        #expect(result.err.filter { $0 == "\n" }.count == 1 && result.err.hasSuffix("\n"))
+        let bars = redraws.map { $0.trimmingCharacters(in: .newlines) }
+        #expect(bars[0] == "[##########....................] 1/3 hosts, 0 failing default ATS")
+        #expect(bars[1] == "[####################..........] 2/3 hosts, 1 failing default ATS")
+        #expect(bars[2] == "[##############################] 3/3 hosts, 2 failing default ATS")
+        // The reports on standard output are whole; the bar never lands inside them.
+        #expect(!result.out.contains("\u{1B}") && !result.out.contains("hosts, "))
+        #expect(result.out.contains("Summary (3 URLs)"))
+    }
+
+    @Test func oneURLShowsNoProgress() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .good))
+        let result = await ats(["diagnose", "--anchors", servers.caFile, url], errorIsTerminal: true)
+        #expect(result.status == 0)
+        #expect(result.err.isEmpty, "\(result.err.debugDescription)")
+    }
+
     @Test(arguments: [
         (["diagnose", "ftp://example.com/"], "argument 1"),
         (["diagnose", "not a url"], "argument 1"),

@@ -29,9 +29,10 @@ func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30)) t
 }
 
 /// Runs `ats` in-process and returns exit status, standard output and standard error.
-func ats(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {
+/// `errorIsTerminal` makes standard error behave as a terminal's.
+func ats(_ arguments: [String], errorIsTerminal: Bool = false) async -> (status: Int32, out: String, err: String) {
     await DiagnosisGate.shared.run {
-        let output = Output.capture()
+        let output = Output.capture(errorIsTerminal: errorIsTerminal)
         let status = await ATSCommand.run(arguments: arguments, output: output)
         return (status, output.standardOutput, output.standardError)
     }
