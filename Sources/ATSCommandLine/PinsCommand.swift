@@ -50,8 +50,12 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Check mode: print one JSON object.")
     var json = false
 
+    @Option(help: "For https:// arguments: seconds to wait for the server's chain (default 10).")
+    var timeout: Double = 10
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one certificate file, e.g. 'ats pins chain.pem'") }
+        if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
         if isCheck && format != .list { throw ValidationError("--format prints pins; it cannot be combined with --pin or --pin-file") }
     }
 
@@ -64,7 +68,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             var certificates: [(file: String, certificate: InputCertificate)] = []
             for file in files {
                 if file.lowercased().hasPrefix("https://") {
-                    certificates += try await PresentedChain.fetch(file).map { (file, $0) }
+                    certificates += try await PresentedChain.fetch(file, timeout: .milliseconds(Int64(timeout * 1000))).map { (file, $0) }
                 } else {
                     certificates += try CertificateLoader.certificates(atPath: file).map { (file, $0) }
                 }

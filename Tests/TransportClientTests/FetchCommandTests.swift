@@ -75,12 +75,32 @@ import Testing
         // Even an untrusted server's chain is listed: pins are read, not trusted.
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
         defer { Task { await server.shutdown() } }
-        let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)"])
+        // A generous limit: the whole package's tests share two cores.
+        let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "60"])
         #expect(status == 0, "\(out.standardError)")
         let lines = out.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("sha256/\(ServerPKI.pin(pki.leaf))") == true)
         #expect(lines.last?.hasPrefix("sha256/\(ServerPKI.pin(pki.intermediate))") == true)
         #expect(server.requests.isEmpty)
+    }
+
+    @Test func pinsFromAStallingServerEndAtTheTimeoutWithAnInputError() async throws {
+        let server = try await TestServer.raw(.stall)
+        defer { Task { await server.shutdown() } }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "0.5"])
+        #expect(status == 2)
+        #expect(out.standardError.contains("no certificate chain was received"), "\(out.standardError)")
+        // Bounded by the limit given, not the 10 s default (a loose bound: the machine may be busy).
+        #expect(clock.now - start < .seconds(8))
+    }
+
+    @Test(arguments: ["0", "-1", "nan", "7200"])
+    func pinsRejectsATimeoutOutOfRange(_ value: String) async {
+        let (status, out) = await run(["pins", "https://127.0.0.1:1", "--timeout", value])
+        #expect(status == 2)
+        #expect(out.standardError.contains("--timeout"), "\(out.standardError)")
     }
 }
