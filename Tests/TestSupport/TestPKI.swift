@@ -231,8 +231,8 @@ public enum PKI {
 }
 
 public extension TrustVerdict {
-    public var codes: [TrustFailureCode] { failures.map(\.code) }
-    public func failure(_ code: TrustFailureCode) -> TrustFailure? { failures.first { $0.code == code } }
+    var codes: [TrustFailureCode] { failures.map(\.code) }
+    func failure(_ code: TrustFailureCode) -> TrustFailure? { failures.first { $0.code == code } }
     /// The DER of the built chain, leaf first, to compare with the certificates that should be on it.
-    public var chainDER: [[UInt8]] { chain.map(\.der) }
+    var chainDER: [[UInt8]] { chain.map(\.der) }
 }

@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func matchesTheBuiltChainIncludingARootTheServerDidNotSend() async throws {
-        let v = await try evaluator(PinSet([PinningFixtures.sha256Pin(pki.root), PinningFixtures.unrelated], scope: .ca)).evaluate(trust)
+        let v = try await evaluator(PinSet([PinningFixtures.sha256Pin(pki.root), PinningFixtures.unrelated], scope: .ca)).evaluate(trust)
         #expect(v.isTrusted, "\(v.failures)")
     }
 
@@ -23,7 +23,7 @@ import Testing
         // The attacker's chain: a leaf from another CA, with the pinned intermediate sent alongside.
         let other = PKI.chain()
         let sneaky = PKI.trust([other.leaf, other.intermediate, pki.intermediate], anchors: [pki.root, other.root])
-        let v = await try evaluator(PinSet([PinningFixtures.sha256Pin(pki.intermediate), PinningFixtures.unrelated], scope: .any)).evaluate(sneaky)
+        let v = try await evaluator(PinSet([PinningFixtures.sha256Pin(pki.intermediate), PinningFixtures.unrelated], scope: .any)).evaluate(sneaky)
         #expect(v.codes == [.pinMismatch])
     }
 
@@ -31,7 +31,7 @@ import Testing
         let reporter = RecordingReporter()
         var set = PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any)
         set.reportURIs = ["https://report.example.com/pins"]
-        let v = await try evaluator(set, reporter: reporter).evaluate(trust)
+        let v = try await evaluator(set, reporter: reporter).evaluate(trust)
         #expect(v.codes == [.pinMismatch])
         let message = try #require(v.failure(.pinMismatch)?.message)
         #expect(message.contains("sha256/" + PinningFixtures.hash(pki.leaf)))
@@ -49,7 +49,7 @@ import Testing
     @Test func reportOnlyMismatchTrustsAndNotesIt() async throws {
         let reporter = RecordingReporter()
         let set = PinSet([PinningFixtures.unrelated], scope: .any, enforcePinning: false, reportURIs: ["https://r.example/"])
-        let v = await try evaluator(set, reporter: reporter).evaluate(trust)
+        let v = try await evaluator(set, reporter: reporter).evaluate(trust)
         #expect(v.isTrusted)
         #expect(v.notes.contains { $0.contains("report only") })
         #expect(await reporter.count == 1)
@@ -58,8 +58,8 @@ import Testing
 
     @Test func noReportWithoutReportURIsOrOnSuccess() async throws {
         let reporter = RecordingReporter()
-        _ = await try evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any), reporter: reporter).evaluate(trust)
-        _ = await try evaluator(PinSet([PinningFixtures.sha256Pin(pki.leaf), PinningFixtures.unrelated], scope: .any, reportURIs: ["https://r.example/"]),
+        _ = try await evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any), reporter: reporter).evaluate(trust)
+        _ = try await evaluator(PinSet([PinningFixtures.sha256Pin(pki.leaf), PinningFixtures.unrelated], scope: .any, reportURIs: ["https://r.example/"]),
                                 reporter: reporter).evaluate(trust)
         #expect(await reporter.count == 0)
     }
@@ -68,24 +68,24 @@ import Testing
         let reporter = RecordingReporter()
         let untrusted = PKI.trust([pki.leaf, pki.intermediate], anchors: [PKI.root("Elsewhere")])
         let set = PinSet([PinningFixtures.sha256Pin(pki.leaf), PinningFixtures.unrelated], scope: .any, reportURIs: ["https://r.example/"])
-        let v = await try evaluator(set, reporter: reporter).evaluate(untrusted)
+        let v = try await evaluator(set, reporter: reporter).evaluate(untrusted)
         #expect(!v.isTrusted)
         #expect(await reporter.received.map(\.0.validationResult) == [.failedInvalidCertificateChain])
     }
 
     @Test func anExpiredSetStopsEnforcingAndSaysSo() async throws {
         let expired = try #require(PinDates.parseDay("2020-01-01"))
-        let v = await try evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any, expirationDate: expired)).evaluate(trust)
+        let v = try await evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any, expirationDate: expired)).evaluate(trust)
         #expect(v.isTrusted)
         #expect(v.notes.contains { $0.contains("expired on 2020-01-01") })
         // Before expiry the same set refuses.
-        let live = await try evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any, expirationDate: PKI.notAfter)).evaluate(trust)
+        let live = try await evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any, expirationDate: PKI.notAfter)).evaluate(trust)
         #expect(live.codes == [.pinMismatch])
     }
 
     @Test func chainFailuresAndPinFailuresAreBothListed() async throws {
         let untrusted = PKI.trust([pki.leaf, pki.intermediate], anchors: [PKI.root("Elsewhere")])
-        let v = await try evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any)).evaluate(untrusted)
+        let v = try await evaluator(PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any)).evaluate(untrusted)
         #expect(v.codes.contains(.pinMismatch))
         #expect(v.codes.contains(.unknownIssuer))
     }

@@ -12,8 +12,8 @@ import Testing
         var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace
         subscript(metadataKey key: String) -> Logger.Metadata.Value? { get { metadata[key] } set { metadata[key] = newValue } }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            lock.withLock { lines.append((level, message.description)) }
+        func log(event: LogEvent) {
+            lock.withLock { lines.append((event.level, event.message.description)) }
         }
     }
 

@@ -130,8 +130,9 @@ private final class HTTPResponder: ChannelInboundHandler {
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
             let close = response.close
+            let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if close { context.close(promise: nil) }
+                if close { channel.close(promise: nil) }
             }
         }
     }
