@@ -2,11 +2,14 @@
 # `ats diagnose` of one local server beside sslyze's protocol and cipher-suite scan of the same server, in one run.
 # sslyze comes from a virtualenv (SSLYZE, default /tmp/sslyze-venv/bin/sslyze: python3 -m venv /tmp/sslyze-venv &&
 # /tmp/sslyze-venv/bin/pip install sslyze), so its cryptography pin does not replace the one bench/run.sh measures.
+# testssl.sh comes from Debian (apt-get install testssl.sh; TESTSSL overrides the command); it takes ~20 s a scan, so
+# it runs at most 3 times.
 #   bench/diagnose.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 sslyze=${SSLYZE:-/tmp/sslyze-venv/bin/sslyze}
+testssl=${TESTSSL:-testssl}
 swift build -c release --product ats >/dev/null
 swift build -c release --product DiagnoseBenchmark >/dev/null
 work=$(mktemp -d)
@@ -26,5 +29,12 @@ if [ -x "$sslyze" ]; then
   echo "sslyze protocols + suites: median ${theirs} s; ours is $(echo "scale=1; $theirs / $ours" | bc)x faster"
 else
   echo "sslyze not found at $sslyze; see the header of this script"
+fi
+if command -v "$testssl" >/dev/null; then
+  slow_runs=$(( runs < 3 ? runs : 3 ))
+  theirs=$(for _ in $(seq "$slow_runs"); do /usr/bin/time -f %e "$testssl" --quiet --warnings off --color 0 -p -E "$hostport" 2>&1 >/dev/null | tail -1; done | median)
+  echo "testssl.sh protocols + suites per protocol (-p -E): median ${theirs} s over $slow_runs runs; ours is $(echo "scale=0; $theirs / $ours" | bc)x faster"
+else
+  echo "testssl.sh not found ($testssl); apt-get install testssl.sh"
 fi
 .build/release/DiagnoseBenchmark --runs 20 --fleet 50 --concurrency 8
