@@ -37,4 +37,4 @@ if command -v "$testssl" >/dev/null; then
 else
   echo "testssl.sh not found ($testssl); apt-get install testssl.sh"
 fi
-.build/release/DiagnoseBenchmark --runs 20 --fleet 50 --concurrency 8
+.build/release/DiagnoseBenchmark --runs 20 --fleet 50 --concurrency 8 --scan "${SCAN:-10000}"

@@ -1,11 +1,13 @@
 import ATSDiagnostics
 import ATSTestServers
+import BenchmarkSupport
 import Foundation
 import NIOSSL
 import TransportTrust
 
 // Times `ats diagnose` on loopback: a full diagnosis (nscurl's 16 tests and the probe) of one local server, and a
-// fleet scan of many. Usage: DiagnoseBenchmark [--runs N] [--fleet N] [--concurrency N]
+// fleet scan of many, and a long scan (the fleet's URLs over and over) that shows memory does not grow with the
+// number of hosts. Usage: DiagnoseBenchmark [--runs N] [--fleet N] [--concurrency N] [--scan N]
 
 func argument(_ name: String, default value: Int) -> Int {
     let args = CommandLine.arguments
@@ -33,6 +35,7 @@ func peakMemoryMiB() -> Double {
 let runs = argument("--runs", default: 20)
 let fleet = argument("--fleet", default: 50)
 let concurrency = argument("--concurrency", default: 8)
+let scanLength = CommandLine.arguments.contains("--scan") ? argument("--scan", default: 10_000) : 0
 let clock = ContinuousClock()
 
 do {
@@ -68,6 +71,21 @@ do {
     let elapsed = seconds(clock.now - start)
     print(String(format: "fleet: %d hosts in %.2f s = %.1f hosts/s at concurrency %d (%d passed); peak RSS %.0f MiB",
                  fleet, elapsed, Double(fleet) / elapsed, concurrency, passed, peakMemoryMiB()))
+
+    if scanLength > 0 {
+        // Results are counted and dropped as they stream in, as `ats diagnose --targets` does once printed.
+        let long = (0..<scanLength).map { urls[$0 % urls.count] }
+        var done = 0
+        var residentAt: [(Int, Int)] = [(0, residentKiB())]
+        let scanStart = clock.now
+        await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(long) { _ in
+            done += 1
+            if done % max(1, scanLength / 10) == 0 { residentAt.append((done, residentKiB())) }
+        }
+        let scanSeconds = seconds(clock.now - scanStart)
+        print(String(format: "scan: %d hosts in %.1f s = %.1f hosts/s; RSS by hosts done: ", scanLength, scanSeconds, Double(scanLength) / scanSeconds)
+              + residentAt.map { "\($0.0): \($0.1 / 1024) MiB" }.joined(separator: ", "))
+    }
     for server in extra { await server.shutdown() }
     await servers.shutdown()
 } catch {
