@@ -126,14 +126,16 @@ import X509
         #expect(v.codes == [.nameConstraints])
     }
 
-    @Test func directoryNameConstraintsAreRefused() async {
-        // swift-certificates does not evaluate directoryName constraints, so a chain that carries one fails closed.
+    @Test func directoryNameConstraintsAreEnforced() async {
+        // swift-certificates refuses every directoryName constraint; the rule checks them itself
+        // (DirectoryNameConstraintsTests has the details).
         let root = PKI.root()
         let excluded = NameConstraints(excludedSubtrees: [.directoryName(PKI.name("leaf"))])
         let constrained = root.intermediate("DN-constrained CA", nameConstraints: excluded)
         let v = await evaluate([constrained.leaf("leaf"), constrained], anchors: [root])
         #expect(v.codes == [.nameConstraints])
-        #expect(v.failures[0].message.contains("directoryName"), "\(v.failures[0].message)")
+        #expect(v.failures[0].message.contains("a directory name \(constrained.label) excludes"), "\(v.failures[0].message)")
         #expect(v.failures[0].certificate == 1)
+        #expect(await evaluate([constrained.leaf("another leaf"), constrained], anchors: [root]).isTrusted)
     }
 }

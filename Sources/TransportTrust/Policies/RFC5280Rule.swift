@@ -27,7 +27,20 @@ public struct RFC5280Rule: ChainRule {
             case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
             return
         }
-        let text = reason.description
+        var text = reason.description
+        var chain = chain
+        if text.contains("directoryName name constraints are not supported"), let stripped = DirectoryNameConstraints.withoutDirectoryNameSubtrees(chain) {
+            // Name constraints are the policy's last check, so everything before them passed. swift-certificates
+            // checks the other name types once the DN subtrees are out of its way; DN subtrees are checked here.
+            switch policy.chainMeetsPolicyRequirements(chain: stripped) {
+            case .meetsPolicy:
+                if let violation = DirectoryNameConstraints.violation(in: chain) { failures.append(violation) }
+                return
+            case .failsToMeetPolicy(let reason):
+                text = reason.description
+                chain = stripped  // the reason describes the rebuilt certificates; subjects and serials are unchanged
+            }
+        }
         let dumps = Self.dumps(in: text, chain: chain)
         let index = Self.concerned(text, chain: chain, dumps: dumps)
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"

@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+import X509
+
+/// Directory-name (DN) name constraints, which swift-certificates refuses outright (RFC 5280 §4.2.1.10 makes them
+/// a MUST). ``RFC5280Rule`` uses this when that refusal is the only reason a path failed.
+///
+/// A name is within a DN subtree when the subtree's RDNs are its first RDNs. Attribute values are compared as
+/// RFC 5280 §7.1 asks, approximately: strings case-folded with runs of white space collapsed. The comparison
+/// fails closed both ways: a value that cannot be read as a string matches an excluded subtree unless its bytes
+/// are unequal *and* both are strings, and matches a permitted subtree only byte for byte.
+enum DirectoryNameConstraints {
+    /// The chain with directoryName subtrees taken out of every nameConstraints extension, for swift-certificates
+    /// to check the other name types. Certificates that change are re-signed with a scratch key: the RFC 5280
+    /// policy reads fields and extensions only, and signatures were verified on the real chain. Nil when a
+    /// certificate cannot be rebuilt.
+    static func withoutDirectoryNameSubtrees(_ chain: UnverifiedCertificateChain) -> UnverifiedCertificateChain? {
+        var rebuilt: [Certificate] = []
+        for cert in chain {
+            guard let nc = try? cert.extensions.nameConstraints,
+                  (nc.permittedSubtrees + nc.excludedSubtrees).contains(where: \.isDirectoryName) else {
+                rebuilt.append(cert)
+                continue
+            }
+            let kept = NameConstraints(permittedSubtrees: nc.permittedSubtrees.filter { !$0.isDirectoryName },
+                                       excludedSubtrees: nc.excludedSubtrees.filter { !$0.isDirectoryName })
+            var extensions: [Certificate.Extension] = []
+            for ext in cert.extensions {
+                guard ext.oid == .X509ExtensionID.nameConstraints else {
+                    extensions.append(ext)
+                    continue
+                }
+                if kept.permittedSubtrees.isEmpty && kept.excludedSubtrees.isEmpty { continue }
+                guard let replacement = try? Certificate.Extension(kept, critical: ext.critical) else { return nil }
+                extensions.append(replacement)
+            }
+            guard let copy = try? Certificate(
+                version: cert.version, serialNumber: cert.serialNumber, publicKey: cert.publicKey,
+                notValidBefore: cert.notValidBefore, notValidAfter: cert.notValidAfter,
+                issuer: cert.issuer, subject: cert.subject, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions(extensions), issuerPrivateKey: scratchKey)
+            else { return nil }
+            rebuilt.append(copy)
+        }
+        return makeChain(rebuilt)
+    }
+
+    /// swift-certificates keeps `UnverifiedCertificateChain`'s initializer internal, and its one stored property is
+    /// the array of certificates. Nil (so the caller fails closed) if that layout ever changes.
+    static func makeChain(_ certificates: [Certificate]) -> UnverifiedCertificateChain? {
+        guard !certificates.isEmpty,
+              MemoryLayout<UnverifiedCertificateChain>.size == MemoryLayout<[Certificate]>.size,
+              MemoryLayout<UnverifiedCertificateChain>.alignment == MemoryLayout<[Certificate]>.alignment else { return nil }
+        let chain = unsafeBitCast(certificates, to: UnverifiedCertificateChain.self)
+        guard chain.count == certificates.count, zip(chain, certificates).allSatisfy({ $0.serialNumber == $1.serialNumber }) else { return nil }
+        return chain
+    }
+
+    private static let scratchKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+
+    /// The first violation of a directoryName constraint in the chain (leaf first), or nil. Each CA's constraints
+    /// apply to the subject and the directoryName SANs of every certificate below it.
+    static func violation(in chain: UnverifiedCertificateChain) -> TrustFailure? {
+        for i in chain.indices.dropFirst() {
+            let constraints: NameConstraints?
+            do { constraints = try chain[i].extensions.nameConstraints } catch {
+                return TrustFailure(.nameConstraints, certificate: i, "\(chain[i].label) has a nameConstraints extension that cannot be read")
+            }
+            guard let constraints else { continue }
+            let permitted = constraints.permittedSubtrees.compactMap(\.directoryName)
+            let excluded = constraints.excludedSubtrees.compactMap(\.directoryName)
+            if permitted.isEmpty && excluded.isEmpty { continue }
+            for j in chain.indices where j < i {
+                let sans: SubjectAlternativeNames?
+                do { sans = try chain[j].extensions.subjectAlternativeNames } catch {
+                    return TrustFailure(.nameConstraints, certificate: j, "\(chain[j].label) has a subjectAltName extension that cannot be read")
+                }
+                var names = (sans.map { $0.compactMap(\.directoryName) } ?? []).map { (name: $0, what: "\(chain[j].label) has the directoryName SAN '\($0)'") }
+                if !chain[j].subject.isEmpty { names.insert((chain[j].subject, "the subject of \(chain[j].label)"), at: 0) }
+                for (name, what) in names {
+                    if !permitted.isEmpty && !permitted.contains(where: { isWithin(name, $0, excluding: false) }) {
+                        return TrustFailure(.nameConstraints, certificate: i,
+                            "\(what) is outside the directory names \(chain[i].label) permits (\(permitted.map { "'\($0)'" }.joined(separator: ", ")))")
+                    }
+                    if let subtree = excluded.first(where: { isWithin(name, $0, excluding: true) }) {
+                        return TrustFailure(.nameConstraints, certificate: i,
+                            "\(what) is within '\(subtree)', a directory name \(chain[i].label) excludes")
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// True when `subtree`'s RDNs begin `name`. `excluding` makes uncertain comparisons count as equal.
+    static func isWithin(_ name: DistinguishedName, _ subtree: DistinguishedName, excluding: Bool) -> Bool {
+        guard subtree.count <= name.count else { return false }
+        return zip(subtree, name).allSatisfy { sameRDN($0, $1, excluding: excluding) }
+    }
+
+    private static func sameRDN(_ a: RelativeDistinguishedName, _ b: RelativeDistinguishedName, excluding: Bool) -> Bool {
+        a.count == b.count
+            && a.allSatisfy { x in b.contains { y in sameAttribute(x, y, excluding: excluding) } }
+            && b.allSatisfy { y in a.contains { x in sameAttribute(x, y, excluding: excluding) } }
+    }
+
+    private static func sameAttribute(_ a: RelativeDistinguishedName.Attribute, _ b: RelativeDistinguishedName.Attribute,
+                                      excluding: Bool) -> Bool {
+        guard a.type == b.type else { return false }
+        if a.value == b.value { return true }
+        if let x = String(a.value), let y = String(b.value) { return folded(x) == folded(y) }
+        // BMPString, TeletexString and the like: not read here, so equal only when excluding.
+        return excluding
+    }
+
+    private static func folded(_ s: String) -> String {
+        s.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+}
+
+extension GeneralName {
+    fileprivate var isDirectoryName: Bool { directoryName != nil }
+
+    fileprivate var directoryName: DistinguishedName? {
+        if case .directoryName(let name) = self { return name }
+        return nil
+    }
+}

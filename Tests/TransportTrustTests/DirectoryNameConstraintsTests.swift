@@ -1,0 +1,92 @@
+import TestSupport
+import Foundation
+import SwiftASN1
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// directoryName name constraints (RFC 5280 §4.2.1.10), which swift-certificates leaves to us.
+@Suite struct DirectoryNameConstraintsTests {
+    func evaluate(_ chain: [TestCert], anchors: [TestCert], host: String = "www.example.com") async -> TrustVerdict {
+        await PKI.evaluate(PKI.trust(chain, anchors: anchors, policy: PKI.ssl(host)))
+    }
+
+    static func dn(_ attributes: [(ASN1ObjectIdentifier, String)]) -> DistinguishedName {
+        DistinguishedName(attributes.map { try! RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: $0.0, utf8String: $0.1)) })
+    }
+
+    static let organization = dn([(.RDNAttributeType.organizationName, "Transport Trust Tests")])
+
+    @Test func anExcludedSubtreeCoversEveryNameBelowIt() async {
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(excludedSubtrees: [.directoryName(Self.organization)]))
+        let v = await evaluate([ca.leaf("leaf"), ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("the subject of \(ca.leaf("leaf").label) is within 'O=Transport Trust Tests'"), "\(v.failures[0].message)")
+        let elsewhere = ca.leaf(subject: PKI.name("leaf", organization: "Elsewhere"))
+        #expect(await evaluate([elsewhere, ca], anchors: [root]).isTrusted)
+    }
+
+    @Test func excludedValuesMatchWhateverTheirCaseAndSpacing() async {
+        let root = PKI.root()
+        let loose = Self.dn([(.RDNAttributeType.organizationName, "  transport   TRUST tests ")])
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(excludedSubtrees: [.directoryName(loose)]))
+        #expect(await evaluate([ca.leaf(), ca], anchors: [root]).codes == [.nameConstraints])
+    }
+
+    @Test func aPermittedSubtreeAdmitsOnlyNamesBelowIt() async {
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(permittedSubtrees: [.directoryName(Self.organization)]))
+        #expect(await evaluate([ca.leaf(), ca], anchors: [root]).isTrusted)
+        let v = await evaluate([ca.leaf(subject: PKI.name("leaf", organization: "Elsewhere")), ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("outside the directory names \(ca.label) permits"), "\(v.failures[0].message)")
+    }
+
+    @Test func directoryNameSANsAreConstrainedToo() async {
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(permittedSubtrees: [.directoryName(Self.organization)]))
+        let inside = ca.leaf(sans: [.dnsName("www.example.com"), .directoryName(PKI.name("alias"))])
+        #expect(await evaluate([inside, ca], anchors: [root]).isTrusted)
+        let outside = ca.leaf(sans: [.dnsName("www.example.com"), .directoryName(PKI.name("alias", organization: "Elsewhere"))])
+        let v = await evaluate([outside, ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].message.contains("has the directoryName SAN '\(PKI.name("alias", organization: "Elsewhere"))' is outside"), "\(v.failures[0].message)")
+    }
+
+    @Test func otherNameTypesStayEnforcedBesideADirectoryNameSubtree() async {
+        // The DNS subtree is checked by swift-certificates on a copy of the chain without the DN subtree.
+        let root = PKI.root()
+        let both = NameConstraints(permittedSubtrees: [.directoryName(Self.organization), .dnsName("example.com")])
+        let ca = root.intermediate("CA", nameConstraints: both)
+        #expect(await evaluate([ca.leaf(dns: ["www.example.com"]), ca], anchors: [root]).isTrusted)
+        let v = await evaluate([ca.leaf(dns: ["www.example.net"]), ca], anchors: [root], host: "www.example.net")
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("outside the name constraints of \(ca.label)"), "\(v.failures[0].message)")
+    }
+
+    @Test func aRootsSubtreeIsInheritedDownTheChain() async {
+        let root = PKI.root("Root", nameConstraints: NameConstraints(excludedSubtrees: [.directoryName(PKI.name("banned"))]))
+        let ca = root.intermediate("CA")
+        #expect(await evaluate([ca.leaf("fine"), ca], anchors: [root]).isTrusted)
+        let v = await evaluate([ca.leaf("banned"), ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 2)
+    }
+
+    @Test func valuesThatCannotBeReadCountAsEqualOnlyWhenExcluding() throws {
+        let bmp = try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName,
+                                                          value: ASN1Any(erasing: ASN1BMPString("leaf")))
+        let name = DistinguishedName([RelativeDistinguishedName(bmp)])
+        let subtree = Self.dn([(.RDNAttributeType.commonName, "leaf")])
+        #expect(DirectoryNameConstraints.isWithin(name, subtree, excluding: true))
+        #expect(!DirectoryNameConstraints.isWithin(name, subtree, excluding: false))
+        // An empty subtree is the whole namespace; a longer subtree never contains a shorter name.
+        #expect(DirectoryNameConstraints.isWithin(name, DistinguishedName(), excluding: false))
+        #expect(!DirectoryNameConstraints.isWithin(subtree, PKI.name("leaf"), excluding: true))
+    }
+}
