@@ -89,4 +89,19 @@ import X509
         #expect(DirectoryNameConstraints.isWithin(name, DistinguishedName(), excluding: false))
         #expect(!DirectoryNameConstraints.isWithin(subtree, PKI.name("leaf"), excluding: true))
     }
+
+    @Test func hugeRelativeNamesAreRefusedWithinABoundedNumberOfComparisons() async throws {
+        // One RDN of 300 attributes against a subtree of one RDN of 300: 180,000 comparisons, over the budget.
+        func wide(_ prefix: String) throws -> DistinguishedName {
+            DistinguishedName([try RelativeDistinguishedName((0..<300).map {
+                try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationalUnitName, utf8String: "\(prefix) \($0)")
+            })])
+        }
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(excludedSubtrees: [.directoryName(try wide("banned"))]))
+        let leaf = ca.leaf(subject: try wide("unit"))
+        let v = await evaluate([leaf, ca], anchors: [root])
+        #expect(!v.isTrusted)
+        #expect(v.failures.first { $0.code == .nameConstraints }?.message.contains("too large to check") == true, "\(v.failures)")
+    }
 }

@@ -58,9 +58,14 @@ enum DirectoryNameConstraints {
 
     private static let scratchKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
 
+    /// Attribute comparisons one evaluation may make: a hostile RDN of thousands of attributes against a subtree
+    /// of as many would otherwise cost their product.
+    static let comparisonBudget = 1 << 16
+
     /// The first violation of a directoryName constraint in the chain (leaf first), or nil. Each CA's constraints
     /// apply to the subject and the directoryName SANs of every certificate below it.
     static func violation(in chain: UnverifiedCertificateChain) -> TrustFailure? {
+        var budget = comparisonBudget
         for i in chain.indices.dropFirst() {
             let constraints: NameConstraints?
             do { constraints = try chain[i].extensions.nameConstraints } catch {
@@ -78,13 +83,16 @@ enum DirectoryNameConstraints {
                 var names = (sans.map { $0.compactMap(\.directoryName) } ?? []).map { (name: $0, what: "\(chain[j].label) has the directoryName SAN '\($0)'") }
                 if !chain[j].subject.isEmpty { names.insert((chain[j].subject, "the subject of \(chain[j].label)"), at: 0) }
                 for (name, what) in names {
-                    if !permitted.isEmpty && !permitted.contains(where: { isWithin(name, $0, excluding: false) }) {
+                    let admitted = permitted.isEmpty || permitted.contains { isWithin(name, $0, excluding: false, budget: &budget) }
+                    let banned = excluded.first { isWithin(name, $0, excluding: true, budget: &budget) }
+                    if budget < 0 { return tooLarge(chain, i) }
+                    if !admitted {
                         return TrustFailure(.nameConstraints, certificate: i,
                             "\(what) is outside the directory names \(chain[i].label) permits (\(permitted.map { "'\($0)'" }.joined(separator: ", ")))")
                     }
-                    if let subtree = excluded.first(where: { isWithin(name, $0, excluding: true) }) {
+                    if let banned {
                         return TrustFailure(.nameConstraints, certificate: i,
-                            "\(what) is within '\(subtree)', a directory name \(chain[i].label) excludes")
+                            "\(what) is within '\(banned)', a directory name \(chain[i].label) excludes")
                     }
                 }
             }
@@ -92,15 +100,29 @@ enum DirectoryNameConstraints {
         return nil
     }
 
-    /// True when `subtree`'s RDNs begin `name`. `excluding` makes uncertain comparisons count as equal.
-    static func isWithin(_ name: DistinguishedName, _ subtree: DistinguishedName, excluding: Bool) -> Bool {
-        guard subtree.count <= name.count else { return false }
-        return zip(subtree, name).allSatisfy { sameRDN($0, $1, excluding: excluding) }
+    private static func tooLarge(_ chain: UnverifiedCertificateChain, _ i: Int) -> TrustFailure {
+        TrustFailure(.nameConstraints, certificate: i,
+                     "the names in this chain are too large to check against the directory-name constraints of \(chain[i].label) (more than \(comparisonBudget) comparisons); refused")
     }
 
-    private static func sameRDN(_ a: RelativeDistinguishedName, _ b: RelativeDistinguishedName, excluding: Bool) -> Bool {
-        a.count == b.count
-            && a.allSatisfy { x in b.contains { y in sameAttribute(x, y, excluding: excluding) } }
+    /// True when `subtree`'s RDNs begin `name`. `excluding` makes uncertain comparisons count as equal, and so does
+    /// running out of `budget` (the caller refuses the chain then).
+    static func isWithin(_ name: DistinguishedName, _ subtree: DistinguishedName, excluding: Bool, budget: inout Int) -> Bool {
+        guard subtree.count <= name.count else { return false }
+        for (a, b) in zip(subtree, name) where !sameRDN(a, b, excluding: excluding, budget: &budget) { return false }
+        return true
+    }
+
+    static func isWithin(_ name: DistinguishedName, _ subtree: DistinguishedName, excluding: Bool) -> Bool {
+        var budget = comparisonBudget
+        return isWithin(name, subtree, excluding: excluding, budget: &budget)
+    }
+
+    private static func sameRDN(_ a: RelativeDistinguishedName, _ b: RelativeDistinguishedName, excluding: Bool, budget: inout Int) -> Bool {
+        guard a.count == b.count else { return false }
+        budget -= 2 * a.count * b.count
+        if budget < 0 { return true }
+        return a.allSatisfy { x in b.contains { y in sameAttribute(x, y, excluding: excluding) } }
             && b.allSatisfy { y in a.contains { x in sameAttribute(x, y, excluding: excluding) } }
     }
 
