@@ -128,7 +128,7 @@ import X509
 
     @Test func directoryNameConstraintsAreEnforced() async {
         // swift-certificates refuses every directoryName constraint; the rule checks them itself
-        // (DirectoryNameConstraintsTests has the details).
+        // (NameConstraintGapsTests has the details).
         let root = PKI.root()
         let excluded = NameConstraints(excludedSubtrees: [.directoryName(PKI.name("leaf"))])
         let constrained = root.intermediate("DN-constrained CA", nameConstraints: excluded)

@@ -2,36 +2,49 @@ import Crypto
 import Foundation
 import X509
 
-/// Directory-name (DN) name constraints, which swift-certificates refuses outright (RFC 5280 §4.2.1.10 makes them
-/// a MUST). ``RFC5280Rule`` uses this when that refusal is the only reason a path failed.
+/// Name constraints swift-certificates refuses outright instead of evaluating, which ``RFC5280Rule`` settles when
+/// such a refusal is the only reason a path failed:
+/// - directoryName subtrees (RFC 5280 §4.2.1.10 makes them a MUST): checked here;
+/// - subtrees of the types it has no matcher for (otherName, rfc822Name, x400Address, ediPartyName,
+///   registeredID): RFC 5280 constrains only names of a subtree's own type, so such a subtree is a no-op when no
+///   certificate below it carries a name of that type. When one does, the subtree stays and the refusal stands.
 ///
 /// A name is within a DN subtree when the subtree's RDNs are its first RDNs. Attribute values are compared as
 /// RFC 5280 §7.1 asks, approximately: strings case-folded with runs of white space collapsed. The comparison
 /// fails closed both ways: a value that cannot be read as a string matches an excluded subtree unless its bytes
 /// are unequal *and* both are strings, and matches a permitted subtree only byte for byte.
-enum DirectoryNameConstraints {
-    /// The chain with directoryName subtrees taken out of every nameConstraints extension, for swift-certificates
-    /// to check the other name types. Certificates that change are re-signed with a scratch key: the RFC 5280
-    /// policy reads fields and extensions only, and signatures were verified on the real chain. Nil when a
+enum NameConstraintGaps {
+    /// The chain with the subtrees above taken out (DN subtrees, and the no-op ones), for swift-certificates to
+    /// check the rest. Certificates that change are re-signed with a scratch key: the RFC 5280 policy reads fields
+    /// and extensions only, and signatures were verified on the real chain. Nil when nothing would change or a
     /// certificate cannot be rebuilt.
-    static func withoutDirectoryNameSubtrees(_ chain: UnverifiedCertificateChain) -> UnverifiedCertificateChain? {
+    static func withoutSubtreesLeftToUs(_ chain: UnverifiedCertificateChain) -> UnverifiedCertificateChain? {
         var rebuilt: [Certificate] = []
-        for cert in chain {
-            guard let nc = try? cert.extensions.nameConstraints,
-                  (nc.permittedSubtrees + nc.excludedSubtrees).contains(where: \.isDirectoryName) else {
+        var changed = false
+        for (i, cert) in chain.enumerated() {
+            guard let nc = try? cert.extensions.nameConstraints else {
                 rebuilt.append(cert)
                 continue
             }
-            let kept = NameConstraints(permittedSubtrees: nc.permittedSubtrees.filter { !$0.isDirectoryName },
-                                       excludedSubtrees: nc.excludedSubtrees.filter { !$0.isDirectoryName })
+            let below = Set(chain.prefix(i).flatMap(nameKinds))
+            func kept(_ subtree: GeneralName) -> Bool {
+                let kind = NameKind(subtree)
+                return kind != .directoryName && (kind.isEvaluatedBySwiftCertificates || below.contains(kind))
+            }
+            let trimmed = NameConstraints(permittedSubtrees: nc.permittedSubtrees.filter(kept),
+                                          excludedSubtrees: nc.excludedSubtrees.filter(kept))
+            guard trimmed != nc else {
+                rebuilt.append(cert)
+                continue
+            }
             var extensions: [Certificate.Extension] = []
             for ext in cert.extensions {
                 guard ext.oid == .X509ExtensionID.nameConstraints else {
                     extensions.append(ext)
                     continue
                 }
-                if kept.permittedSubtrees.isEmpty && kept.excludedSubtrees.isEmpty { continue }
-                guard let replacement = try? Certificate.Extension(kept, critical: ext.critical) else { return nil }
+                if trimmed.permittedSubtrees.isEmpty && trimmed.excludedSubtrees.isEmpty { continue }
+                guard let replacement = try? Certificate.Extension(trimmed, critical: ext.critical) else { return nil }
                 extensions.append(replacement)
             }
             guard let copy = try? Certificate(
@@ -41,8 +54,41 @@ enum DirectoryNameConstraints {
                 extensions: try Certificate.Extensions(extensions), issuerPrivateKey: scratchKey)
             else { return nil }
             rebuilt.append(copy)
+            changed = true
         }
-        return makeChain(rebuilt)
+        return changed ? makeChain(rebuilt) : nil
+    }
+
+    /// The kinds of name a certificate carries for name constraints: its SANs' types, a directoryName for a
+    /// non-empty subject, and rfc822Name for a subject emailAddress attribute (RFC 5280 §4.2.1.10 applies email
+    /// constraints to it). A SAN that cannot be read counts as every kind, so nothing is stripped on its account.
+    static func nameKinds(_ cert: Certificate) -> [NameKind] {
+        var kinds: [NameKind] = []
+        do { kinds += (try cert.extensions.subjectAlternativeNames).map { $0.map(NameKind.init) } ?? [] } catch { return NameKind.allCases }
+        if !cert.subject.isEmpty { kinds.append(.directoryName) }
+        if cert.subject.contains(where: { $0.contains { $0.type == .RDNAttributeType.emailAddress } }) { kinds.append(.rfc822Name) }
+        return kinds
+    }
+
+    enum NameKind: CaseIterable {
+        case otherName, rfc822Name, dnsName, x400Address, directoryName, ediPartyName, uniformResourceIdentifier, ipAddress, registeredID
+
+        init(_ name: GeneralName) {
+            switch name {
+            case .otherName: self = .otherName
+            case .rfc822Name: self = .rfc822Name
+            case .dnsName: self = .dnsName
+            case .x400Address: self = .x400Address
+            case .directoryName: self = .directoryName
+            case .ediPartyName: self = .ediPartyName
+            case .uniformResourceIdentifier: self = .uniformResourceIdentifier
+            case .ipAddress: self = .ipAddress
+            case .registeredID: self = .registeredID
+            }
+        }
+
+        /// The subtree types swift-certificates matches names against (directoryName it refuses).
+        var isEvaluatedBySwiftCertificates: Bool { self == .dnsName || self == .ipAddress || self == .uniformResourceIdentifier }
     }
 
     /// swift-certificates keeps `UnverifiedCertificateChain`'s initializer internal, and its one stored property is
@@ -141,8 +187,6 @@ enum DirectoryNameConstraints {
 }
 
 extension GeneralName {
-    fileprivate var isDirectoryName: Bool { directoryName != nil }
-
     fileprivate var directoryName: DistinguishedName? {
         if case .directoryName(let name) = self { return name }
         return nil

@@ -6,8 +6,9 @@ import X509
 
 @testable import TransportTrust
 
-/// directoryName name constraints (RFC 5280 §4.2.1.10), which swift-certificates leaves to us.
-@Suite struct DirectoryNameConstraintsTests {
+/// Name constraints swift-certificates refuses instead of evaluating (RFC 5280 §4.2.1.10): directoryName subtrees,
+/// and subtrees of types it has no matcher for.
+@Suite struct NameConstraintGapsTests {
     func evaluate(_ chain: [TestCert], anchors: [TestCert], host: String = "www.example.com") async -> TrustVerdict {
         await PKI.evaluate(PKI.trust(chain, anchors: anchors, policy: PKI.ssl(host)))
     }
@@ -83,11 +84,11 @@ import X509
                                                           value: ASN1Any(erasing: ASN1BMPString("leaf")))
         let name = DistinguishedName([RelativeDistinguishedName(bmp)])
         let subtree = Self.dn([(.RDNAttributeType.commonName, "leaf")])
-        #expect(DirectoryNameConstraints.isWithin(name, subtree, excluding: true))
-        #expect(!DirectoryNameConstraints.isWithin(name, subtree, excluding: false))
+        #expect(NameConstraintGaps.isWithin(name, subtree, excluding: true))
+        #expect(!NameConstraintGaps.isWithin(name, subtree, excluding: false))
         // An empty subtree is the whole namespace; a longer subtree never contains a shorter name.
-        #expect(DirectoryNameConstraints.isWithin(name, DistinguishedName(), excluding: false))
-        #expect(!DirectoryNameConstraints.isWithin(subtree, PKI.name("leaf"), excluding: true))
+        #expect(NameConstraintGaps.isWithin(name, DistinguishedName(), excluding: false))
+        #expect(!NameConstraintGaps.isWithin(subtree, PKI.name("leaf"), excluding: true))
     }
 
     @Test func hugeRelativeNamesAreRefusedWithinABoundedNumberOfComparisons() async throws {
@@ -103,5 +104,42 @@ import X509
         let v = await evaluate([leaf, ca], anchors: [root])
         #expect(!v.isTrusted)
         #expect(v.failures.first { $0.code == .nameConstraints }?.message.contains("too large to check") == true, "\(v.failures)")
+    }
+
+    // MARK: Subtrees of types swift-certificates cannot match
+
+    static let otherName = GeneralName.otherName(.init(typeID: [1, 3, 6, 1, 4, 1, 55738, 666, 1], value: try! ASN1Any(erasing: ASN1Null())))
+
+    @Test func anOtherNameSubtreeWithNoOtherNameBelowItIsANoOp() async {
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(excludedSubtrees: [Self.otherName]))
+        #expect(await evaluate([ca.leaf(), ca], anchors: [root]).isTrusted)
+        // With an otherName below, the subtree applies, and swift-certificates cannot match it: refused.
+        let carrier = ca.leaf(sans: [.dnsName("www.example.com"), Self.otherName])
+        let v = await evaluate([carrier, ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+    }
+
+    @Test func anEmailSubtreeAppliesToASubjectEmailAddressToo() async throws {
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(permittedEmailAddresses: ["example.com"]))
+        #expect(await evaluate([ca.leaf(), ca], anchors: [root]).isTrusted)
+        let mailbox = try DistinguishedName {
+            CommonName("leaf")
+            EmailAddress("ops@example.com")
+        }
+        #expect(await evaluate([ca.leaf(subject: mailbox), ca], anchors: [root]).codes == [.nameConstraints])
+    }
+
+    @Test func theOtherTypesStillApplyWhenANoOpSubtreeIsRemoved() async {
+        let root = PKI.root()
+        let constraints = NameConstraints(permittedSubtrees: [.dnsName("example.com")], excludedSubtrees: [.rfc822Name("example.com")])
+        let ca = root.intermediate("CA", nameConstraints: constraints)
+        #expect(await evaluate([ca.leaf(dns: ["www.example.com"]), ca], anchors: [root]).isTrusted)
+        let v = await evaluate([ca.leaf(dns: ["www.example.net"]), ca], anchors: [root], host: "www.example.net")
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("outside the name constraints of \(ca.label)"), "\(v.failures[0].message)")
     }
 }
