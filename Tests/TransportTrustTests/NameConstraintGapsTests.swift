@@ -142,4 +142,24 @@ import X509
         #expect(v.failures[0].certificate == 1)
         #expect(v.failures[0].message.contains("outside the name constraints of \(ca.label)"), "\(v.failures[0].message)")
     }
+
+    // MARK: Self-issued intermediates
+
+    @Test func theNamesOfASelfIssuedIntermediateAreExempt() async throws {
+        // RFC 5280 §6.1.3: a CA's certificate to itself (a key rollover) is not checked against the constraints above.
+        let root = PKI.root("Root", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com"]))
+        let rollover = PKI.issue(subject: root.subject, key: .p256(), issuer: root, extensions: [
+            try Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true),
+            try Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true),
+            try Certificate.Extension(SubjectAlternativeNames([.dnsName("not-example.com")]), critical: false),
+        ])
+        let v = await evaluate([rollover.leaf(dns: ["www.example.com"]), rollover], anchors: [root])
+        #expect(v.isTrusted, "\(v.failures)")
+        // The constraints still reach the certificates below it.
+        let outside = await evaluate([rollover.leaf(dns: ["www.example.net"]), rollover], anchors: [root], host: "www.example.net")
+        #expect(outside.codes == [.nameConstraints])
+        // An intermediate that is not self-issued gets no such exemption.
+        let other = root.intermediate("Other CA", extra: [try Certificate.Extension(SubjectAlternativeNames([.dnsName("not-example.com")]), critical: false)])
+        #expect(await evaluate([other.leaf(dns: ["www.example.com"]), other], anchors: [root]).codes == [.nameConstraints])
+    }
 }

@@ -7,45 +7,50 @@ import X509
 /// - directoryName subtrees (RFC 5280 §4.2.1.10 makes them a MUST): checked here;
 /// - subtrees of the types it has no matcher for (otherName, rfc822Name, x400Address, ediPartyName,
 ///   registeredID): RFC 5280 constrains only names of a subtree's own type, so such a subtree is a no-op when no
-///   certificate below it carries a name of that type. When one does, the subtree stays and the refusal stands.
+///   certificate below it carries a name of that type. When one does, the subtree stays and the refusal stands;
+/// - the names of self-issued intermediates, which it checks although RFC 5280 §6.1.3 exempts them.
 ///
 /// A name is within a DN subtree when the subtree's RDNs are its first RDNs. Attribute values are compared as
 /// RFC 5280 §7.1 asks, approximately: strings case-folded with runs of white space collapsed. The comparison
 /// fails closed both ways: a value that cannot be read as a string matches an excluded subtree unless its bytes
 /// are unequal *and* both are strings, and matches a permitted subtree only byte for byte.
 enum NameConstraintGaps {
-    /// The chain with the subtrees above taken out (DN subtrees, and the no-op ones), for swift-certificates to
-    /// check the rest. Certificates that change are re-signed with a scratch key: the RFC 5280 policy reads fields
-    /// and extensions only, and signatures were verified on the real chain. Nil when nothing would change or a
-    /// certificate cannot be rebuilt.
+    /// The chain with the subtrees above taken out (DN subtrees, and the no-op ones), and without the SANs of
+    /// self-issued intermediates, whose names RFC 5280 §6.1.3 exempts and swift-certificates checks anyway; for
+    /// swift-certificates to check the rest. Certificates that change are re-signed with a scratch key: the RFC 5280
+    /// policy reads fields and extensions only, and signatures were verified on the real chain. Nil when nothing
+    /// would change or a certificate cannot be rebuilt.
     static func withoutSubtreesLeftToUs(_ chain: UnverifiedCertificateChain) -> UnverifiedCertificateChain? {
         var rebuilt: [Certificate] = []
         var changed = false
         for (i, cert) in chain.enumerated() {
-            guard let nc = try? cert.extensions.nameConstraints else {
-                rebuilt.append(cert)
-                continue
+            var extensions = Array(cert.extensions)
+            var edited = false
+            if isExempt(chain, i), extensions.contains(where: { $0.oid == .X509ExtensionID.subjectAlternativeName }) {
+                extensions.removeAll { $0.oid == .X509ExtensionID.subjectAlternativeName }
+                edited = true
             }
-            let below = Set(chain.prefix(i).flatMap(nameKinds))
-            func kept(_ subtree: GeneralName) -> Bool {
-                let kind = NameKind(subtree)
-                return kind != .directoryName && (kind.isEvaluatedBySwiftCertificates || below.contains(kind))
-            }
-            let trimmed = NameConstraints(permittedSubtrees: nc.permittedSubtrees.filter(kept),
-                                          excludedSubtrees: nc.excludedSubtrees.filter(kept))
-            guard trimmed != nc else {
-                rebuilt.append(cert)
-                continue
-            }
-            var extensions: [Certificate.Extension] = []
-            for ext in cert.extensions {
-                guard ext.oid == .X509ExtensionID.nameConstraints else {
-                    extensions.append(ext)
-                    continue
+            if let nc = try? cert.extensions.nameConstraints {
+                let below = Set(chain.indices.prefix(i).flatMap { isExempt(chain, $0) ? [] : nameKinds(chain[$0]) })
+                func kept(_ subtree: GeneralName) -> Bool {
+                    let kind = NameKind(subtree)
+                    return kind != .directoryName && (kind.isEvaluatedBySwiftCertificates || below.contains(kind))
                 }
-                if trimmed.permittedSubtrees.isEmpty && trimmed.excludedSubtrees.isEmpty { continue }
-                guard let replacement = try? Certificate.Extension(trimmed, critical: ext.critical) else { return nil }
-                extensions.append(replacement)
+                let trimmed = NameConstraints(permittedSubtrees: nc.permittedSubtrees.filter(kept),
+                                              excludedSubtrees: nc.excludedSubtrees.filter(kept))
+                if trimmed != nc, let at = extensions.firstIndex(where: { $0.oid == .X509ExtensionID.nameConstraints }) {
+                    if trimmed.permittedSubtrees.isEmpty && trimmed.excludedSubtrees.isEmpty {
+                        extensions.remove(at: at)
+                    } else {
+                        guard let replacement = try? Certificate.Extension(trimmed, critical: extensions[at].critical) else { return nil }
+                        extensions[at] = replacement
+                    }
+                    edited = true
+                }
+            }
+            guard edited else {
+                rebuilt.append(cert)
+                continue
             }
             guard let copy = try? Certificate(
                 version: cert.version, serialNumber: cert.serialNumber, publicKey: cert.publicKey,
@@ -57,6 +62,11 @@ enum NameConstraintGaps {
             changed = true
         }
         return changed ? makeChain(rebuilt) : nil
+    }
+
+    /// True for a self-issued certificate that is not the leaf: RFC 5280 §6.1.3 (b, c) checks no names of it.
+    static func isExempt(_ chain: UnverifiedCertificateChain, _ index: Int) -> Bool {
+        index > chain.startIndex && chain[index].isSelfIssued
     }
 
     /// The kinds of name a certificate carries for name constraints: its SANs' types, a directoryName for a
@@ -121,7 +131,7 @@ enum NameConstraintGaps {
             let permitted = constraints.permittedSubtrees.compactMap(\.directoryName)
             let excluded = constraints.excludedSubtrees.compactMap(\.directoryName)
             if permitted.isEmpty && excluded.isEmpty { continue }
-            for j in chain.indices where j < i {
+            for j in chain.indices where j < i && !isExempt(chain, j) {
                 let sans: SubjectAlternativeNames?
                 do { sans = try chain[j].extensions.subjectAlternativeNames } catch {
                     return TrustFailure(.nameConstraints, certificate: j, "\(chain[j].label) has a subjectAltName extension that cannot be read")

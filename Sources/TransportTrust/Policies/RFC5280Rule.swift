@@ -29,10 +29,12 @@ public struct RFC5280Rule: ChainRule {
         }
         var text = reason.description
         var chain = chain
-        if text.contains("directoryName name constraints are not supported") || text.contains("unsupported constraint"),
-           let stripped = NameConstraintGaps.withoutSubtreesLeftToUs(chain) {
+        let refusedUnchecked = text.contains("directoryName name constraints are not supported") || text.contains("unsupported constraint")
+        let exemptNames = (text.contains("subtree") || text.contains("name constraints")) && chain.indices.contains { NameConstraintGaps.isExempt(chain, $0) }
+        if refusedUnchecked || exemptNames, let stripped = NameConstraintGaps.withoutSubtreesLeftToUs(chain) {
             // Name constraints are the policy's last check, so everything before them passed. swift-certificates
-            // checks the other name types once DN and no-op subtrees are out of its way; DN subtrees are checked here.
+            // checks the other name types once DN and no-op subtrees, and exempt names, are out of its way; DN subtrees
+            // are checked here.
             switch policy.chainMeetsPolicyRequirements(chain: stripped) {
             case .meetsPolicy:
                 if let violation = NameConstraintGaps.violation(in: chain) { failures.append(violation) }
