@@ -7,9 +7,8 @@ import X509
 
 @testable import TransportClient
 
-/// OCSP during the handshake: the client asks the responder the leaf names, through its own HTTP stack, and the
-/// policy's soft- or hard-fail mode decides what an unusable answer means. (Verifying real responses, good and
-/// revoked, is the trust engine's and is tested there with the same response source protocol.)
+/// OCSP during the handshake: the client asks the responder the leaf names, through its own HTTP stack; a signed
+/// answer decides, and the policy's soft- or hard-fail mode decides what an unusable answer means.
 @Suite struct HTTPOCSPResponseSourceTests {
     let host = "www.example.test"
 
@@ -23,6 +22,44 @@ import X509
 
     func client(_ pki: ServerPKI, _ mode: RevocationOptions.Mode) -> HTTPSClient {
         makeClient(anchors: pki.anchors, hosts: [host, "ocsp.example.test"]) { $0.revocation = mode }
+    }
+
+    /// A responder answering with a signed response about the leaf, and the server. The responder's URL is only
+    /// known once it listens, and the leaf names it, so the chain and the response are made after it starts.
+    func servers(_ status: OCSPResponseBuilder.Status) async throws -> (pki: ServerPKI, responder: TestServer, server: TestServer) {
+        let answer = AnswerBox()
+        let responder = try await TestServer.http { _ in
+            guard let der = answer.value else { return .text("not ready", status: .serviceUnavailable) }
+            return TestResponse(headers: [("content-type", "application/ocsp-response")], body: der)
+        }
+        let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
+        answer.value = try OCSPResponseBuilder.response(for: pki.leaf, issuer: pki.intermediate, status: status, at: Date())
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("loaded") }
+        return (pki, responder, server)
+    }
+
+    @Test(arguments: [RevocationOptions.Mode.soft, .hard])
+    func aGoodAnswerLoads(_ mode: RevocationOptions.Mode) async throws {
+        let (pki, responder, server) = try await servers(.good)
+        defer { Task { await server.shutdown(); await responder.shutdown() } }
+        let client = client(pki, mode)
+        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        #expect(response.text == "loaded")
+        #expect(responder.requests.count == 1)
+        await client.shutdown()
+    }
+
+    @Test(arguments: [RevocationOptions.Mode.soft, .hard])
+    func aRevokedAnswerRefusesTheServerInEitherMode(_ mode: RevocationOptions.Mode) async throws {
+        let (pki, responder, server) = try await servers(.revoked(at: Date().addingTimeInterval(-86400)))
+        defer { Task { await server.shutdown(); await responder.shutdown() } }
+        let client = client(pki, mode)
+        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+        #expect(error?.kind == .serverTrustRefused)
+        let revoked = error?.verdict?.failures.first { $0.code == .revoked }
+        #expect(revoked?.certificate == 0, "\(String(describing: error?.verdict?.failures))")
+        #expect(server.requests.isEmpty, "no request reaches a revoked server")
+        await client.shutdown()
     }
 
     @Test func hardFailAsksTheRespondersAndRefusesWithoutAnAnswer() async throws {
@@ -62,5 +99,15 @@ import X509
         #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).statusCode == 200)
         #expect(responder.requests.isEmpty)
         await client.shutdown()
+    }
+}
+
+/// The responder's answer, set once the chain that names the responder exists.
+private final class AnswerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [UInt8]?
+    var value: [UInt8]? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }

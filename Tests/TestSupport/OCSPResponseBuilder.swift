@@ -1,13 +1,12 @@
-import TestSupport
 import Crypto
 import Foundation
 import SwiftASN1
 import X509
 
-/// Builds DER OCSP responses (RFC 6960) for tests. swift-certificates keeps its OCSP types internal, so the
+/// Builds DER OCSP responses (RFC 6960) for tests of the engine and of the client. swift-certificates keeps its OCSP types internal, so the
 /// structure is written out here by hand.
-enum OCSPResponseBuilder {
-    enum Status {
+public enum OCSPResponseBuilder {
+    public enum Status {
         case good
         case revoked(at: Date)
         case unknown
@@ -15,7 +14,7 @@ enum OCSPResponseBuilder {
 
     /// A successful BasicOCSPResponse about `certificate`, signed by `signer` (the issuer itself, named by
     /// subject), valid from an hour before `time` to a day after it.
-    static func response(
+    public static func response(
         for certificate: TestCert,
         issuer: TestCert,
         status: Status,
@@ -50,7 +49,7 @@ enum OCSPResponseBuilder {
     }
 
     /// An OCSPResponse with an unsuccessful status and no body (tryLater).
-    static let tryLater: [UInt8] = [0x30, 0x03, 0x0A, 0x01, 0x03]
+    public static let tryLater: [UInt8] = [0x30, 0x03, 0x0A, 0x01, 0x03]
 
     static func serialize(_ value: some DERSerializable) throws -> [UInt8] {
         var s = DER.Serializer()
@@ -92,6 +91,6 @@ enum OCSPResponseBuilder {
 }
 
 extension ASN1ObjectIdentifier {
-    static let sha1Digest: ASN1ObjectIdentifier = [1, 3, 14, 3, 2, 26]
-    static let ocspBasic: ASN1ObjectIdentifier = [1, 3, 6, 1, 5, 5, 7, 48, 1, 1]
+    public static let sha1Digest: ASN1ObjectIdentifier = [1, 3, 14, 3, 2, 26]
+    public static let ocspBasic: ASN1ObjectIdentifier = [1, 3, 6, 1, 5, 5, 7, 48, 1, 1]
 }
