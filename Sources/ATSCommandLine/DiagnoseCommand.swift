@@ -30,12 +30,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Print one JSON document per URL, one per line, instead of text.")
     var json = false
 
-    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Repeatable. Without it the system roots are used.")
-    var anchors: [String] = []
-
-    @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
-          help: "Trust only the given anchors (the default); --no-anchors-only adds the system roots.")
-    var anchorsOnly: Bool = true
+    @OptionGroup var anchorOptions: AnchorOptions
 
     @Option(help: "Time limit in seconds for each test (default 10). A host's tests run in parallel, so a host costs about this.")
     var timeout: Double = 10
@@ -117,15 +112,13 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func options() throws -> DiagnosisOptions {
-        var custom: [InputCertificate] = []
-        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
         var overrides: [String: String] = [:]
         for r in resolve {
             let parts = r.split(separator: ":", maxSplits: 1).map(String.init)
             overrides[parts[0].lowercased()] = parts[1]
         }
         return DiagnosisOptions(profile: platform.flatMap(PlatformProfile.init(name:)) ?? .newest,
-                                anchors: anchors.isEmpty ? .system : TrustAnchors(custom: custom, anchorsOnly: anchorsOnly),
+                                anchors: try anchorOptions.trustAnchors(),
                                 timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: overrides)
     }
 }

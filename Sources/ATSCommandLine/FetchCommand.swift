@@ -32,12 +32,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var pinOptions: PinOptions
 
-    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Repeatable. Without it the system roots are used.")
-    var anchors: [String] = []
-
-    @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
-          help: "Trust only the given anchors (the default); --no-anchors-only adds the system roots.")
-    var anchorsOnly: Bool = true
+    @OptionGroup var anchorOptions: AnchorOptions
 
     @Option(help: "A PKCS#12 client identity (.p12) for mutual TLS; needs --password-file.")
     var identity: String?
@@ -170,9 +165,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
             manager = ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)])
         }
-        var custom: [InputCertificate] = []
-        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
-        let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: anchorsOnly)
+        let trustAnchors = try anchorOptions.trustAnchors()
 
         var clientIdentity: ClientIdentity?
         if let identity, let passwordFile {

@@ -38,8 +38,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var pinOptions: PinOptions
 
-    @Option(name: .customLong("anchors"), help: "Check mode: trust anchors (PEM or DER). Without it the system roots are used. Repeatable.")
-    var anchors: [String] = []
+    @OptionGroup(title: "Check mode: anchors") var anchorOptions: AnchorOptions
 
     @Flag(name: .customLong("skip-validation"), help: "Check mode: build the chain but ignore validation failures; check pins only.")
     var skipValidation = false
@@ -161,12 +160,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
         }
-        var custom: [InputCertificate] = []
-        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
-        let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: true)
-        if anchors.isEmpty && TrustAnchors.system.all.isEmpty && !skipValidation {
-            throw InputError("no system roots were found (set SSL_CERT_FILE or SSL_CERT_DIR, or give --anchors)")
-        }
+        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation)
         var time: Date?
         if let at {
             guard let parsed = RFC3339.parse(at) else { throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z") }

@@ -18,12 +18,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("intermediates"), help: "Further intermediates to consider (PEM or DER). Repeatable.")
     var intermediates: [String] = []
 
-    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Without it the system roots are used. Repeatable.")
-    var anchors: [String] = []
-
-    @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
-          help: "Trust only the given anchors (SecTrustSetAnchorCertificatesOnly). --no-anchors-only adds the system roots.")
-    var anchorsOnly: Bool = true
+    @OptionGroup var anchorOptions: AnchorOptions
 
     @Option(help: "The host connected to: a DNS name or an IP address.")
     var host: String?
@@ -105,12 +100,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         let presented = try CertificateLoader.certificates(atPath: chain)
         var extra: [InputCertificate] = []
         for path in intermediates { extra += try CertificateLoader.certificates(atPath: path) }
-        var custom: [InputCertificate] = []
-        for path in anchors { custom += try CertificateLoader.certificates(atPath: path) }
-        let trustAnchors = anchors.isEmpty ? TrustAnchors.system : TrustAnchors(custom: custom, anchorsOnly: anchorsOnly)
-        if anchors.isEmpty && TrustAnchors.system.all.isEmpty {
-            throw InputError("no system roots were found (set SSL_CERT_FILE or SSL_CERT_DIR, or give --anchors)")
-        }
+        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: true)
         var peer: PeerName?
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
