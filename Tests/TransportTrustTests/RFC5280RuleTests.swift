@@ -138,4 +138,11 @@ import X509
         #expect(v.failures[0].certificate == 1)
         #expect(await evaluate([constrained.leaf("another leaf"), constrained], anchors: [root]).isTrusted)
     }
+
+    @Test func reasonsAreSearchedByteForByte() {
+        #expect("RFC5280Policy: maximum path length".mentions("maximum path length"))
+        #expect("ababc".mentions("abc"), "a partial match before the real one")
+        #expect("abc".mentions("") && !"".mentions("a") && !"abc".mentions("abcd") && !"abc".mentions("abd"))
+        #expect("CN=Müller".mentions("Müller") && !"CN=Muller".mentions("Müller"))
+    }
 }

@@ -64,9 +64,11 @@ enum NameConstraintGaps {
         return changed ? makeChain(rebuilt) : nil
     }
 
-    /// True for a self-issued certificate that is not the leaf: RFC 5280 §6.1.3 (b, c) checks no names of it.
+    /// True for a self-issued intermediate: RFC 5280 §6.1.3 (b, c) checks no names of it. The leaf is always
+    /// checked, and nothing above the anchor constrains it, so neither counts (a self-signed anchor would otherwise
+    /// send every name-constraint failure down the slower path).
     static func isExempt(_ chain: UnverifiedCertificateChain, _ index: Int) -> Bool {
-        index > chain.startIndex && chain[index].isSelfIssued
+        index > chain.startIndex && index < chain.endIndex - 1 && chain[index].isSelfIssued
     }
 
     /// The kinds of name a certificate carries for name constraints: its SANs' types, a directoryName for a
