@@ -88,13 +88,12 @@ import Testing
     @Test func pinsFromAStallingServerEndAtTheTimeoutWithAnInputError() async throws {
         let server = try await TestServer.raw(.stall)
         defer { Task { await server.shutdown() } }
-        let clock = ContinuousClock()
-        let start = clock.now
         let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "0.5"])
         #expect(status == 2)
-        #expect(out.standardError.contains("no certificate chain was received"), "\(out.standardError)")
-        // Bounded by the limit given, not the 10 s default (a loose bound: the machine may be busy).
-        #expect(clock.now - start < .seconds(8))
+        // The limit given, not the 10 s default, ended it. (Said by the message, not timed: on a loaded machine the
+        // test's own scheduling can take longer than the limit.)
+        #expect(out.standardError.contains("no certificate chain was received within 0.5 s"), "\(out.standardError)")
+        #expect(out.standardError.contains("longer --timeout"), "\(out.standardError)")
     }
 
     @Test(arguments: ["0", "-1", "nan", "7200"])
