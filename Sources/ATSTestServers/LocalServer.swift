@@ -118,9 +118,17 @@ private final class Responder: ChannelInboundHandler {
             }
             let bytes = Array(body.utf8)
             headers.add(name: "content-length", value: String(bytes.count))
+            // A client that asked to close must be told and then closed on. Otherwise it may send its next request on
+            // this connection, which NIO's pipeline has already given up on, and get a 400 (curl did, for every
+            // other request).
+            let keepAlive = head.isKeepAlive
+            if !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+                if !keepAlive { channel.close(promise: nil) }
+            }
         }
     }
 

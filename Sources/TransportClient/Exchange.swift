@@ -91,7 +91,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
         case .head(let head):
             // 1xx interim responses are handled by the decoder; anything here is final.
             headDone = true
-            reusable = head.isKeepAlive
+            // A request that said `connection: close` ends the connection too, whatever the server answered.
+            reusable = head.isKeepAlive && request.head.isKeepAlive
             request.headPromise.succeed(head)
         case .body(let buffer):
             received += buffer.readableBytes

@@ -2,6 +2,8 @@ import ATSDiagnostics
 import ATSTestServers
 import Foundation
 import Testing
+import TransportClient
+import TransportTrust
 
 /// Every `ats serve` case diagnosed, with nscurl's 16 results asserted exactly, and the recommendation fed back.
 @Suite struct LocalCasesTests {
@@ -94,5 +96,21 @@ import Testing
             #expect(d.recommendation.xml == nil)
             #expect(d.recommendation.serverFixes.contains { $0.contains(words) }, "\(testCase.rawValue): \(d.recommendation.serverFixes)")
         }
+    }
+
+    @Test func aClientThatAsksToCloseIsToldSoAndCanCarryOnWithANewConnection() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .good))
+        let client = HTTPSClient(configuration: HTTPSClientConfiguration(anchors: TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))))
+        for _ in 0..<3 {
+            let response = try await client.execute(HTTPRequest(url: url, headers: ["connection": "close"]))
+            #expect(response.statusCode == 200)
+            #expect(response.headers.first(name: "connection") == "close")
+            #expect(await client.idleConnectionCount == 0, "a connection the request asked to close is not pooled")
+        }
+        let kept = try await client.execute(HTTPRequest(url: url))
+        #expect(kept.statusCode == 200 && kept.headers.first(name: "connection") == nil)
+        #expect(await client.idleConnectionCount == 1)
+        await client.shutdown()
     }
 }
