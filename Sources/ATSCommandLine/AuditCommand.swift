@@ -24,20 +24,16 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("fail-on"), help: "The lowest severity that makes the exit status 1: info, low, medium or high.")
     var failOn: Severity = .high
 
-    @Option(help: "Platform rules: ios9, ios10 (10–16), ios17 (default), macos10.11, macos10.12, macos14, or a version such as ios15.")
-    var platform: String?
+    @OptionGroup var platformOption: PlatformOption
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path, e.g. 'ats audit App/Info.plist'") }
-        if let platform, PlatformProfile(name: platform) == nil {
-            throw ValidationError("unknown --platform '\(platform)'; use one of \(PlatformProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
-        let profile = platform.flatMap(PlatformProfile.init(name:)) ?? .newest
+        let profile = platformOption.profile
         var sources: [ConfigurationSource] = []
         for path in paths {
             do {

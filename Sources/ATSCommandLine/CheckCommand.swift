@@ -18,8 +18,7 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
     @Argument(help: "URLs to check, e.g. https://api.example.com/v1.")
     var urls: [String] = []
 
-    @Option(help: "Platform rules: ios9, ios10 (10–16), ios17 (default), macos10.11, macos10.12, macos14, or a version such as ios15.")
-    var platform: String?
+    @OptionGroup var platformOption: PlatformOption
 
     @Option(help: "Which API loads the URL: url-session (default), media or web-content.")
     var context: LoadContext = .urlSession
@@ -35,16 +34,13 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one URL, e.g. 'ats check --plist Info.plist https://example.com/'") }
-        if let platform, PlatformProfile(name: platform) == nil {
-            throw ValidationError("unknown --platform '\(platform)'; use one of \(PlatformProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         if let tls, TLSVersion(loose: tls) == nil { throw ValidationError("--tls '\(tls)' is not a TLS version; use 1.0, 1.1, 1.2 or 1.3") }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
-        let profile = platform.flatMap(PlatformProfile.init(name:)) ?? .newest
+        let profile = platformOption.profile
         let source: ConfigurationSource
         do {
             let sources = try ConfigurationLoader().load(path: plist)

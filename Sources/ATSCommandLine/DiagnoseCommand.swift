@@ -38,19 +38,13 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "How many hosts to diagnose at once (default 8).")
     var concurrency: Int = 8
 
-    @Option(help: "Platform rules: ios9, ios10, ios17 (default), macos10.11, macos10.12, macos14, or a version.")
-    var platform: String?
+    @OptionGroup var platformOption: PlatformOption
 
-    @Option(name: .customLong("resolve"), help: "HOST:ADDRESS, connect to ADDRESS for HOST (like curl). Repeatable.")
-    var resolve: [String] = []
+    @OptionGroup var resolveOptions: ResolveOptions
 
     func validate() throws {
-        if let platform, PlatformProfile(name: platform) == nil {
-            throw ValidationError("unknown --platform '\(platform)'; use one of \(PlatformProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
         if !(1...1000).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1000, not \(concurrency)") }
-        for r in resolve where r.split(separator: ":", maxSplits: 1).count != 2 { throw ValidationError("--resolve takes HOST:ADDRESS, not '\(r)'") }
         if urls.isEmpty && targets == nil { throw ValidationError("give at least one URL, or --targets FILE") }
     }
 
@@ -112,14 +106,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func options() throws -> DiagnosisOptions {
-        var overrides: [String: String] = [:]
-        for r in resolve {
-            let parts = r.split(separator: ":", maxSplits: 1).map(String.init)
-            overrides[parts[0].lowercased()] = parts[1]
-        }
-        return DiagnosisOptions(profile: platform.flatMap(PlatformProfile.init(name:)) ?? .newest,
+        return DiagnosisOptions(profile: platformOption.profile,
                                 anchors: try anchorOptions.trustAnchors(),
-                                timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: overrides)
+                                timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides)
     }
 }
 

@@ -24,8 +24,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "An Info.plist, bare NSAppTransportSecurity plist, .app or .ipa whose ATS rules apply (default: ATS defaults).")
     var plist: String?
 
-    @Option(help: "Platform rules: ios9, ios10, ios17 (default), macos10.11, macos10.12, macos14, or a version.")
-    var platform: String?
+    @OptionGroup var platformOption: PlatformOption
 
     @Flag(name: .customLong("no-ats"), help: "Do not apply ATS rules (trust and pins still apply).")
     var noATS = false
@@ -67,8 +66,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Write the body to FILE instead of standard output.")
     var output: String?
 
-    @Option(name: .customLong("resolve"), help: "HOST:ADDRESS, connect to ADDRESS for HOST (like curl). Repeatable.")
-    var resolve: [String] = []
+    @OptionGroup var resolveOptions: ResolveOptions
 
     @Option(help: "OCSP revocation checking of the server's chain, fetched from each certificate's responder: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
@@ -83,13 +81,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if identity != nil && (cert != nil || key != nil) { throw ValidationError("give either --identity or --cert/--key, not both") }
         if identity != nil && passwordFile == nil { throw ValidationError("--identity needs --password-file") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
-        if let platform, PlatformProfile(name: platform) == nil {
-            throw ValidationError("unknown --platform '\(platform)'; use one of \(PlatformProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         if let user, !user.contains(":") { throw ValidationError("--user takes NAME:PASSWORD") }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must be 0 or more") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        for r in resolve where r.split(separator: ":", maxSplits: 1).count != 2 { throw ValidationError("--resolve takes HOST:ADDRESS, not '\(r)'") }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -144,7 +138,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest, HTTPPinFailureReporter?) {
-        let profile = platform.flatMap(PlatformProfile.init(name:)) ?? .newest
+        let profile = platformOption.profile
         var ats = ATSPolicy.default(profile: profile)
         if noATS {
             ats = .disabled
@@ -194,11 +188,6 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let verb = HTTPMethod(rawValue: (method ?? (body == nil ? "GET" : "POST")).uppercased())
 
-        var overrides: [String: String] = [:]
-        for r in resolve {
-            let parts = r.split(separator: ":", maxSplits: 1).map(String.init)
-            overrides[parts[0].lowercased()] = parts[1]
-        }
         var handler: ChallengeHandler?
         if let user, let colon = user.firstIndex(of: ":") {
             let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
@@ -215,7 +204,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         var configuration = HTTPSClientConfiguration(
             ats: ats, trustManager: manager, anchors: trustAnchors, clientIdentity: clientIdentity, challengeHandler: handler,
             timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
-            maximumRedirects: maxRedirects, addressOverrides: overrides)
+            maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
         configuration.revocation = revocation
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
