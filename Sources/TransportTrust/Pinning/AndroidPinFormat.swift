@@ -121,7 +121,7 @@ enum AndroidPinFormat {
             if !host.pinSet.enforcePinning { w.append(PinConfigurationWarning(.lossyConversion, "Android always enforces pins; the report-only set for \(host.pattern) will be enforced")) }
             let include = host.pattern.kind != .exact ? "true" : "false"
             s += "    <domain-config>\n        <domain includeSubdomains=\"\(include)\">\(PlistPinFormats.escape(host.pattern.name))</domain>\n"
-            s += "        <pin-set" + (host.pinSet.expirationDate.map { " expiration=\"\(PinDates.day($0))\"" } ?? "") + ">\n"
+            s += "        <pin-set" + (host.pinSet.expirationDate.map { " expiration=\"\(RFC3339.day($0))\"" } ?? "") + ">\n"
             for h in PlistPinFormats.hashes(host.pinSet.allPins, host: host, format: "Android", warnings: &w) {
                 s += "            <pin digest=\"SHA-256\">\(h)</pin>\n"
             }

@@ -1,9 +1,8 @@
 import Foundation
 
-/// The date forms pin configurations use: `yyyy-MM-dd` (TrustKit, Android) and RFC 3339 timestamps (reports).
+/// Reading the `yyyy-MM-dd` dates pin configurations use (TrustKit, Android). Writing them, and the RFC 3339
+/// timestamps of reports, is ``RFC3339``'s.
 enum PinDates {
-    static func day(_ date: Date) -> String { RFC3339.day(date) }
-
     /// Reads `yyyy-MM-dd` (as the end of that day is not what TrustKit does: it is midnight UTC at its start).
     static func parseDay(_ text: String) -> Date? {
         let f = DateFormatter()
@@ -14,6 +13,4 @@ enum PinDates {
         guard text.count == 10 else { return nil }
         return f.date(from: text)
     }
-
-    static func timestamp(_ date: Date) -> String { RFC3339.format(date) }
 }

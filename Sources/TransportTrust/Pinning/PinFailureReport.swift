@@ -93,7 +93,7 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
         try c.encode(app.platform, forKey: .appPlatform)
         try c.encodeIfPresent(app.platformVersion, forKey: .appPlatformVersion)
         try c.encodeIfPresent(app.vendorID, forKey: .appVendorID)
-        try c.encode(PinDates.timestamp(dateTime), forKey: .dateTime)
+        try c.encode(RFC3339.format(dateTime), forKey: .dateTime)
         try c.encode(hostname, forKey: .hostname)
         try c.encode(port, forKey: .port)
         try c.encode(notedHostname, forKey: .notedHostname)
@@ -102,7 +102,7 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
         try c.encode(validatedCertificateChain, forKey: .validatedCertificateChain)
         try c.encode(knownPins, forKey: .knownPins)
         try c.encode(validationResult, forKey: .validationResult)
-        try c.encodeIfPresent(knownPinsExpirationDate.map(PinDates.day), forKey: .knownPinsExpirationDate)
+        try c.encodeIfPresent(knownPinsExpirationDate.map(RFC3339.day), forKey: .knownPinsExpirationDate)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -60,7 +60,7 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         let time = trust.validationTime ?? clock()
         let host = trust.policy.host?.description ?? (unnamed ? nil : pinnedHost.pattern.name)
         if let expiry = set.expirationDate, set.isExpired(at: time) {
-            verdict.notes.append("the pin set for \(pinnedHost.pattern) expired on \(PinDates.day(expiry)); its pins were not checked")
+            verdict.notes.append("the pin set for \(pinnedHost.pattern) expired on \(RFC3339.day(expiry)); its pins were not checked")
             return verdict
         }
         let chain = hashCache.fingerprints(verdict.chain)

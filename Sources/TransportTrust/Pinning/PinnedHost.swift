@@ -55,7 +55,7 @@ public struct PinnedHost: Sendable, Hashable {
         }
         if let expiry = pinSet.expirationDate, expiry < now {
             warnings.append(PinConfigurationWarning(.expired, source: source,
-                "the pin set for \(pattern) expired on \(PinDates.day(expiry)) and no longer enforces anything; renew the pins and move the date forward"))
+                "the pin set for \(pattern) expired on \(RFC3339.day(expiry)) and no longer enforces anything; renew the pins and move the date forward"))
         }
         return warnings
     }

@@ -237,7 +237,7 @@ enum PlistPinFormats {
             func bool(_ b: Bool) -> String { json ? (b ? "true" : "false") : (b ? "<true/>" : "<false/>") }
             func string(_ t: String) -> String { json ? "\"\(Self.jsonEscape(t))\"" : "<string>\(escape(t))</string>" }
             entry.append(("TSKEnforcePinning", bool(host.pinSet.enforcePinning)))
-            if let e = host.pinSet.expirationDate { entry.append(("TSKExpirationDate", string(PinDates.day(e)))) }
+            if let e = host.pinSet.expirationDate { entry.append(("TSKExpirationDate", string(RFC3339.day(e)))) }
             entry.append(("TSKIncludeSubdomains", bool(host.pattern.kind != .exact)))
             entry.append(("TSKPublicKeyHashes", list(hs)))
             if !host.pinSet.reportURIs.isEmpty { entry.append(("TSKReportUris", list(host.pinSet.reportURIs))) }
