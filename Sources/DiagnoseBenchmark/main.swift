@@ -9,12 +9,6 @@ import TransportTrust
 // fleet scan of many, and a long scan (the fleet's URLs over and over) that shows memory does not grow with the
 // number of hosts. Usage: DiagnoseBenchmark [--runs N] [--fleet N] [--concurrency N] [--scan N]
 
-func argument(_ name: String, default value: Int) -> Int {
-    let args = CommandLine.arguments
-    guard let i = args.firstIndex(of: name), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 else { return value }
-    return n
-}
-
 func seconds(_ d: Duration) -> Double {
     let (s, atto) = d.components
     return Double(s) + Double(atto) / 1e18
@@ -32,13 +26,22 @@ func peakMemoryMiB() -> Double {
     #endif
 }
 
-let runs = argument("--runs", default: 20)
-let fleet = argument("--fleet", default: 50)
-let concurrency = argument("--concurrency", default: 8)
-let scanLength = CommandLine.arguments.contains("--scan") ? argument("--scan", default: 10_000) : 0
+let usage = "usage: DiagnoseBenchmark [--runs N] [--fleet N] [--concurrency N] [--scan N]"
 let clock = ContinuousClock()
 
 do {
+    var runs = 20, fleet = 50, concurrency = 8, scanLength = 0
+    var args = BenchmarkArguments(CommandLine.arguments.dropFirst())
+    while let a = args.next() {
+        let positive = { (text: String) in Int(text).flatMap { $0 > 0 ? $0 : nil } }
+        switch a {
+        case "--runs": runs = try args.value(for: a, expected: "a positive number", positive)
+        case "--fleet": fleet = try args.value(for: a, expected: "a positive number", positive)
+        case "--concurrency": concurrency = try args.value(for: a, expected: "a positive number", positive)
+        case "--scan": scanLength = try args.value(for: a, expected: "a positive number", positive)
+        default: throw BenchmarkError(description: "unknown argument '\(a)'")
+        }
+    }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("diagnose-benchmark-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -89,6 +92,6 @@ do {
     for server in extra { await server.shutdown() }
     await servers.shutdown()
 } catch {
-    FileHandle.standardError.write(Data("DiagnoseBenchmark: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("DiagnoseBenchmark: \(error)\n\(usage)\n".utf8))
     exit(2)
 }
