@@ -55,10 +55,14 @@ import TransportTrust
 
     @Test func serverThatNeverAnswersHitsTheRequestTimeout() async throws {
         let pki = ServerPKI()
-        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(reply: false) }
+        // The server answers /warm and stalls on anything else. The stalled request goes out on the kept-alive
+        // connection, so its 3 s hold no handshake: under CI load a handshake alone can take that long.
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { TestResponse(reply: $0.head.uri == "/warm") }
         defer { Task { await server.shutdown() } }
         let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(3)))
+        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
         let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(server.connectionCount == 1)
         #expect(error?.kind == .timedOut)
         #expect(error?.phase == .response)
         #expect(error?.verdict?.isTrusted == true)
