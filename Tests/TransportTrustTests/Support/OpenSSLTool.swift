@@ -7,40 +7,16 @@ import X509
 /// Certificates swift-certificates cannot make (RSA-1024 keys, RSA-PSS), made by the `openssl` tool in a
 /// temporary directory.
 struct OpenSSLTool {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = OpenSSLCommand.Failure
 
     let dir: TemporaryDirectory
 
     init() throws { dir = try TemporaryDirectory() }
 
-    static var isAvailable: Bool {
-        ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static var path: String {
-        ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "openssl"
-    }
+    static var isAvailable: Bool { OpenSSLCommand.isAvailable }
 
     @discardableResult
-    func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.path)
-        process.arguments = arguments
-        process.currentDirectoryURL = dir.url
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "openssl \(arguments.joined(separator: " ")) failed: \(text)")
-        }
-        return text
-    }
+    func run(_ arguments: [String]) throws -> String { try OpenSSLCommand.run(arguments, in: dir.url) }
 
     /// Writes a swift-certificates CA (certificate and key) where openssl can use it, and returns its base name.
     func export(_ ca: TestCert, as name: String) throws -> String {
