@@ -145,4 +145,11 @@ import X509
         #expect("abc".mentions("") && !"".mentions("a") && !"abc".mentions("abcd") && !"abc".mentions("abd"))
         #expect("CN=Müller".mentions("Müller") && !"CN=Muller".mentions("Müller"))
     }
+
+    /// The serial is how a reason's certificate dump is found, so its text must be swift-certificates' own.
+    @Test(arguments: [[UInt8](), [0x00], [0x01], [0x0f, 0x10, 0xff], [0x80, 0x00, 0x0a], Array(1...20)])
+    func serialTextIsSwiftCertificatesOwn(_ bytes: [UInt8]) {
+        let serial = Certificate.SerialNumber(bytes: bytes)
+        #expect(RFC5280Rule.serialText(serial) == String(reflecting: serial))
+    }
 }

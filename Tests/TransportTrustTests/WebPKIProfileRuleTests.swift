@@ -91,6 +91,16 @@ import X509
         #expect(v.failures[0].message.contains("serial number zero"))
     }
 
+    /// RFC 5280 §4.1.2.2 counts the encoded octets: a 20-octet value with its top bit set needs a 21st, zero octet.
+    @Test(arguments: [([UInt8](repeating: 0x7f, count: 20), true), ([0x80] + [UInt8](repeating: 1, count: 19), false),
+                      ([UInt8](repeating: 0x11, count: 21), false), ([0x80], true)])
+    func serialNumbersAreMeasuredAsEncoded(value: [UInt8], allowed: Bool) async {
+        let ca = root.intermediate("CA")
+        let v = await evaluate([ca.leaf(serial: Certificate.SerialNumber(bytes: value)), ca])
+        #expect(v.isTrusted == allowed)
+        if !allowed { #expect(v.failures.map(\.message).contains { $0.contains("longer than 20 octets") }) }
+    }
+
     @Test func aCommonNameThatMisspellsASubjectAltName() async {
         let ca = root.intermediate("CA")
         let misspelt = ca.leaf("WWW.Example.COM")

@@ -5,9 +5,13 @@ import Foundation
 public struct ServerTrust: Sendable {
     /// DER certificates as presented, leaf first. The order of the rest does not matter, and some may be
     /// missing or superfluous.
-    public var certificates: [[UInt8]]
+    public var certificates: [[UInt8]] { didSet { parsedCertificates = nil } }
     /// Further intermediates to consider (for example `--intermediates`), as DER.
-    public var additionalIntermediates: [[UInt8]]
+    public var additionalIntermediates: [[UInt8]] { didSet { parsedIntermediates = nil } }
+    /// The parses the caller already made, so the engine does not parse the same DER again. Parsing is an
+    /// eighth of a cold evaluation. Dropped when the DER they came from is replaced.
+    var parsedCertificates: [InputCertificate]?
+    var parsedIntermediates: [InputCertificate]?
     public var anchors: TrustAnchors
     public var policy: TrustPolicy
     /// nil means now.
@@ -37,6 +41,8 @@ public struct ServerTrust: Sendable {
     ) {
         self.init(certificates: chain.map(\.der), additionalIntermediates: additionalIntermediates.map(\.der),
                   anchors: anchors, policy: policy, validationTime: validationTime)
+        parsedCertificates = chain
+        parsedIntermediates = additionalIntermediates
     }
 
     /// Evaluates with the shared engine.

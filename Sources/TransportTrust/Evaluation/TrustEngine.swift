@@ -60,16 +60,17 @@ public final class TrustEngine: Sendable {
             return (.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")), nil)
         }
         var presented: [InputCertificate] = []
-        for (i, der) in trust.certificates.enumerated() {
-            do { presented.append(try InputCertificate(der: der)) } catch {
-                return (.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
-                                chain: presented.prefix(1).map { $0 }), nil)
+        if let parsed = trust.parsedCertificates {
+            presented = parsed
+        } else {
+            for (i, der) in trust.certificates.enumerated() {
+                do { presented.append(try InputCertificate(der: der)) } catch {
+                    return (.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
+                                    chain: presented.prefix(1).map { $0 }), nil)
+                }
             }
         }
-        var extra: [InputCertificate] = []
-        for der in trust.additionalIntermediates {
-            if let c = try? InputCertificate(der: der) { extra.append(c) }
-        }
+        let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {
             return (.refused(Diagnosis.unusable(leafInput, index: 0), chain: [leafInput]), nil)

@@ -76,8 +76,11 @@ public struct RFC5280Rule: ChainRule {
     /// Name-constraint reasons name the subtree, not the CA; the CA is the one that carries it.
     static func concerned(_ text: String, chain: UnverifiedCertificateChain, dumps: [String?]) -> Int? {
         if let i = chain.indices.first(where: { dumps[$0] != nil }) { return i }
-        if let i = chain.indices.last(where: { text.mentions(chain[$0].subject.description) }) { return i }
-        return chain.indices.dropFirst().last { i in
+        // A subtree reason names a name and a subtree, never a subject: formatting every subject would be wasted.
+        let aboutSubtrees = text.mentions("in name constraints") || text.mentions("unsupported constraint")
+            || text.mentions("directoryName name constraints")
+        if !aboutSubtrees, let i = chain.indices.last(where: { text.mentions(chain[$0].subject.description) }) { return i }
+        let carrier = chain.indices.dropFirst().last { i in
             guard let nc = try? chain[i].extensions.nameConstraints else { return false }
             let subtrees = nc.permittedSubtrees + nc.excludedSubtrees
             if text.mentions("directoryName") {
@@ -85,6 +88,8 @@ public struct RFC5280Rule: ChainRule {
             }
             return (!nc.permittedSubtrees.isEmpty && text.mentions("\(nc.permittedSubtrees)")) || nc.excludedSubtrees.contains { text.mentions("\($0)") }
         }
+        if let carrier { return carrier }
+        return aboutSubtrees ? chain.indices.last { text.mentions(chain[$0].subject.description) } : nil
     }
 
     /// For each certificate, its description when the reason embeds it. A dump is costly (it prints every
@@ -92,17 +97,33 @@ public struct RFC5280Rule: ChainRule {
     /// the text mentions are dumped: the description contains `String(reflecting: serialNumber)`.
     static func dumps(in text: String, chain: UnverifiedCertificateChain) -> [String?] {
         chain.map { cert in
-            guard text.mentions(String(reflecting: cert.serialNumber)) else { return nil }
+            guard text.mentions(serialText(cert.serialNumber)) else { return nil }
             let dump = cert.description
             return text.mentions(dump) ? dump : nil
         }
     }
 
+    /// `String(reflecting: serialNumber)` as swift-certificates writes it (unpadded hex octets joined by colons),
+    /// without its lazy map and join, which cost more than the rest of this rule's classification.
+    static func serialText(_ serial: Certificate.SerialNumber) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(serial.bytes.count * 3)
+        for byte in serial.bytes {
+            if !out.isEmpty { out.append(UInt8(ascii: ":")) }
+            if byte >= 0x10 { out.append(digits[Int(byte >> 4)]) }
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// swift-certificates embeds whole certificate dumps in its reasons; keep the sentence only.
     static func shorten(_ text: String, chain: UnverifiedCertificateChain, dumps: [String?]) -> String {
-        var t = text.replacingOccurrences(of: "RFC5280Policy: ", with: "")
+        let prefix = "RFC5280Policy: "
+        var t = text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
         for (cert, dump) in zip(chain, dumps) { if let dump { t = t.replacingOccurrences(of: dump, with: cert.label) } }
-        if t.count > 240 { t = String(t.prefix(240)) + "…" }
+        // Characters are counted only when the bytes say the text may be long.
+        if t.utf8.count > 240 && t.count > 240 { t = String(t.prefix(240)) + "…" }
         return t
     }
 }

@@ -24,13 +24,12 @@ public struct WebPKIProfileRule: ChainRule {
             let isLeaf = i == 0 && chain.count > 1
             let ext = cert.extensions
             // A trusted root is configuration, not issuance: its serial is the root program's business.
-            if !isAnchor || chain.count == 1, let serial = Self.rawSerial(cert) {
+            if !isAnchor || chain.count == 1 {
+                let serial = Self.rawSerial(cert)
                 if serial.allSatisfy({ $0 == 0 }) {
                     fail(.malformedCertificate, "has serial number zero")
                 } else if serial.count > 20 {
                     fail(.malformedCertificate, "has a serial number longer than 20 octets")
-                } else if let first = serial.first, first & 0x80 != 0 {
-                    fail(.malformedCertificate, "has a negative serial number")
                 }
             }
             let aki = try? ext.authorityKeyIdentifier
@@ -135,15 +134,13 @@ public struct WebPKIProfileRule: ChainRule {
         return out
     }
 
-    /// The serial's content octets as encoded, so that a negative serial is visible.
-    static func rawSerial(_ cert: Certificate) -> ArraySlice<UInt8>? {
-        guard let tbs = try? DER.parse(cert.tbsCertificateBytes), case .constructed(let fields) = tbs.content else {
-            return nil
-        }
-        for node in fields where node.identifier == .integer {
-            if case .primitive(let content) = node.content { return content }
-        }
-        return nil
+    /// The serial's content octets as encoded. swift-certificates keeps the value with its leading zero octets
+    /// stripped, and refuses a negative serial when parsing; DER's minimal form restores exactly one zero octet,
+    /// before a set top bit or for zero. This replaces a parse of the whole TBSCertificate per certificate.
+    static func rawSerial(_ cert: Certificate) -> ArraySlice<UInt8> {
+        let value = cert.serialNumber.bytes
+        guard let first = value.first else { return [0] }
+        return first & 0x80 != 0 ? [0] + value : value
     }
 
     static func rsaModulusBits(_ cert: Certificate) -> Int? {
