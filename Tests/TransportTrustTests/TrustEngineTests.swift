@@ -21,6 +21,22 @@ import X509
         #expect(summaries[0].subjectAlternativeNames == ["DNS:www.example.com"])
     }
 
+    /// `ServerTrust(chain:)` hands its parses to the engine; replacing the DER afterwards must drop them.
+    @Test func replacedCertificatesAreEvaluatedNotTheParsesTheyReplaced() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let other = intermediate.leaf(dns: ["other.example.com"])
+        var trust = ServerTrust(chain: [leaf.input, intermediate.input], anchors: TrustAnchors(custom: [root.input]),
+                                policy: PKI.ssl("www.example.com"), validationTime: PKI.now)
+        #expect(await PKI.evaluate(trust).isTrusted)
+        trust.certificates = [other.der, intermediate.der]
+        let verdict = await PKI.evaluate(trust)
+        #expect(verdict.codes == [.hostnameMismatch])
+        #expect(verdict.chainDER.first == other.der)
+        trust.additionalIntermediates = [intermediate.der]
+        trust.certificates[0] = leaf.der
+        #expect(await PKI.evaluate(trust).isTrusted)
+    }
+
     @Test func trustsAnRSAChain() async {
         let root = PKI.root("RSA Root", key: .rsa2048(0))
         let intermediate = root.intermediate("RSA Intermediate", key: .rsa2048(1))
