@@ -9,12 +9,16 @@ public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
     public var headers: HTTPHeaders
     public var body: [UInt8]?
+    /// This request's whole time limit, across redirects and retries, in place of the client's
+    /// ``Timeouts/request`` (as `URLRequest.timeoutInterval` overrides the session's). Nil: the client's.
+    public var timeout: Duration?
 
-    public init(url: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: [UInt8]? = nil) {
+    public init(url: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration? = nil) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
+        self.timeout = timeout
     }
 }
 

@@ -102,7 +102,7 @@ public final class HTTPSClient: Sendable {
     }
 
     private func perform(_ original: HTTPRequest, streaming: Bool) async throws(TransportError) -> Final {
-        let deadline = NIODeadline.now() + configuration.timeouts.request.timeAmount
+        let deadline = NIODeadline.now() + (original.timeout ?? configuration.timeouts.request).timeAmount
         var request = original
         var redirects: [String] = []
         var target = try self.target(for: request.url, phase: .requirements)
