@@ -21,10 +21,8 @@ enum PresentedChain {
         do throws(TransportError) { _ = try await client.execute(HTTPRequest(url: url)) } catch { failure = error }
         let der = captured.value
         guard !der.isEmpty else {
-            let (whole, atto) = timeout.components
-            let limit = String(format: "%g", Double(whole) + Double(atto) / 1e18)
             let timedOut = failure?.kind == .timedOut
-            var text = "\(url): no certificate chain was received" + (timedOut ? " within \(limit) s" : "")
+            var text = "\(url): no certificate chain was received" + (timedOut ? " within \(timeout.secondsText) s" : "")
             if let failure { text += " (\(failure.message))" }
             if timedOut { text += "; a slow server may need a longer --timeout" }
             throw InputError(text)

@@ -267,8 +267,8 @@ extension Duration {
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    /// For messages: "2.5".
-    var secondsText: String {
+    /// For messages: "2.5". Package-wide, so the command line names limits the way the client does.
+    package var secondsText: String {
         let (s, atto) = components
         let value = Double(s) + Double(atto) / 1e18
         return value == value.rounded() ? String(Int(value)) : String(value)
