@@ -79,7 +79,8 @@ public struct RFC5280Rule: ChainRule {
         // A subtree reason names a name and a subtree, never a subject: formatting every subject would be wasted.
         let aboutSubtrees = text.mentions("in name constraints") || text.mentions("unsupported constraint")
             || text.mentions("directoryName name constraints")
-        if !aboutSubtrees, let i = chain.indices.last(where: { text.mentions(chain[$0].subject.description) }) { return i }
+        let bySubject = { chain.indices.last { text.mentions(chain[$0].subject.description) } }
+        if !aboutSubtrees, let i = bySubject() { return i }
         let carrier = chain.indices.dropFirst().last { i in
             guard let nc = try? chain[i].extensions.nameConstraints else { return false }
             let subtrees = nc.permittedSubtrees + nc.excludedSubtrees
@@ -88,8 +89,7 @@ public struct RFC5280Rule: ChainRule {
             }
             return (!nc.permittedSubtrees.isEmpty && text.mentions("\(nc.permittedSubtrees)")) || nc.excludedSubtrees.contains { text.mentions("\($0)") }
         }
-        if let carrier { return carrier }
-        return aboutSubtrees ? chain.indices.last { text.mentions(chain[$0].subject.description) } : nil
+        return carrier ?? (aboutSubtrees ? bySubject() : nil)
     }
 
     /// For each certificate, its description when the reason embeds it. A dump is costly (it prints every
