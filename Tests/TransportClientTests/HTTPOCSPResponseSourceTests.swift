@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import Testing
 import TransportTrust
@@ -27,13 +28,15 @@ import X509
     /// A responder answering with a signed response about the leaf, and the server. The responder's URL is only
     /// known once it listens, and the leaf names it, so the chain and the response are made after it starts.
     func servers(_ status: OCSPResponseBuilder.Status) async throws -> (pki: ServerPKI, responder: TestServer, server: TestServer) {
-        let answer = AnswerBox()
+        // The answer is set once the chain that names the responder exists.
+        let answer = NIOLockedValueBox<[UInt8]?>(nil)
         let responder = try await TestServer.http { _ in
-            guard let der = answer.value else { return .text("not ready", status: .serviceUnavailable) }
+            guard let der = answer.withLockedValue({ $0 }) else { return .text("not ready", status: .serviceUnavailable) }
             return TestResponse(headers: [("content-type", "application/ocsp-response")], body: der)
         }
         let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
-        answer.value = try OCSPResponseBuilder.response(for: pki.leaf, issuer: pki.intermediate, status: status, at: Date())
+        let der = try OCSPResponseBuilder.response(for: pki.leaf, issuer: pki.intermediate, status: status, at: Date())
+        answer.withLockedValue { $0 = der }
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("loaded") }
         return (pki, responder, server)
     }
@@ -99,15 +102,5 @@ import X509
         #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).statusCode == 200)
         #expect(responder.requests.isEmpty)
         await client.shutdown()
-    }
-}
-
-/// The responder's answer, set once the chain that names the responder exists.
-private final class AnswerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [UInt8]?
-    var value: [UInt8]? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
