@@ -156,6 +156,7 @@ public enum KeyAlgorithm: Sendable, Hashable, CustomStringConvertible {
         case .ecdsa(let c, _): return "EC \(c)"
         case .ed25519: return "Ed25519"
         case .ed448: return "Ed448"
+        case .other(let oid) where oid == "1.2.840.10040.4.1": return "DSA"
         case .other(let oid): return "unknown key type \(oid)"
         }
     }

@@ -65,7 +65,15 @@ enum SignatureNames {
         [1, 3, 101, 112]: "ed25519",
         [1, 3, 101, 113]: "ed448",
         [1, 2, 840, 10040, 4, 3]: "dsaWithSHA1",
+        [2, 16, 840, 1, 101, 3, 4, 3, 1]: "dsaWithSHA224",
+        [2, 16, 840, 1, 101, 3, 4, 3, 2]: "dsaWithSHA256",
     ]
+
+    /// SHA-1 signatures, refused as weak (Apple's SSL policy since iOS 13, and ATS).
+    static let sha1: Set<ASN1ObjectIdentifier> = [[1, 2, 840, 113549, 1, 1, 5], [1, 2, 840, 10045, 4, 1], [1, 2, 840, 10040, 4, 3]]
+
+    /// The signature algorithms swift-certificates can parse; a certificate signed with any other is unusable to it.
+    static let parseable: Set<ASN1ObjectIdentifier> = strong.union([[1, 2, 840, 113549, 1, 1, 5]])
 
     /// Signature algorithms whose digest is SHA-256 or stronger (ATS, and Apple's SSL policy since iOS 13).
     static let strong: Set<ASN1ObjectIdentifier> = [

@@ -26,14 +26,25 @@ enum Diagnosis {
         case .rsaPSS:
             return TrustFailure(.unsupportedAlgorithm, certificate: index,
                 "\(who) has an RSA-PSS key, which this verifier does not support; use an RSA or ECDSA key")
-        case .ecdsa(let curve, _):
+        case .ecdsa(let curve, let bits) where bits == 0:
             return TrustFailure(.unsupportedAlgorithm, certificate: index, "\(who) uses the unsupported EC curve \(curve)")
         case .ed448, .other:
             return TrustFailure(.unsupportedAlgorithm, certificate: index, "\(who) has an unsupported key type (\(raw.keyAlgorithm))")
-        case .rsa, .ed25519:
-            return TrustFailure(.malformedCertificate, certificate: index,
-                "\(who) cannot be parsed: \(input.parseFailure ?? "unknown error")")
+        case .rsa, .ecdsa, .ed25519:
+            break
         }
+        // The key is usable, so what swift-certificates refused is the signature algorithm or the encoding.
+        let signature = SignatureNames.name(of: raw.signatureAlgorithmOID)
+        if !SignatureNames.parseable.contains(raw.signatureAlgorithmOID) {
+            if SignatureNames.sha1.contains(raw.signatureAlgorithmOID) {
+                return TrustFailure(.weakSignature, certificate: index,
+                    "\(who) is signed with \(signature), which is not SHA-256 or stronger; the CA must reissue it")
+            }
+            return TrustFailure(.unsupportedAlgorithm, certificate: index,
+                "\(who) is signed with \(signature), which this verifier does not support; the CA must reissue it with ECDSA, RSA or Ed25519 and SHA-256 or stronger")
+        }
+        return TrustFailure(.malformedCertificate, certificate: index,
+            "\(who) cannot be parsed: \(input.parseFailure ?? "unknown error")")
     }
 
     static func unhandledCritical(_ cert: Certificate, handled: [ASN1ObjectIdentifier]) -> String? {

@@ -1,0 +1,95 @@
+import TestSupport
+import Foundation
+import SwiftASN1
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// What a verdict says about a certificate swift-certificates cannot parse although its key is one it supports:
+/// the signature algorithm or the encoding is to blame, never the key.
+@Suite struct DiagnosisTests {
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func namesAnECDSAWithSHA1IntermediateAsAWeakSignature() async throws {
+        let root = PKI.root()
+        let tool = try OpenSSLTool()
+        let rootName = try tool.export(root, as: "root")
+        try tool.newKey("ca", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        let ca = try tool.issue("ca", cn: "SHA-1 EC CA", issuer: rootName, extensions: OpenSSLTool.caExtensions, signing: ["-sha1"])
+        #expect(ca.certificate == nil, "swift-certificates cannot parse ecdsa-with-SHA1, so the engine must explain it")
+        try tool.newKey("leaf", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "ca", extensions: OpenSSLTool.leafExtensions)
+
+        for policy in [PKI.ssl("www.example.com"), TrustPolicy.basicX509] {
+            let verdict = await PKI.evaluate(ServerTrust(chain: [leaf, ca], anchors: PKI.anchors(root), policy: policy, validationTime: PKI.now))
+            #expect(verdict.codes == [.weakSignature])
+            let failure = try #require(verdict.failures.first)
+            #expect(failure.certificate == 1)
+            #expect(failure.message.contains("CN=SHA-1 EC CA") && failure.message.contains("ecdsaWithSHA1"), "\(failure.message)")
+            #expect(!failure.message.contains("curve"), "the P-256 key is not the problem: \(failure.message)")
+        }
+    }
+
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func namesADSASignatureAsUnsupportedAndTheDSAKeyByName() async throws {
+        let root = PKI.root()
+        let tool = try OpenSSLTool()
+        let rootName = try tool.export(root, as: "root")
+        try tool.run(["genpkey", "-genparam", "-algorithm", "DSA", "-pkeyopt", "dsa_paramgen_bits:2048", "-out", "dsa.params"])
+        try tool.newKey("dsaca", ["-paramfile", "dsa.params"])
+        let dsaCA = try tool.issue("dsaca", cn: "DSA CA", issuer: rootName, extensions: OpenSSLTool.caExtensions)
+        try tool.newKey("leaf", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "dsaca", extensions: OpenSSLTool.leafExtensions)
+        #expect(leaf.certificate == nil && leaf.raw?.keyAlgorithm == .ecdsa(curve: "P-256", bits: 256))
+
+        let verdict = await PKI.evaluate(ServerTrust(chain: [leaf, dsaCA], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.unsupportedAlgorithm])
+        let failure = try #require(verdict.failures.first)
+        #expect(failure.certificate == 0)
+        #expect(failure.message.contains("CN=www.example.com") && failure.message.contains("signed with dsaWithSHA256"), "\(failure.message)")
+        #expect(!failure.message.contains("curve"), "\(failure.message)")
+
+        let caVerdict = await PKI.evaluate(ServerTrust(chain: [dsaCA], anchors: PKI.anchors(root), policy: .basicX509, validationTime: PKI.now))
+        #expect(caVerdict.codes == [.unsupportedAlgorithm])
+        #expect(caVerdict.failures.first?.message.contains("unsupported key type (DSA)") == true, "\(caVerdict.failures)")
+    }
+
+    @Test func namesACertificateWithADuplicatedExtensionAsMalformed() async throws {
+        let (root, intermediate, _) = PKI.chain()
+        // Two private extensions whose OIDs differ only in the last arc; one byte makes them the same.
+        let first: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 32473, 1]
+        let second: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 32473, 2]
+        let leaf = intermediate.leaf("duplicated.example.com", extra: [
+            Certificate.Extension(oid: first, critical: false, value: [0x05, 0x00]),
+            Certificate.Extension(oid: second, critical: false, value: [0x05, 0x00]),
+        ])
+        let der = try Self.replacing(Self.encoded(second), with: Self.encoded(first), in: leaf.der)
+        let input = try InputCertificate(der: der)
+        #expect(input.certificate == nil, "swift-certificates refuses a repeated extension")
+
+        let verdict = await PKI.evaluate(ServerTrust(chain: [input, intermediate.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.malformedCertificate])
+        let failure = try #require(verdict.failures.first)
+        #expect(failure.certificate == 0)
+        #expect(failure.message.contains("CN=duplicated.example.com") && failure.message.contains("cannot be parsed"), "\(failure.message)")
+        #expect(failure.message.contains(first.description), "the reason names the repeated extension: \(failure.message)")
+        #expect(!failure.message.contains("curve"), "\(failure.message)")
+    }
+
+    static func encoded(_ oid: ASN1ObjectIdentifier) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(oid)
+        return serializer.serializedBytes
+    }
+
+    /// `bytes` with the only occurrence of `old` replaced by `new`, which has the same length.
+    static func replacing(_ old: [UInt8], with new: [UInt8], in bytes: [UInt8]) throws -> [UInt8] {
+        let starts = bytes.indices.filter { bytes[$0...].starts(with: old) }
+        try #require(starts.count == 1 && old.count == new.count)
+        var out = bytes
+        out.replaceSubrange(starts[0] ..< starts[0] + old.count, with: new)
+        return out
+    }
+}
