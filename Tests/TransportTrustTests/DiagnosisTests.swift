@@ -78,6 +78,23 @@ import X509
         #expect(!failure.message.contains("curve"), "\(failure.message)")
     }
 
+    @Test func namesAnUnreadableRSAKeyAsMalformedNotAsAZeroBitKey() async throws {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = intermediate.leaf("unreadable.example.com", key: .rsa2048(0))
+        // The BIT STRING of a 2048-bit RSA key, then the RSAPublicKey SEQUENCE: turn that SEQUENCE into an OCTET STRING.
+        let keyStart: [UInt8] = [0x03, 0x82, 0x01, 0x0F, 0x00, 0x30, 0x82, 0x01, 0x0A]
+        let der = try Self.replacing(keyStart, with: [0x03, 0x82, 0x01, 0x0F, 0x00, 0x04, 0x82, 0x01, 0x0A], in: leaf.der)
+        let input = try InputCertificate(der: der)
+        #expect(input.certificate == nil && input.raw?.keyAlgorithm == .rsa(bits: 0))
+
+        let verdict = await PKI.evaluate(ServerTrust(chain: [input, intermediate.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.malformedCertificate])
+        let failure = try #require(verdict.failures.first)
+        #expect(failure.message.contains("CN=unreadable.example.com") && failure.message.contains("RSA public key that cannot be read"), "\(failure.message)")
+        #expect(!failure.message.contains("0-bit"), "\(failure.message)")
+    }
+
     static func encoded(_ oid: ASN1ObjectIdentifier) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(oid)

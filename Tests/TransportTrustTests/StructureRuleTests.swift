@@ -59,6 +59,14 @@ import X509
         let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, intermediates: [ca], anchors: [root])
         #expect(failures?.map(\.code) == [.nameConstraints])
         #expect(failures?.first?.message.contains("denial-of-service") == true)
+        #expect(failures?.first?.message.contains("7000 subjectAltNames and 2 subject attributes against 10 name constraints") == true,
+                "\(failures ?? [])")
+        // A leaf without SANs is matched by its subject attributes (x509-limbo's nc-dos cases), and they are counted.
+        let crowded = ca.leaf(dns: [], subject: DistinguishedName([RelativeDistinguishedName((0..<7000).map {
+            RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationalUnitName, utf8String: "unit \($0)")
+        })]))
+        let crowdedFailures = await RuleProbe.failures(StructureRule(), leaf: crowded, intermediates: [ca], anchors: [root])
+        #expect(crowdedFailures?.first?.message.contains("0 subjectAltNames and 7000 subject attributes") == true, "\(crowdedFailures ?? [])")
         // Under the budget it is left to the RFC 5280 check.
         let small = ca.leaf(dns: ["www.allowed0.example"])
         #expect(await RuleProbe.failures(StructureRule(), leaf: small, intermediates: [ca], anchors: [root]) == [])

@@ -17,6 +17,9 @@ enum Diagnosis {
                 "\(who) is signed with RSA-PSS, which this verifier does not support; use an RSA PKCS#1 v1.5 or ECDSA certificate")
         }
         switch raw.keyAlgorithm {
+        case .rsa(0), .rsaPSS(0):
+            return TrustFailure(.malformedCertificate, certificate: index,
+                "\(who) has an RSA public key that cannot be read (no valid modulus); the certificate must be reissued")
         case .rsa(let bits) where bits < 2048:
             return TrustFailure(.weakKey, certificate: index,
                 "\(who) has an RSA \(bits)-bit key; at least 2048 bits are required. The certificate must be reissued with a stronger key")

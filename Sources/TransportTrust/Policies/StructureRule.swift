@@ -47,7 +47,7 @@ public struct StructureRule: ChainRule {
         guard load.constraints > 0 else { return }
         if load.work > nameConstraintBudget {
             failures.append(TrustFailure(.nameConstraints, certificate: 0,
-                "checking \(load.names.count) names against \(load.constraints) name constraints would take \(load.work) comparisons; refused as a denial-of-service guard"))
+                "checking the leaf's \(load.names.count) subjectAltNames and \(load.subjectAttributes) subject attributes against \(load.constraints) name constraints would take \(load.work) comparisons; refused as a denial-of-service guard"))
             return
         }
         Self.checkWildcardsAgainstExclusions(chain, names: load.names, into: &failures)
@@ -123,7 +123,7 @@ struct NameConstraintLoad {
     var names: [GeneralName] = []
     var constraints = 0
     var work: Int { constraints * (names.count + subjectAttributes) }
-    private var subjectAttributes = 0
+    private(set) var subjectAttributes = 0
 
     init(_ chain: UnverifiedCertificateChain) {
         for cert in chain.dropFirst() {
