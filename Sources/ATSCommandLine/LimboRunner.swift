@@ -54,6 +54,7 @@ struct LimboRunner {
         let cases = suite.testcases.filter { tc in tc.validation_kind == "SERVER" && (filter.map { tc.id.contains($0) } ?? true) }
         let start = ContinuousClock.now
         let engine = TrustEngine(cacheCapacity: 0)
+        let anchorSets = AnchorSets()
         var results: [Result] = []
         results.reserveCapacity(cases.count)
         // Cases run two at a time: the machines this targets have two cores.
@@ -65,7 +66,7 @@ struct LimboRunner {
                 let index = next
                 let testcase = cases[index]
                 next += 1
-                group.addTask { (index, await Self.runWithTimeout(testcase, engine: engine, timeout: timeout)) }
+                group.addTask { (index, await Self.runWithTimeout(testcase, engine: engine, anchorSets: anchorSets, timeout: timeout)) }
             }
             for _ in 0..<2 { add() }
             while let done = await group.next() {
@@ -91,10 +92,10 @@ struct LimboRunner {
         return 0
     }
 
-    static func runWithTimeout(_ testcase: Testcase, engine: TrustEngine, timeout: Duration) async -> Result {
+    static func runWithTimeout(_ testcase: Testcase, engine: TrustEngine, anchorSets: AnchorSets, timeout: Duration) async -> Result {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
             let once = Once(continuation)
-            let work = Task { await run(testcase, engine: engine) }
+            let work = Task { await run(testcase, engine: engine, anchorSets: anchorSets) }
             let timer = Task {
                 // Cancelled as soon as the case ends: thousands of sleeping timers would outlive their cases.
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
@@ -122,7 +123,23 @@ struct LimboRunner {
         }
     }
 
-    static func run(_ tc: Testcase, engine: TrustEngine) async -> Result {
+    /// The anchor sets of the file, each parsed once. 9,572 of its cases share one root, and an application
+    /// loads its anchors once, not per connection; the chains themselves are parsed per case.
+    final class AnchorSets: @unchecked Sendable {
+        private let lock = NSLock()
+        private var loaded: [[String]: TrustAnchors] = [:]
+
+        func anchors(for pems: [String]) throws -> TrustAnchors {
+            if let known = lock.withLock({ loaded[pems] }) { return known }
+            var certificates: [InputCertificate] = []
+            for pem in pems { certificates += try CertificateLoader.certificates(from: Array(pem.utf8), source: "trusted_certs") }
+            let anchors = TrustAnchors(custom: certificates, anchorsOnly: true)
+            lock.withLock { loaded[pems] = anchors }
+            return anchors
+        }
+    }
+
+    static func run(_ tc: Testcase, engine: TrustEngine, anchorSets: AnchorSets) async -> Result {
         func result(_ actual: String, _ context: String) -> Result { Result(id: tc.id, actual_result: actual, context: context) }
         if !(tc.crls ?? []).isEmpty || (tc.features ?? []).contains("has-crl") {
             return result("SKIPPED", "CRLs are not supported: revocation is checked with OCSP only")
@@ -133,8 +150,7 @@ struct LimboRunner {
             for pem in tc.untrusted_intermediates {
                 intermediates += try CertificateLoader.certificates(from: Array(pem.utf8), source: "untrusted_intermediates")
             }
-            var anchors: [InputCertificate] = []
-            for pem in tc.trusted_certs { anchors += try CertificateLoader.certificates(from: Array(pem.utf8), source: "trusted_certs") }
+            let anchors = try anchorSets.anchors(for: tc.trusted_certs)
 
             var peer: PeerName?
             if let spec = tc.expected_peer_name {
@@ -170,7 +186,7 @@ struct LimboRunner {
                 time = parsed
             }
             let trust = ServerTrust(chain: leaf.prefix(1).map { $0 }, additionalIntermediates: intermediates,
-                                    anchors: TrustAnchors(custom: anchors, anchorsOnly: true), policy: policy, validationTime: time)
+                                    anchors: anchors, policy: policy, validationTime: time)
             let verdict = await engine.evaluate(trust)
             if verdict.isTrusted { return result("SUCCESS", "trusted") }
             let reasons = verdict.failures.prefix(3).map { "\($0.code.rawValue): \($0.message)" }.joined(separator: "; ")
