@@ -21,8 +21,8 @@ public struct CertificateSummary: Sendable, Codable, Hashable {
 
     public init(_ input: InputCertificate) {
         let raw = input.raw
-        self.subject = raw?.subject.description ?? input.certificate?.subject.description ?? "?"
-        self.issuer = raw?.issuer.description ?? input.certificate?.issuer.description ?? "?"
+        self.subject = raw?.subject.text ?? input.certificate?.subject.text ?? "?"
+        self.issuer = raw?.issuer.text ?? input.certificate?.issuer.text ?? "?"
         self.serialNumber = (raw?.serialNumber ?? []).map { String(format: "%02x", $0) }.joined(separator: ":")
         self.keyType = raw?.keyAlgorithm.description ?? "unknown"
         self.keySize = raw?.keyAlgorithm.bits

@@ -17,7 +17,7 @@ public struct CertificateFingerprint: Sendable, Hashable {
         self.der = der
         if let raw = try? RawCertificate(der: der) {
             subjectPublicKeyInfo = raw.subjectPublicKeyInfo
-            subject = raw.subject.description
+            subject = raw.subject.text
         } else {
             subjectPublicKeyInfo = []
             subject = "an unreadable certificate"

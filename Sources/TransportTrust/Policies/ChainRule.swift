@@ -47,7 +47,7 @@ extension Certificate {
     }
 
     var label: String {
-        let text = subject.description
+        let text = subject.text
         // Hostile subjects run to thousands of attributes; a verdict names them, it does not dump them.
         return text.count > 160 ? "'\(text.prefix(160))…'" : "'\(text)'"
     }

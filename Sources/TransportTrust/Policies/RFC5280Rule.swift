@@ -79,7 +79,7 @@ public struct RFC5280Rule: ChainRule {
         // A subtree reason names a name and a subtree, never a subject: formatting every subject would be wasted.
         let aboutSubtrees = text.mentions("in name constraints") || text.mentions("unsupported constraint")
             || text.mentions("directoryName name constraints")
-        let bySubject = { chain.indices.last { text.mentions(chain[$0].subject.description) } }
+        let bySubject = { chain.indices.last { text.mentions(chain[$0].subject.text) } }
         if !aboutSubtrees, let i = bySubject() { return i }
         let carrier = chain.indices.dropFirst().last { i in
             guard let nc = try? chain[i].extensions.nameConstraints else { return false }
