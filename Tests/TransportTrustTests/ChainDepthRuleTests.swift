@@ -16,6 +16,8 @@ import X509
         #expect(failures?.map(\.code) == [.chainTooLong])
         #expect(failures?.first?.certificate == 3)
         #expect(failures?.first?.message.contains("2 intermediate CAs, more than the allowed 1") == true)
+        let one = await RuleProbe.failures(ChainDepthRule(maximumIntermediates: 0), leaf: a.leaf(), intermediates: [a], anchors: [root])
+        #expect(one?.first?.message.contains("1 intermediate CA, more than the allowed 0") == true, "\(one ?? [])")
         let none = await RuleProbe.failures(ChainDepthRule(maximumIntermediates: 0), leaf: root.leaf(), anchors: [root])
         #expect(none == [])
     }

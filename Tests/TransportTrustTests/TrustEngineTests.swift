@@ -314,6 +314,23 @@ import X509
         #expect(skipHost.isTrusted, "\(skipHost.failures)")
     }
 
+    @Test func aFaultTwoRulesFindIsReportedOnce() async {
+        let (root, intermediate, _) = PKI.chain()
+        // A subjectAltName that is not a SEQUENCE: StructureRule and HostnameRule both find it.
+        let leaf = intermediate.leaf("garbled.example.com", dns: [], extra: [
+            Certificate.Extension(oid: .X509ExtensionID.subjectAlternativeName, critical: false, value: [0x04, 0x00]),
+        ])
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.failures.count { $0.code == .malformedCertificate } == 1, "\(verdict.failures)")
+        #expect(verdict.failures.first?.message.contains("malformed subjectAltName") == true, "\(verdict.failures)")
+        #expect(Set(verdict.failures).count == verdict.failures.count)
+
+        // A CA without keyCertSign: StructureRule and KeyUsageRule both find it.
+        let noSign = root.intermediate("No keyCertSign CA", keyUsage: KeyUsage(cRLSign: true))
+        let signed = await PKI.evaluate(PKI.trust([noSign.leaf(), noSign], anchors: [root]))
+        #expect(signed.failures.filter { $0.code == .keyUsage }.map(\.certificate) == [1], "\(signed.failures)")
+    }
+
     @Test func enforcesTheMaximumChainDepth() async {
         let root = PKI.root()
         let a = root.intermediate("CA A")

@@ -144,6 +144,11 @@ public final class TrustEngine: Sendable {
     static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext) async -> [TrustFailure] {
         var failures: [TrustFailure] = []
         for rule in rules { rule.check(chain, context: context, into: &failures) }
+        // Rules stand alone, so two can find the same fault (a malformed SAN is both structure and hostname); say it once.
+        if failures.count > 1 {
+            var seen = Set<TrustFailure>()
+            failures = failures.filter { seen.insert($0).inserted }
+        }
         if failures.isEmpty && revocation.mode != .off {
             await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime, into: &failures)
         }

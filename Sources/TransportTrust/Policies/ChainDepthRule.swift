@@ -13,7 +13,7 @@ public struct ChainDepthRule: ChainRule {
         let logical = chain[1..<(chain.count - 1)].filter { !$0.isSelfIssued }.count
         if logical > maximumIntermediates {
             failures.append(TrustFailure(.chainTooLong, certificate: chain.count - 1,
-                "the chain has \(logical) intermediate CAs, more than the allowed \(maximumIntermediates)"))
+                "the chain has \(logical) intermediate \(logical == 1 ? "CA" : "CAs"), more than the allowed \(maximumIntermediates)"))
         }
     }
 }

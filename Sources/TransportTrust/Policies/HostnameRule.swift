@@ -16,7 +16,7 @@ public struct HostnameRule: ChainRule {
         guard let leaf = chain.first else { return }
         let names: SubjectAlternativeNames?
         do { names = try leaf.extensions.subjectAlternativeNames } catch {
-            failures.append(TrustFailure(.malformedCertificate, certificate: 0, "\(leaf.label) has an unreadable subjectAltName extension"))
+            failures.append(TrustFailure(.malformedCertificate, certificate: 0, "\(leaf.label) has a malformed subjectAltName extension"))
             return
         }
         guard let names, !names.isEmpty else {

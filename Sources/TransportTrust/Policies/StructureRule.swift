@@ -29,7 +29,10 @@ public struct StructureRule: ChainRule {
             }
             if let usage {
                 if isCA && !usage.keyCertSign {
-                    failures.append(TrustFailure(.keyUsage, certificate: i, "\(cert.label) is a CA (basicConstraints cA) but its keyUsage lacks keyCertSign"))
+                    // An issuer gets KeyUsageRule's sentence, so that the engine reports the fault once.
+                    failures.append(TrustFailure(.keyUsage, certificate: i, i > 0
+                        ? "\(cert.label) signs certificates but its keyUsage lacks keyCertSign"
+                        : "\(cert.label) is a CA (basicConstraints cA) but its keyUsage lacks keyCertSign"))
                 } else if !isCA && usage.keyCertSign {
                     failures.append(TrustFailure(.keyUsage, certificate: i, "\(cert.label) asserts keyCertSign without being a CA (basicConstraints cA is false or absent)"))
                 }
