@@ -130,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "DiagnoseBenchmark",
             dependencies: [
-                "ATSDiagnostics", "ATSTestServers", "TransportTrust", "BenchmarkSupport",
+                "ATSDiagnostics", "ATSTestServers", "TransportClient", "TransportTrust", "BenchmarkSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict

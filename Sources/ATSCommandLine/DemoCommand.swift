@@ -2,6 +2,7 @@ import ATSDiagnostics
 import ATSTestServers
 import ArgumentParser
 import Foundation
+import TransportClient
 import TransportTrust
 
 /// `ats demo`: starts the local cases, diagnoses and fetches each, and checks every result against the expectation.
@@ -117,8 +118,5 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         return "unreadable result"
     }
 
-    static func seconds(_ d: Duration) -> String {
-        let (s, atto) = d.components
-        return String(format: "%.2f", Double(s) + Double(atto) / 1e18)
-    }
+    static func seconds(_ d: Duration) -> String { String(format: "%.2f", d.inSeconds) }
 }

@@ -2,6 +2,7 @@ import AppTransportSecurity
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import TransportClient
 import TransportTrust
 
 /// Asks a server, with a bare TLS 1.2 ClientHello, whether it would pick one of the cipher suites BoringSSL cannot
@@ -107,9 +108,3 @@ enum SuiteProbe {
     }
 }
 
-extension Duration {
-    var timeAmount: TimeAmount {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

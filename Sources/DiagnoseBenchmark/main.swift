@@ -3,16 +3,12 @@ import ATSTestServers
 import BenchmarkSupport
 import Foundation
 import NIOSSL
+import TransportClient
 import TransportTrust
 
 // Times `ats diagnose` on loopback: a full diagnosis (nscurl's 16 tests and the probe) of one local server, and a
 // fleet scan of many, and a long scan (the fleet's URLs over and over) that shows memory does not grow with the
 // number of hosts. Usage: DiagnoseBenchmark [--runs N] [--fleet N] [--concurrency N] [--scan N]
-
-func seconds(_ d: Duration) -> Double {
-    let (s, atto) = d.components
-    return Double(s) + Double(atto) / 1e18
-}
 
 /// Peak resident set size in MiB (getrusage: KiB on Linux, bytes on Darwin).
 func peakMemoryMiB() -> Double {
@@ -55,7 +51,7 @@ do {
         for _ in 0..<runs {
             let start = clock.now
             let d = try await diagnoser.diagnose(url: testCase.url)
-            times.append(seconds(clock.now - start))
+            times.append((clock.now - start).inSeconds)
             precondition(d.tests.count == ATSTestCase.all.count)
         }
         times.sort()
@@ -71,7 +67,7 @@ do {
     let start = clock.now
     var passed = 0
     await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(urls) { if $0.defaultPasses { passed += 1 } }
-    let elapsed = seconds(clock.now - start)
+    let elapsed = (clock.now - start).inSeconds
     print(String(format: "fleet: %d hosts in %.2f s = %.1f hosts/s at concurrency %d (%d passed); peak RSS %.0f MiB",
                  fleet, elapsed, Double(fleet) / elapsed, concurrency, passed, peakMemoryMiB()))
 
@@ -85,7 +81,7 @@ do {
             done += 1
             if done % max(1, scanLength / 10) == 0 { residentAt.append((done, residentKiB())) }
         }
-        let scanSeconds = seconds(clock.now - scanStart)
+        let scanSeconds = (clock.now - scanStart).inSeconds
         print(String(format: "scan: %d hosts in %.1f s = %.1f hosts/s; RSS by hosts done: ", scanLength, scanSeconds, Double(scanLength) / scanSeconds)
               + residentAt.map { "\($0.0): \($0.1 / 1024) MiB" }.joined(separator: ", "))
     }

@@ -262,16 +262,22 @@ final class Connection: Sendable {
 }
 
 extension Duration {
-    var timeAmount: TimeAmount {
+    /// Package-wide: the diagnostics layer sets NIO timeouts from the same durations.
+    package var timeAmount: TimeAmount {
         let (seconds, attoseconds) = components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// For messages: "2.5". Package-wide, so the command line names limits the way the client does.
     package var secondsText: String {
-        let (s, atto) = components
-        let value = Double(s) + Double(atto) / 1e18
+        let value = inSeconds
         return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// For reports and benchmarks.
+    package var inSeconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
     }
 }
 
