@@ -80,29 +80,23 @@ public struct StructureRule: ChainRule {
         }
     }
 
-    /// The first extension swift-certificates knows but cannot parse, by name. One pass over the extensions: a
-    /// lookup by OID per type searched the list seven times, on every certificate of every candidate path.
+    /// The first extension swift-certificates knows but cannot parse, by name.
     static func unparsableExtension(_ cert: Certificate) -> String? {
-        var worst: Int?
-        for ext in cert.extensions {
-            guard let rank = checkedExtensions.firstIndex(where: { $0.oid == ext.oid }), rank < (worst ?? .max) else { continue }
-            if !checkedExtensions[rank].parses(ext) { worst = rank }
+        let e = cert.extensions
+        if (try? e.basicConstraints) == nil, e[oid: .X509ExtensionID.basicConstraints] != nil { return "basicConstraints" }
+        if (try? e.keyUsage) == nil, e[oid: .X509ExtensionID.keyUsage] != nil { return "keyUsage" }
+        if (try? e.extendedKeyUsage) == nil, e[oid: .X509ExtensionID.extendedKeyUsage] != nil { return "extendedKeyUsage" }
+        if (try? e.subjectAlternativeNames) == nil, e[oid: .X509ExtensionID.subjectAlternativeName] != nil { return "subjectAltName" }
+        if (try? e.nameConstraints) == nil, e[oid: .X509ExtensionID.nameConstraints] != nil { return "nameConstraints" }
+        if (try? e.authorityKeyIdentifier) == nil, e[oid: .X509ExtensionID.authorityKeyIdentifier] != nil { return "authorityKeyIdentifier" }
+        if (try? e.subjectKeyIdentifier) == nil, e[oid: .X509ExtensionID.subjectKeyIdentifier] != nil { return "subjectKeyIdentifier" }
+        if e[oid: .X509ExtensionID.authorityInformationAccess] != nil {
+            // RFC 5280 §4.2.2.1: one or more access descriptions.
+            let parsed = try? e.authorityInformationAccess
+            if parsed?.isEmpty ?? true { return "authorityInformationAccess" }
         }
-        return worst.map { checkedExtensions[$0].name }
+        return nil
     }
-
-    /// In the order a failure is reported when several extensions are malformed.
-    private static let checkedExtensions: [(oid: ASN1ObjectIdentifier, name: String, parses: @Sendable (Certificate.Extension) -> Bool)] = [
-        (.X509ExtensionID.basicConstraints, "basicConstraints", { (try? BasicConstraints($0)) != nil }),
-        (.X509ExtensionID.keyUsage, "keyUsage", { (try? KeyUsage($0)) != nil }),
-        (.X509ExtensionID.extendedKeyUsage, "extendedKeyUsage", { (try? ExtendedKeyUsage($0)) != nil }),
-        (.X509ExtensionID.subjectAlternativeName, "subjectAltName", { (try? SubjectAlternativeNames($0)) != nil }),
-        (.X509ExtensionID.nameConstraints, "nameConstraints", { (try? NameConstraints($0)) != nil }),
-        (.X509ExtensionID.authorityKeyIdentifier, "authorityKeyIdentifier", { (try? AuthorityKeyIdentifier($0)) != nil }),
-        (.X509ExtensionID.subjectKeyIdentifier, "subjectKeyIdentifier", { (try? SubjectKeyIdentifier($0)) != nil }),
-        // RFC 5280 §4.2.2.1: one or more access descriptions.
-        (.X509ExtensionID.authorityInformationAccess, "authorityInformationAccess", { ((try? AuthorityInformationAccess($0))?.isEmpty ?? true) == false }),
-    ]
 
     /// RFC 5280 §4.2.1.10: at least one of the subtrees must be present and non-empty, and a dNSName
     /// constraint is a host name, never one with a leading period (that is the URI form).
