@@ -14,10 +14,10 @@ import X509
         let root = PKI.root()
         let tool = try OpenSSLTool()
         let rootName = try tool.export(root, as: "root")
-        try tool.newKey("ca", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        try tool.newKey("ca", OpenSSLTool.p256Key)
         let ca = try tool.issue("ca", cn: "SHA-1 EC CA", issuer: rootName, extensions: OpenSSLTool.caExtensions, signing: ["-sha1"])
         #expect(ca.certificate == nil, "swift-certificates cannot parse ecdsa-with-SHA1, so the engine must explain it")
-        try tool.newKey("leaf", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        try tool.newKey("leaf", OpenSSLTool.p256Key)
         let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "ca", extensions: OpenSSLTool.leafExtensions)
 
         for policy in [PKI.ssl("www.example.com"), TrustPolicy.basicX509] {
@@ -38,7 +38,7 @@ import X509
         try tool.run(["genpkey", "-genparam", "-algorithm", "DSA", "-pkeyopt", "dsa_paramgen_bits:2048", "-out", "dsa.params"])
         try tool.newKey("dsaca", ["-paramfile", "dsa.params"])
         let dsaCA = try tool.issue("dsaca", cn: "DSA CA", issuer: rootName, extensions: OpenSSLTool.caExtensions)
-        try tool.newKey("leaf", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        try tool.newKey("leaf", OpenSSLTool.p256Key)
         let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "dsaca", extensions: OpenSSLTool.leafExtensions)
         #expect(leaf.certificate == nil && leaf.raw?.keyAlgorithm == .ecdsa(curve: "P-256", bits: 256))
 

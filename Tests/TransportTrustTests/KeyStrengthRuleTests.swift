@@ -60,7 +60,7 @@ import X509
         let rootName = try tool.export(root, as: "root")
         try tool.newKey("weakca", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
         let weakCA = try tool.issue("weakca", cn: "Weak RSA CA", issuer: rootName, extensions: OpenSSLTool.caExtensions)
-        try tool.newKey("leaf", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        try tool.newKey("leaf", OpenSSLTool.p256Key)
         let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "weakca", extensions: OpenSSLTool.leafExtensions)
         #expect(leaf.certificate != nil)
 

@@ -61,7 +61,7 @@ import X509
         let intermediate = root.intermediate("RSA CA", key: .rsa2048(1))
         let tool = try OpenSSLTool()
         let ca = try tool.export(intermediate, as: "ca")
-        try tool.newKey("leaf", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"])
+        try tool.newKey("leaf", OpenSSLTool.p256Key)
         let leaf = try tool.issue("leaf", cn: "pss-signed.example.com", issuer: ca, extensions: OpenSSLTool.leafExtensions,
                                   signing: ["-sha256", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:32"])
         #expect(leaf.raw.map { SignatureNames.name(of: $0.signatureAlgorithmOID) } == "rsassaPss")

@@ -50,6 +50,9 @@ struct OpenSSLTool {
         return first
     }
 
+    /// `genpkey` arguments for the usual EC key, P-256.
+    static let p256Key = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]
+
     static let leafExtensions = [
         "basicConstraints=critical,CA:FALSE",
         "keyUsage=critical,digitalSignature,keyEncipherment",
