@@ -70,10 +70,13 @@ enum SignatureNames {
     ]
 
     /// SHA-1 signatures, refused as weak (Apple's SSL policy since iOS 13, and ATS).
-    static let sha1: Set<ASN1ObjectIdentifier> = [[1, 2, 840, 113549, 1, 1, 5], [1, 2, 840, 10045, 4, 1], [1, 2, 840, 10040, 4, 3]]
+    static let sha1: Set<ASN1ObjectIdentifier> = [sha1WithRSA, [1, 2, 840, 10045, 4, 1], [1, 2, 840, 10040, 4, 3]]
 
     /// The signature algorithms swift-certificates can parse; a certificate signed with any other is unusable to it.
-    static let parseable: Set<ASN1ObjectIdentifier> = strong.union([[1, 2, 840, 113549, 1, 1, 5]])
+    /// Of the SHA-1 ones, it parses only RSA.
+    static let parseable: Set<ASN1ObjectIdentifier> = strong.union([sha1WithRSA])
+
+    static let sha1WithRSA: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 5]
 
     /// Signature algorithms whose digest is SHA-256 or stronger (ATS, and Apple's SSL policy since iOS 13).
     static let strong: Set<ASN1ObjectIdentifier> = [
