@@ -109,4 +109,15 @@ import X509
         out.replaceSubrange(starts[0] ..< starts[0] + old.count, with: new)
         return out
     }
+
+    @Test func anIssuerWithAnEmptyNameIsSaidToHaveOne() async throws {
+        let (root, intermediate, _) = PKI.chain()
+        let leaf = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: intermediate, issuerName: DistinguishedName(),
+                             extensions: [try Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false)])
+        let verdict = await PKI.evaluate(ServerTrust(chain: [leaf.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.unknownIssuer])
+        #expect(verdict.failures.first?.message.contains("the intermediate '' (an empty name) that issued 'CN=www.example.com,O=Transport Trust Tests'") == true,
+                "\(verdict.failures)")
+    }
 }

@@ -48,4 +48,11 @@ import X509
             #expect(name.text == name.description, "\(value)")
         }
     }
+
+    @Test func labelsQuoteTheTextBoundItAndNameTheEmptyName() {
+        #expect(DistinguishedName().label == "'' (an empty name)")
+        #expect(PKI.name("www.example.com").label == "'CN=www.example.com,O=Transport Trust Tests'")
+        let long = Self.name([[Attribute(type: .RDNAttributeType.commonName, utf8String: String(repeating: "x", count: 500))]])
+        #expect(long.label == "'CN=" + String(repeating: "x", count: 157) + "…'")
+    }
 }

@@ -87,8 +87,8 @@ public struct InputCertificate: Sendable, Hashable {
     public var spkiSHA256Base64: String? { raw?.spkiSHA256Base64 }
 
     var subjectDescription: String {
-        if let c = certificate { return "'\(c.subject)'" }
-        return raw.map { "'\($0.subject)'" } ?? "an unreadable certificate"
+        if let c = certificate { return c.subject.label }
+        return raw.map(\.subject.label) ?? "an unreadable certificate"
     }
 }
 

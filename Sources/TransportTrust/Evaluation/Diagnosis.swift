@@ -11,7 +11,7 @@ enum Diagnosis {
         guard let raw = input.raw else {
             return TrustFailure(.malformedCertificate, certificate: index, "certificate \(index) cannot be parsed: \(input.parseFailure ?? "unknown error")")
         }
-        let who = "'\(raw.subject)'"
+        let who = raw.subject.label
         if SignatureNames.name(of: raw.signatureAlgorithmOID) == "rsassaPss" {
             return TrustFailure(.unsupportedAlgorithm, certificate: index,
                 "\(who) is signed with RSA-PSS, which this verifier does not support; use an RSA PKCS#1 v1.5 or ECDSA certificate")
@@ -104,7 +104,7 @@ enum Diagnosis {
             if !sentByName.isEmpty || !anchorsByName.isEmpty {
                 let what = sentByName.isEmpty ? "a trusted anchor" : "the server sent a certificate"
                 return (chain, [TrustFailure(.unknownIssuer, certificate: index,
-                    "\(what) named '\(tip.issuer)', but its key did not sign \(tip.label); the issuing CA's certificate was replaced or re-keyed. Send the intermediate that matches this certificate")])
+                    "\(what) named \(tip.issuer.label), but its key did not sign \(tip.label); the issuing CA's certificate was replaced or re-keyed. Send the intermediate that matches this certificate")])
             }
             if tip.isSelfIssued && tip.publicKey.isValidSignature(tip.signature, for: tip) {
                 if chain.count == 1 {
@@ -116,10 +116,10 @@ enum Diagnosis {
             }
             if chain.count == 1 {
                 return (chain, [TrustFailure(.unknownIssuer, certificate: 0,
-                    "the server did not send the intermediate '\(tip.issuer)' that issued \(tip.label), and it is not among \(where_); add the intermediate to the server's chain")])
+                    "the server did not send the intermediate \(tip.issuer.label) that issued \(tip.label), and it is not among \(where_); add the intermediate to the server's chain")])
             }
             return (chain, [TrustFailure(.unknownIssuer, certificate: index,
-                "'\(tip.issuer)', the issuer of \(tip.label), was neither sent by the server nor found among \(where_); add it to the server's chain, or trust its root")])
+                "\(tip.issuer.label), the issuer of \(tip.label), was neither sent by the server nor found among \(where_); add it to the server's chain, or trust its root")])
         }
         return (chain, [TrustFailure(.chainTooLong, certificate: chain.count - 1, "the chain is longer than 32 certificates")])
     }

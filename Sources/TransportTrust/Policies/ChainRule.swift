@@ -46,9 +46,5 @@ extension Certificate {
         return false
     }
 
-    var label: String {
-        let text = subject.text
-        // Hostile subjects run to thousands of attributes; a verdict names them, it does not dump them.
-        return text.count > 160 ? "'\(text.prefix(160))…'" : "'\(text)'"
-    }
+    var label: String { subject.label }
 }

@@ -138,7 +138,7 @@ enum NameConstraintGaps {
                 do { sans = try chain[j].extensions.subjectAlternativeNames } catch {
                     return TrustFailure(.nameConstraints, certificate: j, "\(chain[j].label) has a subjectAltName extension that cannot be read")
                 }
-                var names = (sans.map { $0.compactMap(\.directoryName) } ?? []).map { (name: $0, what: "\(chain[j].label) has the directoryName SAN '\($0)'") }
+                var names = (sans.map { $0.compactMap(\.directoryName) } ?? []).map { (name: $0, what: "\(chain[j].label) has the directoryName SAN \($0.label)") }
                 if !chain[j].subject.isEmpty { names.insert((chain[j].subject, "the subject of \(chain[j].label)"), at: 0) }
                 for (name, what) in names {
                     let admitted = permitted.isEmpty || permitted.contains { isWithin(name, $0, excluding: false, budget: &budget) }
@@ -146,11 +146,11 @@ enum NameConstraintGaps {
                     if budget < 0 { return tooLarge(chain, i) }
                     if !admitted {
                         return TrustFailure(.nameConstraints, certificate: i,
-                            "\(what) is outside the directory names \(chain[i].label) permits (\(permitted.map { "'\($0)'" }.joined(separator: ", ")))")
+                            "\(what) is outside the directory names \(chain[i].label) permits (\(permitted.map(\.label).joined(separator: ", ")))")
                     }
                     if let banned {
                         return TrustFailure(.nameConstraints, certificate: i,
-                            "\(what) is within '\(banned)', a directory name \(chain[i].label) excludes")
+                            "\(what) is within \(banned.label), a directory name \(chain[i].label) excludes")
                     }
                 }
             }

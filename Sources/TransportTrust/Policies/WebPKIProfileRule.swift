@@ -58,7 +58,7 @@ public struct WebPKIProfileRule: ChainRule {
                 fail(.malformedCertificate, "has policyConstraints that are not critical")
             }
             if let san = ext[oid: .X509ExtensionID.subjectAlternativeName], san.critical != cert.subject.isEmpty {
-                fail(.malformedCertificate, cert.subject.isEmpty ? "has an empty subject, so its subjectAltName must be critical" : "marks subjectAltName critical although it has a subject")
+                fail(.malformedCertificate, cert.subject.isEmpty ? "has a non-critical subjectAltName, which a certificate with an empty subject must mark critical" : "marks subjectAltName critical although it has a subject")
             }
             if isAnchor && cert.isSelfIssued && chain.count > 1 && ext[oid: .X509ExtensionID.extendedKeyUsage] != nil {
                 fail(.extendedKeyUsage, "is a root carrying extendedKeyUsage")
