@@ -101,7 +101,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         switch format {
         case .list:
             for r in rows {
-                out.write("\(r.pin)  \(r.subject)  \(out.dim("[\(r.isCertificateAuthority ? "CA" : "leaf")] \(r.keyType)"))\n")
+                out.write("\(r.pin)  \(NameDisplay.plain(r.subject))  \(out.dim("[\(r.isCertificateAuthority ? "CA" : "leaf")] \(r.keyType)"))\n")
             }
         case .json:
             let encoder = JSONEncoder()

@@ -29,7 +29,7 @@ enum VerdictRendering {
             let branch = i == 0 ? "" : "└─ "
             let flag = verdict.failures.contains { $0.certificate == i } ? output.red(" ✗") : ""
             let role = i == 0 ? "leaf" : (i == summaries.count - 1 && verdict.anchor != nil ? "anchor (\(verdict.anchor?.rawValue ?? ""))" : "intermediate")
-            s += "\(indent)\(branch)\(c.subject)\(flag)  \(output.dim("[\(role)]"))\n"
+            s += "\(indent)\(branch)\(NameDisplay.plain(c.subject))\(flag)  \(output.dim("[\(role)]"))\n"
             let pad = indent + (i == 0 ? "   " : "      ")
             var facts = ["\(c.keyType)", c.signatureAlgorithm]
             if let nb = c.notValidBefore, let na = c.notValidAfter { facts.append("\(RFC3339.format(nb)) → \(RFC3339.format(na))") }

@@ -75,7 +75,7 @@ public enum DiagnosisRendering {
         if d.chain.isEmpty { lines.append("No certificate chain was received.") }
         for (i, c) in d.chain.enumerated() {
             let sent = c.presented ? "" : ", not sent by the server"
-            lines.append("[\(i)] \(c.role)\(sent): \(c.subject)")
+            lines.append("[\(i)] \(c.role)\(sent): \(NameDisplay.plain(c.subject))")
             var facts = ["\(c.keyType)", c.signatureAlgorithm]
             if let from = c.notValidBefore, let to = c.notValidAfter { facts.append("valid \(RFC3339.day(from)) → \(RFC3339.day(to))") }
             lines.append("    \(facts.joined(separator: " · "))")

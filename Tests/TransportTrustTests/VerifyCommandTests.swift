@@ -53,6 +53,20 @@ import X509
         #expect(!r.out.contains("\u{1B}["), "no colour was asked for")
     }
 
+    @Test func theTreeShowsALongSubjectBoundedAndJSONKeepsItWhole() async throws {
+        let long = String(repeating: "x", count: 400)
+        let leaf = pki.intermediate.leaf(long)
+        let chain = try dir.write("long.pem", leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let arguments = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
+        let text = await run(arguments)
+        #expect(text.status == 0, "\(text.out)\(text.err)")
+        #expect(text.out.contains("CN=" + String(repeating: "x", count: 157) + "…"), "\(text.out)")
+        #expect(!text.out.contains(String(repeating: "x", count: 158)))
+        let json = await run(arguments + ["--json"])
+        #expect(json.out.contains("CN=\(long),O=Transport Trust Tests"))
+    }
+
     @Test func untrustedChainExitsOneAndListsTheReasons() async throws {
         let (chain, root) = try files()
         let r = await run(["verify", chain, "--anchors", root, "--host", "mail.example.com", "--at", Self.at])

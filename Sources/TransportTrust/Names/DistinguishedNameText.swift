@@ -26,14 +26,8 @@ extension DistinguishedName {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// How a verdict quotes a name: at most 160 characters, and an empty name says that it is empty.
-    ///
-    /// Hostile subjects run to thousands of attributes; a verdict names them, it does not dump them.
-    var label: String {
-        let text = self.text
-        if text.isEmpty { return "'' (an empty name)" }
-        return text.count > 160 ? "'\(text.prefix(160))…'" : "'\(text)'"
-    }
+    /// How a verdict quotes this name (``NameDisplay/quoted(_:)``).
+    var label: String { NameDisplay.quoted(text) }
 
     private static func key(_ type: ASN1ObjectIdentifier) -> String {
         switch type {

@@ -100,7 +100,7 @@ public struct PinSet: Sendable, Hashable {
         s += ".\n  Peer certificate chain (as built):"
         for (i, fp) in chain.enumerated() {
             let role = i == 0 ? "leaf" : "CA"
-            s += "\n    \(fp.sha256Pin): \(fp.subject) [\(role)]"
+            s += "\n    \(fp.sha256Pin): \(NameDisplay.plain(fp.subject)) [\(role)]"
         }
         for (scope, pins) in groups {
             s += "\n  Pinned (\(scope.rawValue)):"
