@@ -51,12 +51,6 @@ final class Connection: Sendable {
 
     var isActive: Bool { channel.isActive }
 
-    /// Whether the last exchange left the connection fit for another request. Call on any thread.
-    func isReusable() async -> Bool {
-        let exchange = self.exchange
-        return (try? await channel.eventLoop.submit { exchange.value.reusable }.get()) ?? false
-    }
-
     func close() { channel.close(promise: nil) }
 
     // MARK: Opening
@@ -182,7 +176,7 @@ final class Connection: Sendable {
     /// The response head, and a future for the end of the body.
     struct Started: Sendable {
         var head: HTTPResponseHead
-        var end: EventLoopFuture<[UInt8]>
+        var end: EventLoopFuture<ExchangeEnd>
         var flag: TimeoutFlag
     }
 

@@ -20,6 +20,8 @@ actor ConnectionPool {
     func put(_ connection: Connection) {
         guard !closed, maximumPerKey > 0, connection.isActive else { return connection.close() }
         var list = idle[connection.key, default: []].filter(\.isActive)
+        // One connection twice in the list would be handed to two requests at once.
+        guard !list.contains(where: { $0 === connection }) else { return }
         guard list.count < maximumPerKey else { return connection.close() }
         list.append(connection)
         idle[connection.key] = list

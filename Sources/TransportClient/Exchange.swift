@@ -10,13 +10,20 @@ enum ExchangeFailure: Error, Sendable {
     case error(String, isTLS: Bool)
 }
 
+/// How a response ended: its body (empty when it was streamed), and whether the connection may carry another request.
+struct ExchangeEnd: Sendable {
+    var body: [UInt8]
+    var reusable: Bool
+}
+
 /// One request and where its response goes. Written to the channel as an outbound message.
 struct ExchangeRequest: Sendable {
     var head: HTTPRequestHead
     var body: [UInt8]?
     var headPromise: EventLoopPromise<HTTPResponseHead>
-    /// Completes with the buffered body (empty when streaming) once the response has ended.
-    var endPromise: EventLoopPromise<[UInt8]>
+    /// Completes once the response has ended. Reuse is decided here, on the event loop, so that the sender need
+    /// not come back to the loop to ask.
+    var endPromise: EventLoopPromise<ExchangeEnd>
     var limit: Int
     var stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// Set by the handler when it takes the request over; until then the sender owns the promises.
@@ -35,7 +42,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
     private var body: [UInt8] = []
     private var received = 0
     /// Whether the connection may carry another request.
-    private(set) var reusable = false
+    private var reusable = false
     private var context: ChannelHandlerContext?
     /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
     /// certificate just after the handshake), so that the next request can report it.
@@ -106,7 +113,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         case .end:
             current = nil
             request.stream?.finish()
-            request.endPromise.succeed(body)
+            request.endPromise.succeed(ExchangeEnd(body: body, reusable: reusable))
             body = []
         }
     }

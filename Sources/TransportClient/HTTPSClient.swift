@@ -60,12 +60,12 @@ public final class HTTPSClient: Sendable {
     /// (up to ``HTTPSClientConfiguration/maximumResponseBytes``).
     public func execute(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let outcome = try await perform(request, streaming: false)
-        let body: [UInt8]
-        do { body = try await outcome.started.end.get() } catch {
+        let end: ExchangeEnd
+        do { end = try await outcome.started.end.get() } catch {
             throw outcome.connection.mapExchangeError(error, flag: outcome.started.flag, phase: .response)
         }
-        await release(outcome.connection)
-        return HTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, body: body,
+        await release(outcome.connection, reusable: end.reusable)
+        return HTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, body: end.body,
                             url: outcome.url, redirects: outcome.redirects, connection: outcome.connection.report)
     }
 
@@ -79,8 +79,8 @@ public final class HTTPSClient: Sendable {
         let connection = outcome.connection
         let pool = self.pool
         outcome.started.end.whenComplete { result in
-            guard case .success = result else { return connection.close() }
-            Task { if await connection.isReusable() { await pool.put(connection) } else { connection.close() } }
+            guard case .success(let end) = result, end.reusable else { return connection.close() }
+            Task { await pool.put(connection) }
         }
         return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
                                      redirects: outcome.redirects, connection: connection.report, body: body)
@@ -157,22 +157,22 @@ public final class HTTPSClient: Sendable {
             if status == 401 {
                 let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
                 if !challenges.isEmpty {
-                    let body: [UInt8]
-                    do { body = try await started.end.get() } catch {
+                    let end: ExchangeEnd
+                    do { end = try await started.end.get() } catch {
                         throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
                     }
-                    let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: body, url: request.url,
+                    let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
                                                redirects: redirects, connection: connection.report)
                     if let answer = try await answer(challenges, failure: failure, request: request, target: target,
                                                      attempts: &attempts, rejected: &rejected) {
-                        await release(connection)
+                        await release(connection, reusable: end.reusable)
                         request.headers.replaceOrAdd(name: "authorization", value: answer.header)
                         pendingCredential = (answer.space, answer.credential)
                         continue
                     }
-                    // No credential: the 401 is the response, as URLSession returns it.
-                    let replay = try await replayed(body: body, started: started, streaming: streaming)
-                    await release(connection)
+                    // No credential: the 401 is the response, as URLSession returns it. Whoever reads the response
+                    // releases the connection, once: it was pooled twice here and went to two requests at a time.
+                    let replay = replayed(end, started: started, streaming: streaming)
                     return Final(started: replay.started, connection: connection, stream: replay.stream, url: request.url, redirects: redirects)
                 }
             }
@@ -181,27 +181,28 @@ public final class HTTPSClient: Sendable {
     }
 
     /// A 401 whose body was already read, presented as a final response.
-    private func replayed(body: [UInt8], started: Connection.Started, streaming: Bool) async throws(TransportError)
+    private func replayed(_ end: ExchangeEnd, started: Connection.Started, streaming: Bool)
         -> (started: Connection.Started, stream: AsyncThrowingStream<[UInt8], any Error>?) {
         let eventLoop = started.end.eventLoop
         var copy = started
-        copy.end = eventLoop.makeSucceededFuture(streaming ? [] : body)
+        copy.end = eventLoop.makeSucceededFuture(ExchangeEnd(body: streaming ? [] : end.body, reusable: end.reusable))
         guard streaming else { return (copy, nil) }
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        if !body.isEmpty { continuation.yield(body) }
+        if !end.body.isEmpty { continuation.yield(end.body) }
         continuation.finish()
         return (copy, stream)
     }
 
     private func drain(_ started: Connection.Started, _ connection: Connection) async throws(TransportError) {
-        do { _ = try await started.end.get() } catch {
+        let end: ExchangeEnd
+        do { end = try await started.end.get() } catch {
             throw connection.mapExchangeError(error, flag: started.flag, phase: .redirect)
         }
-        await release(connection)
+        await release(connection, reusable: end.reusable)
     }
 
-    private func release(_ connection: Connection) async {
-        if await connection.isReusable() { await pool.put(connection) } else { connection.close() }
+    private func release(_ connection: Connection, reusable: Bool) async {
+        if reusable { await pool.put(connection) } else { connection.close() }
     }
 
     // MARK: Targets and requirements

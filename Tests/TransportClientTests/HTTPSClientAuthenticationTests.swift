@@ -74,6 +74,20 @@ import X509
         #expect(error?.kind == .authenticationCancelled)
     }
 
+    @Test func anUnansweredChallengePoolsItsConnectionOnce() async throws {
+        let pki = ServerPKI()
+        let server = try await basicServer(pki)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors) { _ in }
+        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        #expect(response.statusCode == 401 && response.text == "no")
+        // Pooled twice, one connection would be handed to two concurrent requests, and the second would fail as busy.
+        #expect(await client.idleConnectionCount == 1)
+        async let first = client.execute(HTTPRequest(url: "https://\(host):\(server.port)/1"))
+        async let second = client.execute(HTTPRequest(url: "https://\(host):\(server.port)/2"))
+        #expect(try await [first.statusCode, second.statusCode] == [401, 401])
+    }
+
     @Test(arguments: ["MD5", "SHA-256", "MD5-sess", "SHA-256-sess"])
     func digestWithGoodAndBadPasswords(algorithm: String) async throws {
         let pki = ServerPKI()
