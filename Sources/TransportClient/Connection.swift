@@ -173,15 +173,24 @@ final class Connection: Sendable {
 
     // MARK: Exchanging
 
-    /// The response head, and a future for the end of the body.
+    /// The response head, and the end of the body: already there for a buffered response, a future for a streamed one.
     struct Started: Sendable {
         var head: HTTPResponseHead
         var end: EventLoopFuture<ExchangeEnd>
+        var ended: ExchangeEnd?
         var flag: TimeoutFlag
+
+        /// The end of the response. A future's `get()` off the event loop goes to the loop and back even when the
+        /// future has completed, so a buffered response does not ask again.
+        func finished() async throws -> ExchangeEnd {
+            if let ended { return ended }
+            return try await end.get()
+        }
     }
 
-    /// Sends a request and waits for the response head. The request deadline closes the connection when it
-    /// passes, whether the head or the body is still awaited.
+    /// Sends a request and waits for the response head, or for the whole response when it is buffered (no
+    /// `stream`): one wait instead of two. The request deadline closes the connection when it passes, whether the
+    /// head or the body is still awaited.
     func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
                stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
@@ -212,8 +221,12 @@ final class Connection: Sendable {
             request.stream?.finish(throwing: failure)
         }
         do {
+            guard stream != nil else {
+                let ended = try await request.endPromise.futureResult.get()
+                return Started(head: ended.head, end: request.endPromise.futureResult, ended: ended, flag: flag)
+            }
             let responseHead = try await request.headPromise.futureResult.get()
-            return Started(head: responseHead, end: request.endPromise.futureResult, flag: flag)
+            return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag)
         } catch {
             throw mapExchangeError(error, flag: flag, phase: .response)
         }

@@ -10,8 +10,10 @@ enum ExchangeFailure: Error, Sendable {
     case error(String, isTLS: Bool)
 }
 
-/// How a response ended: its body (empty when it was streamed), and whether the connection may carry another request.
+/// How a response ended: its head, its body (empty when it was streamed), and whether the connection may carry
+/// another request.
 struct ExchangeEnd: Sendable {
+    var head: HTTPResponseHead
     var body: [UInt8]
     var reusable: Bool
 }
@@ -38,7 +40,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     private var current: ExchangeRequest?
-    private var headDone = false
+    private var head: HTTPResponseHead?
     private var body: [UInt8] = []
     private var received = 0
     /// Whether the connection may carry another request.
@@ -81,7 +83,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             return
         }
         current = request
-        headDone = false
+        head = nil
         body = []
         received = 0
         reusable = false
@@ -97,7 +99,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             // 1xx interim responses are handled by the decoder; anything here is final.
-            headDone = true
+            self.head = head
             // A request that said `connection: close` ends the connection too, whatever the server answered.
             reusable = head.isKeepAlive && request.head.isKeepAlive
             request.headPromise.succeed(head)
@@ -111,9 +113,10 @@ final class ExchangeHandler: ChannelDuplexHandler {
                 body += buffer.readableBytesView
             }
         case .end:
+            guard let head else { return fail(.error("the response ended before its head", isTLS: false), context: context) }
             current = nil
             request.stream?.finish()
-            request.endPromise.succeed(ExchangeEnd(body: body, reusable: reusable))
+            request.endPromise.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
             body = []
         }
     }
@@ -136,7 +139,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             return
         }
         current = nil
-        if !headDone { request.headPromise.fail(failure) }
+        if head == nil { request.headPromise.fail(failure) }
         request.stream?.finish(throwing: failure)
         request.endPromise.fail(failure)
         context.close(promise: nil)

@@ -61,7 +61,7 @@ public final class HTTPSClient: Sendable {
     public func execute(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let outcome = try await perform(request, streaming: false)
         let end: ExchangeEnd
-        do { end = try await outcome.started.end.get() } catch {
+        do { end = try await outcome.started.finished() } catch {
             throw outcome.connection.mapExchangeError(error, flag: outcome.started.flag, phase: .response)
         }
         await release(outcome.connection, reusable: end.reusable)
@@ -158,7 +158,7 @@ public final class HTTPSClient: Sendable {
                 let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
                 if !challenges.isEmpty {
                     let end: ExchangeEnd
-                    do { end = try await started.end.get() } catch {
+                    do { end = try await started.finished() } catch {
                         throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
                     }
                     let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
@@ -185,7 +185,9 @@ public final class HTTPSClient: Sendable {
         -> (started: Connection.Started, stream: AsyncThrowingStream<[UInt8], any Error>?) {
         let eventLoop = started.end.eventLoop
         var copy = started
-        copy.end = eventLoop.makeSucceededFuture(ExchangeEnd(body: streaming ? [] : end.body, reusable: end.reusable))
+        let ended = ExchangeEnd(head: end.head, body: streaming ? [] : end.body, reusable: end.reusable)
+        copy.end = eventLoop.makeSucceededFuture(ended)
+        copy.ended = ended
         guard streaming else { return (copy, nil) }
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         if !end.body.isEmpty { continuation.yield(end.body) }
@@ -195,7 +197,7 @@ public final class HTTPSClient: Sendable {
 
     private func drain(_ started: Connection.Started, _ connection: Connection) async throws(TransportError) {
         let end: ExchangeEnd
-        do { end = try await started.end.get() } catch {
+        do { end = try await started.finished() } catch {
             throw connection.mapExchangeError(error, flag: started.flag, phase: .redirect)
         }
         await release(connection, reusable: end.reusable)
