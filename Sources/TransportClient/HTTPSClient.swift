@@ -163,8 +163,16 @@ public final class HTTPSClient: Sendable {
                     }
                     let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
                                                redirects: redirects, connection: connection.report)
-                    if let answer = try await answer(challenges, failure: failure, request: request, target: target,
-                                                     attempts: &attempts, rejected: &rejected) {
+                    let answered: Answer?
+                    do throws(TransportError) {
+                        answered = try await answer(challenges, failure: failure, request: request, target: target,
+                                                    attempts: &attempts, rejected: &rejected)
+                    } catch {
+                        // A cancelled challenge ends the request, not the connection, whose exchange is complete.
+                        await release(connection, reusable: end.reusable)
+                        throw error
+                    }
+                    if let answer = answered {
                         await release(connection, reusable: end.reusable)
                         request.headers.replaceOrAdd(name: "authorization", value: answer.header)
                         pendingCredential = (answer.space, answer.credential)

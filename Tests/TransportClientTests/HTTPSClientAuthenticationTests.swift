@@ -72,6 +72,7 @@ import X509
         } }
         let error = await transportError { try await cancelled.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
         #expect(error?.kind == .authenticationCancelled)
+        #expect(await cancelled.idleConnectionCount == 1, "the 401 exchange was complete, so its connection is kept, not left open outside the pool")
     }
 
     @Test func anUnansweredChallengePoolsItsConnectionOnce() async throws {
