@@ -61,10 +61,47 @@ public struct InputCertificate: Sendable, Hashable {
     /// use is kept, with ``parseFailure`` saying why, so that it can be named in a verdict.
     public init(der: [UInt8]) throws(CertificateInputError) {
         do {
-            storage = Storage(der: der, certificate: try Certificate(derEncoded: der), parseFailure: nil, fallback: nil)
+            let root = try DER.parse(der)
+            try Self.requireWholeBytes(root)
+            storage = Storage(der: der, certificate: try Certificate(derEncoded: root), parseFailure: nil, fallback: nil)
         } catch {
             storage = Storage(der: der, certificate: nil, parseFailure: "\(error)", fallback: try RawCertificate(der: der))
         }
+    }
+
+    /// Why a certificate whose signature or key is a BIT STRING with unused bits is refused.
+    struct UnusedBits: Error, CustomStringConvertible {
+        var field: String
+        var bits: Int
+        var description: String {
+            let fix = field == "signature" ? "send the certificate exactly as its CA issued it" : "the certificate must be reissued"
+            return "its \(field) is a BIT STRING with \(bits) unused bit\(bits == 1 ? "" : "s"), which DER does not allow here; \(fix)"
+        }
+    }
+
+    /// swift-certificates ignores the unused-bits count of the signature and of subjectPublicKey. Anyone can
+    /// change it in the signature, which no signature covers, and so make a second encoding of a valid certificate.
+    private static func requireWholeBytes(_ root: ASN1Node) throws {
+        guard case .constructed(let top) = root.content else { return }
+        var parts = top.makeIterator()
+        guard let tbs = parts.next(), parts.next() != nil, let signature = parts.next() else { return }
+        try requireWholeBytes(signature, field: "signature")
+        guard case .constructed(let fields) = tbs.content else { return }
+        // version [0] is optional; subjectPublicKeyInfo follows serial, signature, issuer, validity and subject.
+        var field = fields.makeIterator()
+        var next = field.next()
+        if next?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { next = field.next() }
+        for _ in 0..<5 { next = field.next() }
+        guard let spkiNode = next, case .constructed(let spki) = spkiNode.content else { return }
+        var spkiParts = spki.makeIterator()
+        guard spkiParts.next() != nil, let key = spkiParts.next() else { return }
+        try requireWholeBytes(key, field: "subjectPublicKey")
+    }
+
+    private static func requireWholeBytes(_ node: ASN1Node, field: String) throws {
+        guard node.identifier == .bitString, case .primitive(let content) = node.content,
+              let unused = content.first, unused != 0 else { return }
+        throw UnusedBits(field: field, bits: Int(unused))
     }
 
     public init(_ certificate: Certificate) throws(CertificateInputError) {

@@ -1,0 +1,82 @@
+import TestSupport
+import SwiftASN1
+import Testing
+import X509
+
+@testable import TransportTrust
+
+/// What `InputCertificate` refuses beyond swift-certificates' own parse.
+@Suite struct InputCertificateTests {
+    /// The DER offset of a BIT STRING's unused-bits octet.
+    static func unusedBitsOffset(of node: ASN1Node) throws -> Int {
+        guard case .primitive(let content) = node.content else { throw ASN1Error.invalidASN1Object(reason: "not primitive") }
+        return content.startIndex
+    }
+
+    static func children(_ node: ASN1Node) throws -> [ASN1Node] {
+        guard case .constructed(let nodes) = node.content else { throw ASN1Error.invalidASN1Object(reason: "not constructed") }
+        return Array(nodes)
+    }
+
+    /// A leaf whose DER ends in a zero bit, so that one unused bit in its signature is still valid DER: the change
+    /// is then only the count, which is what swift-certificates does not read.
+    static func leafEndingInAZeroBit(_ pki: (root: TestCert, intermediate: TestCert, leaf: TestCert), _ last: (TestCert) throws -> UInt8) throws -> TestCert {
+        for _ in 0..<64 {
+            let leaf = pki.intermediate.leaf()
+            if try last(leaf) & 1 == 0 { return leaf }
+        }
+        throw ASN1Error.invalidASN1Object(reason: "64 leaves in a row ended in a one bit")
+    }
+
+    @Test func aSignatureWithUnusedBitsIsRefusedThoughItStillVerifies() async throws {
+        let pki = PKI.chain()
+        let leaf = try Self.leafEndingInAZeroBit(pki) { try #require($0.der.last) }
+        var der = leaf.der
+        der[try Self.unusedBitsOffset(of: try Self.children(try DER.parse(der))[2])] = 1
+        // The gap: swift-certificates reads the changed certificate as the original, signature and all.
+        let parsed = try Certificate(derEncoded: der)
+        #expect(parsed.signature == leaf.certificate.signature && parsed.tbsCertificateBytes == leaf.certificate.tbsCertificateBytes)
+        #expect(pki.intermediate.certificate.publicKey.isValidSignature(parsed.signature, for: parsed))
+
+        let input = try InputCertificate(der: der)
+        #expect(input.certificate == nil)
+        #expect(input.parseFailure?.contains("its signature is a BIT STRING with 1 unused bit,") == true, "\(input.parseFailure ?? "")")
+
+        let verdict = await PKI.evaluate(ServerTrust(chain: [input, pki.intermediate.input], anchors: PKI.anchors(pki.root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(!verdict.isTrusted)
+        #expect(verdict.codes == [.malformedCertificate])
+        #expect(verdict.failures.first?.certificate == 0)
+        #expect(verdict.failures.first?.message.contains("send the certificate exactly as its CA issued it") == true, "\(verdict.failures)")
+
+        let original = await PKI.evaluate(ServerTrust(chain: [leaf.input, pki.intermediate.input], anchors: PKI.anchors(pki.root),
+                                                      policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(original.isTrusted)
+    }
+
+    @Test func aPublicKeyWithUnusedBitsIsRefusedEvenWhenItsCASignedIt() throws {
+        let pki = PKI.chain()
+        let spkiKey = { (leaf: TestCert) throws -> ASN1Node in
+            let tbs = try Self.children(try Self.children(try DER.parse(leaf.der))[0])
+            return try Self.children(tbs[6])[1]   // [0] version, serial, signature, issuer, validity, subject, SPKI
+        }
+        let leaf = try Self.leafEndingInAZeroBit(pki) { try #require(spkiKey($0).encodedBytes.last) }
+        let parts = try Self.children(try DER.parse(leaf.der))
+        var tbs = Array(parts[0].encodedBytes)
+        tbs[try Self.unusedBitsOffset(of: spkiKey(leaf)) - parts[0].encodedBytes.startIndex] = 1
+        let signature = try pki.intermediate.key.sign(tbs).signature
+        var serializer = DER.Serializer()
+        try serializer.appendConstructedNode(identifier: .sequence) { coder in
+            coder.serializeRawBytes(tbs)
+            coder.serializeRawBytes(parts[1].encodedBytes)
+            try coder.serialize(ASN1BitString(bytes: signature[...]))
+        }
+        let der = serializer.serializedBytes
+        #expect(try Certificate(derEncoded: der).publicKey == leaf.certificate.publicKey, "the gap: the count is not read")
+
+        let input = try InputCertificate(der: der)
+        #expect(input.certificate == nil)
+        #expect(input.parseFailure?.contains("its subjectPublicKey is a BIT STRING with 1 unused bit,") == true, "\(input.parseFailure ?? "")")
+        #expect(input.parseFailure?.contains("the certificate must be reissued") == true)
+    }
+}
