@@ -238,20 +238,47 @@ import Testing
         }
     }
 
-    /// 100 arrays each holding the next: deeper than the limit, refused before Foundation recurses.
-    @Test func deepBinaryNestingIsRefused() {
-        let n = 100
+    /// A binary plist from objects written in order (1-byte references, 2-byte offsets), the first at the top.
+    func binaryPlist(_ objects: [[UInt8]]) -> Data {
         var bytes = Array("bplist00".utf8)
         var offsets: [Int] = []
-        for i in 0..<n {
+        for object in objects {
             offsets.append(bytes.count)
-            bytes += i == n - 1 ? [0xA0] : [0xA1, UInt8(i + 1)]
+            bytes += object
         }
         let table = bytes.count
         for o in offsets { bytes += [UInt8(o >> 8), UInt8(o & 0xFF)] }
-        bytes += [0, 0, 0, 0, 0, 0, 2, 1] + be64(UInt64(n)) + be64(0) + be64(UInt64(table))
+        bytes += [0, 0, 0, 0, 0, 0, 2, 1]
+        bytes += be64(UInt64(objects.count))
+        bytes += be64(0)
+        bytes += be64(UInt64(table))
+        return Data(bytes)
+    }
+
+    /// `{"k": set{"x"}}`: Foundation's reader on Linux dies on it (SIGSEGV), so it must never get there.
+    @Test func aBinarySetIsRefusedBeforeFoundationReadsIt() {
+        let ascii = { (s: String) -> [UInt8] in [0x50 | UInt8(s.utf8.count)] + Array(s.utf8) }
+        let data = binaryPlist([[0xD1, 1, 2], ascii("k"), [0xC1, 3], ascii("x")])
+        #expect(throws: PropertyListError.corruptBinary(reason: "object 2 at byte 13 is a set; property lists have no sets")) {
+            try PropertyListReader().read(data)
+        }
+    }
+
+    /// Foundation reports a non-string key in a binary dictionary as "Unexpected character b at line 1".
+    @Test(arguments: [[UInt8]([0xA0]), [0xD0], [0x10, 5]])
+    func aBinaryDictionaryKeyThatIsNotAStringIsNamed(key: [UInt8]) {
+        let data = binaryPlist([[0xD1, 1, 2], key, [0x51, 0x79]])
+        #expect(throws: PropertyListError.corruptBinary(reason: "dictionary object 0 at byte 8 has a key (object 1) that is not a string")) {
+            try PropertyListReader().read(data)
+        }
+    }
+
+    /// 100 arrays each holding the next: deeper than the limit, refused before Foundation recurses.
+    @Test func deepBinaryNestingIsRefused() {
+        let n = 100
+        let data = binaryPlist((0..<n).map { i in i == n - 1 ? [0xA0] : [0xA1, UInt8(i + 1)] })
         #expect(throws: PropertyListError.tooDeep(limit: PropertyListReader.maximumDepth, location: nil)) {
-            try PropertyListReader().read(Data(bytes))
+            try PropertyListReader().read(data)
         }
     }
 

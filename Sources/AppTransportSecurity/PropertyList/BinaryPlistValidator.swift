@@ -46,7 +46,10 @@ struct BinaryPlistValidator {
             let o = offsets[object]
             let marker = bytes[o]
             let kind = marker >> 4
-            guard kind == 0xA || kind == 0xC || kind == 0xD else { return [] }
+            // The format has a set marker, but property lists hold no sets, and Foundation's reader on Linux
+            // crashes (SIGSEGV) on a set with members.
+            if kind == 0xC { throw .corruptBinary(reason: "object \(object) at byte \(o) is a set; property lists have no sets") }
+            guard kind == 0xA || kind == 0xD else { return [] }
             var count = Int(marker & 0x0F)
             var p = o + 1
             if count == 0x0F {
@@ -65,6 +68,10 @@ struct BinaryPlistValidator {
             for k in 0..<refs {
                 let r = readInt(at: p + k * refSize, size: refSize)
                 guard r < objectCount else { throw .corruptBinary(reason: "object \(object) refers to object \(r), but there are \(objectCount)") }
+                // Keys come first in a dictionary. Foundation misreports any other key as an XML syntax error.
+                if kind == 0xD, k < count, ![0x5, 0x6].contains(bytes[offsets[r]] >> 4) {
+                    throw .corruptBinary(reason: "dictionary object \(object) at byte \(o) has a key (object \(r)) that is not a string")
+                }
                 out.append(r)
             }
             return out
