@@ -118,4 +118,25 @@ import Testing
         #expect(config.entry(for: "api.example.com")?.pinSet.pins == [a, b])
         #expect(config.entry(for: "api.example.com")?.pinSet.expirationDate == PinDates.parseDay("2031-02-03"))
     }
+
+    /// Foundation's XMLParser on Linux traps on an element name or processing instruction that is not UTF-8, which
+    /// would kill the process; the file is refused first, with the line of the bad byte.
+    @Test(arguments: [Array("<domain-config".utf8) + [0xEB], Array("<?xml-".utf8) + [0xC3, 0x28] + Array("?>".utf8)])
+    func androidXMLThatIsNotUTF8IsRefusedBeforeTheParser(bad: [UInt8]) throws {
+        let head = Array("<?xml version=\"1.0\"?>\n<network-security-config>\n".utf8)
+        let tail = Array(">\n<domain>example.com</domain>\n</domain-config>\n</network-security-config>\n".utf8)
+        #expect {
+            _ = try PinConfigurationFormat.read(head + bad + tail, source: "nsc.xml", format: .android)
+        } throws: { error in
+            guard let error = error as? PinConfigurationError else { return false }
+            return error.code == .malformedDocument && error.line == 3 && error.description.contains("is not valid UTF-8")
+        }
+    }
+
+    @Test func firstInvalidUTF8FindsTheByte() {
+        #expect(AndroidPinFormat.firstInvalidUTF8(Array("ok é ✓ 𝄞".utf8)) == nil)
+        #expect(AndroidPinFormat.firstInvalidUTF8(Array("ab".utf8) + [0xFF]) == 2)
+        #expect(AndroidPinFormat.firstInvalidUTF8(Array("é".utf8) + [0xE2, 0x82]) == 2, "a truncated sequence")
+        #expect(AndroidPinFormat.firstInvalidUTF8([0xED, 0xA0, 0x80]) == 0, "an encoded surrogate")
+    }
 }

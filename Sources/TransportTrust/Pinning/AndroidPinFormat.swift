@@ -7,6 +7,13 @@ import FoundationXML
 /// `<pin-set expiration>` of `<pin digest="SHA-256">`. Nested domain-configs inherit their parent's pin-set.
 enum AndroidPinFormat {
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        // Foundation's XMLParser on Linux traps (SIGILL) on element names and processing instructions that are
+        // not UTF-8, so such a file never reaches it.
+        if let bad = firstInvalidUTF8(bytes) {
+            let line = bytes[..<bad].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw PinConfigurationError(.malformedDocument, source: source, line: line, "byte \(bad) is not valid UTF-8",
+                fix: "Save the file as UTF-8, as Android reads it")
+        }
         let delegate = Reader(source: source)
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = delegate
@@ -22,6 +29,20 @@ enum AndroidPinFormat {
                 fix: "Put the <domain-config> elements inside <network-security-config>")
         }
         return (PinConfiguration(delegate.hosts), delegate.warnings)
+    }
+
+    /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil when all of them do.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var decoder = UTF8()
+        var input = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&input) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     final class Reader: NSObject, XMLParserDelegate {
