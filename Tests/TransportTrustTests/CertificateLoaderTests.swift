@@ -40,12 +40,34 @@ import X509
     @Test func garbagePEMNamesTheBlockAndLine() {
         let text = leaf.pem + "\n-----BEGIN CERTIFICATE-----\n!!!! this is not base64 ????\n-----END CERTIFICATE-----\n"
         let beginLine = text.components(separatedBy: "\n").firstIndex(of: "!!!! this is not base64 ????")!
-        #expect(throws: CertificateInputError.badPEMBlock(source: "bad.pem", block: 1, line: beginLine, reason: "its base64 does not decode")) {
+        #expect(throws: CertificateInputError.badPEMBlock(source: "bad.pem", block: 1, line: beginLine + 1, reason: "it holds '!', which is not base64")) {
             try CertificateLoader.certificates(from: Array(text.utf8), source: "bad.pem")
+        }
+        // Base64 characters that do not make whole base64 (no padding) are named by the block's BEGIN line.
+        let unpadded = leaf.pem + "\n-----BEGIN CERTIFICATE-----\nQUJDRA\n-----END CERTIFICATE-----\n"
+        #expect(throws: CertificateInputError.badPEMBlock(source: "bad.pem", block: 1, line: beginLine, reason: "its base64 does not decode")) {
+            try CertificateLoader.certificates(from: Array(unpadded.utf8), source: "bad.pem")
         }
         let message = CertificateInputError.badPEMBlock(source: "bad.pem", block: 1, line: beginLine, reason: "its base64 does not decode").description
         #expect(message.contains("bad.pem:\(beginLine): PEM block 2"))
         #expect(message.contains("Re-export it, or remove the block"))
+    }
+
+    /// A stray character in a certificate's base64 is damage: it is named with its line, not skipped.
+    @Test func aStrayCharacterInsideTheBase64IsNamedWithItsLine() {
+        var lines = leaf.pem.components(separatedBy: "\n")
+        lines[3].insert("<", at: lines[3].index(lines[3].startIndex, offsetBy: 10))
+        #expect(throws: CertificateInputError.badPEMBlock(source: "chain.pem", block: 0, line: 4, reason: "it holds '<', which is not base64")) {
+            try CertificateLoader.certificates(from: Array(lines.joined(separator: "\n").utf8), source: "chain.pem")
+        }
+        var control = leaf.pem.components(separatedBy: "\n")
+        control[3] = "  " + control[3] + " \r"
+        #expect(throws: Never.self, "blanks around and inside a line are not damage") {
+            try CertificateLoader.certificates(from: Array(control.joined(separator: "\n").utf8), source: "chain.pem")
+        }
+        #expect(throws: CertificateInputError.badPEMBlock(source: "chain.pem", block: 0, line: 2, reason: "it holds a non-ASCII character, which is not base64")) {
+            try CertificateLoader.certificates(from: Array(leaf.pem.utf8).prefix(28) + [0xFF] + Array(leaf.pem.utf8).dropFirst(28), source: "chain.pem")
+        }
     }
 
     @Test func validBase64ThatIsNotACertificateIsABadBlock() {

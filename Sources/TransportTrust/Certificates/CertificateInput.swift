@@ -133,6 +133,13 @@ public struct InputCertificate: Sendable, Hashable {
 public enum CertificateLoader {
     private static let begin = Array("-----BEGIN ".utf8), end = Array("-----END ".utf8), dashes = Array("-----".utf8)
     private static let procType = Array("Proc-Type".utf8), dekInfo = Array("DEK-Info".utf8)
+    /// The base64 alphabet, '=' and the blanks a line may carry.
+    @inline(__always) private static func isBase64(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2B, 0x2F, 0x3D, 0x20, 0x09, 0x0D: return true
+        default: return false
+        }
+    }
 
     /// ASCII whitespace (and the CR of CRLF) trimmed off both ends.
     static func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
@@ -172,6 +179,7 @@ public enum CertificateLoader {
         var block: [UInt8] = []
         var blockLabel: String?
         var blockStart = 0
+        var notBase64: (line: Int, byte: UInt8)?
         var index = 0
         let lines = Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (n, raw) in lines.enumerated() {
@@ -180,11 +188,18 @@ public enum CertificateLoader {
                 blockLabel = String(decoding: line.dropFirst(begin.count).dropLast(dashes.count), as: UTF8.self)
                 block = []
                 blockStart = n + 1
+                notBase64 = nil
             } else if line.starts(with: end), let label = blockLabel {
                 blockLabel = nil
                 defer { index += 1 }
                 // Keys, CRLs and the like may sit beside certificates; they are not ours to read here.
                 guard label == "CERTIFICATE" || label == "TRUSTED CERTIFICATE" || label == "X509 CERTIFICATE" else { continue }
+                // A character outside base64 is damage, not decoration: OpenSSL and Go refuse the block too.
+                if let (line, byte) = notBase64 {
+                    let shown = byte >= 0x80 ? "a non-ASCII character"
+                        : byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "the control byte 0x%02X", byte)
+                    throw .badPEMBlock(source: source, block: index, line: line, reason: "it holds \(shown), which is not base64")
+                }
                 guard let der = Data(base64Encoded: Data(block), options: .ignoreUnknownCharacters), !der.isEmpty else {
                     throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "its base64 does not decode")
                 }
@@ -194,6 +209,7 @@ public enum CertificateLoader {
                     throw .badPEMBlock(source: source, block: index, line: blockStart, reason: reason)
                 }
             } else if blockLabel != nil, !line.starts(with: procType), !line.starts(with: dekInfo) {
+                if notBase64 == nil, let bad = line.first(where: { !isBase64($0) }) { notBase64 = (n + 1, bad) }
                 block.append(contentsOf: line)
             }
         }
