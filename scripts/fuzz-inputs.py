@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Mutation run over the inputs people hand to `ats`: Info.plists (XML and binary) through `ats audit`, pin
 configurations (every format `ats pins --format` writes) through `ats pins --pin-file`, and PEM chains through
-`ats verify`. Every run must end with exit status 0, 1 or 2 within the time limit: a crash or a hang fails.
+`ats verify`. Every run must end with exit status 0, 1 or 2 within the time limit: a crash or a hang fails. A
+changed PEM chain must not be trusted unless its certificates decode to the original ones.
 
 The seeds are the files in Examples/ and what `ats pins` generates from them. Mutations: random bytes, special
 bytes and markup, truncation, deleted and repeated runs. Each failing input is kept in the work folder.
@@ -9,7 +10,7 @@ bytes and markup, truncation, deleted and repeated runs. Each failing input is k
     scripts/fuzz-inputs.py ATS [--seed N] [--runs N] [--kinds plist,pins,pem] [--work DIR]
 Exit status: 0 clean, 1 a crash or a hang, 2 usage.
 """
-import argparse, glob, os, plistlib, random, subprocess, sys, tempfile
+import argparse, base64, glob, os, plistlib, random, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "Examples")
@@ -69,6 +70,18 @@ def seeds(ats, kind):
         return [f.read()]
 
 
+def pem_blocks(data):
+    """The DER of each certificate block, decoded strictly; a block that does not decode stands for itself."""
+    out = []
+    for m in re.finditer(rb"-----BEGIN CERTIFICATE-----(.*?)-----END CERTIFICATE-----", data, re.S):
+        body = re.sub(rb"[ \t\r\n]+", b"", m.group(1))
+        try:
+            out.append(base64.b64decode(body, validate=True))
+        except ValueError:
+            out.append(b"undecodable:" + body)
+    return out
+
+
 def command(ats, kind, path):
     if kind == "plist":
         return [ats, "audit", path, "--format", "json"]
@@ -108,15 +121,18 @@ def main():
             except subprocess.TimeoutExpired:
                 status = "hang"
             statuses[status] = statuses.get(status, 0) + 1
+            # A chain whose certificates changed must never be trusted.
+            if kind == "pem" and status == 0 and not set(pem_blocks(data)) <= set(pem_blocks(pool[0])):
+                status = "trusted a changed chain"
             if status not in (0, 1, 2):
                 failures += 1
                 kept = os.path.join(work, f"{kind}-{n}-{status}")
                 with open(kept, "wb") as f:
                     f.write(data)
-                detail = "" if status == "hang" else done.stderr.decode(errors="replace").strip().splitlines()[:1]
-                print(f"  {kind} run {n}: {'hang' if status == 'hang' else f'exit {status}'} {detail} (input kept as {kept})")
+                detail = "" if isinstance(status, str) else done.stderr.decode(errors="replace").strip().splitlines()[:1]
+                print(f"  {kind} run {n}: {status if isinstance(status, str) else f'exit {status}'} {detail} (input kept as {kept})")
         print(f"fuzz-inputs: {kind}, seed {args.seed}, {args.runs} runs: " +
-              ", ".join(f"{k if k == 'hang' else f'exit {k}'} × {v}" for k, v in sorted(statuses.items(), key=str)))
+              ", ".join(f"{k if isinstance(k, str) else f'exit {k}'} × {v}" for k, v in sorted(statuses.items(), key=str)))
     sys.exit(1 if failures else 0)
 
 

@@ -70,6 +70,25 @@ import X509
         }
     }
 
+    @Test func aBlockCutOffByTheNextBEGINIsRefused() {
+        let lines = leaf.pem.components(separatedBy: "\n")
+        let text = lines[0...2].joined(separator: "\n") + "\n" + leaf.pem + intermediate.pem
+        #expect(throws: CertificateInputError.badPEMBlock(source: "chain.pem", block: 0, line: 1, reason: "it has no END line before the BEGIN line on line 4")) {
+            try CertificateLoader.certificates(from: Array(text.utf8), source: "chain.pem")
+        }
+    }
+
+    @Test(arguments: ["-----END CERTIFICATE&-----", "-----END CERTIFICATE-xyz", "-----END PRIVATE KEY-----"])
+    func aDamagedENDLineIsNotAnEnd(endLine: String) {
+        var lines = leaf.pem.components(separatedBy: "\n")
+        let at = lines.firstIndex(of: "-----END CERTIFICATE-----") ?? 0
+        lines[at] = endLine
+        #expect(throws: CertificateInputError.badPEMBlock(source: "chain.pem", block: 0, line: at + 1,
+                                                         reason: "its END line is '\(endLine)', not '-----END CERTIFICATE-----'")) {
+            try CertificateLoader.certificates(from: Array(lines.joined(separator: "\n").utf8), source: "chain.pem")
+        }
+    }
+
     @Test func validBase64ThatIsNotACertificateIsABadBlock() {
         let text = "-----BEGIN CERTIFICATE-----\n" + Data("hello, world".utf8).base64EncodedString() + "\n-----END CERTIFICATE-----\n"
         do {

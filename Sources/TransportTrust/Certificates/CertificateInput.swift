@@ -185,11 +185,20 @@ public enum CertificateLoader {
         for (n, raw) in lines.enumerated() {
             let line = trimmed(raw)
             if line.starts(with: begin) && line.reversed().starts(with: dashes) && line.count >= begin.count + dashes.count {
+                // The block before was cut off: its lines are not to be dropped in silence.
+                if blockLabel != nil {
+                    throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "it has no END line before the BEGIN line on line \(n + 1)")
+                }
                 blockLabel = String(decoding: line.dropFirst(begin.count).dropLast(dashes.count), as: UTF8.self)
                 block = []
                 blockStart = n + 1
                 notBase64 = nil
             } else if line.starts(with: end), let label = blockLabel {
+                // OpenSSL wants the BEGIN line's label back, between dashes; a damaged END line is not an end.
+                guard line.elementsEqual(end + Array(label.utf8) + dashes) else {
+                    let shown = String(decoding: line.prefix(80), as: UTF8.self)
+                    throw .badPEMBlock(source: source, block: index, line: n + 1, reason: "its END line is '\(shown)', not '-----END \(label)-----'")
+                }
                 blockLabel = nil
                 defer { index += 1 }
                 // Keys, CRLs and the like may sit beside certificates; they are not ours to read here.
