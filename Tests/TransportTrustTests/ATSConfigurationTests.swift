@@ -1,6 +1,7 @@
 import TestSupport
 import Foundation
 import Testing
+import ZIPFoundation
 
 @testable import AppTransportSecurity
 
@@ -331,6 +332,47 @@ import Testing
         #expect(sources[1].role == .appExtension)
         #expect(sources[1].configuration.allowsLocalNetworking?.value == true)
         #expect(sources[1].displayName.hasSuffix("App.ipa › Payload/Demo.app/PlugIns/Widget.appex/Info.plist"))
+    }
+
+    /// A deflate stream that never ends inside its member: a stored block that claims 65,535 bytes. ZIPFoundation's
+    /// own inflate read on to the end of the file and then looped on empty reads for ever.
+    @Test(.timeLimit(.minutes(1)))
+    func aDeflateStreamThatDoesNotEndInsideItsMemberIsAnError() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>").utf8)
+        let ipa = try ATSFixture.ipa([("Payload/Demo.app/Info.plist", plist), ("Payload/Demo.app/Assets.car", Data(repeating: 7, count: 1000))], in: dir)
+        let entry = try #require(try Archive(url: ipa, accessMode: .read)["Payload/Demo.app/Info.plist"])
+        let offset = try #require(ZIPEntryLayout.dataOffset(of: entry))
+        var bytes = try Data(contentsOf: ipa)
+        bytes.replaceSubrange(Int(offset)..<Int(offset) + 5, with: [0x00, 0xFF, 0xFF, 0x00, 0x00])
+        try bytes.write(to: ipa)
+        #expect {
+            try ConfigurationLoader().load(path: ipa.path)
+        } throws: { error in
+            "\(error)".contains("Payload/Demo.app/Info.plist: its deflate stream does not end within its")
+        }
+    }
+
+    @Test func aDeflatedMemberIsReadFromItsOwnBytesAndChecked() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>").utf8)
+        let ipa = try ATSFixture.ipa([("Payload/Demo.app/Info.plist", plist)], in: dir)
+        let entry = try #require(try Archive(url: ipa, accessMode: .read)["Payload/Demo.app/Info.plist"])
+        #expect(entry.isCompressed)
+        let offset = try #require(ZIPEntryLayout.dataOffset(of: entry))
+        let bytes = try Data(contentsOf: ipa)
+        // The local header sits right before the name and the data: its signature proves the offset.
+        let header = Int(offset) - 30 - "Payload/Demo.app/Info.plist".utf8.count
+        #expect(Array(bytes[header..<header + 4]) == [0x50, 0x4B, 0x03, 0x04])
+        #expect(try ConfigurationLoader().load(path: ipa.path).first?.configuration.allowsArbitraryLoads?.value == true)
+
+        // One flipped bit in the last compressed byte still inflates, but not to the bytes that were stored.
+        var damaged = bytes
+        damaged[Int(offset) + Int(entry.compressedSize) - 1] ^= 0x01
+        try damaged.write(to: ipa)
+        #expect(throws: (any Error).self) { try ConfigurationLoader().load(path: ipa.path) }
     }
 
     @Test func ipaWithoutAnAppIsAnError() throws {

@@ -19,9 +19,12 @@ struct IPAReader {
         }
         guard members.contains(where: { $0.role == .app }) else { throw .noAppInArchive(path: path) }
         members.sort { ($0.role == .app ? 0 : 1, $0.path) < ($1.role == .app ? 0 : 1, $1.path) }
+        // Deflated members are read from this handle (see `inflate`), opened once for all of them.
+        guard let file = FileHandle(forReadingAtPath: path) else { throw .badArchive(path: path, reason: "it cannot be opened for reading") }
+        defer { try? file.close() }
         var out: [ConfigurationSource] = []
         for member in members {
-            let data = try extract(member.entry, from: archive)
+            let data = try extract(member.entry, from: archive, file: file)
             out.append(try ConfigurationLoader().source(data: data, inputPath: path, memberPath: member.path, role: member.role))
         }
         return out
@@ -36,16 +39,21 @@ struct IPAReader {
         return nil
     }
 
-    private func extract(_ entry: Entry, from archive: Archive) throws(ATSConfigurationError) -> Data {
+    private func extract(_ entry: Entry, from archive: Archive, file: FileHandle) throws(ATSConfigurationError) -> Data {
         let limit = PropertyListReader.maximumSize
         guard entry.uncompressedSize <= UInt64(limit) else {
             throw .propertyList(path: "\(path) › \(entry.path)", .tooLarge(bytes: Int(clamping: entry.uncompressedSize), limit: limit))
         }
         var data = Data()
         do {
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+            let consume: Consumer = { chunk in
                 data.append(chunk)
                 if data.count > limit { throw PropertyListError.tooLarge(bytes: data.count, limit: limit) }
+            }
+            if entry.isCompressed {
+                try inflate(entry, from: file, consumer: consume)
+            } else {
+                _ = try archive.extract(entry, skipCRC32: false, consumer: consume)
             }
         } catch let error as PropertyListError {
             throw .propertyList(path: "\(path) › \(entry.path)", error)
@@ -53,5 +61,74 @@ struct IPAReader {
             throw .badArchive(path: path, reason: "\(entry.path): \(error)")
         }
         return data
+    }
+
+    /// Why a deflated member could not be read.
+    struct InflateError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Inflates a deflated member from exactly its own compressed bytes.
+    ///
+    /// ZIPFoundation's own inflate (0.9.20, Linux) reads on past the member to the end of the file, and when damaged
+    /// data never ends the deflate stream it then loops forever on empty reads. It also tells zlib every chunk is
+    /// full, so zlib reads the unfilled end of the buffer. Here the compressed bytes are read at the member's data
+    /// offset, handed over in full chunks padded with zeros (which end or break any stream), and then no more.
+    private func inflate(_ entry: Entry, from file: FileHandle, consumer: Consumer) throws {
+        guard let offset = ZIPEntryLayout.dataOffset(of: entry) else {
+            throw InflateError(description: "its place in the archive cannot be read")
+        }
+        let end = try file.seekToEnd()
+        let size = entry.compressedSize
+        guard offset >= 4, offset <= end, size <= end - offset else {
+            throw InflateError(description: "it claims \(size) compressed bytes at byte \(offset), past the end of the \(end)-byte file")
+        }
+        try file.seek(toOffset: offset)
+        let compressed = Array(try file.read(upToCount: Int(size)) ?? Data())
+        guard compressed.count == Int(size) else { throw InflateError(description: "its data is cut short") }
+
+        var served = 0
+        var padded = false
+        let checksum = try Data.decompress(size: Int64(size), bufferSize: 16 * 1024, skipCRC32: false, provider: { _, chunkSize in
+            guard served < compressed.count || !padded else {
+                throw InflateError(description: "its deflate stream does not end within its \(size) compressed bytes")
+            }
+            let real = compressed[served..<min(compressed.count, served + chunkSize)]
+            served += real.count
+            if served == compressed.count { padded = true }
+            return Data(real) + Data(count: chunkSize - real.count)
+        }, consumer: consumer)
+        guard checksum == entry.checksum else {
+            throw InflateError(description: "it fails its CRC-32 check")
+        }
+    }
+}
+
+/// Where a member's data starts, read from the headers ZIPFoundation has already parsed.
+///
+/// ZIPFoundation keeps `Entry.dataOffset` internal, so its stored header fields are read by reflection. Any
+/// change in those fields makes this return nil, and the member is refused rather than read from a guessed offset.
+enum ZIPEntryLayout {
+    static func dataOffset(of entry: Entry) -> UInt64? {
+        let entryMirror = Mirror(reflecting: entry)
+        guard let central = child(entryMirror, "centralDirectoryStructure"), let local = child(entryMirror, "localFileHeader"),
+              let nameLength = child(Mirror(reflecting: local), "fileNameLength") as? UInt16,
+              let extraLength = child(Mirror(reflecting: local), "extraFieldLength") as? UInt16,
+              let offset32 = child(Mirror(reflecting: central), "relativeOffsetOfLocalHeader") as? UInt32 else { return nil }
+        var offset = UInt64(offset32)
+        if offset32 == UInt32.max {
+            // ZIP64: the offset is in the central directory's extended-information extra field.
+            guard let fields = child(Mirror(reflecting: central), "extraFields"),
+                  let zip64 = Mirror(reflecting: fields).descendant("some")
+                    .flatMap({ Mirror(reflecting: $0).children.lazy.compactMap { child(Mirror(reflecting: $0.value), "relativeOffsetOfLocalHeader") as? UInt64 }.first })
+            else { return nil }
+            offset = zip64
+        }
+        let (start, overflow) = offset.addingReportingOverflow(30 + UInt64(nameLength) + UInt64(extraLength))
+        return overflow ? nil : start
+    }
+
+    private static func child(_ mirror: Mirror, _ label: String) -> Any? {
+        mirror.children.first { $0.label == label }?.value
     }
 }
