@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation run over the inputs people hand to `ats`: Info.plists (XML and binary) through `ats audit`, pin
+"""Mutation run over the inputs people hand to `ats`: Info.plists (XML and binary) and .ipa archives through `ats audit`, pin
 configurations (every format `ats pins --format` writes) through `ats pins --pin-file`, and PEM chains through
 `ats verify`. Every run must end with exit status 0, 1 or 2 within the time limit: a crash or a hang fails. A
 changed PEM chain must not be trusted unless its certificates decode to the original ones.
@@ -7,10 +7,10 @@ changed PEM chain must not be trusted unless its certificates decode to the orig
 The seeds are the files in Examples/ and what `ats pins` generates from them. Mutations: random bytes, special
 bytes and markup, truncation, deleted and repeated runs. Each failing input is kept in the work folder.
 
-    scripts/fuzz-inputs.py ATS [--seed N] [--runs N] [--kinds plist,pins,pem] [--work DIR]
+    scripts/fuzz-inputs.py ATS [--seed N] [--runs N] [--kinds plist,ipa,pins,pem] [--work DIR]
 Exit status: 0 clean, 1 a crash or a hang, 2 usage.
 """
-import argparse, base64, glob, os, plistlib, random, re, subprocess, sys, tempfile
+import argparse, base64, glob, io, os, plistlib, random, re, subprocess, sys, tempfile, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "Examples")
@@ -58,6 +58,18 @@ def seeds(ats, kind):
             except Exception:
                 pass
         return out
+    if kind == "ipa":
+        with open(os.path.join(EXAMPLES, "ATS", "exceptions.plist"), "rb") as f:
+            info = plistlib.load(f)
+        out = []
+        for method in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w", method) as z:
+                z.writestr("Payload/Example.app/Info.plist", plistlib.dumps(info, fmt=plistlib.FMT_BINARY))
+                z.writestr("Payload/Example.app/PlugIns/Ext.appex/Info.plist", plistlib.dumps(info))
+                z.writestr("Payload/Example.app/Example", b"\x7fELF" + bytes(200))
+            out.append(buffer.getvalue())
+        return out
     if kind == "pins":
         out = []
         for fmt in ["ats", "trustkit", "trustkit-json", "okhttp", "android"]:
@@ -83,7 +95,7 @@ def pem_blocks(data):
 
 
 def command(ats, kind, path):
-    if kind == "plist":
+    if kind in ("plist", "ipa"):
         return [ats, "audit", path, "--format", "json"]
     if kind == "pins":
         return [ats, "pins", CHAIN, "--anchors", ANCHOR, "--host", "www.example.test", "--pin-file", path]
@@ -95,13 +107,13 @@ def main():
     parser.add_argument("ats")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=1000, help="runs per kind")
-    parser.add_argument("--kinds", default="plist,pins,pem")
+    parser.add_argument("--kinds", default="plist,ipa,pins,pem")
     parser.add_argument("--timeout", type=float, default=20)
     parser.add_argument("--work", default=None)
     args = parser.parse_args()
     kinds = args.kinds.split(",")
-    if args.runs < 1 or any(k not in ("plist", "pins", "pem") for k in kinds):
-        parser.error("--runs must be at least 1 and --kinds a comma-separated list of plist, pins and pem")
+    if args.runs < 1 or any(k not in ("plist", "ipa", "pins", "pem") for k in kinds):
+        parser.error("--runs must be at least 1 and --kinds a comma-separated list of plist, ipa, pins and pem")
     work = args.work or tempfile.mkdtemp(prefix="fuzz-inputs-")
     os.makedirs(work, exist_ok=True)
 
