@@ -79,4 +79,34 @@ import X509
         #expect(input.parseFailure?.contains("its subjectPublicKey is a BIT STRING with 1 unused bit,") == true, "\(input.parseFailure ?? "")")
         #expect(input.parseFailure?.contains("the certificate must be reissued") == true)
     }
+
+    /// RSA's AlgorithmIdentifier may carry NULL parameters or none; swift-certificates reads both as the same
+    /// algorithm and verifies with the outer one, which no signature covers.
+    @Test func anOuterSignatureAlgorithmThatDiffersFromTheSignedOneIsRefused() async throws {
+        let root = PKI.root(key: .rsa2048(0))
+        let intermediate = root.intermediate("RSA CA", key: .rsa2048(1))
+        let leaf = intermediate.leaf()
+        let parts = try Self.children(try DER.parse(leaf.der))
+        let algorithm = Array(parts[1].encodedBytes)
+        #expect(algorithm.suffix(2) == [0x05, 0x00], "sha256WithRSAEncryption with NULL parameters")
+        let withoutParameters: [UInt8] = [0x30, UInt8(algorithm.count - 4)] + algorithm[2..<(algorithm.count - 2)]
+        var serializer = DER.Serializer()
+        try serializer.appendConstructedNode(identifier: .sequence) { coder in
+            coder.serializeRawBytes(parts[0].encodedBytes)
+            coder.serializeRawBytes(withoutParameters)
+            coder.serializeRawBytes(parts[2].encodedBytes)
+        }
+        let der = serializer.serializedBytes
+        // The gap: swift-certificates reads the changed certificate and its signature still verifies.
+        let parsed = try Certificate(derEncoded: der)
+        #expect(intermediate.certificate.publicKey.isValidSignature(parsed.signature, for: parsed))
+
+        let input = try InputCertificate(der: der)
+        #expect(input.certificate == nil)
+        #expect(input.parseFailure?.contains("its signatureAlgorithm differs from the signature algorithm inside its signed part") == true,
+                "\(input.parseFailure ?? "")")
+        let verdict = await PKI.evaluate(ServerTrust(chain: [input, intermediate.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.malformedCertificate])
+    }
 }

@@ -62,7 +62,7 @@ public struct InputCertificate: Sendable, Hashable {
     public init(der: [UInt8]) throws(CertificateInputError) {
         do {
             let root = try DER.parse(der)
-            try Self.requireWholeBytes(root)
+            try Self.requireStrictEncoding(root)
             storage = Storage(der: der, certificate: try Certificate(derEncoded: root), parseFailure: nil, fallback: nil)
         } catch {
             storage = Storage(der: der, certificate: nil, parseFailure: "\(error)", fallback: try RawCertificate(der: der))
@@ -79,19 +79,31 @@ public struct InputCertificate: Sendable, Hashable {
         }
     }
 
-    /// swift-certificates ignores the unused-bits count of the signature and of subjectPublicKey. Anyone can
-    /// change it in the signature, which no signature covers, and so make a second encoding of a valid certificate.
-    private static func requireWholeBytes(_ root: ASN1Node) throws {
+    /// Why a certificate whose outer signatureAlgorithm is not the one its signed part names is refused.
+    struct AlgorithmMismatch: Error, CustomStringConvertible {
+        var description: String {
+            "its signatureAlgorithm differs from the signature algorithm inside its signed part, which RFC 5280 §4.1.1.2 requires to be the same; send the certificate exactly as its CA issued it"
+        }
+    }
+
+    /// What swift-certificates does not check in the parts of a certificate that no signature covers. It ignores the
+    /// unused-bits count of the signature (and of subjectPublicKey), and it never compares the outer
+    /// signatureAlgorithm with the signed one. Either lets anyone make a second encoding of a valid certificate,
+    /// with a new fingerprint, that still verifies. OpenSSL, BoringSSL and Go refuse both.
+    private static func requireStrictEncoding(_ root: ASN1Node) throws {
         guard case .constructed(let top) = root.content else { return }
         var parts = top.makeIterator()
-        guard let tbs = parts.next(), parts.next() != nil, let signature = parts.next() else { return }
+        guard let tbs = parts.next(), let outerAlgorithm = parts.next(), let signature = parts.next() else { return }
         try requireWholeBytes(signature, field: "signature")
         guard case .constructed(let fields) = tbs.content else { return }
-        // version [0] is optional; subjectPublicKeyInfo follows serial, signature, issuer, validity and subject.
+        // version [0] is optional; then serial, signature, issuer, validity, subject and subjectPublicKeyInfo.
         var field = fields.makeIterator()
         var next = field.next()
         if next?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { next = field.next() }
-        for _ in 0..<5 { next = field.next() }
+        next = field.next()
+        guard let innerAlgorithm = next else { return }
+        guard innerAlgorithm.encodedBytes.elementsEqual(outerAlgorithm.encodedBytes) else { throw AlgorithmMismatch() }
+        for _ in 0..<4 { next = field.next() }
         guard let spkiNode = next, case .constructed(let spki) = spkiNode.content else { return }
         var spkiParts = spki.makeIterator()
         guard spkiParts.next() != nil, let key = spkiParts.next() else { return }
