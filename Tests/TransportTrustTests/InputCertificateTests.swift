@@ -91,7 +91,7 @@ import X509
         #expect(algorithm.suffix(2) == [0x05, 0x00], "sha256WithRSAEncryption with NULL parameters")
         let withoutParameters: [UInt8] = [0x30, UInt8(algorithm.count - 4)] + algorithm[2..<(algorithm.count - 2)]
         var serializer = DER.Serializer()
-        try serializer.appendConstructedNode(identifier: .sequence) { coder in
+        serializer.appendConstructedNode(identifier: .sequence) { coder in
             coder.serializeRawBytes(parts[0].encodedBytes)
             coder.serializeRawBytes(withoutParameters)
             coder.serializeRawBytes(parts[2].encodedBytes)
