@@ -91,22 +91,13 @@ public struct InputCertificate: Sendable, Hashable {
     /// signatureAlgorithm with the signed one. Either lets anyone make a second encoding of a valid certificate,
     /// with a new fingerprint, that still verifies. OpenSSL, BoringSSL and Go refuse both.
     private static func requireStrictEncoding(_ root: ASN1Node) throws {
-        guard case .constructed(let top) = root.content else { return }
-        var parts = top.makeIterator()
-        guard let tbs = parts.next(), let outerAlgorithm = parts.next(), let signature = parts.next() else { return }
-        try requireWholeBytes(signature, field: "signature")
-        guard case .constructed(let fields) = tbs.content else { return }
-        // version [0] is optional; then serial, signature, issuer, validity, subject and subjectPublicKeyInfo.
-        var field = fields.makeIterator()
-        var next = field.next()
-        if next?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { next = field.next() }
-        next = field.next()
-        guard let innerAlgorithm = next else { return }
-        guard innerAlgorithm.encodedBytes.elementsEqual(outerAlgorithm.encodedBytes) else { throw AlgorithmMismatch() }
-        for _ in 0..<4 { next = field.next() }
-        guard let spkiNode = next, case .constructed(let spki) = spkiNode.content else { return }
-        var spkiParts = spki.makeIterator()
-        guard spkiParts.next() != nil, let key = spkiParts.next() else { return }
+        // A certificate without this shape is refused by swift-certificates, with its own reason.
+        guard let layout = try? CertificateLayout(root) else { return }
+        try requireWholeBytes(layout.signature, field: "signature")
+        guard layout.tbsFields[1].encodedBytes.elementsEqual(layout.signatureAlgorithm.encodedBytes) else { throw AlgorithmMismatch() }
+        guard case .constructed(let spkiParts) = layout.tbsFields[5].content else { return }
+        var spki = spkiParts.makeIterator()
+        guard spki.next() != nil, let key = spki.next() else { return }
         try requireWholeBytes(key, field: "subjectPublicKey")
     }
 

@@ -22,33 +22,18 @@ public struct RawCertificate: Sendable, Hashable {
     public init(der: [UInt8]) throws(CertificateInputError) {
         do {
             let root = try DER.parse(der)
-            guard case .constructed(let top) = root.content, root.identifier == .sequence else {
-                throw CertificateInputError.malformed(source: nil, reason: "a certificate must be a DER SEQUENCE")
-            }
-            var topNodes = top.makeIterator()
-            guard let tbs = topNodes.next(), let sigAlg = topNodes.next(), topNodes.next() != nil,
-                case .constructed(let tbsChildren) = tbs.content
-            else {
-                throw CertificateInputError.malformed(source: nil, reason: "the certificate has fewer than three parts")
-            }
+            let layout = try CertificateLayout(root)
             guard root.encodedBytes.count == der.count else {
                 throw CertificateInputError.malformed(source: nil, reason: "trailing bytes after the certificate")
             }
-            var fields = Array(tbsChildren)
-            // version is [0] EXPLICIT and optional
-            if let first = fields.first, first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) {
-                fields.removeFirst()
-            }
-            guard fields.count >= 6 else {
-                throw CertificateInputError.malformed(source: nil, reason: "the TBSCertificate is missing fields")
-            }
+            let fields = layout.tbsFields
             let serial = try ASN1IntegerBytes(derEncoded: fields[0])
             self.serialNumber = Array(serial.bytes)
             self.issuer = try DistinguishedName(derEncoded: fields[2])
             self.subject = try DistinguishedName(derEncoded: fields[4])
             self.subjectPublicKeyInfo = Array(fields[5].encodedBytes)
             self.keyAlgorithm = try KeyAlgorithm(spki: fields[5])
-            self.signatureAlgorithmOID = try Self.algorithmOID(sigAlg)
+            self.signatureAlgorithmOID = try Self.algorithmOID(layout.signatureAlgorithm)
             self.der = der
         } catch let error as CertificateInputError {
             throw error
@@ -67,6 +52,33 @@ public struct RawCertificate: Sendable, Hashable {
     /// SHA-256 of the whole SubjectPublicKeyInfo DER, base64: the ATS / TrustKit / HPKP / OkHttp pin form.
     public var spkiSHA256Base64: String {
         Base64.encode(Array(SHA256.hash(data: subjectPublicKeyInfo)))
+    }
+}
+
+/// Where the fields of a certificate sit in its DER: the three top-level parts, and the TBSCertificate's fields
+/// without the optional version, so that `tbsFields` reads serial, signature, issuer, validity, subject,
+/// subjectPublicKeyInfo, then any extras.
+struct CertificateLayout {
+    let tbs: ASN1Node
+    let signatureAlgorithm: ASN1Node
+    let signature: ASN1Node
+    let tbsFields: [ASN1Node]
+
+    init(_ root: ASN1Node) throws(CertificateInputError) {
+        guard case .constructed(let top) = root.content, root.identifier == .sequence else {
+            throw .malformed(source: nil, reason: "a certificate must be a DER SEQUENCE")
+        }
+        var parts = top.makeIterator()
+        guard let tbs = parts.next(), let signatureAlgorithm = parts.next(), let signature = parts.next(),
+              case .constructed(let children) = tbs.content
+        else {
+            throw .malformed(source: nil, reason: "the certificate has fewer than three parts")
+        }
+        var fields = Array(children)
+        // version is [0] EXPLICIT and optional
+        if fields.first?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { fields.removeFirst() }
+        guard fields.count >= 6 else { throw .malformed(source: nil, reason: "the TBSCertificate is missing fields") }
+        (self.tbs, self.signatureAlgorithm, self.signature, self.tbsFields) = (tbs, signatureAlgorithm, signature, fields)
     }
 }
 
