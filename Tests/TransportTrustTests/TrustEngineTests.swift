@@ -211,6 +211,25 @@ import X509
         #expect(verdict.failures[0].message.contains(intermediate.label))
     }
 
+    // MARK: Rules before signatures
+
+    /// With one path by name, the rules run before any signature is verified: a leaf forged under the intermediate's
+    /// name that also names another host is refused for the host. The same forgery naming the right host reaches the
+    /// signature check and is refused for it.
+    @Test func aSolePathThatFailsARuleIsRefusedBeforeItsSignaturesAreChecked() async {
+        let (root, intermediate, _) = PKI.chain()
+        let impostor = root.intermediate("Test Intermediate CA")
+        let forgedForAnotherHost = impostor.leaf(dns: ["other.example.com"])
+        let verdict = await PKI.evaluate(PKI.trust([forgedForAnotherHost, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.hostnameMismatch])
+        #expect(verdict.chainDER == [forgedForAnotherHost.der, intermediate.der, root.der])
+
+        let forged = impostor.leaf()
+        let checked = await PKI.evaluate(PKI.trust([forged, intermediate], anchors: [root]))
+        #expect(checked.codes == [.unknownIssuer])
+        #expect(checked.failures.first?.message.contains("did not sign") == true)
+    }
+
     // MARK: Backtracking
 
     @Test func backtracksPastAnExpiredCrossSignToAValidPath() async {

@@ -17,6 +17,7 @@ public final class TrustAnchors: Sendable {
     let store: CertificateStore
     let customDER: Set<DERKey>
     private let inputs: [CertificateKey: InputCertificate]
+    private let bySubject: [DistinguishedName: [Certificate]]
     /// Distinguishes anchor sets in cache keys.
     let identity: [UInt8]
 
@@ -37,6 +38,7 @@ public final class TrustAnchors: Sendable {
             if let cert = c.certificate, case let key = CertificateKey(cert), inputs[key] == nil { inputs[key] = c }
         }
         self.inputs = inputs
+        self.bySubject = Dictionary(grouping: all.compactMap(\.certificate), by: \.subject)
         var hash = SHA256()
         for c in custom { hash.update(data: c.der) }
         hash.update(data: [anchorsOnly ? 1 : 0])
@@ -51,6 +53,9 @@ public final class TrustAnchors: Sendable {
     }
 
     func input(for certificate: Certificate) -> InputCertificate? { inputs[CertificateKey(certificate)] }
+
+    /// Usable anchors whose subject is `name`, as swift-certificates' store finds them.
+    func certificates(named name: DistinguishedName) -> [Certificate] { bySubject[name] ?? [] }
 
     /// Anchors whose subject is `name`.
     func named(_ name: DistinguishedName) -> [InputCertificate] {

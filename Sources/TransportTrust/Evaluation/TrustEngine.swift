@@ -96,17 +96,30 @@ public final class TrustEngine: Sendable {
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
         }
 
+        func inputs(_ chain: [Certificate]) -> [InputCertificate] {
+            chain.map { byCertificate[CertificateKey($0)] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
+        }
+
+        // The rules first, on the one path the names allow; signatures only when it passes them.
+        var ruleAbiding: [Certificate]?
+        if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors),
+           let chain = UnverifiedCertificateChain.assembled(sole.certificates)
+        {
+            let custom = trust.anchors.isCustom(chain[chain.count - 1])
+            let failures = Self.ruleFailures(chain, rules: rules, context: RuleContext(validationTime: time, anchorIsSystem: !custom))
+            guard failures.isEmpty else {
+                return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole.certificates), failures: failures), nil)
+            }
+            ruleAbiding = sole.certificates
+        }
+
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
         let attempts = RecordingPolicy.Attempts()
         var verifier = Verifier(rootCertificates: trust.anchors.store) {
             RecordingPolicy(rules: rules, revocation: trust.policy.revocation, handled: handled,
-                            context: context, anchors: trust.anchors, attempts: attempts)
+                            context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
-
-        func inputs(_ chain: [Certificate]) -> [InputCertificate] {
-            chain.map { byCertificate[CertificateKey($0)] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
-        }
 
         switch result {
         case .validCertificate(let chain):
@@ -141,16 +154,23 @@ public final class TrustEngine: Sendable {
         return seen
     }
 
-    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext) async -> [TrustFailure] {
+    /// The rules' failures on a path, then revocation's if the rules pass. `rulesPassed` skips rules already run on this path.
+    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext,
+                      rulesPassed: Bool = false) async -> [TrustFailure] {
+        var failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
+        if failures.isEmpty && revocation.mode != .off {
+            await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime, into: &failures)
+        }
+        return failures
+    }
+
+    static func ruleFailures(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], context: RuleContext) -> [TrustFailure] {
         var failures: [TrustFailure] = []
         for rule in rules { rule.check(chain, context: context, into: &failures) }
         // Rules stand alone, so two can find the same fault (a malformed SAN is both structure and hostname); say it once.
         if failures.count > 1 {
             var seen = Set<TrustFailure>()
             failures = failures.filter { seen.insert($0).inserted }
-        }
-        if failures.isEmpty && revocation.mode != .off {
-            await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime, into: &failures)
         }
         return failures
     }
@@ -189,9 +209,13 @@ struct RecordingPolicy: VerifierPolicy {
     let context: RuleContext
     let anchors: TrustAnchors
     let attempts: Attempts
+    /// A path whose rules already passed before path building (``SoleNamePath``).
+    let ruleAbiding: [Certificate]?
 
-    init(rules: [any ChainRule], revocation: RevocationOptions, handled: [ASN1ObjectIdentifier], context: RuleContext, anchors: TrustAnchors, attempts: Attempts) {
+    init(rules: [any ChainRule], revocation: RevocationOptions, handled: [ASN1ObjectIdentifier], context: RuleContext, anchors: TrustAnchors,
+         attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
         self.attempts = attempts
+        self.ruleAbiding = ruleAbiding
         self.rules = rules
         self.revocation = revocation
         self.verifyingCriticalExtensions = handled
@@ -202,7 +226,8 @@ struct RecordingPolicy: VerifierPolicy {
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         var context = self.context
         context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
-        let failures = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context)
+        let failures = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context,
+                                               rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
         if failures.isEmpty {
             attempts.passed = chain
             return .meetsPolicy

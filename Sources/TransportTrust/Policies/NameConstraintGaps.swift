@@ -61,7 +61,7 @@ enum NameConstraintGaps {
             rebuilt.append(copy)
             changed = true
         }
-        return changed ? makeChain(rebuilt) : nil
+        return changed ? UnverifiedCertificateChain.assembled(rebuilt) : nil
     }
 
     /// True for a self-issued intermediate: RFC 5280 §6.1.3 (b, c) checks no names of it. The leaf is always
@@ -101,17 +101,6 @@ enum NameConstraintGaps {
 
         /// The subtree types swift-certificates matches names against (directoryName it refuses).
         var isEvaluatedBySwiftCertificates: Bool { self == .dnsName || self == .ipAddress || self == .uniformResourceIdentifier }
-    }
-
-    /// swift-certificates keeps `UnverifiedCertificateChain`'s initializer internal, and its one stored property is
-    /// the array of certificates. Nil (so the caller fails closed) if that layout ever changes.
-    static func makeChain(_ certificates: [Certificate]) -> UnverifiedCertificateChain? {
-        guard !certificates.isEmpty,
-              MemoryLayout<UnverifiedCertificateChain>.size == MemoryLayout<[Certificate]>.size,
-              MemoryLayout<UnverifiedCertificateChain>.alignment == MemoryLayout<[Certificate]>.alignment else { return nil }
-        let chain = unsafeBitCast(certificates, to: UnverifiedCertificateChain.self)
-        guard chain.count == certificates.count, zip(chain, certificates).allSatisfy({ $0.serialNumber == $1.serialNumber }) else { return nil }
-        return chain
     }
 
     private static let scratchKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
