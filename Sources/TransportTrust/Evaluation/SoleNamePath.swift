@@ -17,28 +17,34 @@ struct SoleNamePath {
 
     /// Nil when the certificates link into no path, into more than one, or the search exceeds ``searchLimit``.
     init?(leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors) {
-        var found: [Certificate]?
+        // Partial paths hold indices into `intermediates`: copying certificates costs more than the search. Two equal
+        // certificates at two indices count as two, which can only add paths, never hide one.
+        var found: [Int]?
+        var anchor: Certificate?
         var paths = 0
         // The path builder trusts a leaf that is itself an anchor without looking further.
         if anchors.input(for: leaf) != nil {
-            found = [leaf]
+            found = []
             paths = 1
         }
-        var partials: [[Certificate]] = [[leaf]]
+        var partials: [[Int]] = [[]]
         var examined = 0
         while let partial = partials.popLast() {
             examined += 1
-            guard examined <= Self.searchLimit, let tip = partial.last else { return nil }
-            for anchor in anchors.certificates(named: tip.issuer) where !partial.contains(anchor) {
+            guard examined <= Self.searchLimit else { return nil }
+            let tip = partial.last.map { intermediates[$0] } ?? leaf
+            for candidate in anchors.certificates(named: tip.issuer)
+            where candidate != leaf && !partial.contains(where: { intermediates[$0] == candidate }) {
                 paths += 1
                 guard paths == 1 else { return nil }
-                found = partial + [anchor]
+                found = partial
+                anchor = candidate
             }
-            for parent in intermediates where parent.subject == tip.issuer && !partial.contains(parent) {
-                partials.append(partial + [parent])
+            for index in intermediates.indices where !partial.contains(index) && intermediates[index].subject == tip.issuer {
+                partials.append(partial + [index])
             }
         }
         guard let found else { return nil }
-        self.certificates = found
+        self.certificates = [leaf] + found.map { intermediates[$0] } + (anchor.map { [$0] } ?? [])
     }
 }
