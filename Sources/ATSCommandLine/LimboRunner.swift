@@ -45,7 +45,7 @@ struct LimboRunner {
     func run(output: Output) async -> Int32 {
         let suite: Suite
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
             suite = try JSONDecoder().decode(Suite.self, from: data)
         } catch {
             output.error("ats verify --limbo: cannot read '\(path)' as an x509-limbo suite: \(error)\n")
@@ -57,7 +57,10 @@ struct LimboRunner {
         let anchorSets = AnchorSets()
         var results: [Result] = []
         results.reserveCapacity(cases.count)
-        // Cases run two at a time: the machines this targets have two cores.
+        // One case in flight per core: more only queues work, fewer leaves a core idle.
+        let inFlight = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let watchdog = Watchdog<Result>(timeout: timeout)
+        let watching = Task { await watchdog.watch(every: timeout / 4) }
         await withTaskGroup(of: (Int, Result).self) { group in
             var next = 0
             var collected: [(Int, Result)] = []
@@ -66,15 +69,17 @@ struct LimboRunner {
                 let index = next
                 let testcase = cases[index]
                 next += 1
-                group.addTask { (index, await Self.runWithTimeout(testcase, engine: engine, anchorSets: anchorSets, timeout: timeout)) }
+                let hang = Result(id: testcase.id, actual_result: "HANG", context: "no verdict within \(timeout)")
+                group.addTask { (index, await watchdog.run({ await Self.run(testcase, engine: engine, anchorSets: anchorSets) }, hang: hang)) }
             }
-            for _ in 0..<2 { add() }
+            for _ in 0..<inFlight { add() }
             while let done = await group.next() {
                 collected.append(done)
                 add()
             }
             results = collected.sorted { $0.0 < $1.0 }.map(\.1)
         }
+        watching.cancel()
         let elapsed = ContinuousClock.now - start
         let doc = Results(harness: "swift-transport-security-\(TransportSecurityVersion.current)", results: results)
         let encoder = JSONEncoder()
@@ -90,37 +95,6 @@ struct LimboRunner {
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         output.write("limbo: \(results.count) SERVER cases in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))): \(summary); results in \(outputPath)\n")
         return 0
-    }
-
-    static func runWithTimeout(_ testcase: Testcase, engine: TrustEngine, anchorSets: AnchorSets, timeout: Duration) async -> Result {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
-            let once = Once(continuation)
-            let work = Task { await run(testcase, engine: engine, anchorSets: anchorSets) }
-            let timer = Task {
-                // Cancelled as soon as the case ends: thousands of sleeping timers would outlive their cases.
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                work.cancel()
-                once.resume(Result(id: testcase.id, actual_result: "HANG", context: "no verdict within \(timeout)"))
-            }
-            Task {
-                let result = await work.value
-                timer.cancel()
-                once.resume(result)
-            }
-        }
-    }
-
-    final class Once: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<Result, Never>?
-        init(_ c: CheckedContinuation<Result, Never>) { continuation = c }
-        func resume(_ r: Result) {
-            let c: CheckedContinuation<Result, Never>? = lock.withLock {
-                defer { continuation = nil }
-                return continuation
-            }
-            c?.resume(returning: r)
-        }
     }
 
     /// The anchor sets of the file, each parsed once. 9,572 of its cases share one root, and an application
