@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """Mutation run over the inputs people hand to `ats`: Info.plists (XML and binary) and .ipa archives through `ats audit`, pin
-configurations (every format `ats pins --format` writes) through `ats pins --pin-file`, and PEM chains through
-`ats verify`. Every run must end with exit status 0, 1 or 2 within the time limit: a crash or a hang fails. A
-changed PEM chain must not be trusted unless its certificates decode to the original ones.
+configurations (every format `ats pins --format` writes) through `ats pins --pin-file`, PEM chains and OCSP
+responses through `ats verify`, and client identities (PKCS#12, PEM private keys) through `ats fetch`, which
+loads them before it connects to a closed port on 127.0.0.1. Every run must end with exit status 0, 1 or 2
+within the time limit: a crash or a hang fails. A changed PEM chain must not be trusted unless its
+certificates decode to the original ones, and a changed OCSP response must not pass hard-fail revocation
+unless its signed part is intact.
 
-The seeds are the files in Examples/ and what `ats pins` generates from them. Mutations: random bytes, special
-bytes and markup, truncation, deleted and repeated runs. Each failing input is kept in the work folder.
+The seeds are the files in Examples/, what `ats pins` generates from them, and a small PKI made with the
+openssl command (a CA, a leaf naming an OCSP responder, a good response for it, the leaf's key and a PKCS#12
+of both). Mutations: random bytes, special bytes and markup, truncation, deleted and repeated runs. Each
+failing input is kept in the work folder.
 
-    scripts/fuzz-inputs.py ATS [--seed N] [--runs N] [--kinds plist,ipa,pins,pem] [--work DIR]
+    scripts/fuzz-inputs.py ATS [--seed N] [--runs N] [--kinds plist,ipa,pins,pem,ocsp,p12,key] [--work DIR]
 Exit status: 0 clean, 1 a crash or a hang, 2 usage.
 """
-import argparse, base64, glob, io, os, plistlib, random, re, subprocess, sys, tempfile, zipfile
+import argparse, base64, datetime, glob, io, os, plistlib, random, re, subprocess, sys, tempfile, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "Examples")
@@ -45,7 +50,71 @@ def mutate(rng, data):
     return bytes(b)
 
 
-def seeds(ats, kind):
+KINDS = ("plist", "ipa", "pins", "pem", "ocsp", "p12", "key")
+HOST = "www.example.test"
+CLOSED = "https://127.0.0.1:9/"  # nothing listens: identities are loaded, then the connection is refused
+
+
+def make_pki(work):
+    """A CA, a leaf for HOST naming an OCSP responder, a good OCSP response for it, its key and a PKCS#12 of both."""
+    pki = os.path.join(work, "pki")
+    os.makedirs(pki, exist_ok=True)
+    at = lambda name: os.path.join(pki, name)
+
+    def run(*argv):
+        done = subprocess.run(["openssl", *argv], capture_output=True, cwd=pki)
+        if done.returncode != 0:
+            sys.exit(f"fuzz-inputs: `openssl {' '.join(argv)}` exited {done.returncode}: {done.stderr.decode()[-500:]}")
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=Fuzz CA", "-days", "30",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    run("req", *ec, "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", f"/CN={HOST}")
+    with open(at("leaf.ext"), "w") as f:
+        f.write(f"subjectAltName=DNS:{HOST}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n"
+                "basicConstraints=critical,CA:FALSE\nauthorityInfoAccess=OCSP;URI:http://127.0.0.1:9/\n")
+    run("x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "4660", "-days", "10",
+        "-extfile", "leaf.ext", "-out", "leaf.pem")
+    with open(at("index.txt"), "w") as f:
+        f.write(f"V\t{(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=20)):%y%m%d%H%M%SZ}\t\t1234\tunknown\t/CN={HOST}\n")
+    run("ocsp", "-issuer", "ca.pem", "-cert", "leaf.pem", "-no_nonce", "-reqout", "req.der")
+    run("ocsp", "-index", "index.txt", "-rsigner", "ca.pem", "-rkey", "ca.key", "-CA", "ca.pem", "-reqin", "req.der",
+        "-respout", "response.der", "-ndays", "1")
+    run("pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-out", "identity.p12", "-passout", "pass:fuzz")
+    with open(at("password"), "w") as f:
+        f.write("fuzz")
+    return at
+
+
+def der_children(data):
+    """The encodings of the elements inside one DER SEQUENCE or explicit tag (enough to find tbsResponseData)."""
+    def header(i):
+        length, i = data[i + 1], i + 2
+        if length & 0x80:
+            n = length & 0x7F
+            length, i = int.from_bytes(data[i:i + n], "big"), i + n
+        return i, length
+    start, length = header(0)
+    out, i = [], start
+    while i < start + length:
+        body, n = header(i)
+        out.append(data[i:body + n])
+        i = body + n
+    return out
+
+
+def signed_response_part(response):
+    """tbsResponseData of an OCSPResponse: the part its signature covers."""
+    bytes_field = der_children(response)[1]                 # [0] EXPLICIT ResponseBytes
+    octets = der_children(der_children(bytes_field)[0])[1]   # SEQUENCE { responseType, response OCTET STRING }
+    basic = octets[2 + (octets[1] & 0x7F if octets[1] & 0x80 else 0):]
+    return der_children(basic)[0]
+
+
+def seeds(ats, kind, pki):
+    if kind in ("ocsp", "p12", "key"):
+        with open(pki({"ocsp": "response.der", "p12": "identity.p12", "key": "leaf.key"}[kind]), "rb") as f:
+            return [f.read()]
     if kind == "plist":
         out = []
         for path in sorted(glob.glob(os.path.join(EXAMPLES, "ATS", "*.plist"))):
@@ -94,7 +163,13 @@ def pem_blocks(data):
     return out
 
 
-def command(ats, kind, path):
+def command(ats, kind, path, pki):
+    if kind == "ocsp":
+        return [ats, "verify", pki("leaf.pem"), "--anchors", pki("ca.pem"), "--host", HOST, "--ocsp-response", path, "--revocation", "hard"]
+    if kind == "p12":
+        return [ats, "fetch", CLOSED, "--identity", path, "--password-file", pki("password"), "--anchors", pki("ca.pem"), "--timeout", "10"]
+    if kind == "key":
+        return [ats, "fetch", CLOSED, "--cert", pki("leaf.pem"), "--key", path, "--anchors", pki("ca.pem"), "--timeout", "10"]
     if kind in ("plist", "ipa"):
         return [ats, "audit", path, "--format", "json"]
     if kind == "pins":
@@ -107,20 +182,21 @@ def main():
     parser.add_argument("ats")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=1000, help="runs per kind")
-    parser.add_argument("--kinds", default="plist,ipa,pins,pem")
+    parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--timeout", type=float, default=20)
     parser.add_argument("--work", default=None)
     args = parser.parse_args()
     kinds = args.kinds.split(",")
-    if args.runs < 1 or any(k not in ("plist", "ipa", "pins", "pem") for k in kinds):
-        parser.error("--runs must be at least 1 and --kinds a comma-separated list of plist, ipa, pins and pem")
+    if args.runs < 1 or any(k not in KINDS for k in kinds):
+        parser.error(f"--runs must be at least 1 and --kinds a comma-separated list of {', '.join(KINDS)}")
     work = args.work or tempfile.mkdtemp(prefix="fuzz-inputs-")
     os.makedirs(work, exist_ok=True)
+    pki = make_pki(work)
 
     failures = 0
     for kind in kinds:
         rng = random.Random(f"{args.seed}-{kind}")
-        pool = seeds(args.ats, kind)
+        pool = seeds(args.ats, kind, pki)
         path = os.path.join(work, f"input.{kind}")
         statuses = {}
         for n in range(args.runs):
@@ -128,7 +204,7 @@ def main():
             with open(path, "wb") as f:
                 f.write(data)
             try:
-                done = subprocess.run(command(args.ats, kind, path), capture_output=True, timeout=args.timeout)
+                done = subprocess.run(command(args.ats, kind, path, pki), capture_output=True, timeout=args.timeout)
                 status = done.returncode
             except subprocess.TimeoutExpired:
                 status = "hang"
@@ -136,6 +212,9 @@ def main():
             # A chain whose certificates changed must never be trusted.
             if kind == "pem" and status == 0 and not set(pem_blocks(data)) <= set(pem_blocks(pool[0])):
                 status = "trusted a changed chain"
+            # A response whose signed part changed must never count as good.
+            if kind == "ocsp" and status == 0 and signed_response_part(pool[0]) not in data:
+                status = "believed a changed response"
             if status not in (0, 1, 2):
                 failures += 1
                 kept = os.path.join(work, f"{kind}-{n}-{status}")

@@ -30,6 +30,27 @@ import Testing
         #expect(try ClientIdentity(certificateFile: cert, keyFile: key).certificateChain.count == 1)
         #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: dir.file("missing.pem"), keyFile: key) }
         let garbage = try dir.write("g.pem", "not a key")
-        #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: cert, keyFile: garbage) }
+        do {
+            _ = try ClientIdentity(certificateFile: cert, keyFile: garbage)
+            Issue.record("a file that holds no key was accepted as one")
+        } catch {
+            #expect(error.description.contains("'\(garbage)' is not a PEM private key"), "\(error)")
+        }
+    }
+
+    /// BoringSSL would refuse the pair only when the first TLS context is made, at connection time.
+    @Test func aKeyThatIsNotTheCertificatesIsRefusedWhenLoaded() throws {
+        let dir = try TemporaryDirectory()
+        let ca = PKI.root("Client CA")
+        let leaf = ca.leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        let cert = try dir.write("c.pem", leaf.pem)
+        let otherKey = try dir.write("other.pem", ca.key.pemString)
+        do {
+            _ = try ClientIdentity(certificateFile: cert, keyFile: otherKey)
+            Issue.record("a key that does not match the certificate was accepted")
+        } catch {
+            #expect(error.description.contains("'\(otherKey)' is not the private key of the first certificate in '\(cert)'"), "\(error)")
+            #expect(error.description.contains(leaf.label))
+        }
     }
 }

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import NIOSSL
+import TransportTrust
+import X509
 
 /// Why a client identity could not be loaded.
 public struct ClientIdentityError: Error, Sendable, CustomStringConvertible {
@@ -20,9 +22,28 @@ public struct ClientIdentity: @unchecked Sendable {
     public let privateKey: NIOSSLPrivateKey
 
     public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws(ClientIdentityError) {
-        guard !certificateChain.isEmpty else { throw ClientIdentityError("a client identity needs at least one certificate") }
+        try self.init(certificateChain: certificateChain, privateKey: privateKey,
+                      certificateSource: "the client certificate", keySource: "the private key")
+    }
+
+    private init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, certificateSource: String, keySource: String) throws(ClientIdentityError) {
+        guard let first = certificateChain.first else { throw ClientIdentityError("\(certificateSource) holds no certificate; a client identity needs at least one") }
+        // BoringSSL refuses a key that does not match the certificate only when a TLS context is made, which would
+        // otherwise be at the first handshake; making one here moves the error to loading, with the files named.
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .certificates([])
+        configuration.certificateChain = [.certificate(first)]
+        configuration.privateKey = .privateKey(privateKey)
+        do { _ = try NIOSSLContext(configuration: configuration) } catch {
+            throw ClientIdentityError("\(keySource) is not the private key of the first certificate in \(certificateSource) (\(Self.subject(of: first))); give the key that was issued with that certificate")
+        }
         self.certificateChain = certificateChain
         self.privateKey = privateKey
+    }
+
+    private static func subject(of certificate: NIOSSLCertificate) -> String {
+        guard let der = try? certificate.toDERBytes(), let parsed = try? Certificate(derEncoded: der) else { return "a certificate" }
+        return NameDisplay.quoted(parsed.subject.description)
     }
 
     /// Loads a PKCS#12 (`.p12`/`.pfx`) bundle.
@@ -32,7 +53,7 @@ public struct ClientIdentity: @unchecked Sendable {
         do { bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: Array(password.utf8)) } catch {
             throw ClientIdentityError("cannot open \(source): the password is wrong or the file is not PKCS#12 (\(error)); check the password, or convert the file with `openssl pkcs12`")
         }
-        try self.init(certificateChain: bundle.certificateChain, privateKey: bundle.privateKey)
+        try self.init(certificateChain: bundle.certificateChain, privateKey: bundle.privateKey, certificateSource: source, keySource: "the key in \(source)")
     }
 
     /// Loads a PKCS#12 file.
@@ -43,11 +64,12 @@ public struct ClientIdentity: @unchecked Sendable {
         try self.init(pkcs12: Array(data), password: password, source: "'\(path)'")
     }
 
-    /// Loads a PEM certificate chain and a PEM private key.
-    public init(certificatePEM: [UInt8], keyPEM: [UInt8], keyPassword: String? = nil) throws(ClientIdentityError) {
+    /// Loads a PEM certificate chain and a PEM private key. `certificateSource` and `keySource` name them in errors.
+    public init(certificatePEM: [UInt8], keyPEM: [UInt8], keyPassword: String? = nil,
+                certificateSource: String = "the client certificate", keySource: String = "the private key") throws(ClientIdentityError) {
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMBytes(certificatePEM) } catch {
-            throw ClientIdentityError("the client certificate is not valid PEM (\(error))")
+            throw ClientIdentityError("\(certificateSource) is not a PEM certificate chain (\(error)); it must hold '-----BEGIN CERTIFICATE-----' blocks, the client's certificate first")
         }
         let key: NIOSSLPrivateKey
         do {
@@ -57,9 +79,9 @@ public struct ClientIdentity: @unchecked Sendable {
                 key = try NIOSSLPrivateKey(bytes: keyPEM, format: .pem)
             }
         } catch {
-            throw ClientIdentityError("the client private key is not a valid PEM key, or its password is wrong (\(error))")
+            throw ClientIdentityError("\(keySource) is not a PEM private key, or its password is wrong (\(error)); it must hold one '-----BEGIN PRIVATE KEY-----' (or EC / RSA PRIVATE KEY) block")
         }
-        try self.init(certificateChain: chain, privateKey: key)
+        try self.init(certificateChain: chain, privateKey: key, certificateSource: certificateSource, keySource: keySource)
     }
 
     /// Loads PEM files.
@@ -70,7 +92,8 @@ public struct ClientIdentity: @unchecked Sendable {
         guard let key = FileManager.default.contents(atPath: keyFile) else {
             throw ClientIdentityError("cannot read '\(keyFile)'; check the path and its permissions")
         }
-        try self.init(certificatePEM: Array(cert), keyPEM: Array(key), keyPassword: keyPassword)
+        try self.init(certificatePEM: Array(cert), keyPEM: Array(key), keyPassword: keyPassword,
+                      certificateSource: "'\(certificateFile)'", keySource: "'\(keyFile)'")
     }
 
     /// A stable identity for caching TLS contexts.
