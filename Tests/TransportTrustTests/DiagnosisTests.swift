@@ -110,6 +110,38 @@ import X509
         return out
     }
 
+    /// RFC 5758 §3.2: ecdsa-with-SHA256 has no parameters. OpenSSL tolerates a NULL there; swift-certificates refuses
+    /// it, and the verdict says so in words instead of with swift-certificates' error and source line.
+    @Test func anECDSASignatureAlgorithmWithParametersIsNamed() async throws {
+        let pki = PKI.chain()
+        let withNull = try DER.parse([0x30, 0x0c, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02, 0x05, 0x00])
+        guard case .constructed(let top) = try DER.parse(pki.leaf.der).content, case .constructed(let tbsFields) = Array(top)[0].content else {
+            Issue.record("the test leaf is not a SEQUENCE of a TBSCertificate")
+            return
+        }
+        var fields = Array(tbsFields)
+        fields[2] = withNull   // [0] version, serial, signature
+        var tbsSerializer = DER.Serializer()
+        try tbsSerializer.appendConstructedNode(identifier: .sequence) { coder in
+            for field in fields { coder.serializeRawBytes(field.encodedBytes) }
+        }
+        let tbs = tbsSerializer.serializedBytes
+        let signature = try pki.intermediate.key.sign(tbs).signature
+        var serializer = DER.Serializer()
+        try serializer.appendConstructedNode(identifier: .sequence) { coder in
+            coder.serializeRawBytes(tbs)
+            coder.serializeRawBytes(withNull.encodedBytes)
+            try coder.serialize(ASN1BitString(bytes: signature[...]))
+        }
+        let verdict = await PKI.evaluate(ServerTrust(certificates: [serializer.serializedBytes, pki.intermediate.der], anchors: PKI.anchors(pki.root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.malformedCertificate])
+        let message = verdict.failures.first?.message ?? ""
+        #expect(message.contains("\(pki.leaf.label) is signed with ecdsaWithSHA256 but its signature algorithm carries parameters (NULL)"), "\(message)")
+        #expect(message.contains("RFC 5758"))
+        #expect(!message.contains(".swift:"), "\(message)")
+    }
+
     @Test func anIssuerWithAnEmptyNameIsSaidToHaveOne() async throws {
         let (root, intermediate, _) = PKI.chain()
         let leaf = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: intermediate, issuerName: DistinguishedName(),

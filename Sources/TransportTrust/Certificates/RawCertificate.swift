@@ -17,6 +17,8 @@ public struct RawCertificate: Sendable, Hashable {
     public let serialNumber: [UInt8]
     public let keyAlgorithm: KeyAlgorithm
     public let signatureAlgorithmOID: ASN1ObjectIdentifier
+    /// The DER of the signature AlgorithmIdentifier's parameters, nil when absent.
+    public let signatureAlgorithmParameters: [UInt8]?
 
     /// Reads `der` as an X.509 certificate.
     public init(der: [UInt8]) throws(CertificateInputError) {
@@ -34,6 +36,7 @@ public struct RawCertificate: Sendable, Hashable {
             self.subjectPublicKeyInfo = Array(fields[5].encodedBytes)
             self.keyAlgorithm = try KeyAlgorithm(spki: fields[5])
             self.signatureAlgorithmOID = try Self.algorithmOID(layout.signatureAlgorithm)
+            self.signatureAlgorithmParameters = Self.algorithmParameters(layout.signatureAlgorithm)
             self.der = der
         } catch let error as CertificateInputError {
             throw error
@@ -47,6 +50,13 @@ public struct RawCertificate: Sendable, Hashable {
             throw CertificateInputError.malformed(source: nil, reason: "an AlgorithmIdentifier has no OID")
         }
         return try ASN1ObjectIdentifier(derEncoded: oidNode)
+    }
+
+    static func algorithmParameters(_ node: ASN1Node) -> [UInt8]? {
+        guard case .constructed(let children) = node.content else { return nil }
+        var parts = children.makeIterator()
+        _ = parts.next()
+        return parts.next().map { Array($0.encodedBytes) }
     }
 
     /// SHA-256 of the whole SubjectPublicKeyInfo DER, base64: the ATS / TrustKit / HPKP / OkHttp pin form.

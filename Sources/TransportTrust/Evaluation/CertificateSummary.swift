@@ -78,6 +78,12 @@ enum SignatureNames {
 
     static let sha1WithRSA: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 5]
 
+    /// RSA PKCS#1 v1.5 signatures, whose AlgorithmIdentifier parameters are NULL (or, RFC 4055 §5 tolerates, absent).
+    static let rsaPKCS1: Set<ASN1ObjectIdentifier> = [
+        [1, 2, 840, 113549, 1, 1, 4], sha1WithRSA, [1, 2, 840, 113549, 1, 1, 11], [1, 2, 840, 113549, 1, 1, 12],
+        [1, 2, 840, 113549, 1, 1, 13], [1, 2, 840, 113549, 1, 1, 14],
+    ]
+
     /// Signature algorithms whose digest is SHA-256 or stronger (ATS, and Apple's SSL policy since iOS 13).
     static let strong: Set<ASN1ObjectIdentifier> = [
         [1, 2, 840, 113549, 1, 1, 11], [1, 2, 840, 113549, 1, 1, 12], [1, 2, 840, 113549, 1, 1, 13],

@@ -7,6 +7,13 @@ import X509
 /// worked out here by following issuer names from the leaf as far as they go, and naming what is missing.
 enum Diagnosis {
     /// The failure for a certificate swift-certificates could not parse, naming the certificate.
+    /// AlgorithmIdentifier parameters as a sentence shows them: `NULL`, or their first DER bytes.
+    static func describeParameters(_ der: [UInt8]) -> String {
+        if der == [0x05, 0x00] { return "NULL" }
+        let shown = der.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return "DER \(shown)\(der.count > 16 ? " …" : "")"
+    }
+
     static func unusable(_ input: InputCertificate, index: Int) -> TrustFailure {
         guard let raw = input.raw else {
             return TrustFailure(.malformedCertificate, certificate: index, "certificate \(index) cannot be parsed: \(input.parseFailure ?? "unknown error")")
@@ -45,6 +52,12 @@ enum Diagnosis {
             }
             return TrustFailure(.unsupportedAlgorithm, certificate: index,
                 "\(who) is signed with \(signature), which this verifier does not support; the CA must reissue it with ECDSA, RSA or Ed25519 and SHA-256 or stronger")
+        }
+        if let parameters = raw.signatureAlgorithmParameters, !SignatureNames.rsaPKCS1.contains(raw.signatureAlgorithmOID) || parameters != [0x05, 0x00] {
+            let rule = SignatureNames.rsaPKCS1.contains(raw.signatureAlgorithmOID)
+                ? "RFC 4055 allows only NULL, or none, for RSA" : "RFC 5758 and RFC 8410 allow none for ECDSA and Ed25519"
+            return TrustFailure(.malformedCertificate, certificate: index,
+                "\(who) is signed with \(signature) but its signature algorithm carries parameters (\(Self.describeParameters(parameters))), and \(rule); the CA must reissue it without them")
         }
         return TrustFailure(.malformedCertificate, certificate: index,
             "\(who) cannot be parsed: \(input.parseFailure ?? "unknown error")")
