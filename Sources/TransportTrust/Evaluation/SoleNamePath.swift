@@ -9,42 +9,58 @@ import X509
 /// there is exactly one, and it fails a rule, no path can pass: the chain is refused for that reason and its
 /// signatures are never verified. No path, or several, is left to the path builder, which verifies each
 /// candidate issuer's signature and explains a missing or re-keyed issuer, or which of several paths failed.
-struct SoleNamePath {
-    /// Partial paths the search may examine before it gives up (and leaves the chain to the path builder).
+enum SoleNamePath: Equatable {
+    /// The one path, leaf first and anchor last.
+    case found([Certificate])
+    /// No name-linked path reaches an anchor.
+    case none
+    /// More than one does.
+    case several
+    /// The search made ``searchLimit`` partial paths without settling which.
+    case searchTooLarge
+
+    /// Partial paths the search may make before it gives up (and leaves the chain to the path builder).
     static let searchLimit = 64
 
-    let certificates: [Certificate]
+    var certificates: [Certificate]? {
+        if case .found(let path) = self { return path }
+        return nil
+    }
 
-    /// Nil when the certificates link into no path, into more than one, or the search exceeds ``searchLimit``.
-    init?(leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors) {
+    init(leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors) {
         // Partial paths hold indices into `intermediates`: copying certificates costs more than the search. Two equal
         // certificates at two indices count as two, which can only add paths, never hide one.
         var found: [Int]?
         var anchor: Certificate?
-        var paths = 0
         // The path builder trusts a leaf that is itself an anchor without looking further.
-        if anchors.input(for: leaf) != nil {
-            found = []
-            paths = 1
-        }
+        if anchors.input(for: leaf) != nil { found = [] }
         var partials: [[Int]] = [[]]
-        var examined = 0
+        var made = 1
         while let partial = partials.popLast() {
-            examined += 1
-            guard examined <= Self.searchLimit else { return nil }
             let tip = partial.last.map { intermediates[$0] } ?? leaf
             for candidate in anchors.certificates(named: tip.issuer)
             where candidate != leaf && !partial.contains(where: { intermediates[$0] == candidate }) {
-                paths += 1
-                guard paths == 1 else { return nil }
+                guard found == nil else {
+                    self = .several
+                    return
+                }
                 found = partial
                 anchor = candidate
             }
             for index in intermediates.indices where !partial.contains(index) && intermediates[index].subject == tip.issuer {
+                // Counted as made, not as examined: many certificates of one name would otherwise fill memory first.
+                made += 1
+                guard made <= Self.searchLimit else {
+                    self = .searchTooLarge
+                    return
+                }
                 partials.append(partial + [index])
             }
         }
-        guard let found else { return nil }
-        self.certificates = [leaf] + found.map { intermediates[$0] } + (anchor.map { [$0] } ?? [])
+        guard let found else {
+            self = .none
+            return
+        }
+        self = .found([leaf] + found.map { intermediates[$0] } + (anchor.map { [$0] } ?? []))
     }
 }

@@ -102,15 +102,15 @@ public final class TrustEngine: Sendable {
 
         // The rules first, on the one path the names allow; signatures only when it passes them.
         var ruleAbiding: [Certificate]?
-        if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors),
-           let chain = UnverifiedCertificateChain.assembled(sole.certificates)
+        if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors).certificates,
+           let chain = UnverifiedCertificateChain.assembled(sole)
         {
             let custom = trust.anchors.isCustom(chain[chain.count - 1])
             let failures = Self.ruleFailures(chain, rules: rules, context: RuleContext(validationTime: time, anchorIsSystem: !custom))
             guard failures.isEmpty else {
-                return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole.certificates), failures: failures), nil)
+                return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: failures), nil)
             }
-            ruleAbiding = sole.certificates
+            ruleAbiding = sole
         }
 
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
