@@ -223,11 +223,13 @@ import X509
         let verdict = await PKI.evaluate(PKI.trust([forgedForAnotherHost, intermediate], anchors: [root]))
         #expect(verdict.codes == [.hostnameMismatch])
         #expect(verdict.chainDER == [forgedForAnotherHost.der, intermediate.der, root.der])
+        #expect(verdict.notes.contains { $0.hasPrefix("signatures were not checked") }, "\(verdict.notes)")
 
         let forged = impostor.leaf()
         let checked = await PKI.evaluate(PKI.trust([forged, intermediate], anchors: [root]))
         #expect(checked.codes == [.unknownIssuer])
         #expect(checked.failures.first?.message.contains("did not sign") == true)
+        #expect(checked.notes.isEmpty)
     }
 
     // MARK: Backtracking

@@ -19,6 +19,9 @@ enum SoleNamePath: Equatable {
     /// The search made ``searchLimit`` partial paths without settling which.
     case searchTooLarge
 
+    /// Said with a refusal made on the path alone, whose issuers are then linked by name, not yet by signature.
+    static let unverifiedNote = "signatures were not checked: the certificates link by name into this one path, and it fails the checks above, so no path can be trusted"
+
     /// Partial paths the search may make before it gives up (and leaves the chain to the path builder).
     static let searchLimit = 64
 

@@ -108,7 +108,8 @@ public final class TrustEngine: Sendable {
             let custom = trust.anchors.isCustom(chain[chain.count - 1])
             let failures = Self.ruleFailures(chain, rules: rules, context: RuleContext(validationTime: time, anchorIsSystem: !custom))
             guard failures.isEmpty else {
-                return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: failures), nil)
+                return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: failures,
+                                     notes: [SoleNamePath.unverifiedNote]), nil)
             }
             ruleAbiding = sole
         }
