@@ -15,7 +15,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif }
 
-    @Argument(help: "Info.plist files (XML or binary), bare NSAppTransportSecurity plists, .app folders or .ipa archives.")
+    @Argument(help: "Info.plist files (XML or binary), bare NSAppTransportSecurity plists, .app folders or .ipa archives; - reads a plist from standard input.")
     var paths: [String] = []
 
     @Option(help: "text (default), json or sarif.")

@@ -88,8 +88,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             list.append(url)
         }
         if let targets {
-            guard let data = FileManager.default.contents(atPath: targets) else {
-                throw InputError("cannot read --targets file '\(targets)'; give a text file with one URL a line")
+            let data: Data
+            do { data = try InputFile.read(targets) } catch {
+                throw InputError("cannot read --targets file '\(InputFile.source(targets))': \(error.reason); give a text file with one URL a line")
             }
             guard let text = String(data: data, encoding: .utf8) else { throw InputError("\(targets): not UTF-8 text") }
             for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

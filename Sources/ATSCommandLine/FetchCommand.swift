@@ -163,7 +163,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
         var clientIdentity: ClientIdentity?
         if let identity, let passwordFile {
-            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else { throw InputError("cannot read --password-file '\(passwordFile)'") }
+            let bytes: Data
+            do { bytes = try InputFile.read(passwordFile) } catch {
+                throw InputError("cannot read --password-file '\(InputFile.source(passwordFile))': \(error.reason)")
+            }
+            guard let text = String(data: bytes, encoding: .utf8) else { throw InputError("--password-file '\(InputFile.source(passwordFile))' is not UTF-8 text") }
             let password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
             clientIdentity = try ClientIdentity(pkcs12File: identity, password: password)
         } else if let cert, let key {
@@ -180,8 +184,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if let data {
             if data.hasPrefix("@") {
                 let path = String(data.dropFirst())
-                guard let contents = FileManager.default.contents(atPath: path) else { throw InputError("cannot read --data file '\(path)'") }
-                body = Array(contents)
+                do { body = Array(try InputFile.read(path)) } catch {
+                    throw InputError("cannot read --data file '\(InputFile.source(path))': \(error.reason)")
+                }
             } else {
                 body = Array(data.utf8)
             }

@@ -45,7 +45,7 @@ struct LimboRunner {
     func run(output: Output) async -> Int32 {
         let suite: Suite
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+            let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
             suite = try JSONDecoder().decode(Suite.self, from: data)
         } catch {
             output.error("ats verify --limbo: cannot read '\(path)' as an x509-limbo suite: \(error)\n")

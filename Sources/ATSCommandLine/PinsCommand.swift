@@ -21,7 +21,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         case list, ats, trustkit, trustkitJSON = "trustkit-json", okhttp, android, json
     }
 
-    @Argument(help: "PEM or DER certificate files, or https://HOST[:PORT] to take the chain a server presents.")
+    @Argument(help: "PEM or DER certificate files (- reads standard input), or https://HOST[:PORT] to take the chain a server presents.")
     var files: [String] = []
 
     @Option(help: "list (default), ats, trustkit, trustkit-json, okhttp, android or json.")

@@ -12,7 +12,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             """
     )
 
-    @Argument(help: "The chain as presented by the server, PEM or DER, leaf first.")
+    @Argument(help: "The chain as presented by the server, PEM or DER, leaf first; - reads standard input.")
     var chain: String?
 
     @Option(name: .customLong("intermediates"), help: "Further intermediates to consider (PEM or DER). Repeatable.")
@@ -111,8 +111,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         var responses: [[UInt8]] = []
         for path in ocspResponses {
-            guard let data = FileManager.default.contents(atPath: path) else { throw InputError("cannot read the OCSP response '\(path)'") }
-            responses.append(Array(data))
+            do { responses.append(Array(try InputFile.read(path))) } catch {
+                throw InputError("cannot read the OCSP response '\(InputFile.source(path))': \(error.reason)")
+            }
         }
         trustPolicy.revocation = RevocationOptions(mode: revocation, responses: responses)
         var time: Date?

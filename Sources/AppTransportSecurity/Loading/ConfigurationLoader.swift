@@ -1,22 +1,26 @@
 import Foundation
+import TransportTrust
 import ZIPFoundation
 
 /// Finds and reads ATS configurations: a plist file, an `.app` folder (with its extensions), or an `.ipa`.
 public struct ConfigurationLoader: Sendable {
     public init() {}
 
-    /// Reads every configuration at `path`.
+    /// Reads every configuration at `path` (`-` is a plist on standard input).
     /// - Returns: one source for a plist; the app and each extension for an `.app` folder or an `.ipa`.
     /// - Throws: ``ATSConfigurationError`` naming the file and what to do.
     public func load(path: String) throws(ATSConfigurationError) -> [ConfigurationSource] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .fileNotFound(path: path) }
+        guard path == "-" || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .fileNotFound(path: path) }
         if isDirectory.boolValue { return try loadBundle(folder: path) }
         let data = try readFile(path)
         if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) || path.lowercased().hasSuffix(".ipa") {
+            guard path != "-", (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeRegular else {
+                throw .unreadable(path: InputFile.source(path), reason: "an .ipa is read out of order, so it must be a file, not a stream; save it and give its path")
+            }
             return try IPAReader(path: path).sources()
         }
-        return [try source(data: data, inputPath: path, memberPath: nil, role: .standalone)]
+        return [try source(data: data, inputPath: InputFile.source(path), memberPath: nil, role: .standalone)]
     }
 
     /// Reads one plist held in memory. `name` is used in messages.
@@ -47,9 +51,11 @@ public struct ConfigurationLoader: Sendable {
                 defer { try? handle.close() }
                 return try handle.read(upToCount: 4) ?? Data()
             }
-            return try Data(contentsOf: url)
         } catch {
             throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
+        }
+        do { return try InputFile.read(path) } catch {
+            throw .unreadable(path: InputFile.source(path), reason: error.reason)
         }
     }
 

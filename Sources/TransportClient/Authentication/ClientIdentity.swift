@@ -58,10 +58,7 @@ public struct ClientIdentity: @unchecked Sendable {
 
     /// Loads a PKCS#12 file.
     public init(pkcs12File path: String, password: String) throws(ClientIdentityError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ClientIdentityError("cannot read '\(path)'; check the path and its permissions")
-        }
-        try self.init(pkcs12: Array(data), password: password, source: "'\(path)'")
+        try self.init(pkcs12: try Self.read(path), password: password, source: "'\(InputFile.source(path))'")
     }
 
     /// Loads a PEM certificate chain and a PEM private key. `certificateSource` and `keySource` name them in errors.
@@ -86,14 +83,14 @@ public struct ClientIdentity: @unchecked Sendable {
 
     /// Loads PEM files.
     public init(certificateFile: String, keyFile: String, keyPassword: String? = nil) throws(ClientIdentityError) {
-        guard let cert = FileManager.default.contents(atPath: certificateFile) else {
-            throw ClientIdentityError("cannot read '\(certificateFile)'; check the path and its permissions")
+        try self.init(certificatePEM: try Self.read(certificateFile), keyPEM: try Self.read(keyFile), keyPassword: keyPassword,
+                      certificateSource: "'\(InputFile.source(certificateFile))'", keySource: "'\(InputFile.source(keyFile))'")
+    }
+
+    private static func read(_ path: String) throws(ClientIdentityError) -> [UInt8] {
+        do { return Array(try InputFile.read(path)) } catch {
+            throw ClientIdentityError("cannot read '\(InputFile.source(path))': \(error.reason); check the path and its permissions")
         }
-        guard let key = FileManager.default.contents(atPath: keyFile) else {
-            throw ClientIdentityError("cannot read '\(keyFile)'; check the path and its permissions")
-        }
-        try self.init(certificatePEM: Array(cert), keyPEM: Array(key), keyPassword: keyPassword,
-                      certificateSource: "'\(certificateFile)'", keySource: "'\(keyFile)'")
     }
 
     /// A stable identity for caching TLS contexts.

@@ -167,13 +167,13 @@ public enum CertificateLoader {
         do { return [try InputCertificate(der: bytes)] } catch { throw error.placed(in: source) }
     }
 
-    /// Reads every certificate in the file at `path`.
+    /// Reads every certificate in the file at `path` (`-` is standard input).
     public static func certificates(atPath path: String) throws(CertificateInputError) -> [InputCertificate] {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadableFile(path: path, reason: (error as NSError).localizedDescription)
+        do { data = try InputFile.read(path) } catch {
+            throw .unreadableFile(path: InputFile.source(path), reason: error.reason)
         }
-        return try certificates(from: Array(data), source: path)
+        return try certificates(from: Array(data), source: InputFile.source(path))
     }
 
     static func pemCertificates(_ text: String, source: String) throws(CertificateInputError) -> [InputCertificate] {

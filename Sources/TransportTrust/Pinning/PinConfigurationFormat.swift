@@ -34,10 +34,12 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
     public static func read(path: String, format: PinConfigurationFormat? = nil)
         throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
     {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PinConfigurationError(.malformedDocument, source: path, "the file cannot be read", fix: "Check the path and its permissions")
+        let data: Data
+        do { data = try InputFile.read(path) } catch {
+            throw PinConfigurationError(.malformedDocument, source: InputFile.source(path), "the file cannot be read (\(error.reason))",
+                                        fix: "Check the path and its permissions")
         }
-        return try read(Array(data), source: path, format: format)
+        return try read(Array(data), source: InputFile.source(path), format: format)
     }
 
     /// Writes `configuration` in this format. Warnings say what the format cannot express and how it was written
