@@ -122,7 +122,7 @@ import X509
         var fields = Array(tbsFields)
         fields[2] = withNull   // [0] version, serial, signature
         var tbsSerializer = DER.Serializer()
-        try tbsSerializer.appendConstructedNode(identifier: .sequence) { coder in
+        tbsSerializer.appendConstructedNode(identifier: .sequence) { coder in
             for field in fields { coder.serializeRawBytes(field.encodedBytes) }
         }
         let tbs = tbsSerializer.serializedBytes
