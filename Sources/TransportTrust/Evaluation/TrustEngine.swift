@@ -6,7 +6,9 @@ import X509
 /// every candidate path, and explains the outcome.
 ///
 /// A path that fails any rule (an expired cross-sign, a SHA-1 intermediate) is a dead end, and the search
-/// backtracks to the next candidate. The search is bounded, so hostile inputs end in bounded time.
+/// backtracks to the next candidate. The search is bounded, so hostile inputs end in bounded time. When the
+/// certificates allow one path by their names alone, the rules run on it before any signature is verified
+/// (``SoleNamePath``).
 ///
 /// Paths already validated are remembered (same DER, same anchors): a repeat evaluation never verifies a
 /// signature again. Under a policy the path already passed, only the time is rechecked; under another policy
