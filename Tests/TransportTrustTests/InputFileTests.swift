@@ -52,6 +52,14 @@ import Darwin
         _ = root
     }
 
+    /// A link to a file is read as the file, whatever its size, not as a stream.
+    @Test func aLinkToAFileIsAFile() throws {
+        let bytes = [UInt8](repeating: 0x41, count: InputFile.streamLimit + 1)
+        let target = try dir.write("big.txt", bytes: bytes)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: target)
+        #expect(try InputFile.read(dir.file("link")).count == bytes.count)
+    }
+
     @Test func aStreamThatDoesNotEndIsCutOffWithAReason() {
         #expect(InputFile.source("-") == "<stdin>")
         do {

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads the files people hand to the tools, including the ones that are not regular files: `-` for standard
 /// input, `/dev/stdin`, and a shell's `<(…)`. Foundation's `Data(contentsOf:)` refuses those on Linux with
@@ -23,8 +28,10 @@ public enum InputFile {
         let files = FileManager.default
         guard files.fileExists(atPath: path) else { throw Failure(reason: "there is no such file") }
         guard files.isReadableFile(atPath: path) else { throw Failure(reason: "it is not readable (permission denied)") }
-        let type = (try? files.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        guard let type, type != .typeRegular, type != .typeDirectory else {
+        // stat, not FileManager's lstat: `/dev/stdin` is a link to a pipe, and a link to a file is a file.
+        var status = stat()
+        let isStream = stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG && (status.st_mode & S_IFMT) != S_IFDIR
+        guard isStream else {
             do { return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe) } catch {
                 throw Failure(reason: (error as NSError).localizedDescription)
             }
