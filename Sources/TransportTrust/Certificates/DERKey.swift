@@ -31,8 +31,9 @@ struct CertificateKey: Hashable {
     }
 
     // The head holds the serial number, the tail the last extension; both tell certificates of one CA apart.
-    func hash(into h: inout Hasher) {
-        let tbs = certificate.tbsCertificateBytes
+    func hash(into h: inout Hasher) { Self.hashTBS(certificate.tbsCertificateBytes, into: &h) }
+
+    static func hashTBS(_ tbs: ArraySlice<UInt8>, into h: inout Hasher) {
         h.combine(tbs.count)
         tbs.prefix(64).withUnsafeBytes { h.combine(bytes: $0) }
         tbs.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }

@@ -108,7 +108,9 @@ public final class TrustEngine: Sendable {
            let chain = UnverifiedCertificateChain.assembled(sole)
         {
             let custom = trust.anchors.isCustom(chain[chain.count - 1])
-            let failures = Self.ruleFailures(chain, rules: rules, context: RuleContext(validationTime: time, anchorIsSystem: !custom))
+            var soleContext = context
+            soleContext.anchorIsSystem = !custom
+            let failures = Self.ruleFailures(chain, rules: rules, context: soleContext)
             guard failures.isEmpty else {
                 return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: failures,
                                      notes: [SoleNamePath.unverifiedNote]), nil)

@@ -19,6 +19,8 @@ public struct RuleContext: Sendable {
     public var validationTime: Date
     /// True when the anchor of this chain came from the system store rather than from the caller.
     public var anchorIsSystem: Bool
+    /// The evaluation's certificates' extensions, each parsed once; copies of a context share it.
+    let extensions = ExtensionMemo()
 }
 
 import SwiftASN1
@@ -40,11 +42,6 @@ public enum ChainRuleBuilder {
 extension Certificate {
     /// True for a certificate whose issuer and subject are the same name (RFC 5280 "self-issued").
     var isSelfIssued: Bool { issuer == subject }
-
-    var isCA: Bool {
-        if case .isCertificateAuthority? = try? extensions.basicConstraints { return true }
-        return false
-    }
 
     var label: String { subject.label }
 }

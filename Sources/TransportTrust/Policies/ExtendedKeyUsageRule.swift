@@ -25,7 +25,10 @@ public struct ExtendedKeyUsageRule: ChainRule {
         let names = required.map(Self.name).joined(separator: ", ")
         for (i, cert) in chain.enumerated() {
             let eku: ExtendedKeyUsage?
-            do { eku = try cert.extensions.extendedKeyUsage } catch {
+            switch context.extensions(cert).extendedKeyUsage {
+            case .absent: eku = nil
+            case .value(let value): eku = value
+            case .unreadable:
                 failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has an unreadable extendedKeyUsage extension"))
                 continue
             }

@@ -15,7 +15,10 @@ public struct HostnameRule: ChainRule {
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         guard let leaf = chain.first else { return }
         let names: SubjectAlternativeNames?
-        do { names = try leaf.extensions.subjectAlternativeNames } catch {
+        switch context.extensions(leaf).subjectAlternativeNames {
+        case .absent: names = nil
+        case .value(let value): names = value
+        case .unreadable:
             failures.append(TrustFailure(.malformedCertificate, certificate: 0, "\(leaf.label) has a malformed subjectAltName extension"))
             return
         }

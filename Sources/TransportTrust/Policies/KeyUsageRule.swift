@@ -10,7 +10,7 @@ public struct KeyUsageRule: ChainRule {
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated().dropFirst() {
-            guard let usage = try? cert.extensions.keyUsage else { continue }
+            guard let usage = context.extensions(cert).keyUsage.value else { continue }
             if !usage.keyCertSign {
                 failures.append(TrustFailure(.keyUsage, certificate: i,
                     "\(cert.label) signs certificates but its keyUsage lacks keyCertSign"))

@@ -23,7 +23,7 @@ public struct RFC5280Rule: ChainRule {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
         // there is no path to validate, and swift-certificates would refuse it for not being a CA.
         guard chain.count > 1 else { return }
-        guard NameConstraintLoad(chain).work <= nameConstraintBudget,
+        guard NameConstraintLoad(chain, extensions: context.extensions).work <= nameConstraintBudget,
             case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
             return
         }

@@ -15,15 +15,14 @@ public struct StructureRule: ChainRule {
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated() {
-            if let bad = Self.unparsableExtension(cert) {
+            let parsed = context.extensions(cert)
+            if let bad = parsed.unreadable {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has a malformed \(bad) extension"))
                 continue
             }
             let isLeaf = i == 0 && chain.count > 1
-            let basic = try? cert.extensions.basicConstraints
-            let usage = try? cert.extensions.keyUsage
-            var isCA = false
-            if case .isCertificateAuthority? = basic { isCA = true }
+            let usage = parsed.keyUsage.value
+            let isCA = parsed.isCA
             if i > 0 && cert.subject.isEmpty {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i, "the CA certificate at position \(i) has an empty subject, so nothing can be chained to it by name"))
             }
@@ -46,26 +45,27 @@ public struct StructureRule: ChainRule {
                 }
             }
         }
-        let load = NameConstraintLoad(chain)
+        let load = NameConstraintLoad(chain, extensions: context.extensions)
         guard load.constraints > 0 else { return }
         if load.work > nameConstraintBudget {
             failures.append(TrustFailure(.nameConstraints, certificate: 0,
                 "checking the leaf's \(load.names.count) subjectAltNames and \(load.subjectAttributes) subject attributes against \(load.constraints) name constraints would take \(load.work) comparisons; refused as a denial-of-service guard"))
             return
         }
-        Self.checkWildcardsAgainstExclusions(chain, names: load.names, into: &failures)
+        Self.checkWildcardsAgainstExclusions(chain, names: load.names, extensions: context.extensions, into: &failures)
     }
 
     /// Name constraints on DNS names compare strings; a wildcard SAN stands for names the string comparison
     /// does not see (CVE-2025-61727). A wildcard that could cover an excluded name is refused.
-    static func checkWildcardsAgainstExclusions(_ chain: UnverifiedCertificateChain, names: [GeneralName], into failures: inout [TrustFailure]) {
+    static func checkWildcardsAgainstExclusions(_ chain: UnverifiedCertificateChain, names: [GeneralName], extensions: ExtensionMemo,
+                                                into failures: inout [TrustFailure]) {
         let wildcards = names.compactMap { name -> String? in
             guard case .dnsName(let d) = name, d.hasPrefix("*.") else { return nil }
             return String(d.dropFirst(2)).lowercased()
         }
         guard !wildcards.isEmpty else { return }
         for cert in chain.dropFirst() {
-            guard let nc = try? cert.extensions.nameConstraints else { continue }
+            guard let nc = extensions(cert).nameConstraints.value else { continue }
             for excluded in nc.excludedDNSDomains {
                 var e = excluded.lowercased()
                 if e.hasPrefix(".") { e.removeFirst() }
@@ -78,24 +78,6 @@ public struct StructureRule: ChainRule {
                 }
             }
         }
-    }
-
-    /// The first extension swift-certificates knows but cannot parse, by name.
-    static func unparsableExtension(_ cert: Certificate) -> String? {
-        let e = cert.extensions
-        if (try? e.basicConstraints) == nil, e[oid: .X509ExtensionID.basicConstraints] != nil { return "basicConstraints" }
-        if (try? e.keyUsage) == nil, e[oid: .X509ExtensionID.keyUsage] != nil { return "keyUsage" }
-        if (try? e.extendedKeyUsage) == nil, e[oid: .X509ExtensionID.extendedKeyUsage] != nil { return "extendedKeyUsage" }
-        if (try? e.subjectAlternativeNames) == nil, e[oid: .X509ExtensionID.subjectAlternativeName] != nil { return "subjectAltName" }
-        if (try? e.nameConstraints) == nil, e[oid: .X509ExtensionID.nameConstraints] != nil { return "nameConstraints" }
-        if (try? e.authorityKeyIdentifier) == nil, e[oid: .X509ExtensionID.authorityKeyIdentifier] != nil { return "authorityKeyIdentifier" }
-        if (try? e.subjectKeyIdentifier) == nil, e[oid: .X509ExtensionID.subjectKeyIdentifier] != nil { return "subjectKeyIdentifier" }
-        if e[oid: .X509ExtensionID.authorityInformationAccess] != nil {
-            // RFC 5280 §4.2.2.1: one or more access descriptions.
-            let parsed = try? e.authorityInformationAccess
-            if parsed?.isEmpty ?? true { return "authorityInformationAccess" }
-        }
-        return nil
     }
 
     /// RFC 5280 §4.2.1.10: at least one of the subtrees must be present and non-empty, and a dNSName
@@ -128,14 +110,14 @@ struct NameConstraintLoad {
     var work: Int { constraints * (names.count + subjectAttributes) }
     private(set) var subjectAttributes = 0
 
-    init(_ chain: UnverifiedCertificateChain) {
+    init(_ chain: UnverifiedCertificateChain, extensions: ExtensionMemo) {
         for cert in chain.dropFirst() {
-            if let nc = try? cert.extensions.nameConstraints {
+            if let nc = extensions(cert).nameConstraints.value {
                 constraints += nc.permittedSubtrees.count + nc.excludedSubtrees.count
             }
         }
         guard constraints > 0, let leaf = chain.first else { return }
-        names = (try? leaf.extensions.subjectAlternativeNames).map(Array.init) ?? []
+        names = extensions(leaf).subjectAlternativeNames.value.map(Array.init) ?? []
         subjectAttributes = leaf.subject.reduce(0) { $0 + $1.count }
     }
 }

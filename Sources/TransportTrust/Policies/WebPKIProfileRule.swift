@@ -23,6 +23,7 @@ public struct WebPKIProfileRule: ChainRule {
             let isAnchor = i == last
             let isLeaf = i == 0 && chain.count > 1
             let ext = cert.extensions
+            let parsed = context.extensions(cert)
             // A trusted root is configuration, not issuance: its serial is the root program's business.
             if !isAnchor || chain.count == 1 {
                 let serial = Self.rawSerial(cert)
@@ -32,13 +33,13 @@ public struct WebPKIProfileRule: ChainRule {
                     fail(.malformedCertificate, "has a serial number longer than 20 octets")
                 }
             }
-            let aki = try? ext.authorityKeyIdentifier
-            let ski = try? ext.subjectKeyIdentifier
+            let aki = parsed.authorityKeyIdentifier.value
+            let ski = parsed.subjectKeyIdentifier.value
             // Anchors too: rfc5280::aki::cross-signed-root-missing-aki refuses a cross-signed anchor without one.
             if !cert.isSelfIssued && aki?.keyIdentifier == nil {
                 fail(.malformedCertificate, "has no authorityKeyIdentifier keyIdentifier")
             }
-            if (i > 0 || !isLeaf) && ski == nil && cert.isCA {
+            if (i > 0 || !isLeaf) && ski == nil && parsed.isCA {
                 fail(.malformedCertificate, "is a CA without a subjectKeyIdentifier")
             }
             if isAnchor && cert.isSelfIssued, let aki {
@@ -48,7 +49,7 @@ public struct WebPKIProfileRule: ChainRule {
                     fail(.malformedCertificate, "is a root whose authorityKeyIdentifier differs from its subjectKeyIdentifier")
                 }
             }
-            if cert.isCA, ext[oid: .X509ExtensionID.basicConstraints]?.critical == false {
+            if parsed.isCA, ext[oid: .X509ExtensionID.basicConstraints]?.critical == false {
                 fail(.basicConstraints, "is a CA whose basicConstraints is not critical")
             }
             if ext[oid: .X509ExtensionID.nameConstraints]?.critical == false {
@@ -67,20 +68,19 @@ public struct WebPKIProfileRule: ChainRule {
                 fail(.weakKey, "has an RSA key of \(bits) bits, not a multiple of 8")
             }
             if isLeaf {
-                if cert.isCA { fail(.basicConstraints, "is an end-entity certificate marked as a CA") }
-                if let eku = try? ext.extendedKeyUsage, eku.contains(.any) {
+                if parsed.isCA { fail(.basicConstraints, "is an end-entity certificate marked as a CA") }
+                if let eku = parsed.extendedKeyUsage.value, eku.contains(.any) {
                     fail(.extendedKeyUsage, "lists anyExtendedKeyUsage, which server certificates may not")
                 }
-                Self.checkNames(cert, fail: fail)
+                Self.checkNames(cert, sans: parsed.subjectAlternativeNames.value, fail: fail)
             }
         }
     }
 
     /// SAN dNSNames are preferred-syntax host names, and the CN, if any, repeats one SAN entry exactly.
-    static func checkNames(_ cert: Certificate, fail: (TrustFailureCode, String) -> Void) {
-        let sans = (try? cert.extensions.subjectAlternativeNames).map(Array.init) ?? []
+    static func checkNames(_ cert: Certificate, sans: SubjectAlternativeNames?, fail: (TrustFailureCode, String) -> Void) {
         var texts: [String] = []
-        for name in sans {
+        for name in sans.map(Array.init) ?? [] {
             switch name {
             case .dnsName(let d):
                 texts.append(d)

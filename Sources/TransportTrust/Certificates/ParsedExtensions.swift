@@ -1,0 +1,94 @@
+import Foundation
+import X509
+
+/// One extension as read from a certificate: absent, its parsed value, or present but unreadable.
+enum ParsedExtension<Value: Sendable>: Sendable {
+    case absent
+    case value(Value)
+    case unreadable
+
+    init(_ read: () throws -> Value?) {
+        do { self = try read().map(Self.value) ?? .absent } catch { self = .unreadable }
+    }
+
+    /// The value, nil both when absent and when unreadable (as `try?` on swift-certificates' accessor).
+    var value: Value? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+
+    var isUnreadable: Bool {
+        if case .unreadable = self { return true }
+        return false
+    }
+}
+
+/// The extensions the rules read, parsed once. swift-certificates parses an extension on every access, and
+/// the rules of one path read the same extensions three or four times between them: a tenth of a limbo run.
+/// A class, so that handing it to each rule is one retain rather than one per extension.
+final class ParsedExtensions: Sendable {
+    let basicConstraints: ParsedExtension<BasicConstraints>
+    let keyUsage: ParsedExtension<KeyUsage>
+    let extendedKeyUsage: ParsedExtension<ExtendedKeyUsage>
+    let subjectAlternativeNames: ParsedExtension<SubjectAlternativeNames>
+    let nameConstraints: ParsedExtension<NameConstraints>
+    let authorityKeyIdentifier: ParsedExtension<AuthorityKeyIdentifier>
+    let subjectKeyIdentifier: ParsedExtension<SubjectKeyIdentifier>
+    let authorityInformationAccess: ParsedExtension<AuthorityInformationAccess>
+
+    init(_ cert: Certificate) {
+        let e = cert.extensions
+        basicConstraints = ParsedExtension { try e.basicConstraints }
+        keyUsage = ParsedExtension { try e.keyUsage }
+        extendedKeyUsage = ParsedExtension { try e.extendedKeyUsage }
+        subjectAlternativeNames = ParsedExtension { try e.subjectAlternativeNames }
+        nameConstraints = ParsedExtension { try e.nameConstraints }
+        authorityKeyIdentifier = ParsedExtension { try e.authorityKeyIdentifier }
+        subjectKeyIdentifier = ParsedExtension { try e.subjectKeyIdentifier }
+        authorityInformationAccess = ParsedExtension { try e.authorityInformationAccess }
+    }
+
+    var isCA: Bool {
+        if case .isCertificateAuthority? = basicConstraints.value { return true }
+        return false
+    }
+
+    /// The first extension swift-certificates knows but cannot parse, by name.
+    var unreadable: String? {
+        if basicConstraints.isUnreadable { return "basicConstraints" }
+        if keyUsage.isUnreadable { return "keyUsage" }
+        if extendedKeyUsage.isUnreadable { return "extendedKeyUsage" }
+        if subjectAlternativeNames.isUnreadable { return "subjectAltName" }
+        if nameConstraints.isUnreadable { return "nameConstraints" }
+        if authorityKeyIdentifier.isUnreadable { return "authorityKeyIdentifier" }
+        if subjectKeyIdentifier.isUnreadable { return "subjectKeyIdentifier" }
+        // RFC 5280 §4.2.2.1: one or more access descriptions.
+        switch authorityInformationAccess {
+        case .absent: return nil
+        case .value(let aia): return aia.isEmpty ? "authorityInformationAccess" : nil
+        case .unreadable: return "authorityInformationAccess"
+        }
+    }
+}
+
+/// Parsed extensions for the certificates of one evaluation, shared by every rule and every candidate path.
+/// It lives as long as the evaluation, so it holds at most the certificates that evaluation was given.
+final class ExtensionMemo: @unchecked Sendable {
+    /// Extensions are part of the signed bytes, so those bytes alone say which parse applies. Keying by the whole
+    /// `Certificate` copied it, a retain per field, on every lookup.
+    private struct Key: Hashable {
+        let tbs: ArraySlice<UInt8>
+        func hash(into h: inout Hasher) { CertificateKey.hashTBS(tbs, into: &h) }
+    }
+
+    private let lock = NSLock()
+    private var parsed: [Key: ParsedExtensions] = [:]
+
+    func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
+        let key = Key(tbs: cert.tbsCertificateBytes)
+        if let known = lock.withLock({ parsed[key] }) { return known }
+        let fresh = ParsedExtensions(cert)
+        lock.withLock { parsed[key] = fresh }
+        return fresh
+    }
+}
