@@ -109,6 +109,23 @@ import X509
         #expect(v.failures[0].message.contains(root.label), "\(v.failures[0].message)")
     }
 
+    /// Two CAs whose permitted lists begin alike: the refusal names the one whose whole list the name is outside.
+    @Test func aNameOutsideOneOfTwoConstraintListsNamesItsCarrier() async {
+        let root = PKI.root()
+        let upper = root.intermediate("Wide CA", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com", "example.net"]))
+        let lower = upper.intermediate("Narrow CA", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com"]))
+        let v = await evaluate([lower.leaf(dns: ["www.example.net"]), lower, upper], anchors: [root], host: "www.example.net")
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains(lower.label), "\(v.failures[0].message)")
+
+        let wideOnly = root.intermediate("Wide CA", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com", "example.net"]))
+        let under = wideOnly.intermediate("Unconstrained CA")
+        let w = await evaluate([under.leaf(dns: ["www.example.org"]), under, wideOnly], anchors: [root], host: "www.example.org")
+        #expect(w.failures.first?.certificate == 2)
+        #expect(w.failures.first?.message.contains(wideOnly.label) == true, "\(w.failures.first?.message ?? "")")
+    }
+
     @Test func permittedIPRange() async {
         let root = PKI.root()
         // 10.0.0.0/8
@@ -144,6 +161,13 @@ import X509
         #expect("ababc".mentions("abc"), "a partial match before the real one")
         #expect("abc".mentions("") && !"".mentions("a") && !"abc".mentions("abcd") && !"abc".mentions("abd"))
         #expect("CN=Müller".mentions("Müller") && !"CN=Muller".mentions("Müller"))
+    }
+
+    @Test func reasonsAreShortenedByteForByte() {
+        #expect("a DUMP b DUMP".replacingEvery("DUMP", with: "'CA'") == "a 'CA' b 'CA'")
+        #expect("DUDUMP".replacingEvery("DUMP", with: "x") == "DUx", "a partial match before the real one")
+        #expect("Müller DUMP Müller".replacingEvery("DUMP", with: "é") == "Müller é Müller")
+        #expect("abc".replacingEvery("", with: "x") == "abc" && "ab".replacingEvery("abc", with: "x") == "ab")
     }
 
     /// The serial is how a reason's certificate dump is found, so its text must be swift-certificates' own.

@@ -78,7 +78,7 @@ public struct RFC5280Rule: ChainRule {
         if let i = chain.indices.first(where: { dumps[$0] != nil }) { return i }
         // A subtree reason names a name and a subtree, never a subject: formatting every subject would be wasted.
         let aboutSubtrees = text.mentions("in name constraints") || text.mentions("unsupported constraint")
-            || text.mentions("directoryName name constraints")
+            || text.mentions("directoryName name constraints") || text.mentions("permitted subtree for")
         let bySubject = { chain.indices.last { text.mentions(chain[$0].subject.text) } }
         if !aboutSubtrees, let i = bySubject() { return i }
         let carrier = chain.indices.dropFirst().last { i in
@@ -87,7 +87,9 @@ public struct RFC5280Rule: ChainRule {
             if text.mentions("directoryName") {
                 return subtrees.contains { if case .directoryName = $0 { return true } else { return false } }
             }
-            return (!nc.permittedSubtrees.isEmpty && text.mentions("\(nc.permittedSubtrees)")) || nc.excludedSubtrees.contains { text.mentions("\($0)") }
+            // One subtree's text first: the whole list's is costly, and most carriers are not the one.
+            if let first = nc.permittedSubtrees.first, text.mentions("\(first)"), text.mentions("\(nc.permittedSubtrees)") { return true }
+            return nc.excludedSubtrees.contains { text.mentions("\($0)") }
         }
         return carrier ?? (aboutSubtrees ? bySubject() : nil)
     }
@@ -96,7 +98,8 @@ public struct RFC5280Rule: ChainRule {
     /// extension), and path building meets many failing candidates, so only certificates whose serial number
     /// the text mentions are dumped: the description contains `String(reflecting: serialNumber)`.
     static func dumps(in text: String, chain: UnverifiedCertificateChain) -> [String?] {
-        chain.map { cert in
+        guard text.mentions("Certificate(") else { return Array(repeating: nil, count: chain.count) }
+        return chain.map { cert in
             guard text.mentions(serialText(cert.serialNumber)) else { return nil }
             let dump = cert.description
             return text.mentions(dump) ? dump : nil
@@ -121,7 +124,7 @@ public struct RFC5280Rule: ChainRule {
     static func shorten(_ text: String, chain: UnverifiedCertificateChain, dumps: [String?]) -> String {
         let prefix = "RFC5280Policy: "
         var t = text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
-        for (cert, dump) in zip(chain, dumps) { if let dump { t = t.replacingOccurrences(of: dump, with: cert.label) } }
+        for (cert, dump) in zip(chain, dumps) { if let dump { t = t.replacingEvery(dump, with: cert.label) } }
         // Characters are counted only when the bytes say the text may be long.
         if t.utf8.count > 240 && t.count > 240 { t = String(t.prefix(240)) + "…" }
         return t
@@ -134,20 +137,44 @@ extension String {
     /// Substring search on UTF-8 bytes. Path building meets many failing candidates, each with a reason to classify,
     /// and Foundation's `contains` (NSString, CFStringFind) made the whole limbo run 6% slower (7.72 s against
     /// 7.24 s). The standard library's generic `utf8.firstRange(of:)` was slower still (9.4 s).
-    func mentions(_ part: String) -> Bool {
+    func mentions(_ part: String) -> Bool { utf8Offset(of: part) != nil }
+
+    /// The UTF-8 offset of the first occurrence of `part`.
+    func utf8Offset(of part: String) -> Int? {
         var text = self
         var part = part
         return text.withUTF8 { t in
             part.withUTF8 { p in
-                guard let first = p.first else { return true }
-                guard t.count >= p.count else { return false }
+                guard let first = p.first else { return 0 }
+                guard t.count >= p.count else { return nil }
                 var i = 0
                 while i <= t.count - p.count {
-                    if t[i] == first && UnsafeBufferPointer(rebasing: t[i ..< i + p.count]).elementsEqual(p) { return true }
+                    if t[i] == first && UnsafeBufferPointer(rebasing: t[i ..< i + p.count]).elementsEqual(p) { return i }
                     i += 1
                 }
-                return false
+                return nil
             }
         }
+    }
+
+    /// Every occurrence of `part` replaced, comparing bytes as ``mentions(_:)`` does: Foundation's
+    /// `replacingOccurrences` cost as much as the rest of a reason's shortening. A match of valid UTF-8 in valid
+    /// UTF-8 always starts and ends on a character boundary, so the result is valid too.
+    func replacingEvery(_ part: String, with replacement: String) -> String {
+        let p = Array(part.utf8), r = Array(replacement.utf8), t = Array(utf8)
+        guard let first = p.first else { return self }
+        var out: [UInt8] = []
+        out.reserveCapacity(t.count)
+        var i = 0
+        while i < t.count {
+            if t[i] == first, i + p.count <= t.count, t[i ..< i + p.count].elementsEqual(p) {
+                out += r
+                i += p.count
+            } else {
+                out.append(t[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
