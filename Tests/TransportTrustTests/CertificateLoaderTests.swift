@@ -89,6 +89,19 @@ import X509
         }
     }
 
+    /// Labels are compared as bytes: a block whose label is not UTF-8 is still closed by its own END line, and
+    /// skipped as not a certificate, however its label would read as text.
+    @Test func aBlockWithANonUTF8LabelIsClosedAndSkipped() throws {
+        let odd: [UInt8] = Array("-----BEGIN X".utf8) + [0xFF, 0xFE] + Array("-----\nAAAA\n-----END X".utf8) + [0xFF, 0xFE] + Array("-----\n".utf8)
+        let read = try CertificateLoader.certificates(from: odd + Array(leaf.pem.utf8), source: "chain.pem")
+        #expect(read.map(\.der) == [leaf.der])
+        // Another non-UTF-8 byte in the END line reads as the same replacement character, but is not the same label.
+        let mismatched: [UInt8] = Array("-----BEGIN X".utf8) + [0xFF] + Array("-----\nAAAA\n-----END X".utf8) + [0xFE] + Array("-----\n".utf8)
+        #expect(throws: CertificateInputError.self) {
+            try CertificateLoader.certificates(from: mismatched + Array(leaf.pem.utf8), source: "chain.pem")
+        }
+    }
+
     @Test func validBase64ThatIsNotACertificateIsABadBlock() {
         let text = "-----BEGIN CERTIFICATE-----\n" + Data("hello, world".utf8).base64EncodedString() + "\n-----END CERTIFICATE-----\n"
         do {

@@ -154,9 +154,8 @@ public enum CertificateLoader {
     /// Reads every certificate in `bytes`, which may be DER (one certificate) or PEM (any number of blocks).
     /// - Parameter source: a name for the input, used in error messages.
     public static func certificates(from bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
-        let text = String(decoding: bytes, as: UTF8.self)
-        if text.contains("-----BEGIN ") {
-            return try pemCertificates(text, source: source)
+        if ByteSearch.contains(begin, in: bytes) {
+            return try pemCertificates(bytes, source: source)
         }
         guard !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .empty(source: source)
@@ -176,15 +175,15 @@ public enum CertificateLoader {
         return try certificates(from: Array(data), source: InputFile.source(path))
     }
 
-    static func pemCertificates(_ text: String, source: String) throws(CertificateInputError) -> [InputCertificate] {
+    static func pemCertificates(_ bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
         // Read as UTF-8 bytes: splitting and trimming Characters cost a fifth of a whole limbo run.
         var result: [InputCertificate] = []
         var block: [UInt8] = []
-        var blockLabel: String?
+        var blockLabel: ArraySlice<UInt8>?
         var blockStart = 0
         var notBase64: (line: Int, byte: UInt8)?
         var index = 0
-        let lines = Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (n, raw) in lines.enumerated() {
             let line = trimmed(raw)
             if line.starts(with: begin) && line.reversed().starts(with: dashes) && line.count >= begin.count + dashes.count {
@@ -192,13 +191,14 @@ public enum CertificateLoader {
                 if blockLabel != nil {
                     throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "it has no END line before the BEGIN line on line \(n + 1)")
                 }
-                blockLabel = String(decoding: line.dropFirst(begin.count).dropLast(dashes.count), as: UTF8.self)
+                blockLabel = line.dropFirst(begin.count).dropLast(dashes.count)
                 block = []
                 blockStart = n + 1
                 notBase64 = nil
-            } else if line.starts(with: end), let label = blockLabel {
+            } else if line.starts(with: end), let labelBytes = blockLabel {
+                let label = String(decoding: labelBytes, as: UTF8.self)
                 // OpenSSL wants the BEGIN line's label back, between dashes; a damaged END line is not an end.
-                guard line.elementsEqual(end + Array(label.utf8) + dashes) else {
+                guard line.elementsEqual(end + labelBytes + dashes) else {
                     let shown = String(decoding: line.prefix(80), as: UTF8.self)
                     throw .badPEMBlock(source: source, block: index, line: n + 1, reason: "its END line is '\(shown)', not '-----END \(label)-----'")
                 }

@@ -8,7 +8,7 @@ enum HostnameMatching {
         var p = pattern.lowercased()
         if p.hasSuffix(".") { p.removeLast() }
         guard !p.isEmpty, p.utf8.allSatisfy({ $0 < 0x80 }) else { return false }
-        if !p.contains("*") { return p == host }
+        if !p.utf8.contains(UInt8(ascii: "*")) { return p == host }
         guard p.hasPrefix("*."), p.dropFirst(2).firstIndex(of: "*") == nil else { return false }
         let base = p.dropFirst(2)
         // Never over a public suffix: `*.com`, `*.co.uk`, `*.s3.amazonaws.com`.

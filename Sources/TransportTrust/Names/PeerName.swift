@@ -14,7 +14,7 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
             self = .ip(v4)
             return
         }
-        if host.contains(":") {
+        if host.utf8.contains(UInt8(ascii: ":")) {
             guard let v6 = IPAddressText.parseIPv6(host) else { throw .invalidIP(text) }
             self = .ip(v6)
             return
@@ -105,7 +105,7 @@ enum IPAddressText {
             var out: [UInt8] = []
             let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
             for (i, piece) in pieces.enumerated() {
-                if i == pieces.count - 1, piece.contains("."), let v4 = parseIPv4(piece) {
+                if i == pieces.count - 1, piece.utf8.contains(UInt8(ascii: ".")), let v4 = parseIPv4(piece) {
                     out += v4
                     continue
                 }
