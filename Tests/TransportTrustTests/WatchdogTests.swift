@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ATSCommandLine
@@ -10,21 +11,27 @@ import Testing
         #expect(await watchdog.run({ "verdict" }, hang: "HANG") == "verdict")
     }
 
-    /// One that never ends is reported as hung at its deadline, and is cancelled.
+    /// One that never ends is reported as hung at its deadline, and is cancelled. A watchdog that failed to report
+    /// it would hang this test, so each wait is bounded.
     @Test func anOperationPastItsDeadlineIsReportedAndCancelled() async {
         let watchdog = Watchdog<String>(timeout: .milliseconds(50))
         let watching = Task { await watchdog.watch(every: .milliseconds(10)) }
         defer { watching.cancel() }
         let (never, _) = AsyncStream<Int>.makeStream()
         let (ended, endedContinuation) = AsyncStream<Bool>.makeStream()
-        let value = await watchdog.run({
-            for await _ in never {}  // ends only when the task is cancelled
-            endedContinuation.yield(Task.isCancelled)
-            return "late verdict"
-        }, hang: "HANG")
-        #expect(value == "HANG")
-        var iterator = ended.makeAsyncIterator()
-        #expect(await iterator.next() == true)
+        let value = await bounded(.seconds(30)) {
+            await watchdog.run({
+                for await _ in never {}  // ends only when the task is cancelled
+                endedContinuation.yield(Task.isCancelled)
+                return "late verdict"
+            }, hang: "HANG")
+        }
+        #expect(value == "HANG", "no value within 30 s: the watchdog did not report the operation")
+        let cancelled = await bounded(.seconds(30)) {
+            var iterator = ended.makeAsyncIterator()
+            return await iterator.next()
+        }
+        #expect(cancelled == true, "the operation was not cancelled at its deadline")
     }
 
     /// Many operations in flight at once each get their own value.
