@@ -79,6 +79,45 @@ import X509
         #expect(v.failures[0].message.contains("outside the name constraints of \(constrained.label)"), "\(v.failures[0].message)")
     }
 
+    /// swift-certificates stops its name-constraint check at a SAN it cannot decode. The name is not outside the
+    /// constraints: the certificate is malformed, and the verdict says that once (414 bettertls cases said both).
+    @Test func aSubjectAltNameThatCannotBeDecodedIsMalformedNotOutsideTheConstraints() async throws {
+        let root = PKI.root()
+        let constrained = root.intermediate("Example-only CA", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com"]))
+        // [0] otherName must be constructed; this one is primitive, as in bettertls's malformed-SAN cases.
+        let leaf = constrained.leaf("garbled.example.com", dns: [], extra: [
+            Certificate.Extension(oid: .X509ExtensionID.subjectAlternativeName, critical: false,
+                                  value: [0x30, 0x0D, 0x80, 0x0B] + Array("example.com".utf8)),
+        ])
+        let expected = TrustFailure(.malformedCertificate, certificate: 0, "\(leaf.label) has a malformed subjectAltName extension")
+        let v = await evaluate([leaf, constrained], anchors: [root])
+        #expect(v.failures == [expected])
+
+        // Alone, the rule still refuses the path, and with the same failure, so that the engine can say it once.
+        let chain = try #require(UnverifiedCertificateChain.assembled([leaf.certificate, constrained.certificate, root.certificate]))
+        var failures: [TrustFailure] = []
+        RFC5280Rule().check(chain, context: RuleContext(validationTime: PKI.now, anchorIsSystem: false), into: &failures)
+        #expect(failures == [expected])
+    }
+
+    /// The same for name constraints that cannot be decoded: the carrier is malformed.
+    @Test func nameConstraintsThatCannotBeDecodedAreMalformed() async throws {
+        let root = PKI.root()
+        // A permittedSubtrees [0] holding a GeneralSubtree whose base is a primitive [4] directoryName.
+        let broken = root.intermediate("Broken-constraints CA", extra: [
+            Certificate.Extension(oid: .X509ExtensionID.nameConstraints, critical: true,
+                                  value: [0x30, 0x06, 0xA0, 0x04, 0x30, 0x02, 0x84, 0x00]),
+        ])
+        let leaf = broken.leaf()
+        let chain = try #require(UnverifiedCertificateChain.assembled([leaf.certificate, broken.certificate, root.certificate]))
+        var failures: [TrustFailure] = []
+        RFC5280Rule().check(chain, context: RuleContext(validationTime: PKI.now, anchorIsSystem: false), into: &failures)
+        #expect(failures == [TrustFailure(.malformedCertificate, certificate: 1, "\(broken.label) has a malformed nameConstraints extension")])
+        let v = await evaluate([leaf, broken], anchors: [root])
+        #expect(v.codes == [.malformedCertificate], "\(v.failures)")
+        #expect(!v.codes.contains(.nameConstraints))
+    }
+
     @Test func excludedDNSSubtree() async {
         let root = PKI.root()
         let constrained = root.intermediate("No-secret CA", nameConstraints: NameConstraints(excludedDNSDomains: ["secret.example.com"]))

@@ -1,3 +1,5 @@
+import X509
+
 /// A stable, machine-readable reason why trust was refused.
 ///
 /// The raw values are part of the JSON output and never change meaning.
@@ -46,5 +48,13 @@ public struct TrustFailure: Error, Sendable, Codable, Hashable, CustomStringConv
     public var description: String {
         if let certificate { return "[\(code.rawValue)] certificate \(certificate): \(message)" }
         return "[\(code.rawValue)] \(message)"
+    }
+}
+
+extension TrustFailure {
+    /// An extension of `cert` that does not parse. Several rules meet the same one, and the same failure from each
+    /// lets the engine report it once.
+    static func malformedExtension(_ name: String, of cert: Certificate, at index: Int) -> TrustFailure {
+        TrustFailure(.malformedCertificate, certificate: index, "\(cert.label) has a malformed \(name) extension")
     }
 }

@@ -19,7 +19,7 @@ public struct HostnameRule: ChainRule {
         case .absent: names = nil
         case .value(let value): names = value
         case .unreadable:
-            failures.append(TrustFailure(.malformedCertificate, certificate: 0, "\(leaf.label) has a malformed subjectAltName extension"))
+            failures.append(.malformedExtension("subjectAltName", of: leaf, at: 0))
             return
         }
         guard let names, !names.isEmpty else {

@@ -46,6 +46,12 @@ public struct RFC5280Rule: ChainRule {
         }
         let dumps = Self.dumps(in: text, chain: chain)
         let index = Self.concerned(text, chain: chain, dumps: dumps)
+        // An extension swift-certificates could not read stopped its name-constraint check: the certificate is
+        // malformed, and no name was found outside a constraint. StructureRule reports the same failure.
+        if let index, let name = Self.unreadableExtension(in: text) {
+            failures.append(.malformedExtension(name, of: chain[index], at: index))
+            return
+        }
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"
         let code: TrustFailureCode
         let message: String
@@ -69,6 +75,13 @@ public struct RFC5280Rule: ChainRule {
             message = "RFC 5280 path validation failed"
         }
         failures.append(TrustFailure(code, certificate: index, message + " (\(Self.shorten(text, chain: chain, dumps: dumps)))"))
+    }
+
+    /// The extension a reason says could not be decoded, by the name ``ParsedExtensions`` gives it.
+    static func unreadableExtension(in text: String) -> String? {
+        if text.mentions("Unable to decode SAN field") { return "subjectAltName" }
+        if text.mentions("Unable to decode name constraints") { return "nameConstraints" }
+        return nil
     }
 
     /// The index of the certificate a reason is about. Reasons embed whole certificate descriptions, whose issuer

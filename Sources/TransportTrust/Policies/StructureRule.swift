@@ -17,7 +17,7 @@ public struct StructureRule: ChainRule {
         for (i, cert) in chain.enumerated() {
             let parsed = context.extensions(cert)
             if let bad = parsed.unreadable {
-                failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has a malformed \(bad) extension"))
+                failures.append(.malformedExtension(bad, of: cert, at: i))
                 continue
             }
             let isLeaf = i == 0 && chain.count > 1
