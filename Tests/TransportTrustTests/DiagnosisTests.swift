@@ -74,8 +74,39 @@ import X509
         let failure = try #require(verdict.failures.first)
         #expect(failure.certificate == 0)
         #expect(failure.message.contains("CN=duplicated.example.com") && failure.message.contains("cannot be parsed"), "\(failure.message)")
-        #expect(failure.message.contains(first.description), "the reason names the repeated extension: \(failure.message)")
+        #expect(failure.message.contains("carries the extension \(first) twice"), "the reason names the repeated extension: \(failure.message)")
         #expect(!failure.message.contains("curve"), "\(failure.message)")
+        #expect(!failure.message.contains(".swift:"), "no source location of swift-certificates: \(failure.message)")
+
+        // A named extension is called by its name: an issuerAltName (2.5.29.18) becomes a second subjectAltName.
+        let issuerAltName: ASN1ObjectIdentifier = [2, 5, 29, 18]
+        let withIssuerAltName = intermediate.leaf("twice.example.com", extra: [
+            Certificate.Extension(oid: issuerAltName, critical: false, value: [0x30, 0x00]),
+        ])
+        let twice = try InputCertificate(der: Self.replacing(Self.encoded(issuerAltName), with: Self.encoded(.X509ExtensionID.subjectAlternativeName),
+                                                             in: withIssuerAltName.der))
+        #expect(twice.certificate == nil)
+        #expect(Diagnosis.unusable(twice, index: 0).message.contains("carries the extension subjectAltName (2.5.29.17) twice"),
+                "\(Diagnosis.unusable(twice, index: 0).message)")
+    }
+
+    /// RFC 5280 §4.1.2.2: a serial number is a positive INTEGER. swift-asn1 refuses a negative one as "INTEGER encoded
+    /// with top bit set!", which the verdict puts in words.
+    @Test func namesANegativeSerialNumber() async throws {
+        let (root, intermediate, _) = PKI.chain()
+        let serial: [UInt8] = [0x11, 0x23, 0x35, 0x47, 0x59, 0x6B, 0x7D, 0x0F, 0x21, 0x33, 0x45, 0x57, 0x69, 0x7B, 0x0D, 0x1F]
+        let leaf = intermediate.leaf("negative.example.com", serial: Certificate.SerialNumber(bytes: serial[...]))
+        let der = try Self.replacing([0x02, 0x10] + serial, with: [0x02, 0x10, 0x91] + serial.dropFirst(), in: leaf.der)
+        let input = try InputCertificate(der: der)
+        #expect(input.certificate == nil, "swift-certificates refuses a negative serial")
+        #expect(input.parseFailure?.contains(".swift:") == false, "\(input.parseFailure ?? "")")
+
+        let verdict = await PKI.evaluate(ServerTrust(chain: [input, intermediate.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(verdict.codes == [.malformedCertificate])
+        let failure = try #require(verdict.failures.first)
+        #expect(failure.certificate == 0)
+        #expect(failure.message == "\(leaf.label) cannot be parsed: its serial number is negative, and RFC 5280 §4.1.2.2 requires a positive integer; the CA must reissue it")
     }
 
     @Test func namesAnUnreadableRSAKeyAsMalformedNotAsAZeroBitKey() async throws {

@@ -109,4 +109,22 @@ import X509
                                                      policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
         #expect(verdict.codes == [.malformedCertificate])
     }
+
+    /// swift-asn1 and swift-certificates end their error text with their own source location; readers get the reason.
+    @Test func dependencyErrorsLoseTheirSourceLocationAndNothingElse() throws {
+        let (_, _, leaf) = PKI.chain()
+        do {
+            _ = try Certificate(derEncoded: Array(leaf.der.prefix(40)))
+            Issue.record("a truncated certificate parsed")
+        } catch {
+            let raw = "\(error)"
+            try #require(raw.hasPrefix("ASN1Error.") && raw.contains(".swift:"), "swift-asn1's text changed: \(raw)")
+            let text = dependencyErrorText(error)
+            #expect(raw.hasPrefix(text + " ") && !text.contains(".swift:"), "\(text)")
+        }
+        // Only the location is cut: a reason that itself ends like one stays whole. Other errors are untouched.
+        #expect(dependencyErrorText(ASN1Error.invalidASN1Object(reason: "see x.swift:1")) == "ASN1Error.invalidASN1Object: see x.swift:1")
+        struct Other: Error, CustomStringConvertible { var description: String }
+        #expect(dependencyErrorText(Other(description: "see Foo.swift:12")) == "see Foo.swift:12")
+    }
 }

@@ -29,6 +29,17 @@ public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConve
     }
 }
 
+/// swift-asn1's and swift-certificates' error text, without the source location they end it with
+/// ("SwiftASN1/DER.swift:45"): it says where their code stopped, which means nothing to the reader of a verdict.
+func dependencyErrorText(_ error: any Error) -> String {
+    let text = "\(error)"
+    guard error is ASN1Error || error is CertificateError, let space = text.lastIndex(of: " ") else { return text }
+    let location = text[text.index(after: space)...]
+    guard let colon = location.lastIndex(of: ":"), location[..<colon].hasSuffix(".swift") else { return text }
+    let line = location[location.index(after: colon)...]
+    return !line.isEmpty && line.allSatisfy(\.isASCII) && line.allSatisfy(\.isNumber) ? String(text[..<space]) : text
+}
+
 /// One certificate as it was given: its DER, and swift-certificates' parse of it when that succeeds.
 public struct InputCertificate: Sendable, Hashable {
     /// One reference for all the fields: verdicts and caches copy certificates on every evaluation, and a
@@ -65,7 +76,7 @@ public struct InputCertificate: Sendable, Hashable {
             try Self.requireStrictEncoding(root)
             storage = Storage(der: der, certificate: try Certificate(derEncoded: root), parseFailure: nil, fallback: nil)
         } catch {
-            storage = Storage(der: der, certificate: nil, parseFailure: "\(error)", fallback: try RawCertificate(der: der))
+            storage = Storage(der: der, certificate: nil, parseFailure: dependencyErrorText(error), fallback: try RawCertificate(der: der))
         }
     }
 

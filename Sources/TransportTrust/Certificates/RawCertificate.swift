@@ -41,8 +41,24 @@ public struct RawCertificate: Sendable, Hashable {
         } catch let error as CertificateInputError {
             throw error
         } catch {
-            throw CertificateInputError.malformed(source: nil, reason: "\(error)")
+            throw CertificateInputError.malformed(source: nil, reason: dependencyErrorText(error))
         }
+    }
+
+    /// The first extension the certificate carries twice. Read only to explain why swift-certificates refused it.
+    public var repeatedExtension: ASN1ObjectIdentifier? {
+        guard let root = try? DER.parse(der), let layout = try? CertificateLayout(root),
+              let wrapper = layout.tbsFields.last, wrapper.identifier == ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific),
+              case .constructed(let outer) = wrapper.content, let list = outer.first(where: { _ in true }),
+              case .constructed(let extensions) = list.content
+        else { return nil }
+        var seen: Set<ASN1ObjectIdentifier> = []
+        for ext in extensions {
+            guard case .constructed(let parts) = ext.content, let oidNode = parts.first(where: { _ in true }),
+                  let oid = try? ASN1ObjectIdentifier(derEncoded: oidNode) else { continue }
+            if !seen.insert(oid).inserted { return oid }
+        }
+        return nil
     }
 
     static func algorithmOID(_ node: ASN1Node) throws -> ASN1ObjectIdentifier {

@@ -104,3 +104,27 @@ enum SignatureNames {
         }
     }
 }
+
+/// RFC 5280's names for the extensions a verdict may mention.
+enum ExtensionNames {
+    static let known: [ASN1ObjectIdentifier: String] = [
+        .X509ExtensionID.subjectAlternativeName: "subjectAltName",
+        .X509ExtensionID.basicConstraints: "basicConstraints",
+        .X509ExtensionID.keyUsage: "keyUsage",
+        .X509ExtensionID.extendedKeyUsage: "extendedKeyUsage",
+        .X509ExtensionID.nameConstraints: "nameConstraints",
+        .X509ExtensionID.authorityKeyIdentifier: "authorityKeyIdentifier",
+        .X509ExtensionID.subjectKeyIdentifier: "subjectKeyIdentifier",
+        .X509ExtensionID.authorityInformationAccess: "authorityInfoAccess",
+        [2, 5, 29, 32]: "certificatePolicies",
+        [2, 5, 29, 31]: "cRLDistributionPoints",
+        [2, 5, 29, 33]: "policyMappings",
+        [2, 5, 29, 36]: "policyConstraints",
+        [2, 5, 29, 54]: "inhibitAnyPolicy",
+    ]
+
+    /// "subjectAltName (2.5.29.17)", or the OID alone when it has no name here.
+    static func describe(_ oid: ASN1ObjectIdentifier) -> String {
+        known[oid].map { "\($0) (\(oid))" } ?? "\(oid)"
+    }
+}

@@ -59,6 +59,15 @@ enum Diagnosis {
             return TrustFailure(.malformedCertificate, certificate: index,
                 "\(who) is signed with \(signature) but its signature algorithm carries parameters (\(Self.describeParameters(parameters))), and \(rule); the CA must reissue it without them")
         }
+        // The two encoding faults the suites meet most, in the order swift-certificates reads the fields.
+        if let top = raw.serialNumber.first, top & 0x80 != 0 {
+            return TrustFailure(.malformedCertificate, certificate: index,
+                "\(who) cannot be parsed: its serial number is negative, and RFC 5280 §4.1.2.2 requires a positive integer; the CA must reissue it")
+        }
+        if let repeated = raw.repeatedExtension {
+            return TrustFailure(.malformedCertificate, certificate: index,
+                "\(who) cannot be parsed: it carries the extension \(ExtensionNames.describe(repeated)) twice, and RFC 5280 §4.2 allows each extension once; the CA must reissue it")
+        }
         return TrustFailure(.malformedCertificate, certificate: index,
             "\(who) cannot be parsed: \(input.parseFailure ?? "unknown error")")
     }
