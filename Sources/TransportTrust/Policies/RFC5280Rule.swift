@@ -66,6 +66,13 @@ public struct RFC5280Rule: ChainRule {
             message = "\(who) has an invalid basicConstraints extension"
         } else if text.mentions("name constraints") || text.mentions("subtree") || text.mentions("SAN field") {
             code = .nameConstraints
+            // swift-certificates names no name for a permitted list, and shows addresses as byte arrays.
+            if let index, text.mentions("no matches") || text.mentions("is excluded by"),
+               let named = NameConstraintExplanation.offendingName(in: chain, carrier: index, extensions: context.extensions)
+            {
+                failures.append(TrustFailure(code, certificate: index, named))
+                return
+            }
             message = "a name in the chain is outside the name constraints of \(who)"
         } else if text.mentions("version") {
             code = .malformedCertificate
