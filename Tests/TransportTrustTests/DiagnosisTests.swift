@@ -55,6 +55,26 @@ import X509
         #expect(caVerdict.failures.first?.message.contains("unsupported key type (DSA)") == true, "\(caVerdict.failures)")
     }
 
+    /// An anchor swift-certificates cannot use (here RSA-1024) is why the path stops, not a re-keyed CA.
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func namesAnAnchorWithAWeakKey() async throws {
+        let tool = try OpenSSLTool()
+        try tool.newKey("weakroot", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        try tool.run(["req", "-x509", "-key", "weakroot.key", "-subj", "/O=Transport Trust Tests/CN=Weak Root", "-days", "60",
+                      "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", "weakroot.pem"])
+        let root = try tool.load("weakroot")
+        #expect(root.certificate == nil)
+        try tool.newKey("leaf", OpenSSLTool.p256Key)
+        let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "weakroot", extensions: OpenSSLTool.leafExtensions)
+
+        let verdict = await PKI.evaluate(ServerTrust(chain: [leaf], anchors: TrustAnchors(custom: [root]), policy: PKI.ssl("www.example.com"),
+                                                     validationTime: PKI.now))
+        #expect(verdict.codes == [.weakKey], "\(verdict.failures)")
+        #expect(verdict.failures.first?.certificate == 1)
+        #expect(verdict.failures.first?.message.contains("'CN=Weak Root,O=Transport Trust Tests' has an RSA 1024-bit key") == true, "\(verdict.failures)")
+        #expect(verdict.chainDER == [leaf.der, root.der])
+    }
+
     @Test func namesACertificateWithADuplicatedExtensionAsMalformed() async throws {
         let (root, intermediate, _) = PKI.chain()
         // Two private extensions whose OIDs differ only in the last arc; one byte makes them the same.

@@ -103,6 +103,10 @@ import X509
         #expect(!verdict.isTrusted)
         #expect(verdict.codes == [.unknownIssuer])
         #expect(verdict.chainDER == [leaf.der, aByB.der, bByA.der])
+        // Both were sent: the reason is the loop, not a missing certificate.
+        #expect(verdict.failures[0].certificate == 2)
+        #expect(verdict.failures[0].message.hasPrefix("\(bByA.label) is issued by \(aByB.label), which is already in this chain: the intermediates sent issue each other in a loop"),
+                "\(verdict.failures[0].message)")
     }
 
     @Test func aMeshOfCrossSignedIntermediatesExhaustsTheBudget() async {

@@ -119,7 +119,9 @@ enum Diagnosis {
                 return (chain, [TrustFailure(.internalError, certificate: index,
                     "a path to the anchor \(anchorCert.label) exists but the path builder did not complete it")])
             }
-            if let weak = unusable.first(where: { $0.raw?.subject == tip.issuer }) {
+            // A sent certificate or an anchor of the right name that swift-certificates cannot use (a P-192 or
+            // RSA-1024 key, an unsupported algorithm): that, not a missing issuer, is why the path stops.
+            if let weak = unusable.first(where: { $0.raw?.subject == tip.issuer }) ?? anchorsByName.first(where: { $0.certificate == nil }) {
                 chain.append(weak)
                 return (chain, [Self.unusable(weak, index: chain.count - 1)])
             }
@@ -127,6 +129,10 @@ enum Diagnosis {
                 let what = sentByName.isEmpty ? "a trusted anchor" : "the server sent a certificate"
                 return (chain, [TrustFailure(.unknownIssuer, certificate: index,
                     "\(what) named \(tip.issuer.label), but its key did not sign \(tip.label); the issuing CA's certificate was replaced or re-keyed. Send the intermediate that matches this certificate")])
+            }
+            if !tip.isSelfIssued, chain.contains(where: { $0.certificate?.subject == tip.issuer }) {
+                return (chain, [TrustFailure(.unknownIssuer, certificate: index,
+                    "\(tip.label) is issued by \(tip.issuer.label), which is already in this chain: the intermediates sent issue each other in a loop, and none of them is issued by \(where_). Send the intermediate that leads to a trusted root")])
             }
             if tip.isSelfIssued && tip.publicKey.isValidSignature(tip.signature, for: tip) {
                 if chain.count == 1 {
