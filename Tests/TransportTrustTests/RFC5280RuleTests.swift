@@ -59,7 +59,17 @@ import X509
         let v = await evaluate([leaf, lower, upper], anchors: [root])
         #expect(v.codes == [.pathLength])
         #expect(v.failures[0].certificate == 2)
-        #expect(v.failures[0].message.contains(upper.label))
+        #expect(v.failures[0].message == "\(upper.label) allows at most 0 CA certificates below it (pathLenConstraint 0), and this chain has 1")
+
+        // RFC 5280 §4.2.1.9: a self-issued intermediate (the same CA re-keyed) does not count against the limit.
+        let rekeyed = upper.intermediate("Upper CA")
+        #expect(rekeyed.certificate.subject == upper.certificate.subject)
+        let counted = await evaluate([rekeyed.leaf(), rekeyed, upper], anchors: [root])
+        #expect(counted.isTrusted, "\(counted.failures)")
+        let beyond = rekeyed.intermediate("Lower CA")
+        let w = await evaluate([beyond.leaf(), beyond, rekeyed, upper], anchors: [root])
+        #expect(w.codes == [.pathLength])
+        #expect(w.failures[0].message == "\(upper.label) allows at most 0 CA certificates below it (pathLenConstraint 0), and this chain has 1", "\(w.failures)")
 
         let roomy = root.intermediate("Roomy CA", pathLength: 1)
         let below = roomy.intermediate("Below Roomy")

@@ -55,12 +55,22 @@ public struct RFC5280Rule: ChainRule {
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"
         let code: TrustFailureCode
         let message: String
+        // Whether the message says all the reason does, so that swift-certificates' text would only repeat it.
+        var complete = false
         if text.mentions("maximum path length") {
             code = .pathLength
-            message = "\(who) limits how many CAs may follow it (pathLenConstraint), and this chain has more"
+            if let index, case .isCertificateAuthority(let limit?)? = context.extensions(chain[index]).basicConstraints.value {
+                // RFC 5280 §4.2.1.9: self-issued intermediates do not count.
+                let below = (1..<index).count { !chain[$0].isSelfIssued }
+                message = "\(who) allows at most \(limit) CA certificate\(limit == 1 ? "" : "s") below it (pathLenConstraint \(limit)), and this chain has \(below)"
+                complete = true
+            } else {
+                message = "\(who) limits how many CAs may follow it (pathLenConstraint), and this chain has more"
+            }
         } else if text.mentions("is not marked as a CA") {
             code = .basicConstraints
             message = "\(who) issues certificates but is not marked as a CA (basicConstraints cA is false or absent)"
+            complete = index != nil
         } else if text.mentions("basic constraints") {
             code = .basicConstraints
             message = "\(who) has an invalid basicConstraints extension"
@@ -81,7 +91,7 @@ public struct RFC5280Rule: ChainRule {
             code = .policy
             message = "RFC 5280 path validation failed"
         }
-        failures.append(TrustFailure(code, certificate: index, message + " (\(Self.shorten(text, chain: chain, dumps: dumps)))"))
+        failures.append(TrustFailure(code, certificate: index, complete ? message : message + " (\(Self.shorten(text, chain: chain, dumps: dumps)))"))
     }
 
     /// The extension a reason says could not be decoded, by the name ``ParsedExtensions`` gives it.
