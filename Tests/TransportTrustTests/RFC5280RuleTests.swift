@@ -128,6 +128,21 @@ import X509
         #expect(!v.codes.contains(.nameConstraints))
     }
 
+    /// swift-certificates has no matcher for otherName subtrees. A leaf with such a name is refused, and the reason
+    /// says so instead of calling the name outside the constraints.
+    @Test func anOtherNameSubtreeThatCannotBeMatchedIsSaidSo() async {
+        let root = PKI.root()
+        let kind: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 32473, 7]
+        let constrained = root.intermediate("OtherName CA", nameConstraints: NameConstraints(excludedSubtrees: [.otherName(.init(typeID: kind, value: nil))]))
+        #expect(await evaluate([constrained.leaf(), constrained], anchors: [root]).isTrusted, "no otherName below: nothing to match")
+        let leaf = constrained.leaf(sans: [.dnsName("www.example.com"), .otherName(.init(typeID: kind, value: nil))])
+        let v = await evaluate([leaf, constrained], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures.first?.certificate == 1)
+        #expect(v.failures.first?.message == "\(constrained.label) constrains otherName names, which this verifier cannot match, and a certificate below it carries one; the chain is refused rather than trusted unchecked",
+                "\(v.failures)")
+    }
+
     @Test func excludedDNSSubtree() async {
         let root = PKI.root()
         let constrained = root.intermediate("No-secret CA", nameConstraints: NameConstraints(excludedDNSDomains: ["secret.example.com"]))

@@ -76,6 +76,13 @@ public struct RFC5280Rule: ChainRule {
             message = "\(who) has an invalid basicConstraints extension"
         } else if text.mentions("name constraints") || text.mentions("subtree") || text.mentions("SAN field") {
             code = .nameConstraints
+            // No name is outside: swift-certificates cannot match this kind, and a certificate below carries one
+            // (NameConstraintGaps removed the subtrees of kinds no certificate below carries).
+            if let index, text.mentions("unsupported constraint"), let kind = Self.unmatchedKind(in: text) {
+                failures.append(TrustFailure(code, certificate: index,
+                    "\(who) constrains \(kind) names, which this verifier cannot match, and a certificate below it carries one; the chain is refused rather than trusted unchecked"))
+                return
+            }
             // swift-certificates names no name for a permitted list, and shows addresses as byte arrays.
             if let index, text.mentions("no matches") || text.mentions("is excluded by"),
                let named = NameConstraintExplanation.offendingName(in: chain, carrier: index, extensions: context.extensions)
@@ -99,6 +106,13 @@ public struct RFC5280Rule: ChainRule {
         if text.mentions("Unable to decode SAN field") { return "subjectAltName" }
         if text.mentions("Unable to decode name constraints") { return "nameConstraints" }
         return nil
+    }
+
+    /// The name kind of a subtree swift-certificates has no matcher for, as its reason writes the subtree.
+    static func unmatchedKind(in text: String) -> String? {
+        let kinds = [("OtherName(", "otherName"), ("RFC822Name(", "rfc822Name (email)"), ("X400Address(", "x400Address"),
+                     ("EDIPartyName(", "ediPartyName"), ("RegisteredID(", "registeredID"), ("URI(", "URI")]
+        return kinds.first { text.mentions("for name " + $0.0) }?.1
     }
 
     /// The index of the certificate a reason is about. Reasons embed whole certificate descriptions, whose issuer
