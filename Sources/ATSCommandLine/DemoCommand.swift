@@ -11,7 +11,7 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         commandName: "demo",
         abstract: "Start the local test servers, run `ats diagnose` and `ats fetch` against each, and compare with what is expected.",
         discussion: """
-            Everything runs on 127.0.0.1 with a CA generated for the run; nothing leaves the machine. Prints one row per case:
+            Everything runs on 127.0.0.1 with a CA generated for the run; nothing leaves the machine. Prints one row per case: \
             expected, what diagnose found (all 16 nscurl tests are compared), and what fetch found.
             Exit status: 0 when everything agrees, 1 on any disagreement, 2 when the servers cannot start.
             """

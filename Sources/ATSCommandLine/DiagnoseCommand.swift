@@ -10,8 +10,8 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         commandName: "diagnose",
         abstract: "Run nscurl's ATS diagnostics against URLs, from any platform.",
         discussion: """
-            Each of nscurl's tests is an ATS dictionary resolved by the same code as `ats check` and sent through the same client
-            as `ats fetch`, so a PASS is a load the client accepts. After nscurl's report come the negotiated TLS version and suite,
+            Each of nscurl's tests is an ATS dictionary resolved by the same code as `ats check` and sent through the same client \
+            as `ats fetch`, so a PASS is a load the client accepts. After nscurl's report come the negotiated TLS version and suite, \
             the server's chain, and the smallest Info.plist exception that makes the URL load (or what the server must fix).
             --json prints one JSON document per URL, one per line (schema in docs/DIAGNOSE.md).
             Exit status: 0 when the default ATS test passes for every URL, 1 otherwise, 2 for usage or input errors.

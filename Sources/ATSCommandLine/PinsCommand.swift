@@ -7,12 +7,12 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         commandName: "pins",
         abstract: "Print the SPKI SHA-256 pins of certificates, as a list or a ready-to-paste configuration; or check a chain against pins.",
         discussion: """
-            Without --pin or --pin-file: prints, for every certificate in the files, base64(SHA-256(SubjectPublicKeyInfo)) with its
-            subject and whether it is a CA. --format ats|trustkit|trustkit-json|okhttp|android prints a snippet pinning the CA
+            Without --pin or --pin-file: prints, for every certificate in the files, base64(SHA-256(SubjectPublicKeyInfo)) with its \
+            subject and whether it is a CA. --format ats|trustkit|trustkit-json|okhttp|android prints a snippet pinning the CA \
             certificates (add --include-leaf to pin the leaf too); --format json prints the list as JSON.
 
-            With --pin HASH... and/or --pin-file FILE: the files are a chain (leaf first). It is validated (--anchors, --host) and
-            the pins are checked against the chain as built. Exit status: 0 trusted, 1 not trusted (pinMismatch lists the chain's
+            With --pin HASH... and/or --pin-file FILE: the files are a chain (leaf first). It is validated (--anchors, --host) and \
+            the pins are checked against the chain as built. Exit status: 0 trusted, 1 not trusted (pinMismatch lists the chain's \
             actual hashes), 2 usage or input error.
             """
     )

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         commandName: "serve",
         abstract: "Serve known good and bad HTTPS cases on 127.0.0.1 behind a generated local CA (an offline badssl).",
         discussion: """
-            Prints each case's URL, the CA file clients must trust, and what `ats diagnose` should find, then serves until
+            Prints each case's URL, the CA file clients must trust, and what `ats diagnose` should find, then serves until \
             interrupted (Ctrl-C). Case i listens on --port-base + i and the plain-http redirect target on the port after the last.
             Try: ats diagnose --anchors CA_FILE URL
             """

@@ -96,6 +96,22 @@ import Testing
         #expect(!lines.isEmpty && lines.allSatisfy { $0 == 1 }, "lines inside an archive member are not lines of the .ipa")
     }
 
+    /// The parser wraps help to the terminal's width, so a line break written into a sentence of the source shows up
+    /// as a short ragged line; only sentence ends may break a paragraph.
+    @Test(arguments: ["verify", "audit", "check", "pins", "fetch", "diagnose", "serve", "demo"])
+    func helpParagraphsAreWrappedOnlyByTheParser(command: String) async throws {
+        let (code, out) = await run([command, "--help"])
+        #expect(code == 0)
+        let overview = out.standardOutput.components(separatedBy: "\nUSAGE:").first ?? ""
+        let lines = overview.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let width = lines.map(\.count).max() ?? 0
+        for (line, next) in zip(lines, lines.dropFirst()) where !line.isEmpty && !next.isEmpty {
+            if line.hasSuffix(".") || line.hasSuffix(":") { continue }
+            let nextWord = next.split(separator: " ").first ?? ""
+            #expect(line.count + 1 + nextWord.count > width, "'\(line)' breaks before '\(nextWord)'")
+        }
+    }
+
     @Test func auditReadsAnAppFolder() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
