@@ -7,13 +7,14 @@ import X509
 // Run under `taskset -c 0` for one core (bench/run.sh does). Peers get the same chains via --write.
 //
 //   TrustBenchmark [--seconds S] [--write DIR] [--json]
-//   TrustBenchmark --profile cold|cached|pinned-cached [--seconds S]   (one P-256 loop, for `perf record`)
+//   TrustBenchmark --profile cold|cached|pinned-cached [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
 
 struct Options {
     var seconds = 2.0
     var writeDir: String?
     var json = false
     var profile: String?
+    var profileChain = BenchChain.KeyKind.p256
 }
 
 struct Figure: Codable {
@@ -53,6 +54,10 @@ func parse(_ arguments: ArraySlice<String>) throws -> Options {
             options.profile = try args.value(for: a, expected: "cold, cached or pinned-cached") {
                 ["cold", "cached", "pinned-cached"].contains($0) ? $0 : nil
             }
+        case "--chain":
+            options.profileChain = try args.value(for: a, expected: "p256 or rsa2048") {
+                ["p256": BenchChain.KeyKind.p256, "rsa2048": .rsa2048][$0]
+            }
         default: throw BenchmarkError(description: "unknown argument '\(a)'")
         }
     }
@@ -70,9 +75,9 @@ func mustTrust(_ evaluator: some ServerTrustEvaluating, _ trust: ServerTrust) as
     }
 }
 
-/// Loops one path on the P-256 chain, so a profiler sees nothing else.
-func profile(_ which: String, seconds: Double) async throws -> Double {
-    let chain = try BenchChain.make(.p256)
+/// Loops one path on one chain, so a profiler sees nothing else.
+func profile(_ which: String, chain kind: BenchChain.KeyKind, seconds: Double) async throws -> Double {
+    let chain = try BenchChain.make(kind)
     let root = try InputCertificate(der: BenchChain.der(chain.root))
     let trust = ServerTrust(certificates: [try BenchChain.der(chain.leaf), try BenchChain.der(chain.intermediate)],
                             anchors: TrustAnchors(custom: [root]), policy: .ssl(host: try PeerName(BenchChain.host)))
@@ -134,7 +139,7 @@ func memory(capacity: Int) async throws -> MemoryFigure {
 do {
     let options = try parse(CommandLine.arguments.dropFirst())
     if let which = options.profile {
-        print("\(which): \(Int(try await profile(which, seconds: options.seconds)))/s")
+        print("\(which): \(Int(try await profile(which, chain: options.profileChain, seconds: options.seconds)))/s")
         exit(0)
     }
     var figures: [Figure] = []
@@ -152,6 +157,6 @@ do {
         print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
     }
 } catch {
-    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|pinned-cached [--seconds S]\n".utf8))
+    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|pinned-cached [--chain p256|rsa2048] [--seconds S]\n".utf8))
     exit(2)
 }
