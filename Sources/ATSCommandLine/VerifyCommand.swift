@@ -38,11 +38,12 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("max-depth"), help: "Most intermediate CAs allowed (default 8).")
     var maxDepth: Int?
 
-    @Option(name: .customLong("ocsp-response"), help: "A DER OCSP response to use (stapled or fetched). Repeatable.")
+    @Option(name: .customLong("ocsp-response"),
+            help: "A DER OCSP response (stapled or fetched), checked against every certificate of the chain; with no --revocation, soft-fail. Repeatable.")
     var ocspResponses: [String] = []
 
-    @Option(help: "Revocation checking: off (default), soft or hard.")
-    var revocation: RevocationOptions.Mode = .off
+    @Option(help: "Revocation checking: off (default, or soft with --ocsp-response), soft or hard.")
+    var revocation: RevocationOptions.Mode?
 
     @OptionGroup(title: "Pinning (checked against the chain as built, after validation)")
     var pinOptions: PinOptions
@@ -111,11 +112,21 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         var responses: [[UInt8]] = []
         for path in ocspResponses {
-            do { responses.append(Array(try InputFile.read(path))) } catch {
+            let der: [UInt8]
+            do { der = Array(try InputFile.read(path)) } catch {
                 throw InputError("cannot read the OCSP response '\(InputFile.source(path))': \(error.reason)")
             }
+            do { try RevocationOptions.checkResponseShape(der) } catch {
+                throw InputError("'\(InputFile.source(path))' is not an OCSP response: \(error)")
+            }
+            responses.append(der)
         }
-        trustPolicy.revocation = RevocationOptions(mode: revocation, responses: responses)
+        // A response handed in is there to be checked: a "revoked" in it must not pass unseen.
+        let mode = revocation ?? (responses.isEmpty ? .off : .soft)
+        if mode == .off && !responses.isEmpty {
+            throw InputError("--ocsp-response with --revocation off would ignore the response; use --revocation soft or hard, or drop it")
+        }
+        trustPolicy.revocation = RevocationOptions(mode: mode, responses: responses)
         var time: Date?
         if let at {
             guard let parsed = RFC3339.parse(at) else {

@@ -138,4 +138,93 @@ import X509
         let v = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy))
         #expect(v.codes == [.hostnameMismatch])
     }
+
+    // MARK: Every certificate, every response
+
+    @Test func aHandedInRevokedResponseCountsEvenWhenTheLeafNamesNoResponder() async throws {
+        let plain = intermediate.leaf()
+        let revoked = try OCSPResponseBuilder.response(for: plain, issuer: intermediate, status: .revoked(at: PKI.now.addingTimeInterval(-60)))
+        for mode in [RevocationOptions.Mode.soft, .hard] {
+            let v = await evaluate(mode, responses: [revoked], leaf: plain)
+            #expect(v.codes == [.revoked], "\(mode): \(v.failures)")
+            #expect(v.failures.first?.certificate == 0)
+        }
+        // A good one about it is fine, and hard-fail asks nothing more of a certificate that names no responder.
+        let good = try OCSPResponseBuilder.response(for: plain, issuer: intermediate, status: .good)
+        #expect(await evaluate(.hard, responses: [good], leaf: plain).isTrusted)
+    }
+
+    /// root → intermediate (names a responder) → leaf (names one too).
+    func responderChain(leafSerial: Certificate.SerialNumber = PKI.serial()) -> (intermediate: TestCert, leaf: TestCert) {
+        let ca = root.intermediate("Responding CA", extra: [Self.aia])
+        return (ca, ca.leaf(serial: leafSerial, extra: [Self.aia]))
+    }
+
+    func evaluate(_ mode: RevocationOptions.Mode, _ chain: (intermediate: TestCert, leaf: TestCert), responses: [[UInt8]]) async -> TrustVerdict {
+        var policy = PKI.ssl("www.example.com")
+        policy.revocation = RevocationOptions(mode: mode, responses: responses)
+        return await PKI.evaluate(PKI.trust([chain.leaf, chain.intermediate], anchors: [root], policy: policy))
+    }
+
+    @Test func aRevokedIntermediateIsRefusedAtItsIndex() async throws {
+        let chain = responderChain()
+        let leafGood = try OCSPResponseBuilder.response(for: chain.leaf, issuer: chain.intermediate, status: .good)
+        let caRevoked = try OCSPResponseBuilder.response(for: chain.intermediate, issuer: root, status: .revoked(at: PKI.now.addingTimeInterval(-60)))
+        for mode in [RevocationOptions.Mode.soft, .hard] {
+            let v = await evaluate(mode, chain, responses: [leafGood, caRevoked])
+            #expect(v.codes == [.revoked], "\(mode): \(v.failures)")
+            #expect(v.failures.first?.certificate == 1)
+            #expect(v.failures.first?.message.contains(chain.intermediate.label) == true)
+            #expect(v.failures.first?.message.contains("keyCompromise") == true)
+        }
+    }
+
+    @Test func hardFailNeedsAGoodResponseForAnIntermediateThatNamesAResponder() async throws {
+        let chain = responderChain()
+        let leafGood = try OCSPResponseBuilder.response(for: chain.leaf, issuer: chain.intermediate, status: .good)
+        let hard = await evaluate(.hard, chain, responses: [leafGood])
+        #expect(hard.codes == [.revocationUnknown])
+        #expect(hard.failures.first?.certificate == 1)
+        let caGood = try OCSPResponseBuilder.response(for: chain.intermediate, issuer: root, status: .good)
+        let both = await evaluate(.hard, chain, responses: [caGood, leafGood])
+        #expect(both.isTrusted, "\(both.failures)")
+    }
+
+    @Test func everyResponseIsTriedWhateverItsPlace() async throws {
+        let other = try response(.good, about: intermediate.leaf("other"))
+        let revoked = try response(.revoked(at: PKI.now.addingTimeInterval(-60)))
+        #expect(await evaluate(.soft, responses: [other, revoked]).codes == [.revoked])
+        #expect(await evaluate(.hard, responses: [other, try response(.good)]).isTrusted)
+        // A verified "revoked" wins over a "good" given before it.
+        #expect(await evaluate(.hard, responses: [try response(.good), revoked]).codes == [.revoked])
+    }
+
+    @Test func aResponseGoesToItsOwnCertificateNotToOneWhoseRequestHappensToHoldItsSerial() async throws {
+        // A leaf of serial 1: the byte 0x01 appears in any request, the intermediate's too.
+        let chain = responderChain(leafSerial: Certificate.SerialNumber(bytes: [0x01]))
+        let leafGood = try OCSPResponseBuilder.response(for: chain.leaf, issuer: chain.intermediate, status: .good)
+        let caGood = try OCSPResponseBuilder.response(for: chain.intermediate, issuer: root, status: .good)
+        let v = await evaluate(.hard, chain, responses: [leafGood, caGood])
+        #expect(v.isTrusted, "\(v.failures)")
+    }
+
+    @Test func aResponseAboutAnotherCertificateIsNotCalledRevoked() async throws {
+        // The response is about a revoked certificate, but not this one.
+        let aboutOther = try response(.revoked(at: PKI.now), about: intermediate.leaf("other"))
+        let v = await evaluate(.hard, responses: [aboutOther])
+        #expect(v.codes == [.revocationUnknown])
+        let message = v.failures.first?.message ?? ""
+        #expect(message.contains("about another certificate"), "\(message)")
+        #expect(!message.contains("OCSPCertID(") && !message.contains("ArraySlice("), "no debug dumps: \(message)")
+    }
+
+    @Test func softFailSaysWhatItCouldNotEstablish() async throws {
+        let none = await evaluate(.soft)
+        #expect(none.isTrusted)
+        #expect(none.notes.contains { $0.contains(leaf.label) && $0.contains("no response was available") }, "\(none.notes)")
+        let stale = await evaluate(.soft, responses: [try response(.good, at: PKI.now.addingTimeInterval(-10 * 86400))])
+        #expect(stale.isTrusted)
+        #expect(stale.notes.contains { $0.contains("out of date") }, "\(stale.notes)")
+        #expect(await evaluate(.soft, responses: [try response(.good)]).notes.isEmpty)
+    }
 }

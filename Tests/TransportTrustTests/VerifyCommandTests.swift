@@ -219,6 +219,40 @@ import X509
         #expect(missing.err.contains("nope.der"))
     }
 
+    @Test func aHandedInResponseIsNeverIgnored() async throws {
+        let leaf = pki.intermediate.leaf()  // names no responder
+        let chain = try dir.write("plain-chain.pem", leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let revoked = try dir.write("plain-revoked.der", bytes: OCSPResponseBuilder.response(for: leaf, issuer: pki.intermediate, status: .revoked(at: PKI.now.addingTimeInterval(-60))))
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--ocsp-response", revoked]
+        // With no --revocation, a response handed in is checked soft-fail.
+        let implied = await run(base)
+        #expect(implied.status == 1)
+        #expect(implied.out.contains("revoked (certificate 0)"))
+        let off = await run(base + ["--revocation", "off"])
+        #expect(off.status == 2)
+        #expect(off.err.contains("--revocation soft or hard"))
+    }
+
+    @Test func aFileThatIsNotAnOCSPResponseIsAnInputError() async throws {
+        let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--revocation", "soft", "--ocsp-response"]
+        let cases: [(String, [UInt8], String)] = [
+            ("garbage.bin", [0xDE, 0xAD, 0xBE, 0xEF], "not DER"),
+            ("base64.txt", Array("MAMKAQM=\n".utf8), "it is text"),
+            ("cert.der", pki.leaf.der, "not an OCSPResponse"),
+        ]
+        for (name, bytes, reason) in cases {
+            let r = await run(base + [try dir.write(name, bytes: bytes)])
+            #expect(r.status == 2, "\(name)")
+            #expect(r.err.contains(name) && r.err.contains(reason), "\(name): \(r.err)")
+        }
+        // tryLater is an OCSPResponse, so it is read; it establishes nothing, which soft-fail accepts.
+        let r = await run(base + [try dir.write("trylater.der", bytes: OCSPResponseBuilder.tryLater)])
+        #expect(r.status == 0)
+    }
+
     // MARK: Pins
 
     @Test func pinsAreCheckedAfterValidation() async throws {

@@ -42,10 +42,10 @@ public final class TrustEngine: Sendable {
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
-                let failures = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context)
-                if failures.isEmpty {
+                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context)
+                if findings.failures.isEmpty {
                     if let fingerprint { cache.remember(fingerprint, for: key) }
-                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes)
                 }
             }
             // Another path may still pass: fall through to a full search.
@@ -130,7 +130,8 @@ public final class TrustEngine: Sendable {
         case .validCertificate(let chain):
             let path = inputs(Array(chain))
             let anchorDER = path.last?.der ?? []
-            return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: []), attempts.passed)
+            return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
+                                 notes: attempts.passedNotes), attempts.passed)
         case .couldNotValidate:
             var verdict: TrustVerdict
             if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
@@ -161,12 +162,10 @@ public final class TrustEngine: Sendable {
 
     /// The rules' failures on a path, then revocation's if the rules pass. `rulesPassed` skips rules already run on this path.
     static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext,
-                      rulesPassed: Bool = false) async -> [TrustFailure] {
-        var failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
-        if failures.isEmpty && revocation.mode != .off {
-            await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime, into: &failures)
-        }
-        return failures
+                      rulesPassed: Bool = false) async -> PathFindings {
+        let failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
+        guard failures.isEmpty else { return PathFindings(failures: failures) }
+        return await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime)
     }
 
     static func ruleFailures(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], context: RuleContext) -> [TrustFailure] {
@@ -179,6 +178,13 @@ public final class TrustEngine: Sendable {
         }
         return failures
     }
+}
+
+/// What the rules and revocation found on one path.
+struct PathFindings: Sendable {
+    var failures: [TrustFailure] = []
+    /// Facts that do not refuse the path: a revocation status soft-fail could not establish, and why.
+    var notes: [String] = []
 }
 
 /// The verifier policy that runs our rules and keeps each failed path with its structured failures.
@@ -201,10 +207,14 @@ struct RecordingPolicy: VerifierPolicy {
         var all: [Attempt] { lock.withLock { attempts } }
 
         private var passedChain: UnverifiedCertificateChain?
+        private var notesOfPassed: [String] = []
         /// The chain that met the policy, kept for the validated-path cache.
-        var passed: UnverifiedCertificateChain? {
-            get { lock.withLock { passedChain } }
-            set { lock.withLock { passedChain = newValue } }
+        var passed: UnverifiedCertificateChain? { lock.withLock { passedChain } }
+        /// What soft-fail revocation noted on that chain.
+        var passedNotes: [String] { lock.withLock { notesOfPassed } }
+
+        func pass(_ chain: UnverifiedCertificateChain, notes: [String]) {
+            lock.withLock { (passedChain, notesOfPassed) = (chain, notes) }
         }
     }
 
@@ -231,10 +241,11 @@ struct RecordingPolicy: VerifierPolicy {
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         var context = self.context
         context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
-        let failures = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context,
+        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context,
                                                rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
+        let failures = findings.failures
         if failures.isEmpty {
-            attempts.passed = chain
+            attempts.pass(chain, notes: findings.notes)
             return .meetsPolicy
         }
         attempts.record(Attempt(chain: chain, failures: failures))
