@@ -45,7 +45,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "The PEM private key for --cert.")
     var key: String?
 
-    @Option(help: "USER:PASSWORD for HTTP Basic or Digest challenges.")
+    @Option(help: "USER:PASSWORD for HTTP Basic or Digest challenges from the URL's own scheme, host and port (never from a host a redirect leads to).")
     var user: String?
 
     @Option(help: "The request method (default GET, or POST with --data).")
@@ -196,9 +196,17 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         var handler: ChallengeHandler?
         if let user, let colon = user.firstIndex(of: ":") {
             let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
+            let origin = url
             handler = { challenge in
-                switch challenge.protectionSpace.authenticationMethod {
+                let space = challenge.protectionSpace
+                switch space.authenticationMethod {
                 case .httpBasic, .httpDigest:
+                    // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
+                    // host a redirect led to. The library strips Authorization across origins; answering is ours.
+                    guard space.isOnOrigin(of: origin) else {
+                        out.error("ats fetch: not sending --user to \(space.protocol)://\(space.host):\(space.port), which is not the origin of \(origin)\n")
+                        return .performDefaultHandling
+                    }
                     return challenge.previousFailureCount == 0 ? .useCredential(.password(user: name, password: password, persistence: .none)) : .performDefaultHandling
                 default:
                     return .performDefaultHandling

@@ -70,6 +70,43 @@ import Testing
         #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "gone")
     }
 
+    @Test func userIsSentOnlyToTheURLsOriginNotWhereARedirectLeads() async throws {
+        let other = "other.example.test"
+        let pki = ServerPKI(dns: [host, other])
+        let basic = "Basic " + Data("user:pw".utf8).base64EncodedString()
+        let challenge = TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"r\"")], body: [])
+        let elsewhere = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            request.head.headers.first(name: "authorization") == basic ? .text("leaked") : challenge
+        }
+        defer { Task { await elsewhere.shutdown() } }
+        let first = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            switch request.head.uri {
+            case "/to-other-host": TestResponse(status: .found, headers: [("location", "https://\(other):\(elsewhere.port)/")], body: [])
+            case "/to-other-port": TestResponse(status: .found, headers: [("location", "https://\(host):\(elsewhere.port)/")], body: [])
+            default: request.head.headers.first(name: "authorization") == basic ? .text("welcome") : challenge
+            }
+        }
+        defer { Task { await first.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let base = ["fetch", "--anchors", try dir.write("root.pem", pki.root.pem), "--resolve", "\(host):127.0.0.1",
+                    "--resolve", "\(other):127.0.0.1", "--user", "user:pw"]
+
+        let (own, ownOut) = await run(base + ["https://\(host):\(first.port)/"])
+        #expect(own == 0, "\(ownOut.standardError)")
+        #expect(ownOut.standardOutput == "welcome")
+
+        // Another host, and the same host on another port, are other origins: their 401 is the answer (curl without
+        // --location-trusted).
+        for path in ["/to-other-host", "/to-other-port"] {
+            let (status, out) = await run(base + ["https://\(host):\(first.port)\(path)"])
+            #expect(status == 1, "\(path): \(out.standardError)")
+            #expect(out.standardError.contains("not sending --user"), "\(out.standardError)")
+            #expect(out.standardError.contains("401"), "\(out.standardError)")
+        }
+        #expect(elsewhere.requests.count == 2)
+        #expect(elsewhere.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
+    }
+
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
         let pki = ServerPKI()
         // Even an untrusted server's chain is listed: pins are read, not trusted.
