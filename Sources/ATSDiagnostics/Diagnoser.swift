@@ -41,9 +41,13 @@ public struct Diagnoser: Sendable {
 
     public init(options: DiagnosisOptions = DiagnosisOptions()) { self.options = options }
 
-    /// Checks that `url` can be diagnosed: an absolute http(s) URL with a host and a valid port.
+    /// Checks that `url` can be diagnosed: an absolute http(s) URL with a host and a valid port, and no whitespace or
+    /// control characters.
     @discardableResult
     public static func validate(url: String) throws(DiagnosisInputError) -> (host: String, port: Int) {
+        if let problem = URLText.problem(in: url) {
+            throw DiagnosisInputError("\(url.debugDescription) cannot be diagnosed: it has \(problem)")
+        }
         let target: ConnectionTarget
         do throws(RequirementsError) { target = try ConnectionTarget(url: url) } catch {
             throw DiagnosisInputError("'\(url)' cannot be diagnosed: \(error)")

@@ -219,6 +219,9 @@ public final class HTTPSClient: Sendable {
 
     /// - Parameter checkScheme: false for redirects, whose https → http check has its own error.
     func target(for url: String, phase: TransportError.Phase, checkScheme: Bool = true) throws(TransportError) -> Target {
+        if let problem = URLText.problem(in: url) {
+            throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "\(url.debugDescription) is not a URL: it has \(problem)")
+        }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let rawHost = components.host, !rawHost.isEmpty else {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL")

@@ -93,6 +93,21 @@ import TransportTrust
         #expect(error?.phase == .connect)
     }
 
+    @Test func aURLWithWhitespaceOrAControlCharacterIsRefusedBeforeAnythingIsSent() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        for (url, words) in [("https://\(host):\(server.port)/a\r\nX-Injected: 1", "a line break (U+000D)"),
+                             ("https://\(host):\(server.port)/a b", "a space (U+0020)"),
+                             ("https://\(host):\(server.port)/\u{7}", "an invisible control character (U+0007)")] {
+            let error = await transportError { try await client.execute(HTTPRequest(url: url)) }
+            #expect(error?.kind == .invalidRequest, "\(url.debugDescription)")
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+        }
+        #expect(server.connectionCount == 0)
+    }
+
     @Test func responseLargerThanTheLimitIsRefused() async throws {
         let pki = ServerPKI()
         let big = [UInt8](repeating: 0x61, count: 200_000)
