@@ -109,6 +109,7 @@ public final class HTTPSClient: Sendable {
         var attempts: [ProtectionSpace: Int] = [:]
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?
+        var staleRetries = 0
 
         while true {
             let (connection, started, stream) = try await send(request, to: target, deadline: deadline, streaming: streaming)
@@ -165,8 +166,8 @@ public final class HTTPSClient: Sendable {
                                                redirects: redirects, connection: connection.report)
                     let answered: Answer?
                     do throws(TransportError) {
-                        answered = try await answer(challenges, failure: failure, request: request, target: target,
-                                                    attempts: &attempts, rejected: &rejected)
+                        answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: pendingCredential,
+                                                    attempts: &attempts, rejected: &rejected, staleRetries: &staleRetries)
                     } catch {
                         // A cancelled challenge ends the request, not the connection, whose exchange is complete.
                         await release(connection, reusable: end.reusable)
@@ -339,8 +340,10 @@ public final class HTTPSClient: Sendable {
         var credential: Credential
     }
 
+    /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
     private func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
-                        attempts: inout [ProtectionSpace: Int], rejected: inout Set<ProtectionSpace>) async throws(TransportError) -> Answer? {
+                        lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
+                        rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
         // Strongest first: Digest SHA-256, Digest MD5, then Basic.
         let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
             switch challenge.scheme {
@@ -357,29 +360,39 @@ public final class HTTPSClient: Sendable {
                                         authenticationMethod: method)
             if rejected.contains(space) { continue }
             let failures = attempts[space, default: 0]
-            if failures >= configuration.maximumAuthenticationAttempts { return nil }
-            let proposed = await storedCredential(for: space)
-            let disposition: ChallengeDisposition
-            if let handler = configuration.challengeHandler {
-                disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
-                                                                    failureResponse: failure, proposedCredential: proposed))
-            } else {
-                disposition = .performDefaultHandling
-            }
             let credential: Credential
-            switch disposition {
-            case .useCredential(let given):
-                credential = given
-            case .performDefaultHandling:
-                // The stored credential, once: after it has failed, the 401 is the answer.
-                guard let proposed, failures == 0 else { return nil }
-                credential = proposed
-            case .cancelAuthenticationChallenge:
-                throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
-                                     "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
-            case .rejectProtectionSpace:
-                rejected.insert(space)
-                continue
+            // stale=true (RFC 7616 §3.3): the nonce expired, not the credential. Retry with the new nonce and the
+            // same credential, without counting a failure or asking the delegate again, as curl does. Bounded, so a
+            // server that calls every nonce stale still ends.
+            let isStaleRetry = method == .httpDigest && challenge.parameters["stale"]?.lowercased() == "true"
+                && lastSent?.space == space && staleRetries < configuration.maximumAuthenticationAttempts
+            if isStaleRetry, let lastSent {
+                staleRetries += 1
+                credential = lastSent.credential
+            } else {
+                if failures >= configuration.maximumAuthenticationAttempts { return nil }
+                let proposed = await storedCredential(for: space)
+                let disposition: ChallengeDisposition
+                if let handler = configuration.challengeHandler {
+                    disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
+                                                                        failureResponse: failure, proposedCredential: proposed))
+                } else {
+                    disposition = .performDefaultHandling
+                }
+                switch disposition {
+                case .useCredential(let given):
+                    credential = given
+                case .performDefaultHandling:
+                    // The stored credential, once: after it has failed, the 401 is the answer.
+                    guard let proposed, failures == 0 else { return nil }
+                    credential = proposed
+                case .cancelAuthenticationChallenge:
+                    throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
+                                         "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
+                case .rejectProtectionSpace:
+                    rejected.insert(space)
+                    continue
+                }
             }
             guard let (user, password) = credential.userPassword else {
                 throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
@@ -395,12 +408,13 @@ public final class HTTPSClient: Sendable {
             } else {
                 do throws(HTTPAuthorization.DigestError) {
                     header = try HTTPAuthorization.digest(challenge: challenge, user: user, password: password,
-                                                          method: request.method.rawValue, uri: target.path, nonceCount: failures + 1)
+                                                          method: request.method.rawValue, uri: target.path,
+                                                          nonceCount: isStaleRetry ? 1 : failures + 1)
                 } catch {
                     throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port, error.description)
                 }
             }
-            attempts[space] = failures + 1
+            if !isStaleRetry { attempts[space] = failures + 1 }
             return Answer(header: header, space: space, credential: credential)
         }
         return nil
