@@ -14,7 +14,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             The URL's ATS requirements come from --plist (or ATS defaults), pins from --pin/--pin-file, anchors from --anchors (or \
             the system roots; SSL_CERT_FILE and SSL_CERT_DIR are honoured). --verbose shows the TLS version and cipher suite, the \
             chain with each certificate's SPKI hash, the trust verdict and the ATS rule behind each check.
-            Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error.
+            Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error, 141 when nothing reads standard output any more (as for any tool in a pipe).
             """
     )
 
