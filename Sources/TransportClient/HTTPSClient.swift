@@ -145,10 +145,12 @@ public final class HTTPSClient: Sendable {
                     nextRequest.headers.remove(name: "content-type")
                     nextRequest.headers.remove(name: "content-length")
                 }
-                // Credentials belong to the origin they were given for.
+                // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
+                // host there (curl, too, sends a custom Host to the first host only).
                 if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
                     nextRequest.headers.remove(name: "authorization")
                     nextRequest.headers.remove(name: "cookie")
+                    nextRequest.headers.remove(name: "host")
                 }
                 request = nextRequest
                 target = nextTarget
