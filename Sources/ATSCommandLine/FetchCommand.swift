@@ -176,9 +176,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
         var requestHeaders = HTTPHeaders()
         for header in headers {
-            guard let colon = header.firstIndex(of: ":") else { throw InputError("--header '\(header)' is not 'Name: value'") }
-            requestHeaders.add(name: String(header[..<colon]).trimmingCharacters(in: .whitespaces),
-                               value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            guard let colon = header.firstIndex(of: ":") else { throw InputError("--header \(header.debugDescription) is not 'Name: value'") }
+            let name = String(header[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            if let problem = HTTPSyntax.problem(header: name, value: value) { throw InputError("--header \(header.debugDescription): \(problem)") }
+            requestHeaders.add(name: name, value: value)
         }
         var body: [UInt8]?
         if let data {
@@ -191,7 +193,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
                 body = Array(data.utf8)
             }
         }
-        let verb = HTTPMethod(rawValue: (method ?? (body == nil ? "GET" : "POST")).uppercased())
+        let verbText = method ?? (body == nil ? "GET" : "POST")
+        if let problem = HTTPSyntax.problem(method: verbText) { throw InputError("--method: \(problem)") }
+        let verb = HTTPMethod(rawValue: verbText.uppercased())
 
         var handler: ChallengeHandler?
         if let user, let colon = user.firstIndex(of: ":") {

@@ -246,15 +246,18 @@ final class Connection: Sendable {
         case ExchangeFailure.closed:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)
+        case ExchangeFailure.requestRejected(let text):
+            return TransportError(.invalidRequest, phase: .request, host: host, port: port,
+                                  "the request was not sent: it is not valid HTTP/1.1 (NIO: \(text)); check its method, header names and values, and the URL's path",
+                                  underlying: text)
+        case ExchangeFailure.malformedResponse(let text):
+            return TransportError(.malformedResponse, phase: phase, host: host, port: port,
+                                  "the server's response is not valid HTTP/1.1", verdict: report.verdict, underlying: text)
         case ExchangeFailure.error(let text, let isTLS):
             if isTLS, let rejected = HandshakeFailureClassifier.clientCertificateAlert(in: text) {
                 return TransportError(.clientCertificateRejected, phase: phase, host: host, port: port,
                                       "client certificate rejected: the server answered the handshake with \(rejected)",
                                       verdict: report.verdict, handshake: report.handshake, underlying: text)
-            }
-            if text.contains("HTTPParserError") || text.lowercased().contains("invalid") && !isTLS {
-                return TransportError(.malformedResponse, phase: phase, host: host, port: port,
-                                      "the server's response is not valid HTTP/1.1", verdict: report.verdict, underlying: text)
             }
             if text.contains("ECONNRESET") || text.contains("reset") || text.contains("uncleanShutdown") {
                 return TransportError(.connectionClosed, phase: phase, host: host, port: port,

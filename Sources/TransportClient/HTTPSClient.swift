@@ -106,6 +106,9 @@ public final class HTTPSClient: Sendable {
         var request = original
         var redirects: [String] = []
         var target = try self.target(for: request.url, phase: .requirements)
+        if let problem = HTTPSyntax.problem(method: request.method, headers: request.headers) {
+            throw TransportError(.invalidRequest, phase: .request, host: target.host, port: target.port, "\(problem); nothing was sent")
+        }
         var attempts: [ProtectionSpace: Int] = [:]
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?

@@ -107,6 +107,23 @@ import Testing
         #expect(elsewhere.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
     }
 
+    @Test(arguments: [
+        (["--header", "Bad Name: x"], "the header name \"Bad Name\" is not an HTTP token"),
+        (["--header", "X-Note: a\r\nInjected: 1"], "the value of header 'X-Note' holds the control character U+000D (a line break)"),
+        (["--method", "GE T"], "--method: the method \"GE T\" is not an HTTP token"),
+    ])
+    func anInvalidHeaderOrMethodIsAUsageErrorAndNothingIsSent(_ arguments: [String], _ words: String) async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1"] + arguments)
+        #expect(status == 2)
+        #expect(out.standardError.contains(words), "\(out.standardError)")
+        #expect(server.connectionCount == 0)
+    }
+
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
         let pki = ServerPKI()
         // Even an untrusted server's chain is listed: pins are read, not trusted.

@@ -108,6 +108,23 @@ import TransportTrust
         #expect(server.connectionCount == 0)
     }
 
+    @Test func anInvalidMethodOrHeaderIsTheRequestsFaultAndNothingIsSent() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        let url = "https://\(host):\(server.port)/"
+        for (request, words) in [(HTTPRequest(url: url, method: .RAW(value: "GE T")), "the method \"GE T\""),
+                                 (HTTPRequest(url: url, headers: ["bad name": "x"]), "the header name \"bad name\""),
+                                 (HTTPRequest(url: url, headers: ["x-note": "a\r\nx-injected: 1"]), "U+000D (a line break)")] {
+            let error = await transportError { try await client.execute(request) }
+            #expect(error?.kind == .invalidRequest)
+            #expect(error?.phase == .request)
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+        }
+        #expect(server.connectionCount == 0)
+    }
+
     @Test func responseLargerThanTheLimitIsRefused() async throws {
         let pki = ServerPKI()
         let big = [UInt8](repeating: 0x61, count: 200_000)
