@@ -17,7 +17,8 @@ public struct DiagnosisOptions: Sendable {
     public var anchors: TrustAnchors
     /// The limit for each test's whole request; tests of one host run in parallel, so a host costs about this.
     public var timeout: Duration
-    /// Host → IP literal to connect to, as curl's `--resolve`.
+    /// Host, or `host:port`, → IP literal to connect to, as curl's `--resolve` (see
+    /// ``HTTPSClientConfiguration/addressOverrides``).
     public var addressOverrides: [String: String]
     /// The time certificates are checked at; nil is now.
     public var validationTime: Date?
@@ -144,7 +145,7 @@ public struct Diagnoser: Sendable {
         guard !candidates.isEmpty else { return outcomes }
         var union: [CipherSuite] = []
         for suite in candidates.flatMap(\.unofferedSuites) where !union.contains(suite) { union.append(suite) }
-        let answer = await SuiteProbe.probe(host: host, port: port, address: options.addressOverrides[host] ?? host,
+        let answer = await SuiteProbe.probe(host: host, port: port, address: AddressOverrides.address(in: options.addressOverrides, host: host, port: port) ?? host,
                                             suites: union, timeout: options.timeout)
         return outcomes.map { outcome in
             guard !outcome.unofferedSuites.isEmpty else { return outcome }

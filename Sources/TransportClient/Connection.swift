@@ -59,7 +59,16 @@ final class Connection: Sendable {
                      sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Connection {
         let host = target.host
         let port = target.port
-        let address = configuration.addressOverrides[host] ?? host
+        let override = AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port)
+        var overrideAddress: SocketAddress?
+        if let override {
+            guard let socketAddress = AddressOverrides.socketAddress(override, port: port) else {
+                throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
+                                     "the address override for \(host) is '\(override)', which is not an IPv4 or IPv6 address; overrides are connected to, never looked up")
+            }
+            overrideAddress = socketAddress
+        }
+        let address = override ?? host
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(requirements: target.requirements, configuration: configuration, host: host, port: port,
                                          observation: observation)
@@ -109,7 +118,11 @@ final class Connection: Sendable {
 
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: address, port: port).get()
+            if let overrideAddress {
+                channel = try await bootstrap.connect(to: overrideAddress).get()
+            } else {
+                channel = try await bootstrap.connect(host: host, port: port).get()
+            }
         } catch {
             handshakePromise.fail(ExchangeFailure.closed)
             exchangePromise.fail(ExchangeFailure.closed)

@@ -124,6 +124,29 @@ import Testing
         #expect(server.connectionCount == 0)
     }
 
+    @Test func resolveTakesCurlsHostPortAddressAndTheHostAddressForm() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("resolved") }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("root.pem", pki.root.pem)
+        for entry in ["\(host):\(server.port):127.0.0.1", "\(host.uppercased()).:\(server.port):[127.0.0.1]", "\(host):127.0.0.1"] {
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", entry])
+            #expect(status == 0, "\(entry): \(out.standardError)")
+            #expect(out.standardOutput == "resolved")
+        }
+    }
+
+    @Test(arguments: ["b.test:9443:localhost", "b.test:9443:", "b.test:localhost", "b.test", ":127.0.0.1", "b.test:70000:127.0.0.1",
+                      "b.test:9443:127.1", "[::1]:443:127.0.0.1"])
+    func resolveRefusesAnAddressThatIsNotAnIPLiteral(_ entry: String) async {
+        // The URL is an IP literal on a closed port: an entry let through would end in a refused connection (exit 1),
+        // with nothing looked up.
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/", "--resolve", entry])
+        #expect(status == 2, "\(entry): \(out.standardError)")
+        #expect(out.standardError.contains("--resolve"), "\(out.standardError)")
+    }
+
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
         let pki = ServerPKI()
         // Even an untrusted server's chain is listed: pins are read, not trusted.

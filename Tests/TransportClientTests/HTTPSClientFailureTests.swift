@@ -125,6 +125,28 @@ import TransportTrust
         #expect(server.connectionCount == 0)
     }
 
+    @Test func anAddressOverrideIsConnectedToAndNeverLookedUp() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("here") }
+        defer { Task { await server.shutdown() } }
+        let url = "https://\(host):\(server.port)/"
+        // `localhost` would resolve to this server; an override that is a name is refused instead.
+        let named = await transportError { try await makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost"] }.execute(HTTPRequest(url: url)) }
+        #expect(named?.kind == .invalidRequest)
+        #expect(named?.phase == .connect)
+        #expect(named?.message.contains("'localhost', which is not an IPv4 or IPv6 address") == true, "\(named?.message ?? "loaded")")
+        #expect(server.connectionCount == 0)
+
+        // A host:port entry is for that port, and wins over the host's own entry.
+        let portOnly = makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost", "\(host):\(server.port)": "127.0.0.1"] }
+        #expect(try await portOnly.execute(HTTPRequest(url: url)).text == "here")
+        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 443) == "192.0.2.1")
+        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 8443) == "192.0.2.2")
+        #expect(AddressOverrides.address(in: ["[::1]:443": "192.0.2.1"], host: "::1", port: 443) == "192.0.2.1")
+        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1"], host: "b.test", port: 443) == nil)
+        #expect(AddressOverrides.socketAddress("[::1]", port: 443) != nil && AddressOverrides.socketAddress("::1", port: 443) != nil)
+    }
+
     @Test func responseLargerThanTheLimitIsRefused() async throws {
         let pki = ServerPKI()
         let big = [UInt8](repeating: 0x61, count: 200_000)
