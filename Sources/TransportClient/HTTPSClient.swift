@@ -349,11 +349,13 @@ public final class HTTPSClient: Sendable {
     private func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
                         lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
                         rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
-        // Strongest first: Digest SHA-256, Digest MD5, then Basic.
+        // Strongest first: Digest SHA-256, Digest MD5, then Basic. A challenge this client cannot answer (qop=auth-int
+        // only, an unknown algorithm) is passed over for the next, as RFC 9110 §11.6.1 lets a client choose.
         let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
             switch challenge.scheme {
             case "digest":
-                guard let algorithm = HTTPAuthorization.DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else { return nil }
+                guard HTTPAuthorization.digestProblem(challenge) == nil,
+                      let algorithm = HTTPAuthorization.DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else { return nil }
                 return (challenge, .httpDigest, 10 + algorithm.strength)
             case "basic": return (challenge, .httpBasic, 1)
             default: return nil

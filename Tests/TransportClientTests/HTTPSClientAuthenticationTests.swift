@@ -167,6 +167,29 @@ import X509
         #expect(stale.requests.count == 2 + client.configuration.maximumAuthenticationAttempts)
     }
 
+    @Test func aDigestChallengeTheClientCannotAnswerGivesWayToTheNextOne() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            if request.head.headers.first(name: "authorization") == "Basic " + Data("user:good".utf8).base64EncodedString() { return .text("basic ok") }
+            return TestResponse(status: .unauthorized, headers: [
+                ("www-authenticate", "Digest realm=\"r\", nonce=\"n\", qop=\"auth-int\", algorithm=SHA-256"),
+                ("www-authenticate", "Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256"),
+                ("www-authenticate", "Basic realm=\"r\""),
+            ], body: [])
+        }
+        defer { Task { await server.shutdown() } }
+        let seen = ChallengeLog()
+        let response = try await makeClient(anchors: pki.anchors) { config in
+            config.challengeHandler = { challenge in
+                guard [.httpBasic, .httpDigest].contains(challenge.protectionSpace.authenticationMethod) else { return .performDefaultHandling }
+                seen.append(challenge)
+                return .useCredential(.password(user: "user", password: "good", persistence: .none))
+            }
+        }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        #expect(response.text == "basic ok")
+        #expect(seen.all.map(\.protectionSpace.authenticationMethod) == [.httpBasic], "the delegate is asked only about a challenge the client can answer")
+    }
+
     @Test func credentialsAreNotSentOverPlainHTTP() async throws {
         let server = try await TestServer.http { request in
             request.head.headers.contains(name: "authorization") ? .text("in")
