@@ -130,11 +130,18 @@ public final class HTTPSClient: Sendable {
                     throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
                                          "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
                 }
-                guard let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
-                    throw TransportError(.invalidRequest, phase: .redirect, host: target.host, port: target.port,
-                                         "the redirect location '\(location)' is not a URL")
+                // A Location the client cannot follow is the server's fault, not a usage error.
+                guard URLText.problem(in: location) == nil,
+                      let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
+                    throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
+                                         "the server redirected \(request.url) to \(location.debugDescription), which is not a URL")
                 }
-                let nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false)
+                let nextTarget: Target
+                do throws(TransportError) { nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false) } catch {
+                    guard error.kind == .invalidRequest else { throw error }
+                    throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
+                                         "the server redirected \(request.url) to \(location.debugDescription), which cannot be followed: \(error.message)")
+                }
                 if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
                     throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,
                                          "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
@@ -233,7 +240,7 @@ public final class HTTPSClient: Sendable {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL")
         }
         guard scheme == "https" || scheme == "http" else {
-            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported; use https")
+            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
         }
         let requirements: ConnectionRequirements
         do throws(RequirementsError) { requirements = try configuration.ats.requirements(for: url) } catch {

@@ -147,6 +147,19 @@ import Testing
         #expect(out.standardError.contains("--resolve"), "\(out.standardError)")
     }
 
+    @Test func aRedirectThatCannotBeFollowedIsARefusalNotAUsageError() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .found, headers: [("location", "ftp://127.0.0.1/x")], body: [])
+        }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1"])
+        #expect(status == 1)
+        #expect(out.standardError.contains("malformedResponse (redirect, \(host))"), "\(out.standardError)")
+    }
+
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
         let pki = ServerPKI()
         // Even an untrusted server's chain is listed: pins are read, not trusted.

@@ -150,6 +150,20 @@ import X509
         #expect(response.text == "insecure")
     }
 
+    @Test(arguments: ["ftp://127.0.0.1/x", "http://%zz", "https://www.example.test:99999/", "/a b", "mailto:someone@example.test"])
+    func aRedirectThatCannotBeFollowedIsTheServersFault(_ location: String) async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .found, headers: [("location", location)], body: [])
+        }
+        defer { Task { await server.shutdown() } }
+        let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+        #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
+        #expect(error?.phase == .redirect)
+        #expect(error?.host == host)
+        #expect(error?.message.contains(location.debugDescription) == true, "\(error?.message ?? "")")
+    }
+
     @Test func redirectLimitIsEnforced() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
