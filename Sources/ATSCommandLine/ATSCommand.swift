@@ -58,7 +58,8 @@ public final class Output: @unchecked Sendable {
     public static let brokenPipeStatus: Int32 = 128 + SIGPIPE
 
     private let lock = NSLock()
-    private var captured: (out: String, err: String)?
+    /// Standard output as bytes (a body may be binary, and a chunk may end inside a UTF-8 sequence), standard error as text.
+    private var captured: (out: [UInt8], err: String)?
     private let streams: (out: FileHandle, err: FileHandle)
     /// Per stream: its reader went away (EPIPE), or another write error, as text.
     private var ended: (out: WriteEnd?, err: WriteEnd?) = (nil, nil)
@@ -80,7 +81,7 @@ public final class Output: @unchecked Sendable {
 
     init(capturing: Bool, color: Bool, errorIsTerminal: Bool,
          standardOutput: FileHandle = .standardOutput, standardError: FileHandle = .standardError) {
-        self.captured = capturing ? ("", "") : nil
+        self.captured = capturing ? ([], "") : nil
         self.useColor = color
         self.errorIsTerminal = errorIsTerminal
         self.streams = (standardOutput, standardError)
@@ -96,22 +97,25 @@ public final class Output: @unchecked Sendable {
         case failed(String)
     }
 
-    public func write(_ s: String) {
+    public func write(_ s: String) { write(bytes: Array(s.utf8)) }
+
+    /// Writes bytes as they are: a response body, which need not be text.
+    public func write(bytes: [UInt8]) {
         lock.withLock {
-            if captured != nil { captured?.out += s } else { ended.out = ended.out ?? Self.send(s, to: streams.out) }
+            if captured != nil { captured?.out += bytes } else { ended.out = ended.out ?? Self.send(Data(bytes), to: streams.out) }
         }
     }
 
     public func error(_ s: String) {
         lock.withLock {
-            if captured != nil { captured?.err += s } else { ended.err = ended.err ?? Self.send(s, to: streams.err) }
+            if captured != nil { captured?.err += s } else { ended.err = ended.err ?? Self.send(Data(s.utf8), to: streams.err) }
         }
     }
 
     /// Writes with the throwing API: `FileHandle.write(_:)` traps on any error, EPIPE included.
-    private static func send(_ s: String, to handle: FileHandle) -> WriteEnd? {
+    private static func send(_ data: Data, to handle: FileHandle) -> WriteEnd? {
         do {
-            try handle.write(contentsOf: Data(s.utf8))
+            try handle.write(contentsOf: data)
             return nil
         } catch {
             return isBrokenPipe(error) ? .readerGone : .failed("\(error)")
@@ -138,13 +142,14 @@ public final class Output: @unchecked Sendable {
         if case .readerGone? = out { return Self.brokenPipeStatus }
         if case .readerGone? = err { return Self.brokenPipeStatus }
         if case .failed(let reason)? = out {
-            if err == nil { _ = Self.send("ats: cannot write to standard output: \(reason)\n", to: streams.err) }
+            if err == nil { _ = Self.send(Data("ats: cannot write to standard output: \(reason)\n".utf8), to: streams.err) }
             return status == 0 ? 1 : status
         }
         return status
     }
 
-    public var standardOutput: String { lock.withLock { captured?.out ?? "" } }
+    public var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
+    public var standardOutputBytes: [UInt8] { lock.withLock { captured?.out ?? [] } }
     public var standardError: String { lock.withLock { captured?.err ?? "" } }
 
     func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }

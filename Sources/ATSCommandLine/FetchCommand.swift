@@ -63,7 +63,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Time limit in seconds for the whole request (default 30); connect and handshake get at most 10 s each.")
     var timeout: Double = 30
 
-    @Option(help: "Write the body to FILE instead of standard output.")
+    @Option(help: "Write the body to FILE instead of standard output. Bodies are streamed, so any size loads.")
     var output: String?
 
     @OptionGroup var resolveOptions: ResolveOptions
@@ -110,31 +110,58 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func fetch(_ client: HTTPSClient, _ request: HTTPRequest, output out: Output) async -> Int32 {
-        do throws(TransportError) {
-            let response = try await client.execute(request)
-            if verbose { out.error(Self.describe(response.connection, output: out)) }
-            if json {
-                out.write(FetchJSON.encode(FetchJSON(response: response)) + "\n")
-            } else if let output {
-                do { try Data(response.body).write(to: URL(fileURLWithPath: output)) } catch {
-                    out.error("ats fetch: cannot write '\(output)': \(error)\n")
-                    return 2
-                }
-            } else {
-                out.write(response.text)
-            }
-            if response.statusCode >= 400 {
-                out.error("ats fetch: the server answered \(response.statusCode) \(response.status.reasonPhrase)\n")
-                return 1
-            }
-            return 0
-        } catch {
-            if json { out.write(FetchJSON.encode(FetchJSON(error: error)) + "\n") }
-            if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out)) }
-            if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
-            out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
-            return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
+        let response: StreamingHTTPResponse
+        do throws(TransportError) { response = try await client.stream(request) } catch {
+            return refused(error, output: out)
         }
+        if verbose { out.error(Self.describe(response.connection, output: out)) }
+        // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
+        // memory; --json reads it to the end without keeping it.
+        var file: FileHandle?
+        if let output, !json {
+            guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
+                out.error("ats fetch: cannot write '\(output)': it cannot be created (does its directory exist, and may you write there?)\n")
+                return 2
+            }
+            file = handle
+        }
+        defer { try? file?.close() }
+        var written = 0
+        do {
+            for try await chunk in response.body {
+                if let file, let output {
+                    do { try file.write(contentsOf: chunk) } catch {
+                        out.error("ats fetch: cannot write '\(output)' after \(written) bytes: \(error)\n")
+                        return 2
+                    }
+                } else if !json {
+                    out.write(bytes: chunk)
+                    // Nobody reads the body any more (`| head`): stop; the exit status says so.
+                    if out.standardOutputClosed { return 0 }
+                }
+                written += chunk.count
+            }
+        } catch {
+            let failure = error as? TransportError
+                ?? TransportError(.connectionClosed, phase: .response, host: response.connection.host, port: response.connection.port, "\(error)")
+            if let output, file != nil { out.error("ats fetch: '\(output)' is incomplete: \(written) bytes of the body were written before the failure\n") }
+            return refused(failure, output: out)
+        }
+        if json { out.write(FetchJSON.encode(FetchJSON(response: response)) + "\n") }
+        if response.status.code >= 400 {
+            out.error("ats fetch: the server answered \(response.status.code) \(response.status.reasonPhrase)\n")
+            return 1
+        }
+        return 0
+    }
+
+    /// Reports a failed request and gives its exit status: 2 for what the user can fix in the command, 1 otherwise.
+    func refused(_ error: TransportError, output out: Output) -> Int32 {
+        if json { out.write(FetchJSON.encode(FetchJSON(error: error)) + "\n") }
+        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out)) }
+        if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
+        out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
+        return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
 
     func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest, HTTPPinFailureReporter?) {
@@ -272,9 +299,9 @@ struct FetchJSON: Encodable {
     var redirects: [String]?
     var error: Failure?
 
-    init(response: HTTPResponse) {
+    init(response: StreamingHTTPResponse) {
         url = response.url
-        status = response.statusCode
+        status = Int(response.status.code)
         redirects = response.redirects
         fill(response.connection.handshake, response.connection.verdict, response.connection.atsEvaluation)
     }

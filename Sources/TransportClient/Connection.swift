@@ -255,7 +255,7 @@ final class Connection: Sendable {
         switch error {
         case ExchangeFailure.tooLarge(let limit):
             return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
-                                  "the response body is larger than the limit of \(limit) bytes; raise maximumResponseBytes or stream the body")
+                                  "the response body is larger than the limit of \(limit) bytes; raise HTTPSClientConfiguration.maximumResponseBytes, or read it with HTTPSClient.stream, which has no limit")
         case ExchangeFailure.closed:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)

@@ -70,9 +70,12 @@ public final class HTTPSClient: Sendable {
     }
 
     /// Like ``execute(_:)``, but hands the final response's body over as it arrives, without a size limit.
+    ///
+    /// The body ends with a ``TransportError`` when the exchange fails (a timeout, a reset). A caller that stops
+    /// reading before the end closes the connection, which is then not reused.
     public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
         let outcome = try await perform(request, streaming: true)
-        guard let body = outcome.stream else {
+        guard let raw = outcome.stream else {
             throw TransportError(.internalError, phase: .response, host: outcome.connection.report.host, port: outcome.connection.report.port,
                                  "no body stream was set up")
         }
@@ -81,6 +84,22 @@ public final class HTTPSClient: Sendable {
         outcome.started.end.whenComplete { result in
             guard case .success(let end) = result, end.reusable else { return connection.close() }
             Task { await pool.put(connection) }
+        }
+        // The exchange ends its stream with its own failures; the caller gets them as TransportErrors.
+        let flag = outcome.started.flag
+        let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let pump = Task {
+            do {
+                for try await chunk in raw { continuation.yield(chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: connection.mapExchangeError(error, flag: flag, phase: .response))
+            }
+        }
+        continuation.onTermination = { termination in
+            guard case .cancelled = termination else { return }
+            pump.cancel()
+            connection.close()
         }
         return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
                                      redirects: outcome.redirects, connection: connection.report, body: body)

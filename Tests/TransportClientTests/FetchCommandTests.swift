@@ -1,5 +1,6 @@
 import TestSupport
 import ATSCommandLine
+import Crypto
 import Foundation
 import Testing
 
@@ -158,6 +159,29 @@ import Testing
                                        "--resolve", "\(host):127.0.0.1"])
         #expect(status == 1)
         #expect(out.standardError.contains("malformedResponse (redirect, \(host))"), "\(out.standardError)")
+    }
+
+    @Test func aBodyLargerThanTheClientsMemoryLimitIsStreamedToTheFileOrStandardOutput() async throws {
+        let pki = ServerPKI()
+        // Over HTTPSClientConfiguration's 16 MiB default, and every byte value, so that text decoding would show.
+        let pattern = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var bytes = Data(capacity: 17 << 20)
+        for _ in 0..<((17 << 20) / pattern.count) { bytes.append(contentsOf: pattern) }
+        let body = [UInt8](bytes)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: body) }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                    "--resolve", "\(host):127.0.0.1", "--timeout", "120"]
+
+        let (toFile, fileOut) = await run(base + ["--output", dir.file("big.bin")])
+        #expect(toFile == 0, "\(fileOut.standardError)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: dir.file("big.bin")))
+        #expect(written.count == body.count && SHA256.hash(data: written) == SHA256.hash(data: body))
+
+        let (toStandardOutput, out) = await run(base)
+        #expect(toStandardOutput == 0, "\(out.standardError)")
+        #expect(out.standardOutputBytes.count == body.count && SHA256.hash(data: out.standardOutputBytes) == SHA256.hash(data: body))
     }
 
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {

@@ -71,6 +71,29 @@ import TransportTrust
         #expect(elapsed < .seconds(25))
     }
 
+    @Test func aStreamedBodyThatStallsEndsWithATransportErrorAndTheConnectionIsNotKept() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            request.head.uri == "/warm" ? TestResponse() : TestResponse(body: Array(repeating: 0x61, count: 100), stallAfter: 10)
+        }
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        // As above: the stalled request goes out on the warm connection, so its short limit holds no handshake.
+        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
+        let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3)))
+        var received = 0
+        do {
+            for try await chunk in response.body { received += chunk.count }
+            Issue.record("the body ended without an error")
+        } catch {
+            let failure = error as? TransportError
+            #expect(failure?.kind == .timedOut, "\(error)")
+            #expect(failure?.phase == .response)
+        }
+        #expect(received == 10)
+        #expect(await client.idleConnectionCount == 0)
+    }
+
     /// A request's own limit replaces the client's, shorter or longer.
     @Test func aRequestsOwnTimeoutReplacesTheClients() async throws {
         let pki = ServerPKI()
