@@ -2,6 +2,7 @@ import TestSupport
 import ATSCommandLine
 import Crypto
 import Foundation
+import NIOSSL
 import Testing
 
 @testable import TransportClient
@@ -182,6 +183,28 @@ import Testing
         let (toStandardOutput, out) = await run(base)
         #expect(toStandardOutput == 0, "\(out.standardError)")
         #expect(out.standardOutputBytes.count == body.count && SHA256.hash(data: out.standardOutputBytes) == SHA256.hash(data: body))
+    }
+
+    @Test(.enabled(if: opensslAvailable))
+    func aPasswordFileWithCRLFLineEndsGivesItsFirstLine() async throws {
+        let pki = ServerPKI()
+        let clientCA = PKI.root("Client CA")
+        let clientLeaf = clientCA.leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        let ca = try NIOSSLCertificate(bytes: clientCA.der, format: .der)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key, responder: { _ in .text("mutual") }, configure: { tls in
+            tls.certificateVerification = .noHostnameVerification
+            tls.trustRoots = .certificates([ca])
+        })
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        try dir.write("c.pem", clientLeaf.pem)
+        try dir.write("k.pem", clientLeaf.key.pemString)
+        try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.path)
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1", "--identity", dir.file("id.p12"),
+                                       "--password-file", try dir.write("password.txt", "right\r\nsecond line\r\n")])
+        #expect(status == 0, "\(out.standardError)")
+        #expect(out.standardOutput == "mutual")
     }
 
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
