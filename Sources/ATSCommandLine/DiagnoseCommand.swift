@@ -70,6 +70,8 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             allPass = allPass && diagnosis.defaultPasses
             rows.append(DiagnosisRendering.SummaryRow(diagnosis))
             progress.advance(diagnosis)
+            // Nobody reads the reports any more (`| head`): start no further host; the exit status says so.
+            if out.standardOutputClosed { withUnsafeCurrentTask { $0?.cancel() } }
         }
         progress.finish()
         if many && !json {

@@ -5,6 +5,8 @@ import AppTransportSecurity
 import Foundation
 import Testing
 
+@testable import ATSCommandLine
+
 /// The command: nscurl's layout, --verbose, --json against the documented schema, exit codes, bad input.
 @Suite struct DiagnoseCommandTests {
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -120,6 +122,22 @@ import Testing
         // The reports on standard output are whole; the bar never lands inside them.
         #expect(!result.out.contains("\u{1B}") && !result.out.contains("hosts, "))
         #expect(result.out.contains("Summary (3 URLs)"))
+    }
+
+    @Test func withNothingReadingTheReportsNoFurtherHostIsStarted() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let urls = try [BadSSLCase.good, .expired, .tls11Only].map { try #require(servers.url(for: $0)) }
+        let out = Pipe(), err = Pipe()
+        try out.fileHandleForReading.close()
+        let output = Output(capturing: false, color: false, errorIsTerminal: false, standardOutput: out.fileHandleForWriting,
+                            standardError: err.fileHandleForWriting)
+        let status = await DiagnosisGate.shared.run {
+            await ATSCommand.run(arguments: ["diagnose", "--anchors", servers.caFile, "--concurrency", "1"] + urls, output: output)
+        }
+        #expect(status == Output.brokenPipeStatus)
+        try err.fileHandleForWriting.close()
+        let progress = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(progress.split(separator: "\n").count == 1, "one host diagnosed, then the scan stopped: \(progress)")
     }
 
     @Test func oneURLShowsNoProgress() async throws {
