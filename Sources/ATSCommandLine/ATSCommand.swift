@@ -15,6 +15,10 @@ public struct ATSCommand: AsyncParsableCommand {
 
     /// Parses and runs `arguments`, and returns the exit status: usage and input errors are 2.
     public static func run(arguments: [String], output: Output = .standard) async -> Int32 {
+        output.status(after: await parseAndRun(arguments, output: output))
+    }
+
+    private static func parseAndRun(_ arguments: [String], output: Output) async -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
             if let exec = command as? any ExecutableCommand {
@@ -45,9 +49,20 @@ protocol ExecutableCommand {
 }
 
 /// Where a command writes. Tests capture it; the tool writes to the terminal.
+///
+/// A reader that goes away (`ats fetch URL | head -c 10`) ends the writing quietly: nothing more is written to that
+/// stream, and the command's exit status becomes ``brokenPipeStatus``.
 public final class Output: @unchecked Sendable {
+    /// The exit status after a write found its reader gone: 128 + SIGPIPE, what a shell reports for `cat` or `yes`
+    /// killed by SIGPIPE, so that `set -o pipefail` scripts see `ats` as they see any other tool in a pipe.
+    public static let brokenPipeStatus: Int32 = 128 + SIGPIPE
+
     private let lock = NSLock()
-    private var captured: (out: String, err: String)?
+    /// Standard output as bytes (a body may be binary, and a chunk may end inside a UTF-8 sequence), standard error as text.
+    private var captured: (out: [UInt8], err: String)?
+    private let streams: (out: FileHandle, err: FileHandle)
+    /// Per stream: its reader went away (EPIPE), or another write error, as text.
+    private var ended: (out: WriteEnd?, err: WriteEnd?) = (nil, nil)
     public let useColor: Bool
     /// Standard error is a terminal that can redraw a line, so progress can be a bar rather than one line per item.
     /// Independent of colour: `ats diagnose --targets F > report.txt` still shows the bar.
@@ -64,25 +79,77 @@ public final class Output: @unchecked Sendable {
         Output(capturing: true, color: color, errorIsTerminal: errorIsTerminal)
     }
 
-    init(capturing: Bool, color: Bool, errorIsTerminal: Bool) {
-        self.captured = capturing ? ("", "") : nil
+    init(capturing: Bool, color: Bool, errorIsTerminal: Bool,
+         standardOutput: FileHandle = .standardOutput, standardError: FileHandle = .standardError) {
+        self.captured = capturing ? ([], "") : nil
         self.useColor = color
         self.errorIsTerminal = errorIsTerminal
+        self.streams = (standardOutput, standardError)
+        if !capturing { Self.ignoreSIGPIPE }
     }
 
-    public func write(_ s: String) {
+    /// A closed reader must come back as EPIPE, which `write` handles. Left at its default, SIGPIPE kills the process
+    /// mid-write, or not: NIO ignores it on Linux only once it opens its first socket (NIOPosix SocketProtocols.swift).
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    private enum WriteEnd {
+        case readerGone
+        case failed(String)
+    }
+
+    public func write(_ s: String) { write(bytes: Array(s.utf8)) }
+
+    /// Writes bytes as they are: a response body, which need not be text.
+    public func write(bytes: [UInt8]) {
         lock.withLock {
-            if captured != nil { captured?.out += s } else { FileHandle.standardOutput.write(Data(s.utf8)) }
+            if captured != nil { captured?.out += bytes } else { ended.out = ended.out ?? Self.send(Data(bytes), to: streams.out) }
         }
     }
 
     public func error(_ s: String) {
         lock.withLock {
-            if captured != nil { captured?.err += s } else { FileHandle.standardError.write(Data(s.utf8)) }
+            if captured != nil { captured?.err += s } else { ended.err = ended.err ?? Self.send(Data(s.utf8), to: streams.err) }
         }
     }
 
-    public var standardOutput: String { lock.withLock { captured?.out ?? "" } }
+    /// Writes with the throwing API: `FileHandle.write(_:)` traps on any error, EPIPE included.
+    private static func send(_ data: Data, to handle: FileHandle) -> WriteEnd? {
+        do {
+            try handle.write(contentsOf: data)
+            return nil
+        } catch {
+            return isBrokenPipe(error) ? .readerGone : .failed("\(error)")
+        }
+    }
+
+    private static func isBrokenPipe(_ error: any Error) -> Bool {
+        var current: NSError? = error as NSError
+        while let e = current {
+            if e.domain == NSPOSIXErrorDomain && e.code == Int(EPIPE) { return true }
+            current = e.userInfo[NSUnderlyingErrorKey] as? NSError
+        }
+        return false
+    }
+
+    /// Whether standard output's reader has gone, so a command can stop producing what nobody reads.
+    public var standardOutputClosed: Bool { lock.withLock { ended.out != nil } }
+
+    /// The exit status for a command that returned `status`: ``brokenPipeStatus`` once a reader went away; 1 for a
+    /// command that would have succeeded but could not write its standard output (a full disk, a closed descriptor),
+    /// said on standard error when that still works. Messages lost on standard error change nothing.
+    public func status(after status: Int32) -> Int32 {
+        let (out, err) = lock.withLock { ended }
+        if case .readerGone? = out { return Self.brokenPipeStatus }
+        if case .readerGone? = err { return Self.brokenPipeStatus }
+        if case .failed(let reason)? = out {
+            if err == nil { _ = Self.send(Data("ats: cannot write to standard output: \(reason)\n".utf8), to: streams.err) }
+            return status == 0 ? 1 : status
+        }
+        return status
+    }
+
+    public var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
+    public var standardOutputBytes: [UInt8] { lock.withLock { captured?.out ?? [] } }
     public var standardError: String { lock.withLock { captured?.err ?? "" } }
 
     func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }

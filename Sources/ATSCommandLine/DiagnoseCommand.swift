@@ -21,7 +21,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @Argument(help: "https:// URLs to diagnose.")
     var urls: [String] = []
 
-    @Option(help: "A file of URLs, one a line (blank lines and lines starting with # are skipped).")
+    @Option(help: "A file of URLs, one a line, LF or CRLF (blank lines and lines starting with # are skipped).")
     var targets: String?
 
     @Flag(help: "Show each test's ATS dictionary and error (closest NSURLErrorDomain and kCFStreamErrorDomainSSL codes, then our reason).")
@@ -70,6 +70,8 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             allPass = allPass && diagnosis.defaultPasses
             rows.append(DiagnosisRendering.SummaryRow(diagnosis))
             progress.advance(diagnosis)
+            // Nobody reads the reports any more (`| head`): start no further host; the exit status says so.
+            if out.standardOutputClosed { withUnsafeCurrentTask { $0?.cancel() } }
         }
         progress.finish()
         if many && !json {
@@ -92,8 +94,11 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             do { data = try InputFile.read(targets) } catch {
                 throw InputError("cannot read --targets file '\(InputFile.source(targets))': \(error.reason); give a text file with one URL a line")
             }
-            guard let text = String(data: data, encoding: .utf8) else { throw InputError("\(targets): not UTF-8 text") }
-            for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            guard var text = String(data: data, encoding: .utf8) else { throw InputError("\(targets): not UTF-8 text") }
+            // Windows editors write a byte-order mark and CRLF. "\r\n" is one Character, so splitting on "\n" alone
+            // would leave the whole file one line.
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+            for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 do throws(DiagnosisInputError) { try Diagnoser.validate(url: line) } catch {

@@ -14,7 +14,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             The URL's ATS requirements come from --plist (or ATS defaults), pins from --pin/--pin-file, anchors from --anchors (or \
             the system roots; SSL_CERT_FILE and SSL_CERT_DIR are honoured). --verbose shows the TLS version and cipher suite, the \
             chain with each certificate's SPKI hash, the trust verdict and the ATS rule behind each check.
-            Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error.
+            Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error, 141 when nothing reads standard output any more (as for any tool in a pipe).
             """
     )
 
@@ -45,7 +45,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "The PEM private key for --cert.")
     var key: String?
 
-    @Option(help: "USER:PASSWORD for HTTP Basic or Digest challenges.")
+    @Option(help: "USER:PASSWORD for HTTP Basic or Digest challenges from the URL's own scheme, host and port (never from a host a redirect leads to).")
     var user: String?
 
     @Option(help: "The request method (default GET, or POST with --data).")
@@ -63,7 +63,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Time limit in seconds for the whole request (default 30); connect and handshake get at most 10 s each.")
     var timeout: Double = 30
 
-    @Option(help: "Write the body to FILE instead of standard output.")
+    @Option(help: "Write the body to FILE instead of standard output. Bodies are streamed, so any size loads.")
     var output: String?
 
     @OptionGroup var resolveOptions: ResolveOptions
@@ -110,31 +110,58 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func fetch(_ client: HTTPSClient, _ request: HTTPRequest, output out: Output) async -> Int32 {
-        do throws(TransportError) {
-            let response = try await client.execute(request)
-            if verbose { out.error(Self.describe(response.connection, output: out)) }
-            if json {
-                out.write(FetchJSON.encode(FetchJSON(response: response)) + "\n")
-            } else if let output {
-                do { try Data(response.body).write(to: URL(fileURLWithPath: output)) } catch {
-                    out.error("ats fetch: cannot write '\(output)': \(error)\n")
-                    return 2
-                }
-            } else {
-                out.write(response.text)
-            }
-            if response.statusCode >= 400 {
-                out.error("ats fetch: the server answered \(response.statusCode) \(response.status.reasonPhrase)\n")
-                return 1
-            }
-            return 0
-        } catch {
-            if json { out.write(FetchJSON.encode(FetchJSON(error: error)) + "\n") }
-            if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out)) }
-            if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
-            out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
-            return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
+        let response: StreamingHTTPResponse
+        do throws(TransportError) { response = try await client.stream(request) } catch {
+            return refused(error, output: out)
         }
+        if verbose { out.error(Self.describe(response.connection, output: out)) }
+        // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
+        // memory; --json reads it to the end without keeping it.
+        var file: FileHandle?
+        if let output, !json {
+            guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
+                out.error("ats fetch: cannot write '\(output)': it cannot be created (does its directory exist, and may you write there?)\n")
+                return 2
+            }
+            file = handle
+        }
+        defer { try? file?.close() }
+        var written = 0
+        do {
+            for try await chunk in response.body {
+                if let file, let output {
+                    do { try file.write(contentsOf: chunk) } catch {
+                        out.error("ats fetch: cannot write '\(output)' after \(written) bytes: \(error)\n")
+                        return 2
+                    }
+                } else if !json {
+                    out.write(bytes: chunk)
+                    // Nobody reads the body any more (`| head`): stop; the exit status says so.
+                    if out.standardOutputClosed { return 0 }
+                }
+                written += chunk.count
+            }
+        } catch {
+            let failure = error as? TransportError
+                ?? TransportError(.connectionClosed, phase: .response, host: response.connection.host, port: response.connection.port, "\(error)")
+            if let output, file != nil { out.error("ats fetch: '\(output)' is incomplete: \(written) bytes of the body were written before the failure\n") }
+            return refused(failure, output: out)
+        }
+        if json { out.write(FetchJSON.encode(FetchJSON(response: response)) + "\n") }
+        if response.status.code >= 400 {
+            out.error("ats fetch: the server answered \(response.status.code) \(response.status.reasonPhrase)\n")
+            return 1
+        }
+        return 0
+    }
+
+    /// Reports a failed request and gives its exit status: 2 for what the user can fix in the command, 1 otherwise.
+    func refused(_ error: TransportError, output out: Output) -> Int32 {
+        if json { out.write(FetchJSON.encode(FetchJSON(error: error)) + "\n") }
+        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out)) }
+        if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
+        out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
+        return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
 
     func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest, HTTPPinFailureReporter?) {
@@ -168,7 +195,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
                 throw InputError("cannot read --password-file '\(InputFile.source(passwordFile))': \(error.reason)")
             }
             guard let text = String(data: bytes, encoding: .utf8) else { throw InputError("--password-file '\(InputFile.source(passwordFile))' is not UTF-8 text") }
-            let password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            // The first line, whatever ends it: "\r\n" is one Character, so splitting on "\n" kept a CRLF file whole.
+            let password = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
             clientIdentity = try ClientIdentity(pkcs12File: identity, password: password)
         } else if let cert, let key {
             clientIdentity = try ClientIdentity(certificateFile: cert, keyFile: key)
@@ -176,9 +204,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
         var requestHeaders = HTTPHeaders()
         for header in headers {
-            guard let colon = header.firstIndex(of: ":") else { throw InputError("--header '\(header)' is not 'Name: value'") }
-            requestHeaders.add(name: String(header[..<colon]).trimmingCharacters(in: .whitespaces),
-                               value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            guard let colon = header.firstIndex(of: ":") else { throw InputError("--header \(header.debugDescription) is not 'Name: value'") }
+            let name = String(header[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            if let problem = HTTPSyntax.problem(header: name, value: value) { throw InputError("--header \(header.debugDescription): \(problem)") }
+            requestHeaders.add(name: name, value: value)
         }
         var body: [UInt8]?
         if let data {
@@ -191,14 +221,24 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
                 body = Array(data.utf8)
             }
         }
-        let verb = HTTPMethod(rawValue: (method ?? (body == nil ? "GET" : "POST")).uppercased())
+        let verbText = method ?? (body == nil ? "GET" : "POST")
+        if let problem = HTTPSyntax.problem(method: verbText) { throw InputError("--method: \(problem)") }
+        let verb = HTTPMethod(rawValue: verbText.uppercased())
 
         var handler: ChallengeHandler?
         if let user, let colon = user.firstIndex(of: ":") {
             let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
+            let origin = url
             handler = { challenge in
-                switch challenge.protectionSpace.authenticationMethod {
+                let space = challenge.protectionSpace
+                switch space.authenticationMethod {
                 case .httpBasic, .httpDigest:
+                    // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
+                    // host a redirect led to. The library strips Authorization across origins; answering is ours.
+                    guard space.isOnOrigin(of: origin) else {
+                        out.error("ats fetch: not sending --user to \(space.protocol)://\(space.host):\(space.port), which is not the origin of \(origin)\n")
+                        return .performDefaultHandling
+                    }
                     return challenge.previousFailureCount == 0 ? .useCredential(.password(user: name, password: password, persistence: .none)) : .performDefaultHandling
                 default:
                     return .performDefaultHandling
@@ -260,9 +300,9 @@ struct FetchJSON: Encodable {
     var redirects: [String]?
     var error: Failure?
 
-    init(response: HTTPResponse) {
+    init(response: StreamingHTTPResponse) {
         url = response.url
-        status = response.statusCode
+        status = Int(response.status.code)
         redirects = response.redirects
         fill(response.connection.handshake, response.connection.verdict, response.connection.atsEvaluation)
     }

@@ -17,7 +17,8 @@ public struct DiagnosisOptions: Sendable {
     public var anchors: TrustAnchors
     /// The limit for each test's whole request; tests of one host run in parallel, so a host costs about this.
     public var timeout: Duration
-    /// Host → IP literal to connect to, as curl's `--resolve`.
+    /// Host, or `host:port`, → IP literal to connect to, as curl's `--resolve` (see
+    /// ``HTTPSClientConfiguration/addressOverrides``).
     public var addressOverrides: [String: String]
     /// The time certificates are checked at; nil is now.
     public var validationTime: Date?
@@ -41,9 +42,13 @@ public struct Diagnoser: Sendable {
 
     public init(options: DiagnosisOptions = DiagnosisOptions()) { self.options = options }
 
-    /// Checks that `url` can be diagnosed: an absolute http(s) URL with a host and a valid port.
+    /// Checks that `url` can be diagnosed: an absolute http(s) URL with a host and a valid port, and no whitespace or
+    /// control characters.
     @discardableResult
     public static func validate(url: String) throws(DiagnosisInputError) -> (host: String, port: Int) {
+        if let problem = URLText.problem(in: url) {
+            throw DiagnosisInputError("\(url.debugDescription) cannot be diagnosed: it has \(problem)")
+        }
         let target: ConnectionTarget
         do throws(RequirementsError) { target = try ConnectionTarget(url: url) } catch {
             throw DiagnosisInputError("'\(url)' cannot be diagnosed: \(error)")
@@ -140,7 +145,7 @@ public struct Diagnoser: Sendable {
         guard !candidates.isEmpty else { return outcomes }
         var union: [CipherSuite] = []
         for suite in candidates.flatMap(\.unofferedSuites) where !union.contains(suite) { union.append(suite) }
-        let answer = await SuiteProbe.probe(host: host, port: port, address: options.addressOverrides[host] ?? host,
+        let answer = await SuiteProbe.probe(host: host, port: port, address: AddressOverrides.address(in: options.addressOverrides, host: host, port: port) ?? host,
                                             suites: union, timeout: options.timeout)
         return outcomes.map { outcome in
             guard !outcome.unofferedSuites.isEmpty else { return outcome }

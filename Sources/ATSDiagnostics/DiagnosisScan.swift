@@ -10,12 +10,12 @@ public struct DiagnosisScan: Sendable {
     }
 
     /// Runs every URL (validated beforehand by the caller) and calls `report` once per URL, in completion order,
-    /// never concurrently with itself.
+    /// never concurrently with itself. Once the calling task is cancelled, no further URL is started.
     public func run(_ urls: [String], report: (HostDiagnosis) async -> Void) async {
         await withTaskGroup(of: HostDiagnosis?.self) { group in
             var next = urls.makeIterator()
             func startOne() -> Bool {
-                guard let url = next.next() else { return false }
+                guard !Task.isCancelled, let url = next.next() else { return false }
                 group.addTask { try? await diagnoser.diagnose(url: url) }
                 return true
             }

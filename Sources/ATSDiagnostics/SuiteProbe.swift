@@ -31,7 +31,14 @@ enum SuiteProbe {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(HelloReader(promise: promise)) }
             }
         let channel: any Channel
-        do { channel = try await bootstrap.connect(host: address, port: port).get() } catch {
+        do {
+            // An --resolve address is connected to as it is; only the URL's own host is looked up.
+            if let literal = AddressOverrides.socketAddress(address, port: port) {
+                channel = try await bootstrap.connect(to: literal).get()
+            } else {
+                channel = try await bootstrap.connect(host: address, port: port).get()
+            }
+        } catch {
             promise.succeed(.unknown("cannot connect: \(error)"))
             return .unknown("cannot connect: \(error)")
         }

@@ -1,4 +1,5 @@
 import AppTransportSecurity
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -59,7 +60,16 @@ final class Connection: Sendable {
                      sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Connection {
         let host = target.host
         let port = target.port
-        let address = configuration.addressOverrides[host] ?? host
+        let override = AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port)
+        var overrideAddress: SocketAddress?
+        if let override {
+            guard let socketAddress = AddressOverrides.socketAddress(override, port: port) else {
+                throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
+                                     "the address override for \(host) is '\(override)', which is not an IPv4 or IPv6 address; overrides are connected to, never looked up")
+            }
+            overrideAddress = socketAddress
+        }
+        let address = override ?? host
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(requirements: target.requirements, configuration: configuration, host: host, port: port,
                                          observation: observation)
@@ -71,9 +81,11 @@ final class Connection: Sendable {
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
         let sni: String? = (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
 
-        let connectBudget = min(configuration.timeouts.connect.timeAmount, deadline - .now())
+        // The connect limit, or what is left of the request's when that is less (never below NIO's 1 ms floor).
+        let remaining = deadline - .now()
+        let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
         let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(max(connectBudget, .milliseconds(1)))
+            .connectTimeout(connectLimit)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -109,13 +121,19 @@ final class Connection: Sendable {
 
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: address, port: port).get()
+            if let overrideAddress {
+                channel = try await bootstrap.connect(to: overrideAddress).get()
+            } else {
+                channel = try await bootstrap.connect(host: host, port: port).get()
+            }
         } catch {
             handshakePromise.fail(ExchangeFailure.closed)
             exchangePromise.fail(ExchangeFailure.closed)
             if case ChannelError.connectTimeout = error {
                 throw TransportError(.timedOut, phase: .connect, host: host, port: port,
-                                     "the TCP connection to \(address):\(port) did not open within \(connectBudget.secondsText) s", underlying: "\(error)")
+                                     connectTimeoutMessage(address: address, port: port, limit: connectLimit,
+                                                           byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
+                                     underlying: "\(error)")
             }
             throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
                                  "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
@@ -169,6 +187,12 @@ final class Connection: Sendable {
         }
         configuration.handshakeObserver?(report)
         return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+    }
+
+    /// Which limit ran out, and how long it was, rounded for people.
+    static func connectTimeoutMessage(address: String, port: Int, limit: TimeAmount, byRequestLimit: Bool) -> String {
+        "the TCP connection to \(address):\(port) did not open within \(limit.secondsText) s"
+            + (byRequestLimit ? ", what was left of the request's time limit" : ", the connect time limit")
     }
 
     // MARK: Exchanging
@@ -242,19 +266,22 @@ final class Connection: Sendable {
         switch error {
         case ExchangeFailure.tooLarge(let limit):
             return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
-                                  "the response body is larger than the limit of \(limit) bytes; raise maximumResponseBytes or stream the body")
+                                  "the response body is larger than the limit of \(limit) bytes; raise HTTPSClientConfiguration.maximumResponseBytes, or read it with HTTPSClient.stream, which has no limit")
         case ExchangeFailure.closed:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)
+        case ExchangeFailure.requestRejected(let text):
+            return TransportError(.invalidRequest, phase: .request, host: host, port: port,
+                                  "the request was not sent: it is not valid HTTP/1.1 (NIO: \(text)); check its method, header names and values, and the URL's path",
+                                  underlying: text)
+        case ExchangeFailure.malformedResponse(let text):
+            return TransportError(.malformedResponse, phase: phase, host: host, port: port,
+                                  "the server's response is not valid HTTP/1.1", verdict: report.verdict, underlying: text)
         case ExchangeFailure.error(let text, let isTLS):
             if isTLS, let rejected = HandshakeFailureClassifier.clientCertificateAlert(in: text) {
                 return TransportError(.clientCertificateRejected, phase: phase, host: host, port: port,
                                       "client certificate rejected: the server answered the handshake with \(rejected)",
                                       verdict: report.verdict, handshake: report.handshake, underlying: text)
-            }
-            if text.contains("HTTPParserError") || text.lowercased().contains("invalid") && !isTLS {
-                return TransportError(.malformedResponse, phase: phase, host: host, port: port,
-                                      "the server's response is not valid HTTP/1.1", verdict: report.verdict, underlying: text)
             }
             if text.contains("ECONNRESET") || text.contains("reset") || text.contains("uncleanShutdown") {
                 return TransportError(.connectionClosed, phase: phase, host: host, port: port,
@@ -275,10 +302,16 @@ extension Duration {
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    /// For messages: "2.5". Package-wide, so the command line names limits the way the client does.
+    /// For messages: "2.5", "4" for 3.9996637 s, "0.000287" below a millisecond, and "0" for none or less.
+    /// Package-wide, so the command line names limits the way the client does.
     package var secondsText: String {
         let value = inSeconds
-        return value == value.rounded() ? String(Int(value)) : String(value)
+        guard value > 0 else { return "0" }
+        // Milliseconds are precision enough for a limit; below one, microseconds, so that a tiny limit is not "0".
+        var text = String(format: value >= 0.0005 ? "%.3f" : "%.6f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "0" ? "0.000001" : text
     }
 
     /// For reports and benchmarks.

@@ -8,6 +8,10 @@ enum ExchangeFailure: Error, Sendable {
     case closed
     case tooLarge(limit: Int)
     case error(String, isTLS: Bool)
+    /// NIO's HTTP/1.1 decoder refused what the server sent.
+    case malformedResponse(String)
+    /// NIO refused to write the request (its outbound header validation): nothing was sent.
+    case requestRejected(String)
 }
 
 /// How a response ended: its head, its body (empty when it was streamed), and whether the connection may carry
@@ -46,6 +50,9 @@ final class ExchangeHandler: ChannelDuplexHandler {
     /// Whether the connection may carry another request.
     private var reusable = false
     private var context: ChannelHandlerContext?
+    /// Set while a request is handed to the handlers before us, which report a request they refuse by an error fired
+    /// back at once.
+    private var writing = false
     /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
     /// certificate just after the handshake), so that the next request can report it.
     let death: NIOLockedValueBox<ExchangeFailure?>
@@ -87,7 +94,14 @@ final class ExchangeHandler: ChannelDuplexHandler {
         body = []
         received = 0
         reusable = false
+        writing = true
+        defer { writing = false }
         context.write(wrapOutboundOut(.head(request.head)), promise: nil)
+        // A head NIO refused has already ended the exchange (errorCaught): send nothing more.
+        guard current != nil else {
+            promise?.fail(ExchangeFailure.closed)
+            return
+        }
         if let bytes = request.body, !bytes.isEmpty {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
         }
@@ -122,6 +136,10 @@ final class ExchangeHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError || error is NIOHTTPDecoderError {
+            // While we write, only the outbound validator can raise these: the request's fault, not the server's.
+            return fail(writing ? .requestRejected("\(error)") : .malformedResponse("\(error)"), context: context)
+        }
         let isTLS = String(reflecting: type(of: error)).contains("NIOSSL") || String(reflecting: type(of: error)).contains("BoringSSL")
         fail(ExchangeFailure.error(String(describing: error), isTLS: isTLS), context: context)
     }

@@ -67,6 +67,7 @@ public struct StreamingHTTPResponse: Sendable {
     public var url: String
     public var redirects: [String]
     public var connection: ConnectionReport
-    /// The body. Iterate it to the end; a failure (timeout, reset) ends it with a ``TransportError``.
+    /// The body. Iterate it to the end; a failure (timeout, reset) ends it with a ``TransportError``. Stopping
+    /// before the end closes the connection.
     public var body: AsyncThrowingStream<[UInt8], any Error>
 }

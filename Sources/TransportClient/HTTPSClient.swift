@@ -70,9 +70,12 @@ public final class HTTPSClient: Sendable {
     }
 
     /// Like ``execute(_:)``, but hands the final response's body over as it arrives, without a size limit.
+    ///
+    /// The body ends with a ``TransportError`` when the exchange fails (a timeout, a reset). A caller that stops
+    /// reading before the end closes the connection, which is then not reused.
     public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
         let outcome = try await perform(request, streaming: true)
-        guard let body = outcome.stream else {
+        guard let raw = outcome.stream else {
             throw TransportError(.internalError, phase: .response, host: outcome.connection.report.host, port: outcome.connection.report.port,
                                  "no body stream was set up")
         }
@@ -81,6 +84,22 @@ public final class HTTPSClient: Sendable {
         outcome.started.end.whenComplete { result in
             guard case .success(let end) = result, end.reusable else { return connection.close() }
             Task { await pool.put(connection) }
+        }
+        // The exchange ends its stream with its own failures; the caller gets them as TransportErrors.
+        let flag = outcome.started.flag
+        let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let pump = Task {
+            do {
+                for try await chunk in raw { continuation.yield(chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: connection.mapExchangeError(error, flag: flag, phase: .response))
+            }
+        }
+        continuation.onTermination = { termination in
+            guard case .cancelled = termination else { return }
+            pump.cancel()
+            connection.close()
         }
         return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
                                      redirects: outcome.redirects, connection: connection.report, body: body)
@@ -106,9 +125,13 @@ public final class HTTPSClient: Sendable {
         var request = original
         var redirects: [String] = []
         var target = try self.target(for: request.url, phase: .requirements)
+        if let problem = HTTPSyntax.problem(method: request.method, headers: request.headers) {
+            throw TransportError(.invalidRequest, phase: .request, host: target.host, port: target.port, "\(problem); nothing was sent")
+        }
         var attempts: [ProtectionSpace: Int] = [:]
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?
+        var staleRetries = 0
 
         while true {
             let (connection, started, stream) = try await send(request, to: target, deadline: deadline, streaming: streaming)
@@ -126,11 +149,18 @@ public final class HTTPSClient: Sendable {
                     throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
                                          "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
                 }
-                guard let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
-                    throw TransportError(.invalidRequest, phase: .redirect, host: target.host, port: target.port,
-                                         "the redirect location '\(location)' is not a URL")
+                // A Location the client cannot follow is the server's fault, not a usage error.
+                guard URLText.problem(in: location) == nil,
+                      let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
+                    throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
+                                         "the server redirected \(request.url) to \(location.debugDescription), which is not a URL")
                 }
-                let nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false)
+                let nextTarget: Target
+                do throws(TransportError) { nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false) } catch {
+                    guard error.kind == .invalidRequest else { throw error }
+                    throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
+                                         "the server redirected \(request.url) to \(location.debugDescription), which cannot be followed: \(error.message)")
+                }
                 if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
                     throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,
                                          "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
@@ -144,10 +174,12 @@ public final class HTTPSClient: Sendable {
                     nextRequest.headers.remove(name: "content-type")
                     nextRequest.headers.remove(name: "content-length")
                 }
-                // Credentials belong to the origin they were given for.
+                // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
+                // host there (curl, too, sends a custom Host to the first host only).
                 if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
                     nextRequest.headers.remove(name: "authorization")
                     nextRequest.headers.remove(name: "cookie")
+                    nextRequest.headers.remove(name: "host")
                 }
                 request = nextRequest
                 target = nextTarget
@@ -165,8 +197,8 @@ public final class HTTPSClient: Sendable {
                                                redirects: redirects, connection: connection.report)
                     let answered: Answer?
                     do throws(TransportError) {
-                        answered = try await answer(challenges, failure: failure, request: request, target: target,
-                                                    attempts: &attempts, rejected: &rejected)
+                        answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: pendingCredential,
+                                                    attempts: &attempts, rejected: &rejected, staleRetries: &staleRetries)
                     } catch {
                         // A cancelled challenge ends the request, not the connection, whose exchange is complete.
                         await release(connection, reusable: end.reusable)
@@ -219,12 +251,15 @@ public final class HTTPSClient: Sendable {
 
     /// - Parameter checkScheme: false for redirects, whose https → http check has its own error.
     func target(for url: String, phase: TransportError.Phase, checkScheme: Bool = true) throws(TransportError) -> Target {
+        if let problem = URLText.problem(in: url) {
+            throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "\(url.debugDescription) is not a URL: it has \(problem)")
+        }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let rawHost = components.host, !rawHost.isEmpty else {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL")
         }
         guard scheme == "https" || scheme == "http" else {
-            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported; use https")
+            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
         }
         let requirements: ConnectionRequirements
         do throws(RequirementsError) { requirements = try configuration.ats.requirements(for: url) } catch {
@@ -336,13 +371,17 @@ public final class HTTPSClient: Sendable {
         var credential: Credential
     }
 
+    /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
     private func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
-                        attempts: inout [ProtectionSpace: Int], rejected: inout Set<ProtectionSpace>) async throws(TransportError) -> Answer? {
-        // Strongest first: Digest SHA-256, Digest MD5, then Basic.
+                        lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
+                        rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
+        // Strongest first: Digest SHA-256, Digest MD5, then Basic. A challenge this client cannot answer (qop=auth-int
+        // only, an unknown algorithm) is passed over for the next, as RFC 9110 §11.6.1 lets a client choose.
         let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
             switch challenge.scheme {
             case "digest":
-                guard let algorithm = HTTPAuthorization.DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else { return nil }
+                guard HTTPAuthorization.digestProblem(challenge) == nil,
+                      let algorithm = HTTPAuthorization.DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else { return nil }
                 return (challenge, .httpDigest, 10 + algorithm.strength)
             case "basic": return (challenge, .httpBasic, 1)
             default: return nil
@@ -354,29 +393,39 @@ public final class HTTPSClient: Sendable {
                                         authenticationMethod: method)
             if rejected.contains(space) { continue }
             let failures = attempts[space, default: 0]
-            if failures >= configuration.maximumAuthenticationAttempts { return nil }
-            let proposed = await storedCredential(for: space)
-            let disposition: ChallengeDisposition
-            if let handler = configuration.challengeHandler {
-                disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
-                                                                    failureResponse: failure, proposedCredential: proposed))
-            } else {
-                disposition = .performDefaultHandling
-            }
             let credential: Credential
-            switch disposition {
-            case .useCredential(let given):
-                credential = given
-            case .performDefaultHandling:
-                // The stored credential, once: after it has failed, the 401 is the answer.
-                guard let proposed, failures == 0 else { return nil }
-                credential = proposed
-            case .cancelAuthenticationChallenge:
-                throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
-                                     "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
-            case .rejectProtectionSpace:
-                rejected.insert(space)
-                continue
+            // stale=true (RFC 7616 §3.3): the nonce expired, not the credential. Retry with the new nonce and the
+            // same credential, without counting a failure or asking the delegate again, as curl does. Bounded, so a
+            // server that calls every nonce stale still ends.
+            let isStaleRetry = method == .httpDigest && challenge.parameters["stale"]?.lowercased() == "true"
+                && lastSent?.space == space && staleRetries < configuration.maximumAuthenticationAttempts
+            if isStaleRetry, let lastSent {
+                staleRetries += 1
+                credential = lastSent.credential
+            } else {
+                if failures >= configuration.maximumAuthenticationAttempts { return nil }
+                let proposed = await storedCredential(for: space)
+                let disposition: ChallengeDisposition
+                if let handler = configuration.challengeHandler {
+                    disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
+                                                                        failureResponse: failure, proposedCredential: proposed))
+                } else {
+                    disposition = .performDefaultHandling
+                }
+                switch disposition {
+                case .useCredential(let given):
+                    credential = given
+                case .performDefaultHandling:
+                    // The stored credential, once: after it has failed, the 401 is the answer.
+                    guard let proposed, failures == 0 else { return nil }
+                    credential = proposed
+                case .cancelAuthenticationChallenge:
+                    throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
+                                         "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
+                case .rejectProtectionSpace:
+                    rejected.insert(space)
+                    continue
+                }
             }
             guard let (user, password) = credential.userPassword else {
                 throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
@@ -392,12 +441,13 @@ public final class HTTPSClient: Sendable {
             } else {
                 do throws(HTTPAuthorization.DigestError) {
                     header = try HTTPAuthorization.digest(challenge: challenge, user: user, password: password,
-                                                          method: request.method.rawValue, uri: target.path, nonceCount: failures + 1)
+                                                          method: request.method.rawValue, uri: target.path,
+                                                          nonceCount: isStaleRetry ? 1 : failures + 1)
                 } catch {
                     throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port, error.description)
                 }
             }
-            attempts[space] = failures + 1
+            if !isStaleRetry { attempts[space] = failures + 1 }
             return Answer(header: header, space: space, credential: credential)
         }
         return nil

@@ -46,8 +46,10 @@ public struct HTTPSClientConfiguration: Sendable {
     public var maximumResponseBytes: Int
     /// How many failed attempts per protection space before the 401 is returned as it is.
     public var maximumAuthenticationAttempts: Int
-    /// Connect to these addresses instead of resolving the host (`host` → IP literal), like curl's `--resolve`.
-    /// The URL's host is still the name for SNI, ATS and certificate checks.
+    /// Connect to these addresses instead of resolving the host, like curl's `--resolve`: `host` → IP literal for
+    /// every port, or `host:port` (`[host]:port` for an IPv6 host) → IP literal for that port, which wins. The URL's
+    /// host is still the name for SNI, ATS and certificate checks. A value that is not an IP address is refused
+    /// with ``TransportError/Kind/invalidRequest``, never looked up.
     public var addressOverrides: [String: String]
     /// Idle connections kept per (scheme, host, port).
     public var maximumIdleConnectionsPerHost: Int

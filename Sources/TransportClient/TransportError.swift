@@ -49,7 +49,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case connectionFailed
         /// The peer closed or reset the connection.
         case connectionClosed
-        /// The server did not speak TLS or HTTP/1.1.
+        /// The server did not speak TLS or HTTP/1.1, or redirected to a location that is not an http or https URL.
         case malformedResponse
         /// The response body exceeded the configured limit.
         case responseTooLarge

@@ -5,6 +5,8 @@ import AppTransportSecurity
 import Foundation
 import Testing
 
+@testable import ATSCommandLine
+
 /// The command: nscurl's layout, --verbose, --json against the documented schema, exit codes, bad input.
 @Suite struct DiagnoseCommandTests {
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -122,6 +124,22 @@ import Testing
         #expect(result.out.contains("Summary (3 URLs)"))
     }
 
+    @Test func withNothingReadingTheReportsNoFurtherHostIsStarted() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let urls = try [BadSSLCase.good, .expired, .tls11Only].map { try #require(servers.url(for: $0)) }
+        let out = Pipe(), err = Pipe()
+        try out.fileHandleForReading.close()
+        let output = Output(capturing: false, color: false, errorIsTerminal: false, standardOutput: out.fileHandleForWriting,
+                            standardError: err.fileHandleForWriting)
+        let status = await DiagnosisGate.shared.run {
+            await ATSCommand.run(arguments: ["diagnose", "--anchors", servers.caFile, "--concurrency", "1"] + urls, output: output)
+        }
+        #expect(status == Output.brokenPipeStatus)
+        try err.fileHandleForWriting.close()
+        let progress = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(progress.split(separator: "\n").count == 1, "one host diagnosed, then the scan stopped: \(progress)")
+    }
+
     @Test func oneURLShowsNoProgress() async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: .good))
@@ -133,6 +151,9 @@ import Testing
     @Test(arguments: [
         (["diagnose", "ftp://example.com/"], "argument 1"),
         (["diagnose", "not a url"], "argument 1"),
+        // Local and refused, so that a URL let through would fail with 1, not reach the network.
+        (["diagnose", "https://127.0.0.1:1/a b"], "a space (U+0020) at character 22"),
+        (["diagnose", "https://127.0.0.1:1/ok\r\nhttps://127.0.0.1:2/"], "a line break (U+000D) at character 23"),
         (["diagnose", "https://example.com:70000/"], "out of range"),
         (["diagnose", "https://example.com/", "--timeout", "0"], "--timeout"),
         (["diagnose", "https://example.com/", "--concurrency", "0"], "--concurrency"),
@@ -147,6 +168,24 @@ import Testing
         let result = await ats(arguments)
         #expect(result.status == 2)
         #expect(result.err.contains(words), "\(result.err)")
+    }
+
+    @Test func aTargetsFileWithCRLFLineEndsAndAByteOrderMarkIsOneURLALine() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let good = try #require(servers.url(for: .good))
+        let tls11 = try #require(servers.url(for: .tls11Only))
+        let dir = try TemporaryDirectory()
+        let targets = try dir.write("targets.txt", "\u{FEFF}# hosts\r\n\(good)\r\n\r\n\(tls11)\r\n")
+        let result = await ats(["diagnose", "--targets", targets, "--anchors", servers.caFile])
+        #expect(result.status == 1, "\(result.err)")
+        #expect(result.out.contains("Summary (2 URLs)"), "\(result.out)")
+        #expect(result.out.contains("HTTPS loads to \(good)."))
+        #expect(result.out.contains("HTTPS loads to \(tls11)."))
+
+        let bad = try dir.write("bad.txt", "\(good)\r\nmailto:someone@example.com\r\n")
+        let refused = await ats(["diagnose", "--targets", bad])
+        #expect(refused.status == 2)
+        #expect(refused.err.contains("bad.txt:2:"), "\(refused.err)")
     }
 
     @Test func aBadLineInTheTargetsFileIsNamedByLine() async throws {

@@ -1,6 +1,8 @@
 import TestSupport
 import ATSCommandLine
+import Crypto
 import Foundation
+import NIOSSL
 import Testing
 
 @testable import TransportClient
@@ -68,6 +70,141 @@ import Testing
         #expect(status == 1)
         #expect(out.standardError.contains("404"))
         #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "gone")
+    }
+
+    @Test func userIsSentOnlyToTheURLsOriginNotWhereARedirectLeads() async throws {
+        let other = "other.example.test"
+        let pki = ServerPKI(dns: [host, other])
+        let basic = "Basic " + Data("user:pw".utf8).base64EncodedString()
+        let challenge = TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"r\"")], body: [])
+        let elsewhere = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            request.head.headers.first(name: "authorization") == basic ? .text("leaked") : challenge
+        }
+        defer { Task { await elsewhere.shutdown() } }
+        let first = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            switch request.head.uri {
+            case "/to-other-host": TestResponse(status: .found, headers: [("location", "https://\(other):\(elsewhere.port)/")], body: [])
+            case "/to-other-port": TestResponse(status: .found, headers: [("location", "https://\(host):\(elsewhere.port)/")], body: [])
+            default: request.head.headers.first(name: "authorization") == basic ? .text("welcome") : challenge
+            }
+        }
+        defer { Task { await first.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let base = ["fetch", "--anchors", try dir.write("root.pem", pki.root.pem), "--resolve", "\(host):127.0.0.1",
+                    "--resolve", "\(other):127.0.0.1", "--user", "user:pw"]
+
+        let (own, ownOut) = await run(base + ["https://\(host):\(first.port)/"])
+        #expect(own == 0, "\(ownOut.standardError)")
+        #expect(ownOut.standardOutput == "welcome")
+
+        // Another host, and the same host on another port, are other origins: their 401 is the answer (curl without
+        // --location-trusted).
+        for path in ["/to-other-host", "/to-other-port"] {
+            let (status, out) = await run(base + ["https://\(host):\(first.port)\(path)"])
+            #expect(status == 1, "\(path): \(out.standardError)")
+            #expect(out.standardError.contains("not sending --user"), "\(out.standardError)")
+            #expect(out.standardError.contains("401"), "\(out.standardError)")
+        }
+        #expect(elsewhere.requests.count == 2)
+        #expect(elsewhere.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
+    }
+
+    @Test(arguments: [
+        (["--header", "Bad Name: x"], "the header name \"Bad Name\" is not an HTTP token"),
+        (["--header", "X-Note: a\r\nInjected: 1"], "the value of header 'X-Note' holds the control character U+000D (a line break)"),
+        (["--method", "GE T"], "--method: the method \"GE T\" is not an HTTP token"),
+    ])
+    func anInvalidHeaderOrMethodIsAUsageErrorAndNothingIsSent(_ arguments: [String], _ words: String) async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1"] + arguments)
+        #expect(status == 2)
+        #expect(out.standardError.contains(words), "\(out.standardError)")
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func resolveTakesCurlsHostPortAddressAndTheHostAddressForm() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("resolved") }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("root.pem", pki.root.pem)
+        for entry in ["\(host):\(server.port):127.0.0.1", "\(host.uppercased()).:\(server.port):[127.0.0.1]", "\(host):127.0.0.1"] {
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", entry])
+            #expect(status == 0, "\(entry): \(out.standardError)")
+            #expect(out.standardOutput == "resolved")
+        }
+    }
+
+    @Test(arguments: ["b.test:9443:localhost", "b.test:9443:", "b.test:localhost", "b.test", ":127.0.0.1", "b.test:70000:127.0.0.1",
+                      "b.test:9443:127.1", "[::1]:443:127.0.0.1"])
+    func resolveRefusesAnAddressThatIsNotAnIPLiteral(_ entry: String) async {
+        // The URL is an IP literal on a closed port: an entry let through would end in a refused connection (exit 1),
+        // with nothing looked up.
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/", "--resolve", entry])
+        #expect(status == 2, "\(entry): \(out.standardError)")
+        #expect(out.standardError.contains("--resolve"), "\(out.standardError)")
+    }
+
+    @Test func aRedirectThatCannotBeFollowedIsARefusalNotAUsageError() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .found, headers: [("location", "ftp://127.0.0.1/x")], body: [])
+        }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1"])
+        #expect(status == 1)
+        #expect(out.standardError.contains("malformedResponse (redirect, \(host))"), "\(out.standardError)")
+    }
+
+    @Test func aBodyLargerThanTheClientsMemoryLimitIsStreamedToTheFileOrStandardOutput() async throws {
+        let pki = ServerPKI()
+        // Over HTTPSClientConfiguration's 16 MiB default, and every byte value, so that text decoding would show.
+        let pattern = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var bytes = Data(capacity: 17 << 20)
+        for _ in 0..<((17 << 20) / pattern.count) { bytes.append(contentsOf: pattern) }
+        let body = [UInt8](bytes)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: body) }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                    "--resolve", "\(host):127.0.0.1", "--timeout", "120"]
+
+        let (toFile, fileOut) = await run(base + ["--output", dir.file("big.bin")])
+        #expect(toFile == 0, "\(fileOut.standardError)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: dir.file("big.bin")))
+        #expect(written.count == body.count && SHA256.hash(data: written) == SHA256.hash(data: body))
+
+        let (toStandardOutput, out) = await run(base)
+        #expect(toStandardOutput == 0, "\(out.standardError)")
+        #expect(out.standardOutputBytes.count == body.count && SHA256.hash(data: out.standardOutputBytes) == SHA256.hash(data: body))
+    }
+
+    @Test(.enabled(if: opensslAvailable))
+    func aPasswordFileWithCRLFLineEndsGivesItsFirstLine() async throws {
+        let pki = ServerPKI()
+        let clientCA = PKI.root("Client CA")
+        let clientLeaf = clientCA.leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        let ca = try NIOSSLCertificate(bytes: clientCA.der, format: .der)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key, responder: { _ in .text("mutual") }, configure: { tls in
+            tls.certificateVerification = .noHostnameVerification
+            tls.trustRoots = .certificates([ca])
+        })
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        try dir.write("c.pem", clientLeaf.pem)
+        try dir.write("k.pem", clientLeaf.key.pemString)
+        try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.path)
+        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                       "--resolve", "\(host):127.0.0.1", "--identity", dir.file("id.p12"),
+                                       "--password-file", try dir.write("password.txt", "right\r\nsecond line\r\n")])
+        #expect(status == 0, "\(out.standardError)")
+        #expect(out.standardOutput == "mutual")
     }
 
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {

@@ -111,6 +111,25 @@ import X509
         #expect(error?.host == "b.example.test")
     }
 
+    @Test func aCustomHostHeaderStaysWithItsOriginAcrossRedirects() async throws {
+        let pki = ServerPKI(dns: ["a.example.test", "b.example.test"])
+        let b = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("from b") }
+        defer { Task { await b.shutdown() } }
+        let a = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            switch request.head.uri {
+            case "/start": TestResponse(status: .found, headers: [("location", "/same-origin")], body: [])
+            case "/same-origin": TestResponse(status: .found, headers: [("location", "https://b.example.test:\(b.port)/landing")], body: [])
+            default: .text("unexpected", status: .notFound)
+            }
+        }
+        defer { Task { await a.shutdown() } }
+        let client = makeClient(anchors: pki.anchors, hosts: ["a.example.test", "b.example.test"])
+        let response = try await client.execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start", headers: ["host": "virtual.example.test"]))
+        #expect(response.text == "from b")
+        #expect(a.requests.map { $0.head.headers["host"] } == [["virtual.example.test"], ["virtual.example.test"]])
+        #expect(b.requests.first?.head.headers["host"] == ["b.example.test:\(b.port)"])
+    }
+
     @Test func httpsToHTTPRedirectIsRefusedUnlessAllowed() async throws {
         let pki = ServerPKI()
         let plain = try await TestServer.http { _ in .text("insecure") }
@@ -129,6 +148,20 @@ import X509
         let allowed = ATSPolicy.configuration(exceptionDomains(["plain.example.test": ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
         let response = try await makeClient(anchors: pki.anchors, hosts: hosts, ats: allowed).execute(HTTPRequest(url: "https://\(host):\(secure.port)/"))
         #expect(response.text == "insecure")
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1/x", "http://%zz", "https://www.example.test:99999/", "/a b", "mailto:someone@example.test"])
+    func aRedirectThatCannotBeFollowedIsTheServersFault(_ location: String) async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .found, headers: [("location", location)], body: [])
+        }
+        defer { Task { await server.shutdown() } }
+        let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+        #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
+        #expect(error?.phase == .redirect)
+        #expect(error?.host == host)
+        #expect(error?.message.contains(location.debugDescription) == true, "\(error?.message ?? "")")
     }
 
     @Test func redirectLimitIsEnforced() async throws {

@@ -1,6 +1,7 @@
 import TestSupport
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import NIOSSL
 import Testing
@@ -116,6 +117,77 @@ import X509
         #expect(response.text == "digest ok")
         let error = await transportError { try await client(password: "wrong").execute(HTTPRequest(url: "https://\(host):\(server.port)/dir/index.html")) }
         #expect(error?.kind == .authenticationCancelled)
+    }
+
+    /// A Digest server whose first nonce has expired: a right answer to it draws `stale=true` and a new nonce.
+    /// `alwaysStale` calls every nonce stale.
+    private func staleDigestServer(_ pki: ServerPKI, alwaysStale: Bool = false) async throws -> TestServer {
+        let issued = NIOLockedValueBox(0)
+        return try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            func challenge(stale: Bool) -> TestResponse {
+                let nonce = issued.withLockedValue { $0 += 1; return "nonce\($0)" }
+                return TestResponse(status: .unauthorized, headers: [
+                    ("www-authenticate", "Digest realm=\"r\", qop=\"auth\", algorithm=MD5, nonce=\"\(nonce)\"" + (stale ? ", stale=true" : "")),
+                ], body: [])
+            }
+            guard let header = request.head.headers.first(name: "authorization") else { return challenge(stale: false) }
+            let p = DigestCheck.parameters(header)
+            let expected = DigestCheck.response(algorithm: "MD5", user: "user", realm: "r", password: "good", method: request.head.method.rawValue,
+                                                uri: request.head.uri, nonce: p["nonce"] ?? "", nc: p["nc"] ?? "", cnonce: p["cnonce"] ?? "", qop: p["qop"] ?? "")
+            guard p["response"] == expected else { return challenge(stale: false) }
+            return alwaysStale || p["nonce"] == "nonce1" ? challenge(stale: true) : .text("digest ok")
+        }
+    }
+
+    @Test func aStaleNonceIsRetriedWithTheSameCredentialAndIsNoFailure() async throws {
+        let pki = ServerPKI()
+        let server = try await staleDigestServer(pki)
+        defer { Task { await server.shutdown() } }
+        let seen = ChallengeLog()
+        // Like `ats fetch --user`: one answer, and default handling once a credential has failed.
+        let handler: ChallengeHandler = { challenge in
+            guard challenge.protectionSpace.authenticationMethod == .httpDigest else { return .performDefaultHandling }
+            seen.append(challenge)
+            return challenge.previousFailureCount == 0 ? .useCredential(.password(user: "user", password: "good", persistence: .none)) : .performDefaultHandling
+        }
+        let response = try await makeClient(anchors: pki.anchors) { $0.challengeHandler = handler }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        #expect(response.statusCode == 200 && response.text == "digest ok")
+        #expect(seen.all.map(\.previousFailureCount) == [0], "the stale nonce is no failure, and the delegate is not asked again")
+        #expect(server.requests.count == 3)
+        let retry = try #require(server.requests.last?.head.headers.first(name: "authorization"))
+        #expect(DigestCheck.parameters(retry)["nonce"] == "nonce2")
+        #expect(DigestCheck.parameters(retry)["nc"] == "00000001", "a new nonce starts its count again")
+
+        // A server that calls every nonce stale ends: a few retries, then its 401 is the answer.
+        let stale = try await staleDigestServer(pki, alwaysStale: true)
+        defer { Task { await stale.shutdown() } }
+        let client = makeClient(anchors: pki.anchors) { $0.challengeHandler = handler }
+        let endless = try await client.execute(HTTPRequest(url: "https://\(host):\(stale.port)/"))
+        #expect(endless.statusCode == 401)
+        #expect(stale.requests.count == 2 + client.configuration.maximumAuthenticationAttempts)
+    }
+
+    @Test func aDigestChallengeTheClientCannotAnswerGivesWayToTheNextOne() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            if request.head.headers.first(name: "authorization") == "Basic " + Data("user:good".utf8).base64EncodedString() { return .text("basic ok") }
+            return TestResponse(status: .unauthorized, headers: [
+                ("www-authenticate", "Digest realm=\"r\", nonce=\"n\", qop=\"auth-int\", algorithm=SHA-256"),
+                ("www-authenticate", "Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256"),
+                ("www-authenticate", "Basic realm=\"r\""),
+            ], body: [])
+        }
+        defer { Task { await server.shutdown() } }
+        let seen = ChallengeLog()
+        let response = try await makeClient(anchors: pki.anchors) { config in
+            config.challengeHandler = { challenge in
+                guard [.httpBasic, .httpDigest].contains(challenge.protectionSpace.authenticationMethod) else { return .performDefaultHandling }
+                seen.append(challenge)
+                return .useCredential(.password(user: "user", password: "good", persistence: .none))
+            }
+        }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        #expect(response.text == "basic ok")
+        #expect(seen.all.map(\.protectionSpace.authenticationMethod) == [.httpBasic], "the delegate is asked only about a challenge the client can answer")
     }
 
     @Test func credentialsAreNotSentOverPlainHTTP() async throws {

@@ -71,6 +71,29 @@ import TransportTrust
         #expect(elapsed < .seconds(25))
     }
 
+    @Test func aStreamedBodyThatStallsEndsWithATransportErrorAndTheConnectionIsNotKept() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            request.head.uri == "/warm" ? TestResponse() : TestResponse(body: Array(repeating: 0x61, count: 100), stallAfter: 10)
+        }
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        // As above: the stalled request goes out on the warm connection, so its short limit holds no handshake.
+        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
+        let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3)))
+        var received = 0
+        do {
+            for try await chunk in response.body { received += chunk.count }
+            Issue.record("the body ended without an error")
+        } catch {
+            let failure = error as? TransportError
+            #expect(failure?.kind == .timedOut, "\(error)")
+            #expect(failure?.phase == .response)
+        }
+        #expect(received == 10)
+        #expect(await client.idleConnectionCount == 0)
+    }
+
     /// A request's own limit replaces the client's, shorter or longer.
     @Test func aRequestsOwnTimeoutReplacesTheClients() async throws {
         let pki = ServerPKI()
@@ -91,6 +114,60 @@ import TransportTrust
         let error = await transportError { try await makeClient(anchors: ServerPKI().anchors, timeouts: short).execute(HTTPRequest(url: "https://\(host):\(port)/")) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.phase == .connect)
+    }
+
+    @Test func aURLWithWhitespaceOrAControlCharacterIsRefusedBeforeAnythingIsSent() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        for (url, words) in [("https://\(host):\(server.port)/a\r\nX-Injected: 1", "a line break (U+000D)"),
+                             ("https://\(host):\(server.port)/a b", "a space (U+0020)"),
+                             ("https://\(host):\(server.port)/\u{7}", "an invisible control character (U+0007)")] {
+            let error = await transportError { try await client.execute(HTTPRequest(url: url)) }
+            #expect(error?.kind == .invalidRequest, "\(url.debugDescription)")
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+        }
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func anInvalidMethodOrHeaderIsTheRequestsFaultAndNothingIsSent() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        let url = "https://\(host):\(server.port)/"
+        for (request, words) in [(HTTPRequest(url: url, method: .RAW(value: "GE T")), "the method \"GE T\""),
+                                 (HTTPRequest(url: url, headers: ["bad name": "x"]), "the header name \"bad name\""),
+                                 (HTTPRequest(url: url, headers: ["x-note": "a\r\nx-injected: 1"]), "U+000D (a line break)")] {
+            let error = await transportError { try await client.execute(request) }
+            #expect(error?.kind == .invalidRequest)
+            #expect(error?.phase == .request)
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+        }
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func anAddressOverrideIsConnectedToAndNeverLookedUp() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("here") }
+        defer { Task { await server.shutdown() } }
+        let url = "https://\(host):\(server.port)/"
+        // `localhost` would resolve to this server; an override that is a name is refused instead.
+        let named = await transportError { try await makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost"] }.execute(HTTPRequest(url: url)) }
+        #expect(named?.kind == .invalidRequest)
+        #expect(named?.phase == .connect)
+        #expect(named?.message.contains("'localhost', which is not an IPv4 or IPv6 address") == true, "\(named?.message ?? "loaded")")
+        #expect(server.connectionCount == 0)
+
+        // A host:port entry is for that port, and wins over the host's own entry.
+        let portOnly = makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost", "\(host):\(server.port)": "127.0.0.1"] }
+        #expect(try await portOnly.execute(HTTPRequest(url: url)).text == "here")
+        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 443) == "192.0.2.1")
+        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 8443) == "192.0.2.2")
+        #expect(AddressOverrides.address(in: ["[::1]:443": "192.0.2.1"], host: "::1", port: 443) == "192.0.2.1")
+        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1"], host: "b.test", port: 443) == nil)
+        #expect(AddressOverrides.socketAddress("[::1]", port: 443) != nil && AddressOverrides.socketAddress("::1", port: 443) != nil)
     }
 
     @Test func responseLargerThanTheLimitIsRefused() async throws {

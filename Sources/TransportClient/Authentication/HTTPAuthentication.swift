@@ -130,20 +130,34 @@ public enum HTTPAuthorization {
         public var description: String
     }
 
+    /// Why ``digest(challenge:user:password:method:uri:nonceCount:cnonce:)`` cannot answer `challenge`, or nil
+    /// when it can. A client offered several challenges answers one it can (RFC 9110 §11.6.1).
+    public static func digestProblem(_ challenge: HTTPAuthChallenge) -> DigestError? {
+        guard challenge.parameters["nonce"] != nil else { return DigestError(description: "the Digest challenge has no nonce") }
+        guard DigestAlgorithm(parameter: challenge.parameters["algorithm"]) != nil else {
+            return DigestError(description: "unsupported Digest algorithm '\(challenge.parameters["algorithm"] ?? "")'; MD5, SHA-256 and their -sess forms are supported")
+        }
+        let qops = qopOptions(challenge)
+        if !qops.isEmpty && !qops.contains("auth") {
+            return DigestError(description: "the server offers qop=\(qops.joined(separator: ",")); only qop=auth is supported")
+        }
+        return nil
+    }
+
+    private static func qopOptions(_ challenge: HTTPAuthChallenge) -> [String] {
+        (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
     /// The `Authorization` value answering a Digest challenge for `method` and `uri` (the request target).
     /// Supports qop=auth and the legacy no-qop form; auth-int and userhash are not supported.
     public static func digest(challenge: HTTPAuthChallenge, user: String, password: String, method: String, uri: String,
                               nonceCount: Int = 1, cnonce: String? = nil) throws(DigestError) -> String {
-        guard let nonce = challenge.parameters["nonce"] else { throw DigestError(description: "the Digest challenge has no nonce") }
-        guard let algorithm = DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else {
-            throw DigestError(description: "unsupported Digest algorithm '\(challenge.parameters["algorithm"] ?? "")'; MD5, SHA-256 and their -sess forms are supported")
+        if let problem = digestProblem(challenge) { throw problem }
+        guard let nonce = challenge.parameters["nonce"], let algorithm = DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else {
+            throw DigestError(description: "the Digest challenge cannot be answered")
         }
         let realm = challenge.realm ?? ""
-        let qops = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        if !qops.isEmpty && !qops.contains("auth") {
-            throw DigestError(description: "the server offers qop=\(qops.joined(separator: ",")); only qop=auth is supported")
-        }
-        let useQop = qops.contains("auth")
+        let useQop = qopOptions(challenge).contains("auth")
         let cnonce = cnonce ?? (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let nc = String(format: "%08x", nonceCount)
         var ha1 = algorithm.hash("\(user):\(realm):\(password)")

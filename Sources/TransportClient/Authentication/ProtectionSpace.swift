@@ -1,3 +1,6 @@
+import AppTransportSecurity
+import Foundation
+
 /// How a server asks to be authenticated, or to authenticate itself (URLSession's authentication methods).
 public enum AuthenticationMethod: String, Sendable, Hashable, Codable {
     /// The client decides whether to trust the server's certificate (`NSURLAuthenticationMethodServerTrust`).
@@ -30,6 +33,19 @@ public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConverti
 
     /// Whether credentials for this space would cross the network unencrypted.
     public var receivesCredentialSecurely: Bool { self.protocol == "https" }
+
+    /// Whether this space belongs to the origin (scheme, host and port) of `url`, with the host written as the
+    /// client writes it (lowercased, no brackets or trailing dot). False when `url` is not an http or https URL.
+    ///
+    /// Challenges after a redirect come from the new host, and the client hands them to the delegate as they
+    /// are, as URLSession does. A delegate holding a password for one site checks this before answering, as curl
+    /// sends `--user` only to the first host unless told otherwise (`--location-trusted`).
+    public func isOnOrigin(of url: String) -> Bool {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", let target = try? ConnectionTarget(url: url) else { return false }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        return self.protocol == scheme && host == target.host && self.port == port
+    }
 
     public var description: String {
         "\(self.protocol)://\(host):\(port) \(authenticationMethod.rawValue)" + (realm.map { " realm \"\($0)\"" } ?? "")

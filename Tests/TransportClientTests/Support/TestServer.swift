@@ -18,6 +18,8 @@ struct TestResponse: Sendable {
     var close = false
     /// Never answer (a server that stalls after the handshake).
     var reply = true
+    /// Announce the whole body but send only this many bytes of it, then stall.
+    var stallAfter: Int?
 
     static func text(_ s: String, status: HTTPResponseStatus = .ok, headers: [(String, String)] = []) -> TestResponse {
         TestResponse(status: status, headers: headers, body: Array(s.utf8))
@@ -128,6 +130,10 @@ private final class HTTPResponder: ChannelInboundHandler {
             headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
             if response.close { headers.replaceOrAdd(name: "connection", value: "close") }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+            if let stallAfter = response.stallAfter {
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body.prefix(stallAfter))))), promise: nil)
+                return
+            }
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
             let close = response.close
             let channel = context.channel

@@ -1,0 +1,22 @@
+import NIOCore
+
+/// Reading ``HTTPSClientConfiguration/addressOverrides``: keys are `host` (every port) or `host:port` (that port
+/// only, `[host]:port` for an IPv6 host), as curl's `--resolve HOST:PORT:ADDR`; values are IP literals.
+package enum AddressOverrides {
+    /// The key of an entry for `host` on `port` only.
+    package static func key(host: String, port: Int) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
+    /// The address `overrides` gives for `host` on `port`: its `host:port` entry, else its `host` entry.
+    package static func address(in overrides: [String: String], host: String, port: Int) -> String? {
+        overrides[key(host: host, port: port)] ?? overrides[host]
+    }
+
+    /// `text` as a socket address on `port` when it is an IPv4 or IPv6 literal (brackets allowed), else nil.
+    /// Never a name lookup: an override that is not an address is refused, not resolved.
+    package static func socketAddress(_ text: String, port: Int) -> SocketAddress? {
+        let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
+        return try? SocketAddress(ipAddress: bare, port: port)
+    }
+}

@@ -1,0 +1,24 @@
+/// Characters a URL may not carry as they are.
+package enum URLText {
+    /// The first whitespace or control character in `url`, named with its position, or nil when there is none.
+    ///
+    /// RFC 3986 §2 allows neither unencoded, but Foundation's URL parser percent-encodes them silently: a line
+    /// break, say from a file with CRLF line ends, would become part of the path and the URL would still pass.
+    package static func problem(in url: String) -> String? {
+        for (offset, scalar) in url.unicodeScalars.enumerated() {
+            let properties = scalar.properties
+            guard properties.isWhitespace || properties.generalCategory == .control || properties.generalCategory == .format else { continue }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            let name: String
+            switch scalar {
+            case "\r", "\n", "\u{2028}", "\u{2029}", "\u{85}": name = "a line break"
+            case " ": name = "a space"
+            case "\t": name = "a tab"
+            default: name = properties.isWhitespace ? "a space character" : "an invisible control character"
+            }
+            return "\(name) (\(code)) at character \(offset + 1); a URL may not contain whitespace or control characters unencoded (write a space as %20)"
+        }
+        return nil
+    }
+}
