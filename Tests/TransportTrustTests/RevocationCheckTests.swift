@@ -227,4 +227,16 @@ import X509
         #expect(stale.notes.contains { $0.contains("out of date") }, "\(stale.notes)")
         #expect(await evaluate(.soft, responses: [try response(.good)]).notes.isEmpty)
     }
+
+    @Test func oneEvaluationAsksAResponderOnce() async throws {
+        // A remembered path that revocation refuses is searched again; the search must reuse the answer.
+        let engine = TrustEngine(cacheCapacity: 16)
+        var policy = PKI.ssl("www.example.com")
+        #expect(await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy)).isTrusted)
+        let revoked = Source(answer: try response(.revoked(at: PKI.now.addingTimeInterval(-60))))
+        policy.revocation = RevocationOptions(mode: .hard, source: revoked)
+        let v = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy))
+        #expect(v.codes == [.revoked])
+        #expect(revoked.seen.all.count == 1)
+    }
 }

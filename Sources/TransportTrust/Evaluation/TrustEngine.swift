@@ -32,6 +32,7 @@ public final class TrustEngine: Sendable {
         let time = trust.validationTime ?? Date()
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
         let fingerprint = RuleFingerprint(trust.policy)
+        let revocationMemo = RevocationMemo()
         if let hit = cache.lookup(key) {
             if let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
                 return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
@@ -42,7 +43,8 @@ public final class TrustEngine: Sendable {
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
-                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context)
+                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context,
+                                                memo: revocationMemo)
                 if findings.failures.isEmpty {
                     if let fingerprint { cache.remember(fingerprint, for: key) }
                     return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes)
@@ -50,14 +52,14 @@ public final class TrustEngine: Sendable {
             }
             // Another path may still pass: fall through to a full search.
         }
-        let (verdict, passedChain) = await evaluateCold(trust, time: time)
+        let (verdict, passedChain) = await evaluateCold(trust, time: time, revocationMemo: revocationMemo)
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
             cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom, passed: fingerprint)
         }
         return verdict
     }
 
-    private func evaluateCold(_ trust: ServerTrust, time: Date) async -> (TrustVerdict, UnverifiedCertificateChain?) {
+    private func evaluateCold(_ trust: ServerTrust, time: Date, revocationMemo: RevocationMemo) async -> (TrustVerdict, UnverifiedCertificateChain?) {
         guard !trust.certificates.isEmpty else {
             return (.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")), nil)
         }
@@ -121,7 +123,7 @@ public final class TrustEngine: Sendable {
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
         let attempts = RecordingPolicy.Attempts()
         var verifier = Verifier(rootCertificates: trust.anchors.store) {
-            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, handled: handled,
+            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, revocationMemo: revocationMemo, handled: handled,
                             context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
@@ -162,10 +164,10 @@ public final class TrustEngine: Sendable {
 
     /// The rules' failures on a path, then revocation's if the rules pass. `rulesPassed` skips rules already run on this path.
     static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext,
-                      rulesPassed: Bool = false) async -> PathFindings {
+                      memo: RevocationMemo, rulesPassed: Bool = false) async -> PathFindings {
         let failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
         guard failures.isEmpty else { return PathFindings(failures: failures) }
-        return await RevocationCheck(options: revocation).check(chain, validationTime: context.validationTime)
+        return await RevocationCheck(options: revocation, memo: memo).check(chain, validationTime: context.validationTime)
     }
 
     static func ruleFailures(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], context: RuleContext) -> [TrustFailure] {
@@ -220,6 +222,7 @@ struct RecordingPolicy: VerifierPolicy {
 
     let rules: [any ChainRule]
     let revocation: RevocationOptions
+    let revocationMemo: RevocationMemo
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
     let context: RuleContext
     let anchors: TrustAnchors
@@ -227,8 +230,9 @@ struct RecordingPolicy: VerifierPolicy {
     /// A path whose rules already passed before path building (``SoleNamePath``).
     let ruleAbiding: [Certificate]?
 
-    init(rules: [any ChainRule], revocation: RevocationOptions, handled: [ASN1ObjectIdentifier], context: RuleContext, anchors: TrustAnchors,
-         attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
+    init(rules: [any ChainRule], revocation: RevocationOptions, revocationMemo: RevocationMemo, handled: [ASN1ObjectIdentifier],
+         context: RuleContext, anchors: TrustAnchors, attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
+        self.revocationMemo = revocationMemo
         self.attempts = attempts
         self.ruleAbiding = ruleAbiding
         self.rules = rules
@@ -241,7 +245,7 @@ struct RecordingPolicy: VerifierPolicy {
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         var context = self.context
         context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
-        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context,
+        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context, memo: revocationMemo,
                                                rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
         let failures = findings.failures
         if failures.isEmpty {

@@ -46,6 +46,9 @@ public struct RevocationOptions: Sendable {
 /// A certificate that names no responder is put to it as a stand-in that does ("OCSP stand-in" below).
 struct RevocationCheck: Sendable {
     var options: RevocationOptions
+    /// Statuses already established in this evaluation: a remembered path that fails is searched again, and the
+    /// search must not put the same question to a responder a second time (a dead one costs its whole timeout).
+    var memo = RevocationMemo()
 
     func check(_ chain: UnverifiedCertificateChain, validationTime: Date) async -> PathFindings {
         var findings = PathFindings()
@@ -54,7 +57,13 @@ struct RevocationCheck: Sendable {
             let certificate = chain[index], issuer = chain[index + 1]
             let namesResponder = Self.namesResponder(certificate)
             guard namesResponder || !options.responses.isEmpty else { continue }
-            let status = await self.status(of: certificate, issuer: issuer, namesResponder: namesResponder, validationTime: validationTime)
+            let status: Status
+            if let known = memo[certificate, issuer] {
+                status = known
+            } else {
+                status = await self.status(of: certificate, issuer: issuer, namesResponder: namesResponder, validationTime: validationTime)
+                memo[certificate, issuer] = status
+            }
             switch status {
             case .good:
                 continue
@@ -78,7 +87,7 @@ struct RevocationCheck: Sendable {
         return findings
     }
 
-    enum Status {
+    enum Status: Sendable {
         case good
         case revoked(String)
         /// Why each response tried says nothing verified about the certificate; empty when there was none to try.
@@ -240,6 +249,22 @@ struct RevocationCheck: Sendable {
     }
 
     struct RevocationUnavailable: Error {}
+}
+
+/// The revocation statuses one evaluation has established, by certificate and issuer.
+final class RevocationMemo: @unchecked Sendable {
+    private struct Key: Hashable {
+        let certificate: CertificateKey
+        let issuer: CertificateKey
+    }
+
+    private let lock = NSLock()
+    private var known: [Key: RevocationCheck.Status] = [:]
+
+    subscript(certificate: Certificate, issuer: Certificate) -> RevocationCheck.Status? {
+        get { lock.withLock { known[Key(certificate: CertificateKey(certificate), issuer: CertificateKey(issuer))] } }
+        set { lock.withLock { known[Key(certificate: CertificateKey(certificate), issuer: CertificateKey(issuer))] = newValue } }
+    }
 }
 
 /// The throwaway key, extension and filler certificate the OCSP stand-ins are made with, made once.
