@@ -33,7 +33,8 @@ public final class HTTPSClient: Sendable {
     /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         var configuration = configuration
-        if configuration.revocation != .off && configuration.ocspSource == nil {
+        // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.
+        if (configuration.revocation != .off || configuration.trustManager != nil) && configuration.ocspSource == nil {
             let source = HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides)
             configuration.ocspSource = source
             ownedOCSPSource = source

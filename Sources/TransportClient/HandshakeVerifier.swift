@@ -65,9 +65,8 @@ final class HandshakeVerifier: Sendable {
                                        refusal: refusal(.serverTrustRefused, "'\(host)' is not a valid host", verdict, evaluation, handshake))
         }
         var policy = requirements.certificate.value.trustPolicy(host: peer)
-        if configuration.revocation != .off {
-            policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
-        }
+        // The source goes with the trust even when the client checks nothing, for evaluators that do.
+        policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
         let trust = ServerTrust(certificates: presented, anchors: configuration.anchors, policy: policy,
                                 validationTime: configuration.validationTime)
         let verdict: TrustVerdict

@@ -103,4 +103,17 @@ import X509
         #expect(responder.requests.isEmpty)
         await client.shutdown()
     }
+
+    @Test func aTrustManagersRevocationEvaluatorAsksTheResponderWhenTheClientChecksNothing() async throws {
+        let (pki, responder, server) = try await servers(.revoked(at: Date().addingTimeInterval(-86400)))
+        defer { Task { await server.shutdown(); await responder.shutdown() } }
+        let counting = CountingEvaluator { _, trust in await RevocationTrustEvaluator().evaluate(trust) }
+        let manager = ServerTrustManager(rules: [.init(try HostPattern(host), counting)])
+        let client = makeClient(anchors: pki.anchors, hosts: [host, "ocsp.example.test"], trustManager: manager)
+        #expect(client.configuration.revocation == .off)
+        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+        #expect(error?.verdict?.failures.contains { $0.code == .revoked } == true, "\(String(describing: error))")
+        #expect(responder.requests.count == 1, "evaluations \(counting.calls), connections \(server.connectionCount)")
+        await client.shutdown()
+    }
 }

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+import X509
 
 @testable import TransportTrust
 
@@ -28,5 +29,28 @@ import Testing
         let wrongHost = PKI.trust([pki.leaf, pki.intermediate], anchors: [pki.root], policy: PKI.ssl("other.example.com"))
         #expect(await !RevocationTrustEvaluator(engine: PinningFixtures.engine).evaluate(wrongHost).isTrusted)
         #expect(await RevocationTrustEvaluator(validateHost: false, engine: PinningFixtures.engine).evaluate(wrongHost).isTrusted)
+    }
+
+    /// Answers every request with a response made for the leaf, and counts them.
+    final class Responder: OCSPResponseSource, @unchecked Sendable {
+        let answer: [UInt8]
+        private(set) var asked = 0
+        init(_ answer: [UInt8]) { self.answer = answer }
+        func response(for request: [UInt8], responderURI: String) async -> [UInt8]? { asked += 1; return answer }
+    }
+
+    @Test func theSourceTheTrustCarriesIsAsked() async throws {
+        let aia = try Certificate.Extension(AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier("http://ocsp.invalid/"))]), critical: false)
+        let leaf = pki.intermediate.leaf(extra: [aia])
+        let revoked = Responder(try OCSPResponseBuilder.response(for: leaf, issuer: pki.intermediate, status: .revoked(at: PKI.now.addingTimeInterval(-60))))
+        var trust = PKI.trust([leaf, pki.intermediate], anchors: [pki.root])
+        // The client's way: a source on the trust, revocation itself off.
+        trust.policy.revocation = RevocationOptions(mode: .off, source: revoked)
+        let v = await RevocationTrustEvaluator(engine: PinningFixtures.engine).evaluate(trust)
+        #expect(v.codes == [.revoked], "\(v.failures)")
+        #expect(revoked.asked == 1)
+        let offline = await RevocationTrustEvaluator(options: [.ocsp, .networkAccessDisabled], engine: PinningFixtures.engine).evaluate(trust)
+        #expect(offline.isTrusted)
+        #expect(revoked.asked == 1, "networkAccessDisabled asks nobody")
     }
 }

@@ -1,7 +1,8 @@
 /// Alamofire's `RevocationTrustEvaluator`: the chain must validate and must not be revoked.
 ///
 /// Revocation is checked with OCSP, from stapled responses and, unless `networkAccessDisabled`, from the
-/// responder through the caller's ``OCSPResponseSource``. Without `requirePositiveResponse` the check is soft:
+/// responder through ``source``, or else the source the trust carries (``HTTPSClient`` gives every trust one).
+/// With neither, nothing can be asked: soft-fail notes that, hard-fail refuses. Without `requirePositiveResponse` the check is soft:
 /// only a "revoked" answer fails. With it the check is hard: only a verified "good" answer passes.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// Alamofire's `RevocationTrustEvaluator.Options`.
@@ -55,8 +56,9 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
             guard v.isTrusted else { return v }
         }
         if !validateHost, case .ssl = trust.policy.kind { trust.policy.kind = .ssl(nil) }
+        // The trust may carry a source already (the HTTPS client's): keep it, as SecTrust keeps its network access.
         trust.policy.revocation = RevocationOptions(mode: mode, responses: responses + trust.policy.revocation.responses,
-                                                    source: options.contains(.networkAccessDisabled) ? nil : source)
+                                                    source: options.contains(.networkAccessDisabled) ? nil : source ?? trust.policy.revocation.source)
         var verdict = await engine.evaluate(trust)
         if options.contains(.crl) { verdict.notes.append("CRLs are not checked; revocation was checked with OCSP only") }
         return verdict
