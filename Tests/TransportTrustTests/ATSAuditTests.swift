@@ -183,6 +183,21 @@ import Testing
         #expect(!same.findings.contains { $0.rule == .extensionContradiction })
     }
 
+    @Test func auditComparesIDNEntriesInALabelForm() throws {
+        let pins = Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let f = try findings(Self.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                             + Self.pinned("xn--mnchen-3ya.de", pins))
+        #expect(f.contains { $0.rule == .pinnedDomainAllowsHTTP && $0.domain == "xn--mnchen-3ya.de" })
+        let loader = ConfigurationLoader()
+        let app = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("münchen.de", "") + Self.pinned("münchen.de", pins)).utf8),
+                                  name: "App", role: .app)
+        let ext = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                                                                  + Self.pinned("xn--mnchen-3ya.de", pins)).utf8),
+                                  name: "Ext", role: .appExtension)
+        let contradictions = Auditor().audit([app, ext]).findings.filter { $0.rule == .extensionContradiction }
+        #expect(contradictions.map(\.domain) == ["xn--mnchen-3ya.de"], "the same host, configured differently; its pins are present")
+    }
+
     @Test func exitStatusFollowsFailOn() throws {
         let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
         #expect(report.findings.allSatisfy { $0.severity == .info })

@@ -77,6 +77,25 @@ import Testing
         #expect(await run(["check", "--plist", dir.appendingPathComponent("nope").path, "https://x"]).0 == 2)
     }
 
+    func checkJSON(_ out: Output) throws -> [[String: Any]] {
+        let object = try JSONSerialization.jsonObject(with: Data(out.standardOutput.utf8)) as? [String: Any]
+        return try #require(object?["results"] as? [[String: Any]])
+    }
+
+    @Test func checkMatchesAnALabelEntryAndShowsTheALabelHost() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pins = ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                                                  + ATSAuditTests.pinned("xn--mnchen-3ya.de", pins)), in: dir)
+        let (code, out) = await run(["check", "--plist", plist, "http://xn--mnchen-3ya.de/", "https://xn--mnchen-3ya.de/", "--json"])
+        #expect(code == 0)
+        let results = try checkJSON(out)
+        #expect(results.map { $0["host"] as? String } == ["xn--mnchen-3ya.de", "xn--mnchen-3ya.de"])
+        #expect((results.first?["allowsInsecureHTTP"] as? [String: Any])?["value"] as? Bool == true)
+        #expect(((results.last?["pins"] as? [String: Any])?["value"] as? [String: Any])?["domain"] as? String == "xn--mnchen-3ya.de")
+    }
+
     @Test func auditReadsAnIPAAndComparesExtensions() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -138,6 +138,31 @@ import TransportTrust
         #expect(try resolver.requirements(for: "http://x.api.example.com").exceptionDomain == "example.com")
     }
 
+    // MARK: Internationalised names
+
+    /// Foundation's `URLComponents.host` turns `xn--mnchen-3ya.de` into `münchen.de` on Linux; both sides are
+    /// compared in A-label form, whichever way the entry and the URL are written.
+    @Test(arguments: [("xn--mnchen-3ya.de", "http://xn--mnchen-3ya.de/"), ("xn--mnchen-3ya.de", "http://münchen.de/"),
+                      ("münchen.de", "http://xn--mnchen-3ya.de/"), ("münchen.de", "http://münchen.de/")])
+    func idnEntriesMatchInALabelForm(_ entry: String, _ url: String) throws {
+        let pins = ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let body = ATSAuditTests.domain(entry, "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>") + ATSAuditTests.pinned(entry, pins)
+        let resolver = try ATSFixture.resolver(body)
+        let req = try resolver.requirements(for: url)
+        #expect(req.target.host == "xn--mnchen-3ya.de")
+        #expect(req.allowsInsecureHTTP.value, "\(req.allowsInsecureHTTP.because)")
+        #expect(req.exceptionDomain == entry)
+        let https = try resolver.requirements(for: url.replacingOccurrences(of: "http:", with: "https:"))
+        #expect(https.pins.value?.domain == entry)
+    }
+
+    @Test func idnSubdomainsAreCovered() throws {
+        let body = ATSAuditTests.domain("xn--mnchen-3ya.de", "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let req = try ATSFixture.resolver(body).requirements(for: "http://www.münchen.de/")
+        #expect(req.target.host == "www.xn--mnchen-3ya.de")
+        #expect(req.allowsInsecureHTTP.value)
+    }
+
     // MARK: Cipher suites, TLS and certificates
 
     @Test func defaultsAreATSStrict() throws {

@@ -170,7 +170,7 @@ public struct Auditor: Sendable {
                               fix: "Give the extension the same ATS policy as the app")
             }
             for entry in e.exceptionDomains {
-                guard let other = a.exceptionDomain(named: entry.name) else { continue }
+                guard let other = a.exceptionDomains.first(where: { Self.sameHost($0.pattern, entry.pattern) }) else { continue }
                 let mine = Self.summary(entry), theirs = Self.summary(other)
                 if mine != theirs {
                     collector.add(.extensionContradiction, entry.keyPath, domain: entry.name, key: entry.name,
@@ -178,7 +178,7 @@ public struct Auditor: Sendable {
                                   fix: "Use one configuration for \(entry.name) in the app and all its extensions")
                 }
             }
-            for pinned in a.pinnedDomains where e.pinnedDomain(named: pinned.name) == nil {
+            for pinned in a.pinnedDomains where !e.pinnedDomains.contains(where: { Self.sameHost($0.pattern, pinned.pattern) }) {
                 collector.add(.extensionContradiction, PlistKeyPath([ATSKey.pinnedDomains.rawValue]), domain: pinned.name,
                               message: "the app pins \(pinned.name) but this extension does not, so its connections to \(pinned.name) skip the pins",
                               fix: "Copy the NSPinnedDomains entry for \(pinned.name) into the extension's Info.plist")
@@ -190,6 +190,11 @@ public struct Auditor: Sendable {
 
     static func summary(_ e: ExceptionDomain) -> String {
         "insecure HTTP \(e.allowsInsecureHTTPLoads?.value ?? false ? "YES" : "NO"), minimum \(e.minimumTLSVersion?.value ?? .atsDefault), forward secrecy \(e.requiresForwardSecrecy?.value ?? true ? "YES" : "NO"), subdomains \(e.coversSubdomains ? "YES" : "NO")"
+    }
+
+    /// Whether two entries name the same host: as written, or once normalised (`münchen.de`, `xn--mnchen-3ya.de`).
+    static func sameHost(_ a: DomainPattern, _ b: DomainPattern) -> Bool {
+        a.written == b.written || (a.kind != .unmatchable && a.kind == b.kind)
     }
 
     static func suggestedHost(_ written: String) -> String {

@@ -8,7 +8,8 @@ import TransportTrust
 public struct DomainPattern: Sendable, Hashable {
     /// What the entry names once checked.
     public enum Kind: Sendable, Hashable {
-        /// A DNS name, exactly as written (already lowercase).
+        /// A DNS name in lowercase A-label (punycode) form: as written, with any Unicode label converted,
+        /// so that `münchen.de` and `xn--mnchen-3ya.de` name the same host as the URL does.
         case name(String)
         /// One IP address.
         case ipAddress([UInt8])
@@ -84,8 +85,22 @@ public struct DomainPattern: Sendable, Hashable {
                 || !$0.isASCII
         }
         if !allowed, !problems.contains(.whitespace) { problems.append(.invalidCharacters) }
-        self.problems = problems
-        self.kind = problems.isEmpty ? .name(host) : .unmatchable
+        guard problems.isEmpty else {
+            self.problems = problems
+            self.kind = .unmatchable
+            return
+        }
+        // A connection's host is in A-label form (ConnectionTarget); a U-label entry names the same host.
+        if host.unicodeScalars.contains(where: { !$0.isASCII }) {
+            guard case .dns(let aLabel)? = try? PeerName(host) else {
+                self.problems = [.invalidCharacters]
+                self.kind = .unmatchable
+                return
+            }
+            host = aLabel
+        }
+        self.problems = []
+        self.kind = .name(host)
     }
 
     /// Whether the entry names an IP address or range.

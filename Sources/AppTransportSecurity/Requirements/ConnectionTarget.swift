@@ -5,7 +5,7 @@ import TransportTrust
 public struct ConnectionTarget: Sendable, Equatable {
     /// `http` or `https` (`ws` and `wss` are treated as `http` and `https`).
     public var scheme: String
-    /// The host, lowercased, without brackets or a trailing dot.
+    /// The host, lowercased, in A-label (punycode) form, without brackets or a trailing dot.
     public var host: String
     /// The IP address when the host is an IP literal.
     public var ipAddress: [UInt8]?
@@ -21,18 +21,27 @@ public struct ConnectionTarget: Sendable, Equatable {
         case "http", "ws": scheme = "http"
         default: throw .invalidURL(text, reason: "ATS governs http and https URLs, not '\(rawScheme)'")
         }
-        guard var h = components.host, !h.isEmpty else {
+        // Foundation's `host` decodes an A-label to its U-label on Linux (`xn--mnchen-3ya.de` → `münchen.de`);
+        // `encodedHost` is the IDNA (A-label) form a client sends in DNS and SNI, which ATS entries are compared with.
+        guard let encoded = components.encodedHost, !encoded.isEmpty else {
             throw .invalidURL(text, reason: "it has no host")
         }
+        var h = encoded.contains("%") ? (components.host ?? encoded) : encoded
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h.hasSuffix(".") { h.removeLast() }
-        let peer = try? PeerName(h)
-        if case .ip(let bytes)? = peer {
+        let peer: PeerName
+        do {
+            peer = try PeerName(h)
+        } catch {
+            throw .invalidURL(text, reason: "its host is not a valid name: \(error)")
+        }
+        switch peer {
+        case .ip(let bytes):
             ipAddress = bytes
-            host = PeerName.ip(bytes).description
-        } else {
+            host = peer.description
+        case .dns(let name):
             ipAddress = nil
-            host = h.lowercased()
+            host = name
         }
     }
 
