@@ -91,6 +91,9 @@ import Testing
                     + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
                  clean: domain("other.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
                     + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+        RuleCase(rule: .pinnedDomainsUnsupported,
+                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
+                 clean: domain("example.com", ""), profile: .ios10),
     ]
 
     @Test(arguments: ruleCases)
@@ -196,6 +199,21 @@ import Testing
                                   name: "Ext", role: .appExtension)
         let contradictions = Auditor().audit([app, ext]).findings.filter { $0.rule == .extensionContradiction }
         #expect(contradictions.map(\.domain) == ["xn--mnchen-3ya.de"], "the same host, configured differently; its pins are present")
+    }
+
+    @Test func pinnedDomainsAreReportedAsIgnoredBeforeIOS14() throws {
+        let body = Self.pinned("example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        for platform in ["ios9", "ios12", "macos10.15"] {
+            let f = try findings(body, profile: try #require(PlatformProfile(name: platform)))
+            let ignored = try #require(f.first { $0.rule.id == "ATS154" }, "\(platform)")
+            #expect(ignored.message.contains("NSPinnedDomains is ignored on"))
+            #expect(ignored.severity == .medium)
+            #expect(ignored.location != nil)
+        }
+        for platform in ["ios14", "ios15", "macos11", "ios17"] {
+            #expect(try !findings(body, profile: try #require(PlatformProfile(name: platform))).contains { $0.rule.id == "ATS154" }, "\(platform)")
+        }
+        #expect(try !findings("", profile: try #require(PlatformProfile(name: "ios12"))).contains { $0.rule.id == "ATS154" })
     }
 
     @Test func exitStatusFollowsFailOn() throws {

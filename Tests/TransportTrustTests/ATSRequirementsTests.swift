@@ -259,6 +259,20 @@ import TransportTrust
         #expect(try resolver.requirements(for: "https://example.com").pins.value == nil)
     }
 
+    /// NSPinnedDomains exists from iOS 14 / macOS 11; earlier systems connect without the pins.
+    @Test(arguments: [("ios9", false), ("ios12", false), ("ios13", false), ("ios14", true), ("ios16", true), ("ios17", true),
+                      ("macos10.15", false), ("macos11", true), ("macos13", true), ("macos14", true)])
+    func pinnedDomainsApplyFromIOS14(_ platform: String, _ pinned: Bool) throws {
+        let profile = try #require(PlatformProfile(name: platform))
+        let body = ATSAuditTests.pinned("example.com", ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let req = try ATSFixture.resolver(body, profile).requirements(for: "https://example.com/")
+        #expect((req.pins.value != nil) == pinned, "\(req.pins.because)")
+        if !pinned {
+            #expect(req.pins.because.rule.contains("NSPinnedDomains is ignored on"), "\(req.pins.because)")
+            #expect(req.pins.because.keyPath == PlistKeyPath(["NSPinnedDomains", "example.com"]))
+        }
+    }
+
     @Test func bothPinListsMustMatch() {
         let pins = PinRequirement(domain: "a", includesSubdomains: false,
                                   caIdentities: [PinnedIdentity(scope: .certificateAuthority, base64: ATSFixture.validPinA)],
@@ -275,8 +289,8 @@ import TransportTrust
         #expect(throws: RequirementsError.self) { try ATSFixture.resolver("").requirements(for: url) }
     }
 
-    @Test(arguments: [("ios12", PlatformProfile.ios10), ("ios17", .ios17), ("iOS 18", .ios17), ("ios9", .ios9),
-                      ("macos10.11", .macos10_11), ("macos13", .macos10_12), ("macos15", .macos14)])
+    @Test(arguments: [("ios12", PlatformProfile.ios10), ("ios15", .ios14), ("ios17", .ios17), ("iOS 18", .ios17), ("ios9", .ios9),
+                      ("macos10.11", .macos10_11), ("macos10.15", .macos10_12), ("macos13", .macos11), ("macos15", .macos14)])
     func profileNames(_ name: String, _ profile: PlatformProfile) {
         #expect(PlatformProfile(name: name) == profile)
     }

@@ -22,6 +22,11 @@ public struct Auditor: Sendable {
         globalKeys(config, &out)
         for entry in config.exceptionDomains { exceptionDomain(entry, &out) }
         for entry in config.pinnedDomains { pinnedDomain(entry, config, &out) }
+        if !profile.supportsPinnedDomains, config.presentKeys.contains(.pinnedDomains) {
+            out.add(.pinnedDomainsUnsupported, PlistKeyPath([ATSKey.pinnedDomains.rawValue]),
+                    message: "NSPinnedDomains is ignored on \(profile): the system reads it from iOS 14 / macOS 11, so connections there are not pinned",
+                    fix: "Raise the deployment target to iOS 14 / macOS 11, or check the pins in code (a URLSession delegate) on earlier systems")
+        }
         return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
     }
 

@@ -218,6 +218,10 @@ public struct RequirementsResolver: Sendable {
         guard let (entry, sub) = matchingPinnedDomain(for: target) else {
             return Decided(nil, Provenance(rule: "no NSPinnedDomains entry matches"))
         }
+        guard profile.supportsPinnedDomains else {
+            return Decided(nil, Provenance(keyPath: entry.keyPath,
+                                           rule: "NSPinnedDomains is ignored on \(profile); the system reads it from iOS 14 / macOS 11"))
+        }
         let pins = PinRequirement(domain: entry.name, includesSubdomains: entry.coversSubdomains,
                                   caIdentities: entry.caIdentities, leafIdentities: entry.leafIdentities)
         return Decided(pins, Provenance(keyPath: entry.keyPath, rule: "pinned domain \(entry.name)\(sub ? " (includes subdomains)" : "")"))
