@@ -96,6 +96,37 @@ import Testing
         #expect(((results.last?["pins"] as? [String: Any])?["value"] as? [String: Any])?["domain"] as? String == "xn--mnchen-3ya.de")
     }
 
+    /// A wrong type is a finding, never silently coerced: check warns, and the provenance says the key is there but ignored.
+    @Test func checkWarnsAboutKeysItIgnores() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><integer>1</integer>")
+                                                  + "<key>NSAllowsArbitraryLoad</key><true/>"), in: dir)
+        let (code, out) = await run(["check", "--plist", plist, "http://a.com/"])
+        #expect(code == 0)
+        let warnings = out.standardError.split(separator: "\n")
+        #expect(warnings.contains { $0.hasPrefix("ats check: warning: \(plist):") && $0.contains("ATS120") && $0.contains("NSExceptionAllowsInsecureHTTPLoads") },
+                "\(out.standardError)")
+        #expect(warnings.contains { $0.contains("ATS121") && $0.contains("did you mean NSAllowsArbitraryLoads?") }, "\(out.standardError)")
+        #expect(!out.standardOutput.contains("plain HTTP      blocked  ← NSExceptionDomains › a.com (ATS default; the entry a.com does not set it"))
+        #expect(out.standardOutput.contains(
+            "plain HTTP blocked by NSExceptionDomains › a.com › NSExceptionAllowsInsecureHTTPLoads (ATS default; NSExceptionAllowsInsecureHTTPLoads is present but is <integer>1</integer>, not a Boolean, so it is ignored)"),
+            "\(out.standardOutput)")
+
+        let (jsonCode, json) = await run(["check", "--plist", plist, "http://a.com/", "--json"])
+        #expect(jsonCode == 0)
+        #expect(json.standardError.isEmpty)
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        let listed = try #require(object?["warnings"] as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["ruleId"] as? String }) == ["ATS120", "ATS121"])
+        let http = try #require(try checkJSON(json).first?["allowsInsecureHTTP"] as? [String: Any])
+        #expect(http["key"] as? String == "NSExceptionDomains › a.com › NSExceptionAllowsInsecureHTTPLoads")
+        #expect((http["rule"] as? String)?.contains("present but is <integer>1</integer>") == true)
+
+        let clean = try file(ATSFixture.infoPlist(ATSAuditTests.domain("a.com", "")), in: dir, name: "clean.plist")
+        #expect(await run(["check", "--plist", clean, "http://a.com/"]).1.standardError.isEmpty)
+    }
+
     @Test func auditReadsAnIPAAndComparesExtensions() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -112,6 +112,23 @@ import TransportTrust
         #expect(req.minimumTLSVersion.because.rule.contains("global keys do not apply"))
     }
 
+    @Test func mistypedKeysArePresentButIgnored() throws {
+        let body = ATSAuditTests.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.0</string>"
+                                        + "<key>NSExceptionRequiresForwardSecrecy</key><string>NO</string>")
+            + "<key>NSAllowsArbitraryLoads</key><integer>1</integer>"
+        let resolver = try ATSFixture.resolver(body)
+        let entry = try resolver.requirements(for: "https://a.com/")
+        #expect(entry.minimumTLSVersion.value == .tls12)
+        #expect(entry.minimumTLSVersion.because.keyPath == PlistKeyPath(["NSExceptionDomains", "a.com", "NSExceptionMinimumTLSVersion"]))
+        #expect(entry.minimumTLSVersion.because.rule.contains("'TLS1.0' is not one of its values, so it is ignored"))
+        #expect(entry.requiresForwardSecrecy.value)
+        #expect(entry.requiresForwardSecrecy.because.rule.contains("present but is <string>NO</string>, not a Boolean, so it is ignored"))
+        #expect(entry.allowsInsecureHTTP.because.rule.contains("does not set it"), "a key that is really absent")
+        let global = try resolver.requirements(for: "http://b.com/")
+        #expect(!global.allowsInsecureHTTP.value)
+        #expect(global.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoads is present but is <integer>1</integer>"))
+    }
+
     @Test func ignoredArbitraryLoadsIsExplained() throws {
         let req = try ATSFixture.resolver(Self.arbitraryAndMediaNO, .ios10).requirements(for: "http://a.com")
         #expect(req.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoads is ignored"))

@@ -30,6 +30,15 @@ public struct Auditor: Sendable {
         return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
     }
 
+    /// The findings for how the plist is written (wrong types, unknown, misplaced and duplicate keys, bad
+    /// values), without judging the settings: what `ats check` warns about before resolving a URL.
+    public func readingFindings(in source: ConfigurationSource) -> [Finding] {
+        var out = FindingCollector(source: source)
+        for issue in source.containerIssues { out.containerIssue(issue) }
+        for issue in source.configuration.issues { out.issue(issue) }
+        return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
+    }
+
     private func globalKeys(_ config: ATSConfiguration, _ out: inout FindingCollector) {
         let resolver = RequirementsResolver(configuration: config, profile: profile)
         if let s = config.allowsArbitraryLoads, s.value {
