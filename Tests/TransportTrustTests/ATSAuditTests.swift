@@ -153,6 +153,24 @@ import Testing
         }
     }
 
+    /// Apple matches the key string, so a dot no host carries makes the entry dead: reported, not normalised.
+    @Test(arguments: [("example.org.", "example.org", "ends with a dot"), (".example.com", "example.com", "starts with a dot"),
+                      ("a..b.net", "a.b.net", "empty label")])
+    func entriesWithStrayDotsNeverMatch(_ name: String, _ suggestion: String, _ why: String) throws {
+        let body = Self.domain(name, "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let f = try findings(body)
+        let dead = try #require(f.first { $0.rule == .unmatchableDomain }, "\(f.map(\.rule.id))")
+        #expect(dead.message.contains(why), "\(dead.message)")
+        #expect(dead.fix.contains("'\(suggestion)'"), "\(dead.fix)")
+        let http = try #require(f.first { $0.rule == .insecureHTTPException })
+        #expect(http.severity == .low, "an entry that never matches has no effect")
+        #expect(http.message.contains("never matches"))
+        let resolver = try ATSFixture.resolver(body)
+        for url in ["http://\(suggestion)/", "http://www.\(suggestion)/"] {
+            #expect(try resolver.requirements(for: url).exceptionDomain == nil, "\(url)")
+        }
+    }
+
     @Test func findingsCarryLineAndColumnInXML() throws {
         let xml = ATSFixture.infoPlist("\t\t<key>NSAllowsArbitraryLoads</key>\n\t\t<true/>")
         let f = Auditor().findings(in: try ATSFixture.source(xml))

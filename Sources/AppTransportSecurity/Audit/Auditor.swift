@@ -217,6 +217,8 @@ public struct Auditor: Sendable {
         if let slash = h.firstIndex(of: "/") { h = String(h[..<slash]) }
         if let colon = h.lastIndex(of: ":"), h.filter({ $0 == ":" }).count == 1 { h = String(h[..<colon]) }
         while h.hasPrefix("*.") || h.hasPrefix(".") { h.removeFirst(h.hasPrefix("*.") ? 2 : 1) }
+        while h.hasSuffix(".") { h.removeLast() }
+        while h.contains("..") { h = h.replacingOccurrences(of: "..", with: ".") }
         return h.replacingOccurrences(of: "*", with: "")
     }
 }

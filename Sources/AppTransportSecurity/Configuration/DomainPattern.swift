@@ -29,6 +29,9 @@ public struct DomainPattern: Sendable, Hashable {
         case wildcard
         case whitespace
         case invalidCharacters
+        case leadingDot
+        case trailingDot
+        case emptyLabel
 
         public var description: String {
             switch self {
@@ -40,6 +43,9 @@ public struct DomainPattern: Sendable, Hashable {
             case .wildcard: return "it has a wildcard, which ATS does not expand; use NSIncludesSubdomains instead"
             case .whitespace: return "it has white space"
             case .invalidCharacters: return "it has characters that cannot appear in a host name"
+            case .leadingDot: return "it starts with a dot, and ATS compares the entry with the host as written; use NSIncludesSubdomains for subdomains"
+            case .trailingDot: return "it ends with a dot, and ATS compares the entry with the host as written (a URL's trailing dot is dropped)"
+            case .emptyLabel: return "it has an empty label (two dots in a row), which no host name has"
             }
         }
     }
@@ -79,6 +85,10 @@ public struct DomainPattern: Sendable, Hashable {
             problems.append(.port)
             host = String(host[..<colon])
         }
+        // Apple compares the key string; a dot that no host carries is not forgiven.
+        if host.hasPrefix(".") { problems.append(.leadingDot) }
+        if host.hasSuffix("."), host.count > 1 { problems.append(.trailingDot) }
+        if host.contains("..") { problems.append(.emptyLabel) }
         if host != host.lowercased() { problems.append(.uppercase) }
         let allowed = host.unicodeScalars.allSatisfy {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_" || $0 == "*"))
