@@ -139,6 +139,23 @@ import Testing
         #expect(Auditor().findings(in: fine).isEmpty)
     }
 
+    /// ATS reads only NSAppTransportSecurity: its keys at the Info.plist's root do nothing, with or without the dictionary.
+    @Test func atsKeysAtTheRootAreMisplaced() throws {
+        let head = #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>x</string>"#
+        let keys = "\n<key>NSAllowsArbitraryLoads</key><true/>\n<key>NSExceptionDomains</key><dict><key>a.com</key><dict>"
+            + "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>\n<key>NSIncludesSubdomains</key><true/>"
+        for ats in ["", "<key>NSAppTransportSecurity</key><dict/>"] {
+            let f = Auditor().findings(in: try ATSFixture.source(head + ats + keys + "</dict></plist>"))
+            #expect(f.map(\.rule) == [.misplacedKey, .misplacedKey, .misplacedKey], "\(f.map(\.message))")
+            let arbitrary = try #require(f.first { $0.key == "NSAllowsArbitraryLoads" })
+            #expect(arbitrary.message.contains("belongs in NSAppTransportSecurity"))
+            #expect(arbitrary.location?.line == 2)
+            #expect(f.first { $0.key == "NSIncludesSubdomains" }?.message.contains("an NSExceptionDomains entry inside NSAppTransportSecurity") == true)
+        }
+        let unrelated = try ATSFixture.source(head + "<key>NSAppTransportSecurity</key><dict/><key>UIRequiredDeviceCapabilities</key><array/></dict></plist>")
+        #expect(Auditor().findings(in: unrelated).isEmpty)
+    }
+
     @Test func localhostHTTPIsOnlyInfo() throws {
         let f = try findings(Self.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
         #expect(f.first { $0.rule == .insecureHTTPException }?.severity == .info)

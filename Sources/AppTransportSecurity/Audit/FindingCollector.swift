@@ -27,7 +27,12 @@ struct FindingCollector {
             add(.configurationNotDictionary, PlistKeyPath(["NSAppTransportSecurity"]), key: "NSAppTransportSecurity",
                 message: "NSAppTransportSecurity is \(found.snippet), not a dictionary, so none of its settings apply",
                 fix: "Make NSAppTransportSecurity a <dict> holding the ATS keys", rootRelative: true)
-        case .unknownKey(let key, let suggestion, _):
+        case .unknownKey(let key, _, let belongsAt?):
+            let place = belongsAt == .topLevel ? "NSAppTransportSecurity" : "\(belongsAt.rawValue) inside NSAppTransportSecurity"
+            add(.misplacedKey, issue.keyPath, key: key,
+                message: "\(key) is at the root of the Info.plist, where ATS does not read it; it belongs in \(place), and here it has no effect",
+                fix: "Move \(key) into \(place)", rootRelative: true)
+        case .unknownKey(let key, let suggestion, nil):
             add(.unknownKey, issue.keyPath, severity: .medium, key: key,
                 message: "\(key) is not an Info.plist key ATS reads → did you mean \(suggestion ?? "NSAppTransportSecurity")?",
                 fix: "Rename \(key) to \(suggestion ?? "NSAppTransportSecurity")", rootRelative: true)

@@ -24,7 +24,8 @@ public struct ConfigurationSource: Sendable {
     public var bundleIdentifier: String?
     public var format: PropertyListReader.Format
     public var configuration: ATSConfiguration
-    /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`).
+    /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`,
+    /// ATS keys at the root instead of inside it).
     public var containerIssues: [ConfigurationIssue]
     let document: PropertyListReader.Document
 
@@ -77,6 +78,13 @@ public struct ConfigurationSource: Sendable {
                     containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: atsKey, belongsAt: nil),
                                                               at: PlistKeyPath([key])))
                 }
+            }
+        }
+        if layout == .infoPlist {
+            // ATS reads its keys only inside NSAppTransportSecurity; at the root they do nothing.
+            for key in root.keys.sorted() {
+                guard let known = ATSKey(rawValue: key), let level = known.levels.first else { continue }
+                containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: key, belongsAt: level), at: PlistKeyPath([key])))
             }
         }
         let prefix = layout == .infoPlist ? [atsKey] : []
