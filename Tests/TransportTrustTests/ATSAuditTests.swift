@@ -196,6 +196,23 @@ import Testing
         #expect(binary.first { $0.rule == .arbitraryLoads }?.location == nil)
     }
 
+    /// Foundation keeps the last of repeated keys: findings point at that copy, and ATS123 at each copy it drops.
+    @Test func repeatedKeysPointAtTheCopyThatTakesEffect() throws {
+        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n<key>NSAppTransportSecurity</key>\n<dict>\n"
+        let flat = head + "<key>NSAllowsArbitraryLoads</key>\n<false/>\n<key>NSAllowsArbitraryLoads</key>\n<true/>\n</dict>\n</dict>\n</plist>\n"
+        let f = Auditor().findings(in: try ATSFixture.source(flat))
+        #expect(f.first { $0.rule == .arbitraryLoads }?.location == SourceLocation(line: 8, column: 1))
+        #expect(f.filter { $0.rule == .duplicateKey }.map(\.location) == [SourceLocation(line: 6, column: 1)])
+
+        let entry = "<dict>\n<key>a.com</key>\n<dict>\n<key>NSExceptionAllowsInsecureHTTPLoads</key>\n<true/>\n</dict>\n</dict>\n"
+        let nested = head + "<key>NSExceptionDomains</key>\n" + entry + "<key>NSExceptionDomains</key>\n" + entry + "</dict>\n</dict>\n</plist>\n"
+        let g = Auditor().findings(in: try ATSFixture.source(nested))
+        #expect(g.filter { $0.rule == .duplicateKey }.map(\.location) == [SourceLocation(line: 6, column: 1)])
+        #expect(g.first { $0.rule == .exceptionDomain }?.location == SourceLocation(line: 16, column: 1))
+        #expect(g.first { $0.rule == .insecureHTTPException }?.location == SourceLocation(line: 18, column: 1))
+        #expect(try ATSFixture.source(nested).location(of: PlistKeyPath(["NSExceptionDomains"])) == SourceLocation(line: 14, column: 1))
+    }
+
     @Test func deadArbitraryLoadsIsReportedAsSuch() throws {
         let body = "<key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsArbitraryLoadsInWebContent</key><true/>"
         let f = try findings(body)

@@ -101,7 +101,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .wrongType: return "A key has a value of the wrong type; ATS ignores it or reads it unpredictably."
         case .unknownKey: return "A key ATS does not know, usually a misspelling; it has no effect."
         case .invalidValue: return "A key has a value outside the allowed set."
-        case .duplicateKey: return "A key is written twice in one dictionary; only one takes effect."
+        case .duplicateKey: return "A key is written twice in one dictionary; only the last takes effect."
         case .misplacedKey: return "A real ATS key is in the wrong dictionary, where it has no effect."
         case .unmatchableDomain: return "An exception or pinned domain is written so that it can never match a host."
         case .includesSubdomainsOnIP: return "NSIncludesSubdomains has no effect on an IP address."

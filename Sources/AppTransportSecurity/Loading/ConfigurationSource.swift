@@ -89,12 +89,13 @@ public struct ConfigurationSource: Sendable {
         }
         let prefix = layout == .infoPlist ? [atsKey] : []
         for dup in document.duplicateKeys {
-            let key = dup.last ?? ""
-            if dup.components.starts(with: prefix), dup.components.count > prefix.count {
-                let relative = PlistKeyPath(Array(dup.components.dropFirst(prefix.count)))
-                configuration.issues.append(ConfigurationIssue(.duplicateKey(key: key), at: relative))
-            } else if dup.components == [atsKey] {
-                containerIssues.append(ConfigurationIssue(.duplicateKey(key: key), at: dup))
+            let path = dup.keyPath
+            let key = path.last ?? ""
+            if path.components.starts(with: prefix), path.components.count > prefix.count {
+                let relative = PlistKeyPath(Array(path.components.dropFirst(prefix.count)))
+                configuration.issues.append(ConfigurationIssue(.duplicateKey(key: key, ignoredCopy: dup.ignoredCopy), at: relative))
+            } else if path.components == [atsKey] {
+                containerIssues.append(ConfigurationIssue(.duplicateKey(key: key, ignoredCopy: dup.ignoredCopy), at: path))
             }
         }
         self.containerIssues = containerIssues

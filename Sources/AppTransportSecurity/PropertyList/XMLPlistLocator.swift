@@ -5,12 +5,14 @@
 /// each value), which the audit uses for line and column. It is not a validating parser: anything it
 /// cannot follow is left to `PropertyListSerialization`, which reports the error.
 struct XMLPlistLocator {
-    /// Positions of `<key>` elements, by the path ending in that key.
+    /// Positions of `<key>` elements, by the path ending in that key. When a key is repeated, the last copy's:
+    /// Foundation keeps the last value, so that is the copy that takes effect.
     private(set) var keys: [PlistKeyPath: SourceLocation] = [:]
     /// Positions of value elements, by their path.
     private(set) var values: [PlistKeyPath: SourceLocation] = [:]
-    /// Keys written more than once in the same dictionary (Foundation keeps only one of them).
-    private(set) var duplicateKeys: [(PlistKeyPath, SourceLocation)] = []
+    /// Keys written more than once in the same dictionary, each with the position of a copy Foundation drops
+    /// (every copy but the last).
+    private(set) var duplicateKeys: [PropertyListReader.DuplicateKey] = []
 
     private enum Frame {
         case dictionary(path: [String], pendingKey: String?, seen: Set<String>)
@@ -130,7 +132,10 @@ struct XMLPlistLocator {
                 advance(to: end + 6)
                 if case .dictionary(let path, _, var seen)? = stack.last {
                     let keyPath = PlistKeyPath(path + [key])
-                    if seen.contains(key) { duplicateKeys.append((keyPath, location)) } else { keys[keyPath] = location }
+                    if seen.contains(key), let earlier = keys[keyPath] {
+                        duplicateKeys.append(PropertyListReader.DuplicateKey(keyPath: keyPath, ignoredCopy: earlier))
+                    }
+                    keys[keyPath] = location
                     seen.insert(key)
                     stack[stack.count - 1] = .dictionary(path: path, pendingKey: key, seen: seen)
                 }
@@ -138,7 +143,7 @@ struct XMLPlistLocator {
                 if stack.isEmpty && sawRoot { continue }
                 sawRoot = true
                 let path = currentValuePath()
-                if values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
+                values[PlistKeyPath(path)] = location
                 if selfClosing {
                     valueConsumed()
                     continue
@@ -149,7 +154,7 @@ struct XMLPlistLocator {
                 // A scalar: <string>, <integer>, <real>, <true/>, <false/>, <date>, <data>.
                 sawRoot = true
                 let path = currentValuePath()
-                if values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
+                values[PlistKeyPath(path)] = location
                 if !selfClosing {
                     guard let end = find(Array("</\(name)>".utf8), from: i) else { break scan }
                     advance(to: end + name.utf8.count + 3)
