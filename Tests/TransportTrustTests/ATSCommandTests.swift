@@ -146,6 +146,30 @@ import Testing
         #expect(!lines.isEmpty && lines.allSatisfy { $0 == 1 }, "lines inside an archive member are not lines of the .ipa")
     }
 
+    /// The plists of an .app folder are files: SARIF points at them and their lines, not at the folder's line 1.
+    @Test func sarifForAnAppFolderPointsAtThePlistFile() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = dir.appendingPathComponent("Demo.app")
+        try ATSFixture.write(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), to: app.appendingPathComponent("Info.plist"))
+        try ATSFixture.write(ATSFixture.infoPlist("\n<key>NSAllowsArbitraryLoadsForMedia</key><true/>"),
+                             to: app.appendingPathComponent("PlugIns/Player.appex/Info.plist"))
+        let (code, out) = await run(["audit", app.path, "--format", "sarif"])
+        #expect(code == 1)
+        #expect(try ATSSARIFTests.validate(out.standardOutput) == 3)
+        let log = try JSONSerialization.jsonObject(with: Data(out.standardOutput.utf8)) as? [String: Any]
+        let results = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+        let places = results.compactMap { r -> String? in
+            guard let physical = (r["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any],
+                  let uri = (physical["artifactLocation"] as? [String: Any])?["uri"] as? String,
+                  let line = (physical["region"] as? [String: Any])?["startLine"] as? Int else { return nil }
+            return "\(uri):\(line)"
+        }
+        // ATS100 in the app, ATS101 in the extension, and ATS160 (the two differ) at the extension's NSAppTransportSecurity.
+        #expect(places.sorted() == ["file://\(app.path)/Info.plist:9", "file://\(app.path)/PlugIns/Player.appex/Info.plist:10",
+                                    "file://\(app.path)/PlugIns/Player.appex/Info.plist:7"].sorted())
+    }
+
     /// The parser wraps help to the terminal's width, so a line break written into a sentence of the source shows up
     /// as a short ragged line; only sentence ends may break a paragraph.
     @Test(arguments: ["verify", "audit", "check", "pins", "fetch", "diagnose", "serve", "demo"])

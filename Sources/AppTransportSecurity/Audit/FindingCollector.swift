@@ -9,7 +9,8 @@ struct FindingCollector {
                       key: String? = nil, message: String, fix: String, rootRelative: Bool = false, at position: SourceLocation? = nil) {
         let domainName = domain ?? Self.domain(in: keyPath)
         let location = position ?? (rootRelative ? source.rootLocation(of: keyPath) : source.location(of: keyPath))
-        findings.append(Finding(rule: rule, severity: severity, file: source.inputPath, member: source.memberPath, domain: domainName,
+        findings.append(Finding(rule: rule, severity: severity, file: source.inputPath, member: source.memberPath,
+                                memberInArchive: source.memberIsInArchive, domain: domainName,
                                 key: key ?? keyPath.last, keyPath: rootRelative ? keyPath : keyPath, message: message, fix: fix,
                                 location: location))
     }

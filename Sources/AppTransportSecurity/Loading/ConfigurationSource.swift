@@ -19,6 +19,8 @@ public struct ConfigurationSource: Sendable {
     public var inputPath: String
     /// The plist's path inside the input (for an .ipa or .app), or nil when the input is the plist.
     public var memberPath: String?
+    /// Whether ``memberPath`` is inside an archive (an .ipa) rather than a file of a folder (an .app).
+    public var memberIsInArchive: Bool
     public var role: Role
     public var layout: Layout
     public var bundleIdentifier: String?
@@ -42,9 +44,10 @@ public struct ConfigurationSource: Sendable {
 
     /// Reads a parsed plist: an Info.plist when it has `NSAppTransportSecurity` or bundle keys, else a bare
     /// ATS dictionary when its keys look like ATS keys.
-    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, role: Role) {
+    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, memberIsInArchive: Bool = false, role: Role) {
         self.inputPath = inputPath
         self.memberPath = memberPath
+        self.memberIsInArchive = memberPath != nil && memberIsInArchive
         self.role = role
         self.format = document.format
         self.document = document
