@@ -268,6 +268,28 @@ import Testing
         #expect(try !findings("", profile: try #require(PlatformProfile(name: "ios12"))).contains { $0.rule.id == "ATS154" })
     }
 
+    /// Pins protect only HTTPS: a pinned parent with NSIncludesSubdomains covers an exception subdomain that allows
+    /// HTTP, and pinned IP addresses are checked like names.
+    @Test func pinnedDomainAllowingHTTPCoversSubdomainsAndAddresses() throws {
+        let pins = Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let http = "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let sub = try findings(Self.domain("cdn.example.com", http) + Self.pinned("example.com", "<key>NSIncludesSubdomains</key><true/>" + pins))
+        let found = try #require(sub.first { $0.rule == .pinnedDomainAllowsHTTP })
+        #expect(found.domain == "example.com")
+        #expect(found.message.contains("plain HTTP to cdn.example.com is allowed"), "\(found.message)")
+        let exactOnly = try findings(Self.domain("cdn.example.com", http) + Self.pinned("example.com", pins))
+        #expect(!exactOnly.contains { $0.rule == .pinnedDomainAllowsHTTP }, "without NSIncludesSubdomains the pins do not reach cdn.example.com")
+        let closer = try findings(Self.domain("cdn.example.com", http) + "<key>NSPinnedDomains</key><dict><key>example.com</key><dict>"
+                                  + "<key>NSIncludesSubdomains</key><true/>\(pins)</dict><key>cdn.example.com</key><dict>\(pins)</dict></dict>")
+        #expect(closer.filter { $0.rule == .pinnedDomainAllowsHTTP }.map(\.domain) == ["cdn.example.com"], "the closer pinned entry governs the host")
+        for address in ["10.0.0.1", "fd00::1"] {
+            let ip = try findings(Self.domain(address, http) + Self.pinned(address, pins))
+            #expect(ip.contains { $0.rule == .pinnedDomainAllowsHTTP && $0.domain == address }, "\(address)")
+        }
+        let local = try findings("<key>NSAllowsLocalNetworking</key><true/>" + Self.pinned("192.168.1.2", pins))
+        #expect(local.contains { $0.rule == .pinnedDomainAllowsHTTP }, "local networking allows HTTP to the pinned address")
+    }
+
     @Test func exitStatusFollowsFailOn() throws {
         let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
         #expect(report.findings.allSatisfy { $0.severity == .info })

@@ -1,3 +1,5 @@
+import TransportTrust
+
 /// Audits ATS configurations: MobSF's checks, plus typing, spelling, dead keys, unmatchable domains, pins and
 /// contradictions between an app and its extensions.
 public struct Auditor: Sendable {
@@ -159,15 +161,34 @@ public struct Auditor: Sendable {
                         fix: "Use `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`")
             }
         }
-        // A pinned host that also accepts plain HTTP: pins protect only HTTPS.
+        // A pinned host that also accepts plain HTTP: pins protect only HTTPS. The hosts to try are the pinned
+        // one and every exception entry's, since an entry with NSIncludesSubdomains pins the subdomains too.
         let resolver = RequirementsResolver(configuration: config, profile: profile)
-        if case .name(let name) = entry.pattern.kind, let target = try? ConnectionTarget(url: "http://\(name)/") {
-            let req = resolver.requirements(for: target, url: "http://\(name)/")
-            if req.allowsInsecureHTTP.value {
-                out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
-                        message: "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); an attacker can downgrade to HTTP",
-                        fix: "Remove the insecure-HTTP exception for \(d)")
-            }
+        let own = Self.urlHost(entry.pattern)
+        var checked: Set<String> = []
+        for host in [own].compactMap({ $0 }) + config.exceptionDomains.compactMap({ Self.urlHost($0.pattern) }) {
+            guard checked.insert(host).inserted, let target = try? ConnectionTarget(url: "http://\(host)/"),
+                  resolver.matchingPinnedDomain(for: target)?.0.name == entry.name else { continue }
+            let req = resolver.requirements(for: target, url: "http://\(host)/")
+            guard req.allowsInsecureHTTP.value else { continue }
+            let downgrade = "an attacker can downgrade to HTTP"
+            out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
+                    message: host == own
+                        ? "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)"
+                        : "\(d) is pinned with its subdomains, but plain HTTP to \(target.host) is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)",
+                    fix: "Remove the insecure-HTTP exception for \(target.host)")
+        }
+    }
+
+    /// The host of a URL to the entry's name or address (`example.com`, `10.0.0.1`, `[::1]`), nil for a range
+    /// or an entry that never matches.
+    static func urlHost(_ pattern: DomainPattern) -> String? {
+        switch pattern.kind {
+        case .name(let name): return name
+        case .ipAddress(let bytes):
+            let text = PeerName.ip(bytes).description
+            return bytes.count == 16 ? "[\(text)]" : text
+        case .ipRange, .unmatchable: return nil
         }
     }
 
