@@ -35,6 +35,12 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one URL, e.g. 'ats check --plist Info.plist https://example.com/'") }
         if let tls, TLSVersion(loose: tls) == nil { throw ValidationError("--tls '\(tls)' is not a TLS version; use 1.0, 1.1, 1.2 or 1.3") }
+        // An unknown name describes no connection: judging it would say "blocked" or "allowed" depending on the plist.
+        if let cipher, CipherSuite(lookup: cipher) == nil {
+            let close = CipherSuite.closest(to: cipher).map(\.name)
+            let hint = close.isEmpty ? "." : "; did you mean \(close.joined(separator: " or "))?"
+            throw ValidationError("--cipher '\(cipher)' is an unknown cipher suite\(hint) Give an IANA name such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or a code such as 0xC02F")
+        }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }

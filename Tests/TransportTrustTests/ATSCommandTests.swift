@@ -127,6 +127,25 @@ import Testing
         #expect(await run(["check", "--plist", clean, "http://a.com/"]).1.standardError.isEmpty)
     }
 
+    /// An unknown suite is a usage error, like --tls 1.4, whatever the plist allows.
+    @Test func checkRefusesAnUnknownCipherSuite() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let open = try file(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), in: dir, name: "open.plist")
+        let strict = try file(ATSFixture.infoPlist(""), in: dir, name: "strict.plist")
+        for plist in [open, strict] {
+            let (code, out) = await run(["check", "--plist", plist, "https://www.example.org/", "--cipher", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA25"])
+            #expect(code == 2)
+            #expect(out.standardError.contains("unknown cipher suite; did you mean TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"), "\(out.standardError)")
+            #expect(out.standardOutput.isEmpty)
+            let (other, garbage) = await run(["check", "--plist", plist, "https://www.example.org/", "--cipher", "NOT_A_SUITE"])
+            #expect(other == 2)
+            #expect(garbage.standardError.contains("'NOT_A_SUITE' is an unknown cipher suite."), "\(garbage.standardError)")
+        }
+        #expect(await run(["check", "--plist", open, "https://www.example.org/", "--cipher", "ecdhe_rsa_with_aes_128_gcm_sha256"]).0 == 0)
+        #expect(await run(["check", "--plist", open, "https://www.example.org/", "--cipher", "0xC02F"]).0 == 0)
+    }
+
     @Test func auditReadsAnIPAAndComparesExtensions() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -69,6 +69,15 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Every suite this module can name.
     public static let known: [CipherSuite] = atsForwardSecrecy + atsRSAKeyExchange + tls13 + others
 
+    /// The known suites whose names are closest to `text` (a misspelt name), nearest first: at most `limit`,
+    /// each within a third of its name's length in edits (optimal string alignment, ignoring case).
+    public static func closest(to text: String, limit: Int = 3) -> [CipherSuite] {
+        let t = text.uppercased()
+        let typed = Array((t.hasPrefix("TLS_") ? t : "TLS_" + t).unicodeScalars)
+        let scored = known.map { ($0, KeySuggester.distance(typed, Array($0.name.unicodeScalars))) }
+        return scored.filter { $0.1 <= $0.0.name.count / 3 }.sorted { $0.1 < $1.1 }.prefix(limit).map(\.0)
+    }
+
     /// Looks up an IANA name (case-insensitive; the `TLS_` prefix may be left out) or a hex code (`0xC02F`).
     public init?(lookup text: String) {
         let t = text.uppercased()
