@@ -248,6 +248,25 @@ import TransportTrust
         #expect(!mismatch.isAllowed, "a TLS 1.3 suite cannot be negotiated with TLS 1.2")
     }
 
+    /// GCM and SHA-256/384 suites exist only from TLS 1.2 (RFC 5246, 5288, 5289): such a description is impossible.
+    @Test(arguments: [("TLSv1.0", "TLS_RSA_WITH_AES_256_GCM_SHA384", false), ("TLSv1.1", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", false),
+                      ("TLSv1.0", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", false), ("TLSv1.1", "TLS_RSA_WITH_AES_256_CBC_SHA256", false),
+                      ("TLSv1.0", "TLS_RSA_WITH_AES_256_CBC_SHA", true), ("TLSv1.1", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", true),
+                      ("TLSv1.2", "TLS_RSA_WITH_AES_256_GCM_SHA384", true)])
+    func suitesNewerThanTheVersionAreImpossible(_ version: String, _ suite: String, _ possible: Bool) throws {
+        let tls = try #require(TLSVersion(rawValue: version))
+        let old = ATSAuditTests.domain("old.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string>"
+                                       + "<key>NSExceptionRequiresForwardSecrecy</key><false/>")
+        for (body, url) in [(old, "https://old.com/"), (Self.arbitrary, "https://a.com/")] {
+            let e = try ATSFixture.resolver(body).requirements(for: url).evaluate(ConnectionDescription(scheme: "https", tlsVersion: tls, cipherSuite: suite))
+            #expect(e.isAllowed == possible, "\(url): \(e.reasons.map(\.message))")
+            if !possible {
+                #expect(e.blockingReasons.map(\.check) == ["cipher-suite"])
+                #expect(e.blockingReasons.first?.message.contains("needs TLS 1.2 or later") == true)
+            }
+        }
+    }
+
     @Test func arbitraryLoadsLeaveSuitesUnrestricted() throws {
         let req = try ATSFixture.resolver(Self.arbitrary).requirements(for: "https://a.com")
         #expect(!req.cipherSuitesRestricted)
