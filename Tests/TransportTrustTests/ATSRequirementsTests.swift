@@ -325,6 +325,24 @@ import TransportTrust
         #expect(throws: RequirementsError.self) { try ATSFixture.resolver("").requirements(for: url) }
     }
 
+    @Test(arguments: [("http://exa mple.com/", "it contains a space"), ("http://example.com:abc/", "the port 'abc' is not a number"),
+                      ("https://[::1/", "has no closing ']'"), ("https://[::1]x/", "only a port such as :443 may follow"),
+                      ("http://example.com:99999/", "the port 99999 is out of range"), ("http://[::1]:70000/", "the port 70000 is out of range"),
+                      ("example.com", "it has no scheme"), ("https://", "it has no host"), ("ftp://example.com", "not 'ftp'")])
+    func invalidURLsSayWhatIsWrong(_ url: String, _ reason: String) {
+        do {
+            let target = try ConnectionTarget(url: url)
+            Issue.record("\(url) was accepted as \(target.host)")
+        } catch {
+            #expect(error.description.contains(reason), "\(error)")
+        }
+    }
+
+    @Test func thePortMayBeAnyValidNumber() throws {
+        #expect(try ConnectionTarget(url: "https://example.com:65535/").host == "example.com")
+        #expect(try ConnectionTarget(url: "http://[::1]:8080/").ipAddress?.count == 16)
+    }
+
     @Test(arguments: [("ios12", PlatformProfile.ios10), ("ios15", .ios14), ("ios17", .ios17), ("iOS 18", .ios17), ("ios9", .ios9),
                       ("macos10.11", .macos10_11), ("macos10.15", .macos10_12), ("macos13", .macos11), ("macos15", .macos14)])
     func profileNames(_ name: String, _ profile: PlatformProfile) {
