@@ -156,6 +156,16 @@ import Testing
         #expect(Auditor().findings(in: unrelated).isEmpty)
     }
 
+    /// NSIncludesSubdomains has no effect on an IP entry, so the message must not promise subdomains.
+    @Test func insecureHTTPOnAnIPEntryMentionsNoSubdomains() throws {
+        let both = "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let ip = try findings(Self.domain("10.0.0.1", both))
+        #expect(ip.first { $0.rule == .insecureHTTPException }?.message.contains("subdomains") == false)
+        #expect(ip.contains { $0.rule == .includesSubdomainsOnIP })
+        let name = try findings(Self.domain("example.com", both))
+        #expect(name.first { $0.rule == .insecureHTTPException }?.message.contains("(and for its subdomains)") == true)
+    }
+
     @Test func localhostHTTPIsOnlyInfo() throws {
         let f = try findings(Self.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
         #expect(f.first { $0.rule == .insecureHTTPException }?.severity == .info)

@@ -100,7 +100,7 @@ public struct Auditor: Sendable {
         if let http = entry.allowsInsecureHTTPLoads, http.value {
             let local = ["localhost", "127.0.0.1", "::1"].contains(d)
             out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : risky(.high), domain: d,
-                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
+                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.pattern.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
                     fix: "Serve \(d) over HTTPS and remove \(http.key)")
         }
         if let tls = entry.minimumTLSVersion {
