@@ -128,7 +128,7 @@ struct XMLPlistLocator {
                 }
                 // An unclosed element: stop here (Foundation reports it) rather than search again per tag.
                 guard let end = find(Array("</key>".utf8), from: i) else { break scan }
-                let key = Self.decodeEntities(String(decoding: bytes[i..<end], as: UTF8.self))
+                let key = Self.keyText(String(decoding: bytes[i..<end], as: UTF8.self))
                 advance(to: end + 6)
                 if case .dictionary(let path, _, var seen)? = stack.last {
                     let keyPath = PlistKeyPath(path + [key])
@@ -162,6 +162,22 @@ struct XMLPlistLocator {
                 valueConsumed()
             }
         }
+    }
+
+    /// The text of a `<key>` element as Foundation reads it: entities decoded, CDATA sections taken literally.
+    static func keyText(_ raw: String) -> String {
+        guard raw.contains("<![CDATA[") else { return decodeEntities(raw) }
+        var out = ""
+        var rest = Substring(raw)
+        while let start = rest.range(of: "<![CDATA[") {
+            out += decodeEntities(String(rest[..<start.lowerBound]))
+            let body = rest[start.upperBound...]
+            // Unterminated: Foundation refuses the file and says where.
+            guard let end = body.range(of: "]]>") else { return out + body }
+            out += body[..<end.lowerBound]
+            rest = body[end.upperBound...]
+        }
+        return out + decodeEntities(String(rest))
     }
 
     static func decodeEntities(_ s: String) -> String {
