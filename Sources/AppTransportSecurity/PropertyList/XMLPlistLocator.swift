@@ -39,9 +39,13 @@ struct XMLPlistLocator {
             columnCache = (line, j, c)
             return c
         }
+        // XML ends a line with LF, CR LF or a lone CR (XML 1.0 §2.11); a CR before an LF is not a line of its own.
+        func endsLine(_ j: Int) -> Bool {
+            bytes[j] == 0x0A || (bytes[j] == 0x0D && (j + 1 >= n || bytes[j + 1] != 0x0A))
+        }
         func advance(to end: Int) {
             while i < end && i < n {
-                if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+                if endsLine(i) { line += 1; lineStart = i + 1 }
                 i += 1
             }
         }
@@ -79,7 +83,7 @@ struct XMLPlistLocator {
         var sawRoot = false
         scan: while i < n {
             guard bytes[i] == UInt8(ascii: "<") else {
-                if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+                if endsLine(i) { line += 1; lineStart = i + 1 }
                 i += 1
                 continue
             }
