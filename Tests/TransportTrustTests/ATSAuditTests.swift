@@ -300,6 +300,18 @@ import Testing
         #expect(local.contains { $0.rule == .pinnedDomainAllowsHTTP }, "local networking allows HTTP to the pinned address")
     }
 
+    @Test func aMisspeltIdentityKeyGetsASuggestion() throws {
+        for written in ["SPKI-SHA256", "spki-sha256-base64-hash", "sha256"] {
+            let identity = "<dict><key>\(written)</key><string>\(ATSFixture.validPinB)</string></dict>"
+            let f = try findings(Self.pinned("example.com", "<key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>"
+                                                 + ATSFixture.validPinA + "</string></dict>\(identity)</array>"))
+            let typo = try #require(f.first { $0.rule == .unknownKey && $0.key == written }, "\(written)")
+            #expect(typo.message.contains("did you mean SPKI-SHA256-BASE64?"), "\(typo.message)")
+            #expect(typo.severity == .medium)
+            #expect(!f.contains { $0.rule == .malformedPin }, "one finding for one mistake")
+        }
+    }
+
     @Test func exitStatusFollowsFailOn() throws {
         let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
         #expect(report.findings.allSatisfy { $0.severity == .info })
