@@ -312,6 +312,18 @@ import Testing
         }
     }
 
+    @Test func anIdentityWithoutAHashIsAMalformedPin() throws {
+        let good = [ATSFixture.validPinA, ATSFixture.validPinB].map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined()
+        for empty in ["<dict/>", "<dict></dict>"] {
+            let f = try findings(Self.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)\(empty)</array>"))
+            let pin = try #require(f.first { $0.rule == .malformedPin }, "\(f.map(\.rule.id))")
+            #expect(pin.keyPath == PlistKeyPath(["NSPinnedDomains", "example.com", "NSPinnedLeafIdentities", "2"]))
+            #expect(pin.message.contains("has no SPKI-SHA256-BASE64"), "\(pin.message)")
+            #expect(pin.domain == "example.com")
+        }
+        #expect(try !findings(Self.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)</array>")).contains { $0.rule == .malformedPin })
+    }
+
     @Test func exitStatusFollowsFailOn() throws {
         let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
         #expect(report.findings.allSatisfy { $0.severity == .info })

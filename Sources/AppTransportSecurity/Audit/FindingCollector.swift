@@ -95,6 +95,10 @@ struct FindingCollector {
         case .duplicateKey(let key, let ignoredCopy):
             add(.duplicateKey, path, key: key, message: "\(key) is written more than once in the same dictionary; this copy is ignored and only the last takes effect",
                 fix: "Keep the copy of \(key) you mean as the only one and delete the others", at: ignoredCopy)
+        case .missingKey(let key):
+            add(.malformedPin, path, key: key.rawValue,
+                message: "\(path) has no \(key.rawValue), so this identity is no pin and can never match",
+                fix: "Add <key>\(key.rawValue)</key><string>…</string> (the base64 SHA-256 of the SubjectPublicKeyInfo), or remove the empty identity")
         case .containerWrongType:
             containerIssue(issue)
         }
