@@ -146,6 +146,16 @@ import Testing
         #expect(await run(["check", "--plist", open, "https://www.example.org/", "--cipher", "0xC02F"]).0 == 0)
     }
 
+    /// no-color.org: NO_COLOR disables colour "when present and not an empty string (regardless of its value)".
+    @Test func noColorMustBeNonEmpty() {
+        #expect(Output.usesColor(environment: [:], standardOutputIsTerminal: true))
+        #expect(Output.usesColor(environment: ["NO_COLOR": ""], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: ["NO_COLOR": "1"], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: ["NO_COLOR": "0"], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: ["TERM": "dumb"], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: [:], standardOutputIsTerminal: false))
+    }
+
     @Test func auditReadsAnIPAAndComparesExtensions() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
