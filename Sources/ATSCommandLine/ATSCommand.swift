@@ -70,8 +70,14 @@ public final class Output: @unchecked Sendable {
 
     public static var standard: Output {
         let env = ProcessInfo.processInfo.environment
-        let color = env["NO_COLOR"] == nil && env["TERM"] != "dumb" && isatty(STDOUT_FILENO) == 1
+        let color = usesColor(environment: env, standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
         return Output(capturing: false, color: color, errorIsTerminal: env["TERM"] != "dumb" && isatty(STDERR_FILENO) == 1)
+    }
+
+    /// Whether to colour standard output: on a terminal that is not `TERM=dumb`, unless `NO_COLOR` is set to a
+    /// non-empty value ("when present and not an empty string (regardless of its value)", https://no-color.org).
+    public static func usesColor(environment env: [String: String], standardOutputIsTerminal: Bool) -> Bool {
+        (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb" && standardOutputIsTerminal
     }
 
     /// An output that keeps what is written, for tests; `errorIsTerminal` stands in for a terminal on standard error.

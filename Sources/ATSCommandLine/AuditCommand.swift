@@ -9,7 +9,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
         abstract: "Audit the App Transport Security configuration of Info.plists, .app folders or .ipa archives.",
         discussion: """
             Exit status: 0 when no finding reaches --fail-on (default high), 1 when one does, 2 for unreadable input.
-            Text output is coloured on a terminal unless NO_COLOR is set.
+            Text output is coloured on a terminal unless NO_COLOR is set to a non-empty value.
             """
     )
 

@@ -7,7 +7,7 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
         commandName: "check",
         abstract: "Print the effective ATS requirements for URLs, with the key and rule behind each one.",
         discussion: """
-            With --tls and/or --cipher, also says whether such a connection would be allowed.
+            With --tls and/or --cipher, also says whether such a connection would be allowed. Keys with a wrong type or value, and unknown, misplaced or repeated keys, are ignored; each is a warning on standard error (in "warnings" with --json).
             Exit status: 0, or 1 when a described connection would be blocked; 2 for usage or input errors.
             """
     )
@@ -35,6 +35,12 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one URL, e.g. 'ats check --plist Info.plist https://example.com/'") }
         if let tls, TLSVersion(loose: tls) == nil { throw ValidationError("--tls '\(tls)' is not a TLS version; use 1.0, 1.1, 1.2 or 1.3") }
+        // An unknown name describes no connection: judging it would say "blocked" or "allowed" depending on the plist.
+        if let cipher, CipherSuite(lookup: cipher) == nil {
+            let close = CipherSuite.closest(to: cipher).map(\.name)
+            let hint = close.isEmpty ? "." : "; did you mean \(close.joined(separator: " or "))?"
+            throw ValidationError("--cipher '\(cipher)' is an unknown cipher suite\(hint) Give an IANA name such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or a code such as 0xC02F")
+        }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -51,6 +57,15 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
         } catch {
             out.error("ats check: \(error)\n")
             return 2
+        }
+        // Keys that are misspelt, misplaced or mistyped are ignored by the resolver; say so rather than let a
+        // requirement look as if the key were absent.
+        let warnings = Auditor(profile: profile).readingFindings(in: source)
+        if !json {
+            for w in warnings {
+                let place = source.displayName + (w.location.map { ":\($0.line):\($0.column)" } ?? "")
+                out.error("ats check: warning: \(place): \(w.rule.id) \(w.message)\n")
+            }
         }
         let resolver = RequirementsResolver(configuration: source.configuration, profile: profile)
         let describing = tls != nil || cipher != nil
@@ -79,7 +94,7 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
             }
         }
         if json {
-            out.write(ATSCheckJSON.encode(ATSCheckJSON(plist: source.displayName, profile: profile.rawValue, results: results)) + "\n")
+            out.write(ATSCheckJSON.encode(ATSCheckJSON(plist: source.displayName, profile: profile.rawValue, warnings: warnings, results: results)) + "\n")
         } else {
             out.write(text)
         }
@@ -136,6 +151,8 @@ enum ATSCheckText {
 struct ATSCheckJSON: Encodable {
     var plist: String
     var profile: String
+    /// How the plist is written wrong (the audit's findings for types, keys and values): those keys are ignored.
+    var warnings: [Finding]
     var results: [Entry]
 
     struct Decision<T: Encodable>: Encodable {

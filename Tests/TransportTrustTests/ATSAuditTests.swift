@@ -91,6 +91,9 @@ import Testing
                     + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
                  clean: domain("other.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
                     + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+        RuleCase(rule: .pinnedDomainsUnsupported,
+                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
+                 clean: domain("example.com", ""), profile: .ios10),
     ]
 
     @Test(arguments: ruleCases)
@@ -136,6 +139,33 @@ import Testing
         #expect(Auditor().findings(in: fine).isEmpty)
     }
 
+    /// ATS reads only NSAppTransportSecurity: its keys at the Info.plist's root do nothing, with or without the dictionary.
+    @Test func atsKeysAtTheRootAreMisplaced() throws {
+        let head = #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>x</string>"#
+        let keys = "\n<key>NSAllowsArbitraryLoads</key><true/>\n<key>NSExceptionDomains</key><dict><key>a.com</key><dict>"
+            + "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>\n<key>NSIncludesSubdomains</key><true/>"
+        for ats in ["", "<key>NSAppTransportSecurity</key><dict/>"] {
+            let f = Auditor().findings(in: try ATSFixture.source(head + ats + keys + "</dict></plist>"))
+            #expect(f.map(\.rule) == [.misplacedKey, .misplacedKey, .misplacedKey], "\(f.map(\.message))")
+            let arbitrary = try #require(f.first { $0.key == "NSAllowsArbitraryLoads" })
+            #expect(arbitrary.message.contains("belongs in NSAppTransportSecurity"))
+            #expect(arbitrary.location?.line == 2)
+            #expect(f.first { $0.key == "NSIncludesSubdomains" }?.message.contains("an NSExceptionDomains entry inside NSAppTransportSecurity") == true)
+        }
+        let unrelated = try ATSFixture.source(head + "<key>NSAppTransportSecurity</key><dict/><key>UIRequiredDeviceCapabilities</key><array/></dict></plist>")
+        #expect(Auditor().findings(in: unrelated).isEmpty)
+    }
+
+    /// NSIncludesSubdomains has no effect on an IP entry, so the message must not promise subdomains.
+    @Test func insecureHTTPOnAnIPEntryMentionsNoSubdomains() throws {
+        let both = "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let ip = try findings(Self.domain("10.0.0.1", both))
+        #expect(ip.first { $0.rule == .insecureHTTPException }?.message.contains("subdomains") == false)
+        #expect(ip.contains { $0.rule == .includesSubdomainsOnIP })
+        let name = try findings(Self.domain("example.com", both))
+        #expect(name.first { $0.rule == .insecureHTTPException }?.message.contains("(and for its subdomains)") == true)
+    }
+
     @Test func localhostHTTPIsOnlyInfo() throws {
         let f = try findings(Self.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
         #expect(f.first { $0.rule == .insecureHTTPException }?.severity == .info)
@@ -150,12 +180,47 @@ import Testing
         }
     }
 
+    /// Apple matches the key string, so a dot no host carries makes the entry dead: reported, not normalised.
+    @Test(arguments: [("example.org.", "example.org", "ends with a dot"), (".example.com", "example.com", "starts with a dot"),
+                      ("a..b.net", "a.b.net", "empty label")])
+    func entriesWithStrayDotsNeverMatch(_ name: String, _ suggestion: String, _ why: String) throws {
+        let body = Self.domain(name, "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let f = try findings(body)
+        let dead = try #require(f.first { $0.rule == .unmatchableDomain }, "\(f.map(\.rule.id))")
+        #expect(dead.message.contains(why), "\(dead.message)")
+        #expect(dead.fix.contains("'\(suggestion)'"), "\(dead.fix)")
+        let http = try #require(f.first { $0.rule == .insecureHTTPException })
+        #expect(http.severity == .low, "an entry that never matches has no effect")
+        #expect(http.message.contains("never matches"))
+        let resolver = try ATSFixture.resolver(body)
+        for url in ["http://\(suggestion)/", "http://www.\(suggestion)/"] {
+            #expect(try resolver.requirements(for: url).exceptionDomain == nil, "\(url)")
+        }
+    }
+
     @Test func findingsCarryLineAndColumnInXML() throws {
         let xml = ATSFixture.infoPlist("\t\t<key>NSAllowsArbitraryLoads</key>\n\t\t<true/>")
         let f = Auditor().findings(in: try ATSFixture.source(xml))
         #expect(f.first { $0.rule == .arbitraryLoads }?.location == SourceLocation(line: 9, column: 3))
         let binary = Auditor().findings(in: try ConfigurationLoader().load(data: try ATSFixture.binary(xml), name: "b.plist"))
         #expect(binary.first { $0.rule == .arbitraryLoads }?.location == nil)
+    }
+
+    /// Foundation keeps the last of repeated keys: findings point at that copy, and ATS123 at each copy it drops.
+    @Test func repeatedKeysPointAtTheCopyThatTakesEffect() throws {
+        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n<key>NSAppTransportSecurity</key>\n<dict>\n"
+        let flat = head + "<key>NSAllowsArbitraryLoads</key>\n<false/>\n<key>NSAllowsArbitraryLoads</key>\n<true/>\n</dict>\n</dict>\n</plist>\n"
+        let f = Auditor().findings(in: try ATSFixture.source(flat))
+        #expect(f.first { $0.rule == .arbitraryLoads }?.location == SourceLocation(line: 8, column: 1))
+        #expect(f.filter { $0.rule == .duplicateKey }.map(\.location) == [SourceLocation(line: 6, column: 1)])
+
+        let entry = "<dict>\n<key>a.com</key>\n<dict>\n<key>NSExceptionAllowsInsecureHTTPLoads</key>\n<true/>\n</dict>\n</dict>\n"
+        let nested = head + "<key>NSExceptionDomains</key>\n" + entry + "<key>NSExceptionDomains</key>\n" + entry + "</dict>\n</dict>\n</plist>\n"
+        let g = Auditor().findings(in: try ATSFixture.source(nested))
+        #expect(g.filter { $0.rule == .duplicateKey }.map(\.location) == [SourceLocation(line: 6, column: 1)])
+        #expect(g.first { $0.rule == .exceptionDomain }?.location == SourceLocation(line: 16, column: 1))
+        #expect(g.first { $0.rule == .insecureHTTPException }?.location == SourceLocation(line: 18, column: 1))
+        #expect(try ATSFixture.source(nested).location(of: PlistKeyPath(["NSExceptionDomains"])) == SourceLocation(line: 14, column: 1))
     }
 
     @Test func deadArbitraryLoadsIsReportedAsSuch() throws {
@@ -181,6 +246,82 @@ import Testing
         #expect(contradictions.contains { $0.domain == "bank.example.com" && $0.message.contains("skip the pins") })
         let same = Auditor().audit([app, try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "") + pinned).utf8), name: "Ext", role: .appExtension)])
         #expect(!same.findings.contains { $0.rule == .extensionContradiction })
+    }
+
+    @Test func auditComparesIDNEntriesInALabelForm() throws {
+        let pins = Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let f = try findings(Self.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                             + Self.pinned("xn--mnchen-3ya.de", pins))
+        #expect(f.contains { $0.rule == .pinnedDomainAllowsHTTP && $0.domain == "xn--mnchen-3ya.de" })
+        let loader = ConfigurationLoader()
+        let app = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("münchen.de", "") + Self.pinned("münchen.de", pins)).utf8),
+                                  name: "App", role: .app)
+        let ext = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                                                                  + Self.pinned("xn--mnchen-3ya.de", pins)).utf8),
+                                  name: "Ext", role: .appExtension)
+        let contradictions = Auditor().audit([app, ext]).findings.filter { $0.rule == .extensionContradiction }
+        #expect(contradictions.map(\.domain) == ["xn--mnchen-3ya.de"], "the same host, configured differently; its pins are present")
+    }
+
+    @Test func pinnedDomainsAreReportedAsIgnoredBeforeIOS14() throws {
+        let body = Self.pinned("example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        for platform in ["ios9", "ios12", "macos10.15"] {
+            let f = try findings(body, profile: try #require(PlatformProfile(name: platform)))
+            let ignored = try #require(f.first { $0.rule.id == "ATS154" }, "\(platform)")
+            #expect(ignored.message.contains("NSPinnedDomains is ignored on"))
+            #expect(ignored.severity == .medium)
+            #expect(ignored.location != nil)
+        }
+        for platform in ["ios14", "ios15", "macos11", "ios17"] {
+            #expect(try !findings(body, profile: try #require(PlatformProfile(name: platform))).contains { $0.rule.id == "ATS154" }, "\(platform)")
+        }
+        #expect(try !findings("", profile: try #require(PlatformProfile(name: "ios12"))).contains { $0.rule.id == "ATS154" })
+    }
+
+    /// Pins protect only HTTPS: a pinned parent with NSIncludesSubdomains covers an exception subdomain that allows
+    /// HTTP, and pinned IP addresses are checked like names.
+    @Test func pinnedDomainAllowingHTTPCoversSubdomainsAndAddresses() throws {
+        let pins = Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let http = "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let sub = try findings(Self.domain("cdn.example.com", http) + Self.pinned("example.com", "<key>NSIncludesSubdomains</key><true/>" + pins))
+        let found = try #require(sub.first { $0.rule == .pinnedDomainAllowsHTTP })
+        #expect(found.domain == "example.com")
+        #expect(found.message.contains("plain HTTP to cdn.example.com is allowed"), "\(found.message)")
+        let exactOnly = try findings(Self.domain("cdn.example.com", http) + Self.pinned("example.com", pins))
+        #expect(!exactOnly.contains { $0.rule == .pinnedDomainAllowsHTTP }, "without NSIncludesSubdomains the pins do not reach cdn.example.com")
+        let closer = try findings(Self.domain("cdn.example.com", http) + "<key>NSPinnedDomains</key><dict><key>example.com</key><dict>"
+                                  + "<key>NSIncludesSubdomains</key><true/>\(pins)</dict><key>cdn.example.com</key><dict>\(pins)</dict></dict>")
+        #expect(closer.filter { $0.rule == .pinnedDomainAllowsHTTP }.map(\.domain) == ["cdn.example.com"], "the closer pinned entry governs the host")
+        for address in ["10.0.0.1", "fd00::1"] {
+            let ip = try findings(Self.domain(address, http) + Self.pinned(address, pins))
+            #expect(ip.contains { $0.rule == .pinnedDomainAllowsHTTP && $0.domain == address }, "\(address)")
+        }
+        let local = try findings("<key>NSAllowsLocalNetworking</key><true/>" + Self.pinned("192.168.1.2", pins))
+        #expect(local.contains { $0.rule == .pinnedDomainAllowsHTTP }, "local networking allows HTTP to the pinned address")
+    }
+
+    @Test func aMisspeltIdentityKeyGetsASuggestion() throws {
+        for written in ["SPKI-SHA256", "spki-sha256-base64-hash", "sha256"] {
+            let identity = "<dict><key>\(written)</key><string>\(ATSFixture.validPinB)</string></dict>"
+            let f = try findings(Self.pinned("example.com", "<key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>"
+                                                 + ATSFixture.validPinA + "</string></dict>\(identity)</array>"))
+            let typo = try #require(f.first { $0.rule == .unknownKey && $0.key == written }, "\(written)")
+            #expect(typo.message.contains("did you mean SPKI-SHA256-BASE64?"), "\(typo.message)")
+            #expect(typo.severity == .medium)
+            #expect(!f.contains { $0.rule == .malformedPin }, "one finding for one mistake")
+        }
+    }
+
+    @Test func anIdentityWithoutAHashIsAMalformedPin() throws {
+        let good = [ATSFixture.validPinA, ATSFixture.validPinB].map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined()
+        for empty in ["<dict/>", "<dict></dict>"] {
+            let f = try findings(Self.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)\(empty)</array>"))
+            let pin = try #require(f.first { $0.rule == .malformedPin }, "\(f.map(\.rule.id))")
+            #expect(pin.keyPath == PlistKeyPath(["NSPinnedDomains", "example.com", "NSPinnedLeafIdentities", "2"]))
+            #expect(pin.message.contains("has no SPKI-SHA256-BASE64"), "\(pin.message)")
+            #expect(pin.domain == "example.com")
+        }
+        #expect(try !findings(Self.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)</array>")).contains { $0.rule == .malformedPin })
     }
 
     @Test func exitStatusFollowsFailOn() throws {

@@ -77,6 +77,85 @@ import Testing
         #expect(await run(["check", "--plist", dir.appendingPathComponent("nope").path, "https://x"]).0 == 2)
     }
 
+    func checkJSON(_ out: Output) throws -> [[String: Any]] {
+        let object = try JSONSerialization.jsonObject(with: Data(out.standardOutput.utf8)) as? [String: Any]
+        return try #require(object?["results"] as? [[String: Any]])
+    }
+
+    @Test func checkMatchesAnALabelEntryAndShowsTheALabelHost() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pins = ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                                                  + ATSAuditTests.pinned("xn--mnchen-3ya.de", pins)), in: dir)
+        let (code, out) = await run(["check", "--plist", plist, "http://xn--mnchen-3ya.de/", "https://xn--mnchen-3ya.de/", "--json"])
+        #expect(code == 0)
+        let results = try checkJSON(out)
+        #expect(results.map { $0["host"] as? String } == ["xn--mnchen-3ya.de", "xn--mnchen-3ya.de"])
+        #expect((results.first?["allowsInsecureHTTP"] as? [String: Any])?["value"] as? Bool == true)
+        #expect(((results.last?["pins"] as? [String: Any])?["value"] as? [String: Any])?["domain"] as? String == "xn--mnchen-3ya.de")
+    }
+
+    /// A wrong type is a finding, never silently coerced: check warns, and the provenance says the key is there but ignored.
+    @Test func checkWarnsAboutKeysItIgnores() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><integer>1</integer>")
+                                                  + "<key>NSAllowsArbitraryLoad</key><true/>"), in: dir)
+        let (code, out) = await run(["check", "--plist", plist, "http://a.com/"])
+        #expect(code == 0)
+        let warnings = out.standardError.split(separator: "\n")
+        #expect(warnings.contains { $0.hasPrefix("ats check: warning: \(plist):") && $0.contains("ATS120") && $0.contains("NSExceptionAllowsInsecureHTTPLoads") },
+                "\(out.standardError)")
+        #expect(warnings.contains { $0.contains("ATS121") && $0.contains("did you mean NSAllowsArbitraryLoads?") }, "\(out.standardError)")
+        #expect(!out.standardOutput.contains("plain HTTP      blocked  ← NSExceptionDomains › a.com (ATS default; the entry a.com does not set it"))
+        #expect(out.standardOutput.contains(
+            "plain HTTP blocked by NSExceptionDomains › a.com › NSExceptionAllowsInsecureHTTPLoads (ATS default; NSExceptionAllowsInsecureHTTPLoads is present but is <integer>1</integer>, not a Boolean, so it is ignored)"),
+            "\(out.standardOutput)")
+
+        let (jsonCode, json) = await run(["check", "--plist", plist, "http://a.com/", "--json"])
+        #expect(jsonCode == 0)
+        #expect(json.standardError.isEmpty)
+        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        let listed = try #require(object?["warnings"] as? [[String: Any]])
+        #expect(Set(listed.compactMap { $0["ruleId"] as? String }) == ["ATS120", "ATS121"])
+        let http = try #require(try checkJSON(json).first?["allowsInsecureHTTP"] as? [String: Any])
+        #expect(http["key"] as? String == "NSExceptionDomains › a.com › NSExceptionAllowsInsecureHTTPLoads")
+        #expect((http["rule"] as? String)?.contains("present but is <integer>1</integer>") == true)
+
+        let clean = try file(ATSFixture.infoPlist(ATSAuditTests.domain("a.com", "")), in: dir, name: "clean.plist")
+        #expect(await run(["check", "--plist", clean, "http://a.com/"]).1.standardError.isEmpty)
+    }
+
+    /// An unknown suite is a usage error, like --tls 1.4, whatever the plist allows.
+    @Test func checkRefusesAnUnknownCipherSuite() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let open = try file(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), in: dir, name: "open.plist")
+        let strict = try file(ATSFixture.infoPlist(""), in: dir, name: "strict.plist")
+        for plist in [open, strict] {
+            let (code, out) = await run(["check", "--plist", plist, "https://www.example.org/", "--cipher", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA25"])
+            #expect(code == 2)
+            #expect(out.standardError.contains("unknown cipher suite; did you mean TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"), "\(out.standardError)")
+            #expect(out.standardOutput.isEmpty)
+            let (other, garbage) = await run(["check", "--plist", plist, "https://www.example.org/", "--cipher", "NOT_A_SUITE"])
+            #expect(other == 2)
+            #expect(garbage.standardError.contains("'NOT_A_SUITE' is an unknown cipher suite."), "\(garbage.standardError)")
+        }
+        #expect(await run(["check", "--plist", open, "https://www.example.org/", "--cipher", "ecdhe_rsa_with_aes_128_gcm_sha256"]).0 == 0)
+        #expect(await run(["check", "--plist", open, "https://www.example.org/", "--cipher", "0xC02F"]).0 == 0)
+    }
+
+    /// no-color.org: NO_COLOR disables colour "when present and not an empty string (regardless of its value)".
+    @Test func noColorMustBeNonEmpty() {
+        #expect(Output.usesColor(environment: [:], standardOutputIsTerminal: true))
+        #expect(Output.usesColor(environment: ["NO_COLOR": ""], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: ["NO_COLOR": "1"], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: ["NO_COLOR": "0"], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: ["TERM": "dumb"], standardOutputIsTerminal: true))
+        #expect(!Output.usesColor(environment: [:], standardOutputIsTerminal: false))
+    }
+
     @Test func auditReadsAnIPAAndComparesExtensions() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -94,6 +173,30 @@ import Testing
         let results = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
         let lines = results.compactMap { ((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["region"] as? [String: Any])?["startLine"] as? Int }
         #expect(!lines.isEmpty && lines.allSatisfy { $0 == 1 }, "lines inside an archive member are not lines of the .ipa")
+    }
+
+    /// The plists of an .app folder are files: SARIF points at them and their lines, not at the folder's line 1.
+    @Test func sarifForAnAppFolderPointsAtThePlistFile() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = dir.appendingPathComponent("Demo.app")
+        try ATSFixture.write(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), to: app.appendingPathComponent("Info.plist"))
+        try ATSFixture.write(ATSFixture.infoPlist("\n<key>NSAllowsArbitraryLoadsForMedia</key><true/>"),
+                             to: app.appendingPathComponent("PlugIns/Player.appex/Info.plist"))
+        let (code, out) = await run(["audit", app.path, "--format", "sarif"])
+        #expect(code == 1)
+        #expect(try ATSSARIFTests.validate(out.standardOutput) == 3)
+        let log = try JSONSerialization.jsonObject(with: Data(out.standardOutput.utf8)) as? [String: Any]
+        let results = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+        let places = results.compactMap { r -> String? in
+            guard let physical = (r["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any],
+                  let uri = (physical["artifactLocation"] as? [String: Any])?["uri"] as? String,
+                  let line = (physical["region"] as? [String: Any])?["startLine"] as? Int else { return nil }
+            return "\(uri):\(line)"
+        }
+        // ATS100 in the app, ATS101 in the extension, and ATS160 (the two differ) at the extension's NSAppTransportSecurity.
+        #expect(places.sorted() == ["file://\(app.path)/Info.plist:9", "file://\(app.path)/PlugIns/Player.appex/Info.plist:10",
+                                    "file://\(app.path)/PlugIns/Player.appex/Info.plist:7"].sorted())
     }
 
     /// The parser wraps help to the terminal's width, so a line break written into a sentence of the source shows up

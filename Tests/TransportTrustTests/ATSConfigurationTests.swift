@@ -168,6 +168,24 @@ import ZIPFoundation
         #expect(source.location(of: PlistKeyPath(["NSExceptionDomains", "example.com", "NSIncludesSubdomains"])) == SourceLocation(line: 13, column: 5))
     }
 
+    @Test func keysWrittenAsCDATAAreLocated() throws {
+        let xml = ATSFixture.infoPlist("\t\t<key><![CDATA[NSAllowsArbitraryLoads]]></key>\n\t\t<true/>\n"
+                                       + "\t\t<key>NSExceptionDomains</key><dict><key>a<![CDATA[&b]]>.com</key><dict/></dict>")
+        let source = try ATSFixture.source(xml)
+        #expect(source.configuration.allowsArbitraryLoads?.value == true)
+        #expect(source.location(of: PlistKeyPath(["NSAllowsArbitraryLoads"])) == SourceLocation(line: 9, column: 3))
+        #expect(source.configuration.exceptionDomains.map(\.name) == ["a&b.com"])
+        #expect(source.location(of: PlistKeyPath(["NSExceptionDomains", "a&b.com"])) == SourceLocation(line: 11, column: 38))
+    }
+
+    /// XML 1.0 §2.11: CR LF and a lone CR end a line, like LF.
+    @Test(arguments: ["\r", "\r\n", "\n"])
+    func everyLineEndingCounts(_ newline: String) throws {
+        let xml = ATSFixture.infoPlist("\t\t<key>NSAllowsArbitraryLoads</key>\n\t\t<true/>").replacingOccurrences(of: "\n", with: newline)
+        let f = Auditor().findings(in: try ATSFixture.source(xml))
+        #expect(f.first { $0.rule == .arbitraryLoads }?.location == SourceLocation(line: 9, column: 3))
+    }
+
     // MARK: Hostile and malformed input
 
     @Test func malformedXMLIsAClearError() {

@@ -112,6 +112,23 @@ import TransportTrust
         #expect(req.minimumTLSVersion.because.rule.contains("global keys do not apply"))
     }
 
+    @Test func mistypedKeysArePresentButIgnored() throws {
+        let body = ATSAuditTests.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.0</string>"
+                                        + "<key>NSExceptionRequiresForwardSecrecy</key><string>NO</string>")
+            + "<key>NSAllowsArbitraryLoads</key><integer>1</integer>"
+        let resolver = try ATSFixture.resolver(body)
+        let entry = try resolver.requirements(for: "https://a.com/")
+        #expect(entry.minimumTLSVersion.value == .tls12)
+        #expect(entry.minimumTLSVersion.because.keyPath == PlistKeyPath(["NSExceptionDomains", "a.com", "NSExceptionMinimumTLSVersion"]))
+        #expect(entry.minimumTLSVersion.because.rule.contains("'TLS1.0' is not one of its values, so it is ignored"))
+        #expect(entry.requiresForwardSecrecy.value)
+        #expect(entry.requiresForwardSecrecy.because.rule.contains("present but is <string>NO</string>, not a Boolean, so it is ignored"))
+        #expect(entry.allowsInsecureHTTP.because.rule.contains("does not set it"), "a key that is really absent")
+        let global = try resolver.requirements(for: "http://b.com/")
+        #expect(!global.allowsInsecureHTTP.value)
+        #expect(global.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoads is present but is <integer>1</integer>"))
+    }
+
     @Test func ignoredArbitraryLoadsIsExplained() throws {
         let req = try ATSFixture.resolver(Self.arbitraryAndMediaNO, .ios10).requirements(for: "http://a.com")
         #expect(req.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoads is ignored"))
@@ -136,6 +153,31 @@ import TransportTrust
         #expect(try resolver.requirements(for: "http://api.example.com").exceptionDomain == "api.example.com")
         #expect(try !resolver.requirements(for: "http://api.example.com").allowsInsecureHTTP.value)
         #expect(try resolver.requirements(for: "http://x.api.example.com").exceptionDomain == "example.com")
+    }
+
+    // MARK: Internationalised names
+
+    /// Foundation's `URLComponents.host` turns `xn--mnchen-3ya.de` into `münchen.de` on Linux; both sides are
+    /// compared in A-label form, whichever way the entry and the URL are written.
+    @Test(arguments: [("xn--mnchen-3ya.de", "http://xn--mnchen-3ya.de/"), ("xn--mnchen-3ya.de", "http://münchen.de/"),
+                      ("münchen.de", "http://xn--mnchen-3ya.de/"), ("münchen.de", "http://münchen.de/")])
+    func idnEntriesMatchInALabelForm(_ entry: String, _ url: String) throws {
+        let pins = ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let body = ATSAuditTests.domain(entry, "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>") + ATSAuditTests.pinned(entry, pins)
+        let resolver = try ATSFixture.resolver(body)
+        let req = try resolver.requirements(for: url)
+        #expect(req.target.host == "xn--mnchen-3ya.de")
+        #expect(req.allowsInsecureHTTP.value, "\(req.allowsInsecureHTTP.because)")
+        #expect(req.exceptionDomain == entry)
+        let https = try resolver.requirements(for: url.replacingOccurrences(of: "http:", with: "https:"))
+        #expect(https.pins.value?.domain == entry)
+    }
+
+    @Test func idnSubdomainsAreCovered() throws {
+        let body = ATSAuditTests.domain("xn--mnchen-3ya.de", "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let req = try ATSFixture.resolver(body).requirements(for: "http://www.münchen.de/")
+        #expect(req.target.host == "www.xn--mnchen-3ya.de")
+        #expect(req.allowsInsecureHTTP.value)
     }
 
     // MARK: Cipher suites, TLS and certificates
@@ -206,6 +248,25 @@ import TransportTrust
         #expect(!mismatch.isAllowed, "a TLS 1.3 suite cannot be negotiated with TLS 1.2")
     }
 
+    /// GCM and SHA-256/384 suites exist only from TLS 1.2 (RFC 5246, 5288, 5289): such a description is impossible.
+    @Test(arguments: [("TLSv1.0", "TLS_RSA_WITH_AES_256_GCM_SHA384", false), ("TLSv1.1", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", false),
+                      ("TLSv1.0", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", false), ("TLSv1.1", "TLS_RSA_WITH_AES_256_CBC_SHA256", false),
+                      ("TLSv1.0", "TLS_RSA_WITH_AES_256_CBC_SHA", true), ("TLSv1.1", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", true),
+                      ("TLSv1.2", "TLS_RSA_WITH_AES_256_GCM_SHA384", true)])
+    func suitesNewerThanTheVersionAreImpossible(_ version: String, _ suite: String, _ possible: Bool) throws {
+        let tls = try #require(TLSVersion(rawValue: version))
+        let old = ATSAuditTests.domain("old.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string>"
+                                       + "<key>NSExceptionRequiresForwardSecrecy</key><false/>")
+        for (body, url) in [(old, "https://old.com/"), (Self.arbitrary, "https://a.com/")] {
+            let e = try ATSFixture.resolver(body).requirements(for: url).evaluate(ConnectionDescription(scheme: "https", tlsVersion: tls, cipherSuite: suite))
+            #expect(e.isAllowed == possible, "\(url): \(e.reasons.map(\.message))")
+            if !possible {
+                #expect(e.blockingReasons.map(\.check) == ["cipher-suite"])
+                #expect(e.blockingReasons.first?.message.contains("needs TLS 1.2 or later") == true)
+            }
+        }
+    }
+
     @Test func arbitraryLoadsLeaveSuitesUnrestricted() throws {
         let req = try ATSFixture.resolver(Self.arbitrary).requirements(for: "https://a.com")
         #expect(!req.cipherSuitesRestricted)
@@ -234,6 +295,20 @@ import TransportTrust
         #expect(try resolver.requirements(for: "https://example.com").pins.value == nil)
     }
 
+    /// NSPinnedDomains exists from iOS 14 / macOS 11; earlier systems connect without the pins.
+    @Test(arguments: [("ios9", false), ("ios12", false), ("ios13", false), ("ios14", true), ("ios16", true), ("ios17", true),
+                      ("macos10.15", false), ("macos11", true), ("macos13", true), ("macos14", true)])
+    func pinnedDomainsApplyFromIOS14(_ platform: String, _ pinned: Bool) throws {
+        let profile = try #require(PlatformProfile(name: platform))
+        let body = ATSAuditTests.pinned("example.com", ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let req = try ATSFixture.resolver(body, profile).requirements(for: "https://example.com/")
+        #expect((req.pins.value != nil) == pinned, "\(req.pins.because)")
+        if !pinned {
+            #expect(req.pins.because.rule.contains("NSPinnedDomains is ignored on"), "\(req.pins.because)")
+            #expect(req.pins.because.keyPath == PlistKeyPath(["NSPinnedDomains", "example.com"]))
+        }
+    }
+
     @Test func bothPinListsMustMatch() {
         let pins = PinRequirement(domain: "a", includesSubdomains: false,
                                   caIdentities: [PinnedIdentity(scope: .certificateAuthority, base64: ATSFixture.validPinA)],
@@ -250,8 +325,26 @@ import TransportTrust
         #expect(throws: RequirementsError.self) { try ATSFixture.resolver("").requirements(for: url) }
     }
 
-    @Test(arguments: [("ios12", PlatformProfile.ios10), ("ios17", .ios17), ("iOS 18", .ios17), ("ios9", .ios9),
-                      ("macos10.11", .macos10_11), ("macos13", .macos10_12), ("macos15", .macos14)])
+    @Test(arguments: [("http://exa mple.com/", "it contains a space"), ("http://example.com:abc/", "the port 'abc' is not a number"),
+                      ("https://[::1/", "has no closing ']'"), ("https://[::1]x/", "only a port such as :443 may follow"),
+                      ("http://example.com:99999/", "the port 99999 is out of range"), ("http://[::1]:70000/", "the port 70000 is out of range"),
+                      ("example.com", "it has no scheme"), ("https://", "it has no host"), ("ftp://example.com", "not 'ftp'")])
+    func invalidURLsSayWhatIsWrong(_ url: String, _ reason: String) {
+        do {
+            let target = try ConnectionTarget(url: url)
+            Issue.record("\(url) was accepted as \(target.host)")
+        } catch {
+            #expect(error.description.contains(reason), "\(error)")
+        }
+    }
+
+    @Test func thePortMayBeAnyValidNumber() throws {
+        #expect(try ConnectionTarget(url: "https://example.com:65535/").host == "example.com")
+        #expect(try ConnectionTarget(url: "http://[::1]:8080/").ipAddress?.count == 16)
+    }
+
+    @Test(arguments: [("ios12", PlatformProfile.ios10), ("ios15", .ios14), ("ios17", .ios17), ("iOS 18", .ios17), ("ios9", .ios9),
+                      ("macos10.11", .macos10_11), ("macos10.15", .macos10_12), ("macos13", .macos11), ("macos15", .macos14)])
     func profileNames(_ name: String, _ profile: PlatformProfile) {
         #expect(PlatformProfile(name: name) == profile)
     }

@@ -26,6 +26,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
     case malformedPin = "ATS151"
     case emptyPinnedDomain = "ATS152"
     case pinnedDomainAllowsHTTP = "ATS153"
+    case pinnedDomainsUnsupported = "ATS154"
     case extensionContradiction = "ATS160"
 
     /// The rule's id, e.g. `ATS110`.
@@ -60,6 +61,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .malformedPin: return "malformed-pin"
         case .emptyPinnedDomain: return "empty-pinned-domain"
         case .pinnedDomainAllowsHTTP: return "pinned-domain-allows-http"
+        case .pinnedDomainsUnsupported: return "pinned-domains-unsupported"
         case .extensionContradiction: return "extension-contradiction"
         }
     }
@@ -71,7 +73,8 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
              .insecureHTTPException, .weakMinimumTLS, .forwardSecrecyDisabled:
             return .high
         case .wrongType, .invalidValue, .duplicateKey, .misplacedKey, .unmatchableDomain, .pinWithoutBackup,
-             .malformedPin, .emptyPinnedDomain, .pinnedDomainAllowsHTTP, .extensionContradiction, .configurationNotDictionary:
+             .malformedPin, .emptyPinnedDomain, .pinnedDomainAllowsHTTP, .pinnedDomainsUnsupported, .extensionContradiction,
+             .configurationNotDictionary:
             return .medium
         case .arbitraryLoadsIgnored, .unknownKey, .includesSubdomainsOnIP, .ipExceptionUnsupported, .legacyKey:
             return .low
@@ -98,7 +101,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .wrongType: return "A key has a value of the wrong type; ATS ignores it or reads it unpredictably."
         case .unknownKey: return "A key ATS does not know, usually a misspelling; it has no effect."
         case .invalidValue: return "A key has a value outside the allowed set."
-        case .duplicateKey: return "A key is written twice in one dictionary; only one takes effect."
+        case .duplicateKey: return "A key is written twice in one dictionary; only the last takes effect."
         case .misplacedKey: return "A real ATS key is in the wrong dictionary, where it has no effect."
         case .unmatchableDomain: return "An exception or pinned domain is written so that it can never match a host."
         case .includesSubdomainsOnIP: return "NSIncludesSubdomains has no effect on an IP address."
@@ -109,6 +112,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .malformedPin: return "A pin is not the base64 of a 32-byte SHA-256 digest, so it never matches."
         case .emptyPinnedDomain: return "A pinned domain has an empty or missing identity list."
         case .pinnedDomainAllowsHTTP: return "A pinned domain also allows plain HTTP, which pins cannot protect."
+        case .pinnedDomainsUnsupported: return "NSPinnedDomains is ignored before iOS 14 / macOS 11, so connections there are not pinned."
         case .extensionContradiction: return "The app and an extension configure the same domain differently."
         }
     }
@@ -125,7 +129,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .forwardSecrecyDisabled: return ATSKey.exceptionRequiresForwardSecrecy.documentationURL
         case .includesSubdomains, .includesSubdomainsOnIP: return ATSKey.includesSubdomains.documentationURL
         case .obsoleteCertificateTransparencyKey: return ATSKey.requiresCertificateTransparency.documentationURL
-        case .pinWithoutBackup, .malformedPin, .emptyPinnedDomain: return ATSKey.pinnedDomains.documentationURL
+        case .pinWithoutBackup, .malformedPin, .emptyPinnedDomain, .pinnedDomainsUnsupported: return ATSKey.pinnedDomains.documentationURL
         case .exceptionDomain, .unmatchableDomain, .ipExceptionUnsupported: return ATSKey.exceptionDomains.documentationURL
         default: return "https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity"
         }

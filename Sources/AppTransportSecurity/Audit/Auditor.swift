@@ -1,3 +1,5 @@
+import TransportTrust
+
 /// Audits ATS configurations: MobSF's checks, plus typing, spelling, dead keys, unmatchable domains, pins and
 /// contradictions between an app and its extensions.
 public struct Auditor: Sendable {
@@ -22,6 +24,20 @@ public struct Auditor: Sendable {
         globalKeys(config, &out)
         for entry in config.exceptionDomains { exceptionDomain(entry, &out) }
         for entry in config.pinnedDomains { pinnedDomain(entry, config, &out) }
+        if !profile.supportsPinnedDomains, config.presentKeys.contains(.pinnedDomains) {
+            out.add(.pinnedDomainsUnsupported, PlistKeyPath([ATSKey.pinnedDomains.rawValue]),
+                    message: "NSPinnedDomains is ignored on \(profile): the system reads it from iOS 14 / macOS 11, so connections there are not pinned",
+                    fix: "Raise the deployment target to iOS 14 / macOS 11, or check the pins in code (a URLSession delegate) on earlier systems")
+        }
+        return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
+    }
+
+    /// The findings for how the plist is written (wrong types, unknown, misplaced and duplicate keys, bad
+    /// values), without judging the settings: what `ats check` warns about before resolving a URL.
+    public func readingFindings(in source: ConfigurationSource) -> [Finding] {
+        var out = FindingCollector(source: source)
+        for issue in source.containerIssues { out.containerIssue(issue) }
+        for issue in source.configuration.issues { out.issue(issue) }
         return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
     }
 
@@ -84,7 +100,7 @@ public struct Auditor: Sendable {
         if let http = entry.allowsInsecureHTTPLoads, http.value {
             let local = ["localhost", "127.0.0.1", "::1"].contains(d)
             out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : risky(.high), domain: d,
-                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
+                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.pattern.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
                     fix: "Serve \(d) over HTTPS and remove \(http.key)")
         }
         if let tls = entry.minimumTLSVersion {
@@ -145,15 +161,34 @@ public struct Auditor: Sendable {
                         fix: "Use `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`")
             }
         }
-        // A pinned host that also accepts plain HTTP: pins protect only HTTPS.
+        // A pinned host that also accepts plain HTTP: pins protect only HTTPS. The hosts to try are the pinned
+        // one and every exception entry's, since an entry with NSIncludesSubdomains pins the subdomains too.
         let resolver = RequirementsResolver(configuration: config, profile: profile)
-        if case .name(let name) = entry.pattern.kind, let target = try? ConnectionTarget(url: "http://\(name)/") {
-            let req = resolver.requirements(for: target, url: "http://\(name)/")
-            if req.allowsInsecureHTTP.value {
-                out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
-                        message: "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); an attacker can downgrade to HTTP",
-                        fix: "Remove the insecure-HTTP exception for \(d)")
-            }
+        let own = Self.urlHost(entry.pattern)
+        var checked: Set<String> = []
+        for host in [own].compactMap({ $0 }) + config.exceptionDomains.compactMap({ Self.urlHost($0.pattern) }) {
+            guard checked.insert(host).inserted, let target = try? ConnectionTarget(url: "http://\(host)/"),
+                  resolver.matchingPinnedDomain(for: target)?.0.name == entry.name else { continue }
+            let req = resolver.requirements(for: target, url: "http://\(host)/")
+            guard req.allowsInsecureHTTP.value else { continue }
+            let downgrade = "an attacker can downgrade to HTTP"
+            out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
+                    message: host == own
+                        ? "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)"
+                        : "\(d) is pinned with its subdomains, but plain HTTP to \(target.host) is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)",
+                    fix: "Remove the insecure-HTTP exception for \(target.host)")
+        }
+    }
+
+    /// The host of a URL to the entry's name or address (`example.com`, `10.0.0.1`, `[::1]`), nil for a range
+    /// or an entry that never matches.
+    static func urlHost(_ pattern: DomainPattern) -> String? {
+        switch pattern.kind {
+        case .name(let name): return name
+        case .ipAddress(let bytes):
+            let text = PeerName.ip(bytes).description
+            return bytes.count == 16 ? "[\(text)]" : text
+        case .ipRange, .unmatchable: return nil
         }
     }
 
@@ -170,7 +205,7 @@ public struct Auditor: Sendable {
                               fix: "Give the extension the same ATS policy as the app")
             }
             for entry in e.exceptionDomains {
-                guard let other = a.exceptionDomain(named: entry.name) else { continue }
+                guard let other = a.exceptionDomains.first(where: { Self.sameHost($0.pattern, entry.pattern) }) else { continue }
                 let mine = Self.summary(entry), theirs = Self.summary(other)
                 if mine != theirs {
                     collector.add(.extensionContradiction, entry.keyPath, domain: entry.name, key: entry.name,
@@ -178,7 +213,7 @@ public struct Auditor: Sendable {
                                   fix: "Use one configuration for \(entry.name) in the app and all its extensions")
                 }
             }
-            for pinned in a.pinnedDomains where e.pinnedDomain(named: pinned.name) == nil {
+            for pinned in a.pinnedDomains where !e.pinnedDomains.contains(where: { Self.sameHost($0.pattern, pinned.pattern) }) {
                 collector.add(.extensionContradiction, PlistKeyPath([ATSKey.pinnedDomains.rawValue]), domain: pinned.name,
                               message: "the app pins \(pinned.name) but this extension does not, so its connections to \(pinned.name) skip the pins",
                               fix: "Copy the NSPinnedDomains entry for \(pinned.name) into the extension's Info.plist")
@@ -192,12 +227,19 @@ public struct Auditor: Sendable {
         "insecure HTTP \(e.allowsInsecureHTTPLoads?.value ?? false ? "YES" : "NO"), minimum \(e.minimumTLSVersion?.value ?? .atsDefault), forward secrecy \(e.requiresForwardSecrecy?.value ?? true ? "YES" : "NO"), subdomains \(e.coversSubdomains ? "YES" : "NO")"
     }
 
+    /// Whether two entries name the same host: as written, or once normalised (`münchen.de`, `xn--mnchen-3ya.de`).
+    static func sameHost(_ a: DomainPattern, _ b: DomainPattern) -> Bool {
+        a.written == b.written || (a.kind != .unmatchable && a.kind == b.kind)
+    }
+
     static func suggestedHost(_ written: String) -> String {
         var h = written.lowercased().trimmingCharacters(in: .whitespaces)
         if let r = h.range(of: "://") { h = String(h[r.upperBound...]) }
         if let slash = h.firstIndex(of: "/") { h = String(h[..<slash]) }
         if let colon = h.lastIndex(of: ":"), h.filter({ $0 == ":" }).count == 1 { h = String(h[..<colon]) }
         while h.hasPrefix("*.") || h.hasPrefix(".") { h.removeFirst(h.hasPrefix("*.") ? 2 : 1) }
+        while h.hasSuffix(".") { h.removeLast() }
+        while h.contains("..") { h = h.replacingOccurrences(of: "..", with: ".") }
         return h.replacingOccurrences(of: "*", with: "")
     }
 }

@@ -6,6 +6,8 @@ public struct Finding: Sendable, Equatable, Codable {
     public var file: String
     /// The plist inside an .ipa or .app, when the input was one.
     public var member: String?
+    /// Whether ``member`` is inside an archive (.ipa), so that ``location`` is not a line of any file on disk.
+    public var memberInArchive: Bool
     /// The exception or pinned domain concerned, when the finding is about one.
     public var domain: String?
     /// The key concerned, e.g. `NSExceptionMinimumTLSVersion`.
@@ -20,15 +22,16 @@ public struct Finding: Sendable, Equatable, Codable {
     public var ruleId: String { rule.id }
 
     enum CodingKeys: String, CodingKey {
-        case ruleId, ruleName, severity, file, member, domain, key, keyPath, message, fix, line, column
+        case ruleId, ruleName, severity, file, member, memberInArchive, domain, key, keyPath, message, fix, line, column
     }
 
-    public init(rule: AuditRule, severity: Severity? = nil, file: String, member: String?, domain: String?, key: String?,
-                keyPath: PlistKeyPath?, message: String, fix: String, location: SourceLocation?) {
+    public init(rule: AuditRule, severity: Severity? = nil, file: String, member: String?, memberInArchive: Bool = false, domain: String?,
+                key: String?, keyPath: PlistKeyPath?, message: String, fix: String, location: SourceLocation?) {
         self.rule = rule
         self.severity = severity ?? rule.defaultSeverity
         self.file = file
         self.member = member
+        self.memberInArchive = member != nil && memberInArchive
         self.domain = domain
         self.key = key
         self.keyPath = keyPath
@@ -44,6 +47,7 @@ public struct Finding: Sendable, Equatable, Codable {
         try c.encode(severity, forKey: .severity)
         try c.encode(file, forKey: .file)
         try c.encodeIfPresent(member, forKey: .member)
+        if member != nil { try c.encode(memberInArchive, forKey: .memberInArchive) }
         try c.encodeIfPresent(domain, forKey: .domain)
         try c.encodeIfPresent(key, forKey: .key)
         try c.encodeIfPresent(keyPath?.description, forKey: .keyPath)
@@ -63,6 +67,8 @@ public struct Finding: Sendable, Equatable, Codable {
         severity = try c.decode(Severity.self, forKey: .severity)
         file = try c.decode(String.self, forKey: .file)
         member = try c.decodeIfPresent(String.self, forKey: .member)
+        let archived = try c.decodeIfPresent(Bool.self, forKey: .memberInArchive) ?? false
+        memberInArchive = member != nil && archived
         domain = try c.decodeIfPresent(String.self, forKey: .domain)
         key = try c.decodeIfPresent(String.self, forKey: .key)
         keyPath = try c.decodeIfPresent(String.self, forKey: .keyPath).map { PlistKeyPath($0.components(separatedBy: " › ")) }

@@ -6,10 +6,11 @@ struct FindingCollector {
     init(source: ConfigurationSource) { self.source = source }
 
     mutating func add(_ rule: AuditRule, _ keyPath: PlistKeyPath, severity: Severity? = nil, domain: String? = nil,
-                      key: String? = nil, message: String, fix: String, rootRelative: Bool = false) {
+                      key: String? = nil, message: String, fix: String, rootRelative: Bool = false, at position: SourceLocation? = nil) {
         let domainName = domain ?? Self.domain(in: keyPath)
-        let location = rootRelative ? source.rootLocation(of: keyPath) : source.location(of: keyPath)
-        findings.append(Finding(rule: rule, severity: severity, file: source.inputPath, member: source.memberPath, domain: domainName,
+        let location = position ?? (rootRelative ? source.rootLocation(of: keyPath) : source.location(of: keyPath))
+        findings.append(Finding(rule: rule, severity: severity, file: source.inputPath, member: source.memberPath,
+                                memberInArchive: source.memberIsInArchive, domain: domainName,
                                 key: key ?? keyPath.last, keyPath: rootRelative ? keyPath : keyPath, message: message, fix: fix,
                                 location: location))
     }
@@ -27,13 +28,18 @@ struct FindingCollector {
             add(.configurationNotDictionary, PlistKeyPath(["NSAppTransportSecurity"]), key: "NSAppTransportSecurity",
                 message: "NSAppTransportSecurity is \(found.snippet), not a dictionary, so none of its settings apply",
                 fix: "Make NSAppTransportSecurity a <dict> holding the ATS keys", rootRelative: true)
-        case .unknownKey(let key, let suggestion, _):
+        case .unknownKey(let key, _, let belongsAt?):
+            let place = belongsAt == .topLevel ? "NSAppTransportSecurity" : "\(belongsAt.rawValue) inside NSAppTransportSecurity"
+            add(.misplacedKey, issue.keyPath, key: key,
+                message: "\(key) is at the root of the Info.plist, where ATS does not read it; it belongs in \(place), and here it has no effect",
+                fix: "Move \(key) into \(place)", rootRelative: true)
+        case .unknownKey(let key, let suggestion, nil):
             add(.unknownKey, issue.keyPath, severity: .medium, key: key,
                 message: "\(key) is not an Info.plist key ATS reads → did you mean \(suggestion ?? "NSAppTransportSecurity")?",
                 fix: "Rename \(key) to \(suggestion ?? "NSAppTransportSecurity")", rootRelative: true)
-        case .duplicateKey(let key):
-            add(.duplicateKey, issue.keyPath, key: key, message: "\(key) is written more than once; only one copy takes effect",
-                fix: "Merge the copies into one", rootRelative: true)
+        case .duplicateKey(let key, let ignoredCopy):
+            add(.duplicateKey, issue.keyPath, key: key, message: "\(key) is written more than once; this copy is ignored and only the last takes effect",
+                fix: "Merge the copies into the last one and delete this one", rootRelative: true, at: ignoredCopy)
         default:
             break
         }
@@ -86,9 +92,13 @@ struct FindingCollector {
             add(.invalidValue, path, key: key.rawValue,
                 message: "\(key.rawValue) is '\(value)', which is not one of \(allowed.joined(separator: ", "))\(suggestion.map { " → did you mean \($0)?" } ?? "")",
                 fix: "Write one of: \(allowed.joined(separator: ", "))")
-        case .duplicateKey(let key):
-            add(.duplicateKey, path, key: key, message: "\(key) is written more than once in the same dictionary; only one copy takes effect",
-                fix: "Keep one \(key) and delete the others")
+        case .duplicateKey(let key, let ignoredCopy):
+            add(.duplicateKey, path, key: key, message: "\(key) is written more than once in the same dictionary; this copy is ignored and only the last takes effect",
+                fix: "Keep the copy of \(key) you mean as the only one and delete the others", at: ignoredCopy)
+        case .missingKey(let key):
+            add(.malformedPin, path, key: key.rawValue,
+                message: "\(path) has no \(key.rawValue), so this identity is no pin and can never match",
+                fix: "Add <key>\(key.rawValue)</key><string>…</string> (the base64 SHA-256 of the SubjectPublicKeyInfo), or remove the empty identity")
         case .containerWrongType:
             containerIssue(issue)
         }

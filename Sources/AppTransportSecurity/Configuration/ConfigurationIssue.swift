@@ -8,8 +8,11 @@ public struct ConfigurationIssue: Sendable, Equatable {
         case unknownKey(key: String, suggestion: String?, belongsAt: ATSKey.Level?)
         /// A value of the right type that is not one of the allowed values.
         case invalidValue(key: ATSKey, value: String, allowed: [String], suggestion: String?)
-        /// A key written twice in one dictionary; only one of them takes effect.
-        case duplicateKey(key: String)
+        /// A key written twice in one dictionary; only the last copy takes effect. `ignoredCopy` is where an
+        /// earlier copy is written (XML only); ``keyPath`` leads to the copy that takes effect.
+        case duplicateKey(key: String, ignoredCopy: SourceLocation?)
+        /// A dictionary lacks the key it exists for: a pinned identity without `SPKI-SHA256-BASE64`.
+        case missingKey(key: ATSKey)
         /// `NSAppTransportSecurity` itself is not a dictionary; the whole configuration is ignored.
         case containerWrongType(found: PlistValue)
     }

@@ -113,10 +113,25 @@ struct ConfigurationParser {
                 issues.append(ConfigurationIssue(.wrongType(key: key, expected: .dictionary, found: item), at: p))
                 continue
             }
-            for k in dict.keys.sorted() where k != ATSKey.spkiSHA256Base64.rawValue {
-                unknown(k, at: p.appending(k), level: .pinnedIdentity)
+            let real = ATSKey.spkiSHA256Base64.rawValue
+            var namedTheHash = false
+            for k in dict.keys.sorted() where k != real {
+                // An identity holds one key, so a stranger in an identity without the hash is most likely that
+                // key misspelt (SPKI-SHA256), even when too far from it for the usual suggestion.
+                let upper = k.uppercased()
+                if dict[real] == nil, ATSKey(rawValue: k) == nil, KeySuggester.suggestion(for: k, among: [real]) == nil,
+                   dict.count == 1 || upper.contains("SPKI") || upper.contains("SHA") {
+                    issues.append(ConfigurationIssue(.unknownKey(key: k, suggestion: real, belongsAt: nil), at: p.appending(k)))
+                    namedTheHash = true
+                } else {
+                    unknown(k, at: p.appending(k), level: .pinnedIdentity)
+                    namedTheHash = namedTheHash || KeySuggester.suggestion(for: k, among: [real]) != nil
+                }
             }
-            guard let hash = dict[ATSKey.spkiSHA256Base64.rawValue] else { continue }
+            guard let hash = dict[real] else {
+                if !namedTheHash { issues.append(ConfigurationIssue(.missingKey(key: .spkiSHA256Base64), at: p)) }
+                continue
+            }
             let hp = p.appending(ATSKey.spkiSHA256Base64.rawValue)
             guard case .string(let s) = hash else {
                 issues.append(ConfigurationIssue(.wrongType(key: .spkiSHA256Base64, expected: .string, found: hash), at: hp))

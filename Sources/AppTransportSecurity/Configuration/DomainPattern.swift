@@ -8,7 +8,8 @@ import TransportTrust
 public struct DomainPattern: Sendable, Hashable {
     /// What the entry names once checked.
     public enum Kind: Sendable, Hashable {
-        /// A DNS name, exactly as written (already lowercase).
+        /// A DNS name in lowercase A-label (punycode) form: as written, with any Unicode label converted,
+        /// so that `münchen.de` and `xn--mnchen-3ya.de` name the same host as the URL does.
         case name(String)
         /// One IP address.
         case ipAddress([UInt8])
@@ -28,6 +29,9 @@ public struct DomainPattern: Sendable, Hashable {
         case wildcard
         case whitespace
         case invalidCharacters
+        case leadingDot
+        case trailingDot
+        case emptyLabel
 
         public var description: String {
             switch self {
@@ -39,6 +43,9 @@ public struct DomainPattern: Sendable, Hashable {
             case .wildcard: return "it has a wildcard, which ATS does not expand; use NSIncludesSubdomains instead"
             case .whitespace: return "it has white space"
             case .invalidCharacters: return "it has characters that cannot appear in a host name"
+            case .leadingDot: return "it starts with a dot, and ATS compares the entry with the host as written; use NSIncludesSubdomains for subdomains"
+            case .trailingDot: return "it ends with a dot, and ATS compares the entry with the host as written (a URL's trailing dot is dropped)"
+            case .emptyLabel: return "it has an empty label (two dots in a row), which no host name has"
             }
         }
     }
@@ -78,14 +85,32 @@ public struct DomainPattern: Sendable, Hashable {
             problems.append(.port)
             host = String(host[..<colon])
         }
+        // Apple compares the key string; a dot that no host carries is not forgiven.
+        if host.hasPrefix(".") { problems.append(.leadingDot) }
+        if host.hasSuffix("."), host.count > 1 { problems.append(.trailingDot) }
+        if host.contains("..") { problems.append(.emptyLabel) }
         if host != host.lowercased() { problems.append(.uppercase) }
         let allowed = host.unicodeScalars.allSatisfy {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "_" || $0 == "*"))
                 || !$0.isASCII
         }
         if !allowed, !problems.contains(.whitespace) { problems.append(.invalidCharacters) }
-        self.problems = problems
-        self.kind = problems.isEmpty ? .name(host) : .unmatchable
+        guard problems.isEmpty else {
+            self.problems = problems
+            self.kind = .unmatchable
+            return
+        }
+        // A connection's host is in A-label form (ConnectionTarget); a U-label entry names the same host.
+        if host.unicodeScalars.contains(where: { !$0.isASCII }) {
+            guard case .dns(let aLabel)? = try? PeerName(host) else {
+                self.problems = [.invalidCharacters]
+                self.kind = .unmatchable
+                return
+            }
+            host = aLabel
+        }
+        self.problems = []
+        self.kind = .name(host)
     }
 
     /// Whether the entry names an IP address or range.

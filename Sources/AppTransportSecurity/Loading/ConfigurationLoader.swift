@@ -28,14 +28,15 @@ public struct ConfigurationLoader: Sendable {
         try source(data: data, inputPath: name, memberPath: nil, role: role)
     }
 
-    func source(data: Data, inputPath: String, memberPath: String?, role: ConfigurationSource.Role) throws(ATSConfigurationError) -> ConfigurationSource {
+    func source(data: Data, inputPath: String, memberPath: String?, inArchive: Bool = false,
+                role: ConfigurationSource.Role) throws(ATSConfigurationError) -> ConfigurationSource {
         let document: PropertyListReader.Document
         do {
             document = try PropertyListReader().read(data)
         } catch {
             throw .propertyList(path: memberPath.map { "\(inputPath) › \($0)" } ?? inputPath, error)
         }
-        return ConfigurationSource(document: document, inputPath: inputPath, memberPath: memberPath, role: role)
+        return ConfigurationSource(document: document, inputPath: inputPath, memberPath: memberPath, memberIsInArchive: inArchive, role: role)
     }
 
     private func readFile(_ path: String) throws(ATSConfigurationError) -> Data {

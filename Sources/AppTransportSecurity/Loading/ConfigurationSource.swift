@@ -19,12 +19,15 @@ public struct ConfigurationSource: Sendable {
     public var inputPath: String
     /// The plist's path inside the input (for an .ipa or .app), or nil when the input is the plist.
     public var memberPath: String?
+    /// Whether ``memberPath`` is inside an archive (an .ipa) rather than a file of a folder (an .app).
+    public var memberIsInArchive: Bool
     public var role: Role
     public var layout: Layout
     public var bundleIdentifier: String?
     public var format: PropertyListReader.Format
     public var configuration: ATSConfiguration
-    /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`).
+    /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`,
+    /// ATS keys at the root instead of inside it).
     public var containerIssues: [ConfigurationIssue]
     let document: PropertyListReader.Document
 
@@ -41,9 +44,10 @@ public struct ConfigurationSource: Sendable {
 
     /// Reads a parsed plist: an Info.plist when it has `NSAppTransportSecurity` or bundle keys, else a bare
     /// ATS dictionary when its keys look like ATS keys.
-    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, role: Role) {
+    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, memberIsInArchive: Bool = false, role: Role) {
         self.inputPath = inputPath
         self.memberPath = memberPath
+        self.memberIsInArchive = memberPath != nil && memberIsInArchive
         self.role = role
         self.format = document.format
         self.document = document
@@ -79,14 +83,22 @@ public struct ConfigurationSource: Sendable {
                 }
             }
         }
+        if layout == .infoPlist {
+            // ATS reads its keys only inside NSAppTransportSecurity; at the root they do nothing.
+            for key in root.keys.sorted() {
+                guard let known = ATSKey(rawValue: key), let level = known.levels.first else { continue }
+                containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: key, belongsAt: level), at: PlistKeyPath([key])))
+            }
+        }
         let prefix = layout == .infoPlist ? [atsKey] : []
         for dup in document.duplicateKeys {
-            let key = dup.last ?? ""
-            if dup.components.starts(with: prefix), dup.components.count > prefix.count {
-                let relative = PlistKeyPath(Array(dup.components.dropFirst(prefix.count)))
-                configuration.issues.append(ConfigurationIssue(.duplicateKey(key: key), at: relative))
-            } else if dup.components == [atsKey] {
-                containerIssues.append(ConfigurationIssue(.duplicateKey(key: key), at: dup))
+            let path = dup.keyPath
+            let key = path.last ?? ""
+            if path.components.starts(with: prefix), path.components.count > prefix.count {
+                let relative = PlistKeyPath(Array(path.components.dropFirst(prefix.count)))
+                configuration.issues.append(ConfigurationIssue(.duplicateKey(key: key, ignoredCopy: dup.ignoredCopy), at: relative))
+            } else if path.components == [atsKey] {
+                containerIssues.append(ConfigurationIssue(.duplicateKey(key: key, ignoredCopy: dup.ignoredCopy), at: path))
             }
         }
         self.containerIssues = containerIssues

@@ -25,7 +25,7 @@ struct IPAReader {
         var out: [ConfigurationSource] = []
         for member in members {
             let data = try extract(member.entry, from: archive, file: file)
-            out.append(try ConfigurationLoader().source(data: data, inputPath: path, memberPath: member.path, role: member.role))
+            out.append(try ConfigurationLoader().source(data: data, inputPath: path, memberPath: member.path, inArchive: true, role: member.role))
         }
         return out
     }

@@ -28,8 +28,8 @@ public struct PropertyListReader: Sendable {
         public var keyLocations: [PlistKeyPath: SourceLocation]
         /// Where each value is written (XML only).
         public var valueLocations: [PlistKeyPath: SourceLocation]
-        /// Keys written twice in one dictionary (XML only): Foundation keeps one, silently.
-        public var duplicateKeys: [PlistKeyPath]
+        /// Keys written twice in one dictionary (XML only): Foundation keeps the last, silently.
+        public var duplicateKeys: [DuplicateKey]
 
         /// The best position to show for a path: its key, else its value, else the nearest written parent.
         public func location(of path: PlistKeyPath) -> SourceLocation? {
@@ -41,6 +41,13 @@ public struct PropertyListReader: Sendable {
             }
             return nil
         }
+    }
+
+    /// A copy of a repeated key that has no effect: Foundation keeps the value of the last copy.
+    public struct DuplicateKey: Sendable, Equatable {
+        public var keyPath: PlistKeyPath
+        /// Where the ignored copy's `<key>` is written.
+        public var ignoredCopy: SourceLocation
     }
 
     public init() {}
@@ -73,7 +80,7 @@ public struct PropertyListReader: Sendable {
         return Document(root: root, format: fmt,
                         keyLocations: fmt == .xml ? (locator?.keys ?? [:]) : [:],
                         valueLocations: fmt == .xml ? (locator?.values ?? [:]) : [:],
-                        duplicateKeys: fmt == .xml ? (locator?.duplicateKeys.map(\.0) ?? []) : [])
+                        duplicateKeys: fmt == .xml ? (locator?.duplicateKeys ?? []) : [])
     }
 
     private static func reason(from error: any Error) -> String {

@@ -5,12 +5,14 @@
 /// each value), which the audit uses for line and column. It is not a validating parser: anything it
 /// cannot follow is left to `PropertyListSerialization`, which reports the error.
 struct XMLPlistLocator {
-    /// Positions of `<key>` elements, by the path ending in that key.
+    /// Positions of `<key>` elements, by the path ending in that key. When a key is repeated, the last copy's:
+    /// Foundation keeps the last value, so that is the copy that takes effect.
     private(set) var keys: [PlistKeyPath: SourceLocation] = [:]
     /// Positions of value elements, by their path.
     private(set) var values: [PlistKeyPath: SourceLocation] = [:]
-    /// Keys written more than once in the same dictionary (Foundation keeps only one of them).
-    private(set) var duplicateKeys: [(PlistKeyPath, SourceLocation)] = []
+    /// Keys written more than once in the same dictionary, each with the position of a copy Foundation drops
+    /// (every copy but the last).
+    private(set) var duplicateKeys: [PropertyListReader.DuplicateKey] = []
 
     private enum Frame {
         case dictionary(path: [String], pendingKey: String?, seen: Set<String>)
@@ -37,9 +39,13 @@ struct XMLPlistLocator {
             columnCache = (line, j, c)
             return c
         }
+        // XML ends a line with LF, CR LF or a lone CR (XML 1.0 §2.11); a CR before an LF is not a line of its own.
+        func endsLine(_ j: Int) -> Bool {
+            bytes[j] == 0x0A || (bytes[j] == 0x0D && (j + 1 >= n || bytes[j + 1] != 0x0A))
+        }
         func advance(to end: Int) {
             while i < end && i < n {
-                if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+                if endsLine(i) { line += 1; lineStart = i + 1 }
                 i += 1
             }
         }
@@ -77,7 +83,7 @@ struct XMLPlistLocator {
         var sawRoot = false
         scan: while i < n {
             guard bytes[i] == UInt8(ascii: "<") else {
-                if bytes[i] == 0x0A { line += 1; lineStart = i + 1 }
+                if endsLine(i) { line += 1; lineStart = i + 1 }
                 i += 1
                 continue
             }
@@ -126,11 +132,14 @@ struct XMLPlistLocator {
                 }
                 // An unclosed element: stop here (Foundation reports it) rather than search again per tag.
                 guard let end = find(Array("</key>".utf8), from: i) else { break scan }
-                let key = Self.decodeEntities(String(decoding: bytes[i..<end], as: UTF8.self))
+                let key = Self.keyText(String(decoding: bytes[i..<end], as: UTF8.self))
                 advance(to: end + 6)
                 if case .dictionary(let path, _, var seen)? = stack.last {
                     let keyPath = PlistKeyPath(path + [key])
-                    if seen.contains(key) { duplicateKeys.append((keyPath, location)) } else { keys[keyPath] = location }
+                    if seen.contains(key), let earlier = keys[keyPath] {
+                        duplicateKeys.append(PropertyListReader.DuplicateKey(keyPath: keyPath, ignoredCopy: earlier))
+                    }
+                    keys[keyPath] = location
                     seen.insert(key)
                     stack[stack.count - 1] = .dictionary(path: path, pendingKey: key, seen: seen)
                 }
@@ -138,7 +147,7 @@ struct XMLPlistLocator {
                 if stack.isEmpty && sawRoot { continue }
                 sawRoot = true
                 let path = currentValuePath()
-                if values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
+                values[PlistKeyPath(path)] = location
                 if selfClosing {
                     valueConsumed()
                     continue
@@ -149,7 +158,7 @@ struct XMLPlistLocator {
                 // A scalar: <string>, <integer>, <real>, <true/>, <false/>, <date>, <data>.
                 sawRoot = true
                 let path = currentValuePath()
-                if values[PlistKeyPath(path)] == nil { values[PlistKeyPath(path)] = location }
+                values[PlistKeyPath(path)] = location
                 if !selfClosing {
                     guard let end = find(Array("</\(name)>".utf8), from: i) else { break scan }
                     advance(to: end + name.utf8.count + 3)
@@ -157,6 +166,22 @@ struct XMLPlistLocator {
                 valueConsumed()
             }
         }
+    }
+
+    /// The text of a `<key>` element as Foundation reads it: entities decoded, CDATA sections taken literally.
+    static func keyText(_ raw: String) -> String {
+        guard raw.contains("<![CDATA[") else { return decodeEntities(raw) }
+        var out = ""
+        var rest = Substring(raw)
+        while let start = rest.range(of: "<![CDATA[") {
+            out += decodeEntities(String(rest[..<start.lowerBound]))
+            let body = rest[start.upperBound...]
+            // Unterminated: Foundation refuses the file and says where.
+            guard let end = body.range(of: "]]>") else { return out + body }
+            out += body[..<end.lowerBound]
+            rest = body[end.upperBound...]
+        }
+        return out + decodeEntities(String(rest))
     }
 
     static func decodeEntities(_ s: String) -> String {

@@ -16,6 +16,17 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
     /// A TLS 1.3 suite (`TLS_AES_…`, `TLS_CHACHA20_…`): negotiated only with TLS 1.3.
     public var isTLS13: Bool { code >> 8 == 0x13 }
 
+    /// The oldest TLS version that can negotiate the suite: 1.3 for the TLS 1.3 suites; 1.2 for AEAD suites
+    /// (AES-GCM, RFC 5288 and 5289; ChaCha20-Poly1305, RFC 7905) and for HMAC-SHA256/384 suites (RFC 5246,
+    /// 5289), which earlier versions do not define; 1.0 for the rest.
+    public var minimumTLSVersion: TLSVersion {
+        if isTLS13 { return .tls13 }
+        if name.contains("_GCM_") || name.contains("_CHACHA20_POLY1305_") || name.hasSuffix("_SHA256") || name.hasSuffix("_SHA384") {
+            return .tls12
+        }
+        return .tls10
+    }
+
     /// ATS's forward-secrecy suites, in Apple's order. Apple: "The negotiated TLS connection cipher suite must
     /// support perfect forward secrecy (PFS) through Elliptic Curve Diffie-Hellman Ephemeral (ECDHE) key
     /// exchange, and must be one of the following" (Preventing Insecure Network Connections,
@@ -68,6 +79,15 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Every suite this module can name.
     public static let known: [CipherSuite] = atsForwardSecrecy + atsRSAKeyExchange + tls13 + others
+
+    /// The known suites whose names are closest to `text` (a misspelt name), nearest first: at most `limit`,
+    /// each within a third of its name's length in edits (optimal string alignment, ignoring case).
+    public static func closest(to text: String, limit: Int = 3) -> [CipherSuite] {
+        let t = text.uppercased()
+        let typed = Array((t.hasPrefix("TLS_") ? t : "TLS_" + t).unicodeScalars)
+        let scored = known.map { ($0, KeySuggester.distance(typed, Array($0.name.unicodeScalars))) }
+        return scored.filter { $0.1 <= $0.0.name.count / 3 }.sorted { $0.1 < $1.1 }.prefix(limit).map(\.0)
+    }
 
     /// Looks up an IANA name (case-insensitive; the `TLS_` prefix may be left out) or a hex code (`0xC02F`).
     public init?(lookup text: String) {

@@ -38,6 +38,9 @@ extension ConnectionRequirements {
             let display = suite?.name ?? name
             if let suite, suite.isTLS13, let v = connection.tlsVersion, v < .tls13 {
                 add("cipher-suite", false, "\(display) is a TLS 1.3 suite but \(v) was negotiated", cipherSuites.because)
+            } else if let suite, let v = connection.tlsVersion, v < suite.minimumTLSVersion {
+                add("cipher-suite", false, "\(display) needs TLS 1.2 or later, so it cannot be negotiated with \(v): TLS 1.0 and 1.1 define no AEAD or SHA-256/384 suites",
+                    cipherSuites.because)
             } else if let suite, !suite.isTLS13, connection.tlsVersion == .tls13 {
                 add("cipher-suite", false, "\(display) cannot be negotiated with TLS 1.3", cipherSuites.because)
             } else if !cipherSuitesRestricted {

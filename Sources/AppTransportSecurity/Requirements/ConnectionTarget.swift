@@ -5,36 +5,89 @@ import TransportTrust
 public struct ConnectionTarget: Sendable, Equatable {
     /// `http` or `https` (`ws` and `wss` are treated as `http` and `https`).
     public var scheme: String
-    /// The host, lowercased, without brackets or a trailing dot.
+    /// The host, lowercased, in A-label (punycode) form, without brackets or a trailing dot.
     public var host: String
     /// The IP address when the host is an IP literal.
     public var ipAddress: [UInt8]?
 
     /// Parses a URL string.
-    /// - Throws: ``RequirementsError/invalidURL(_:reason:)`` when there is no scheme or host.
+    /// - Throws: ``RequirementsError/invalidURL(_:reason:)`` saying what is wrong: no scheme or host, a
+    ///   character a URL cannot hold, a port that is not a number or is above 65535, an unclosed IPv6 bracket.
     public init(url text: String) throws(RequirementsError) {
-        guard let components = URLComponents(string: text), let rawScheme = components.scheme?.lowercased() else {
+        guard let components = URLComponents(string: text) else {
+            throw .invalidURL(text, reason: Self.reason(unparsable: text))
+        }
+        guard let rawScheme = components.scheme?.lowercased() else {
             throw .invalidURL(text, reason: "it has no scheme; write it like https://example.com/")
+        }
+        if let port = components.port, !(0...65535).contains(port) {
+            throw .invalidURL(text, reason: Self.portOutOfRange(String(port)))
         }
         switch rawScheme {
         case "https", "wss": scheme = "https"
         case "http", "ws": scheme = "http"
         default: throw .invalidURL(text, reason: "ATS governs http and https URLs, not '\(rawScheme)'")
         }
-        guard var h = components.host, !h.isEmpty else {
+        // Foundation's `host` decodes an A-label to its U-label on Linux (`xn--mnchen-3ya.de` → `münchen.de`);
+        // `encodedHost` is the IDNA (A-label) form a client sends in DNS and SNI, which ATS entries are compared with.
+        guard let encoded = components.encodedHost, !encoded.isEmpty else {
             throw .invalidURL(text, reason: "it has no host")
         }
+        var h = encoded.contains("%") ? (components.host ?? encoded) : encoded
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h.hasSuffix(".") { h.removeLast() }
-        let peer = try? PeerName(h)
-        if case .ip(let bytes)? = peer {
+        let peer: PeerName
+        do {
+            peer = try PeerName(h)
+        } catch {
+            throw .invalidURL(text, reason: "its host is not a valid name: \(error)")
+        }
+        switch peer {
+        case .ip(let bytes):
             ipAddress = bytes
-            host = PeerName.ip(bytes).description
-        } else {
+            host = peer.description
+        case .dns(let name):
             ipAddress = nil
-            host = h.lowercased()
+            host = name
         }
     }
+
+    /// What is wrong with a string Foundation's `URLComponents` refuses, in words: Foundation says nothing.
+    static func reason(unparsable text: String) -> String {
+        if let bad = text.unicodeScalars.first(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) {
+            let what = bad == " " ? "a space" : (bad.properties.isWhitespace ? "white space" : "a control character")
+            return "it contains \(what); remove it, or percent-encode it in a path (%20 for a space)"
+        }
+        let schemeCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.")
+        guard let colon = text.firstIndex(of: ":"), text[..<colon].first?.isLetter == true,
+              text[..<colon].allSatisfy({ schemeCharacters.contains($0) }) else {
+            return "it has no scheme; write it like https://example.com/"
+        }
+        let rest = text[text.index(after: colon)...]
+        guard rest.hasPrefix("//") else { return "it has no host; write it like https://example.com/" }
+        let authority = rest.dropFirst(2).prefix { !"/?#".contains($0) }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        var port: Substring?
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else {
+                return "the IPv6 address '\(hostAndPort)' has no closing ']'; write it like https://[2001:db8::1]/"
+            }
+            let after = hostAndPort[hostAndPort.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return "only a port such as :443 may follow the IPv6 address, not '\(after)'" }
+                port = after.dropFirst()
+            }
+        } else if let c = hostAndPort.lastIndex(of: ":") {
+            port = hostAndPort[hostAndPort.index(after: c)...]
+        }
+        if let port, !port.isEmpty {
+            guard port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return "the port '\(port)' is not a number" }
+            if Int(port).map({ $0 > 65535 }) ?? true { return portOutOfRange(String(port)) }
+        }
+        return "it is not a valid URL (RFC 3986); percent-encode any character a URL cannot hold"
+    }
+
+    static func portOutOfRange(_ port: String) -> String { "the port \(port) is out of range; ports are 0 to 65535" }
 
     public var isIP: Bool { ipAddress != nil }
     /// A name with no dot (`printer`): Apple's "unqualified domain".

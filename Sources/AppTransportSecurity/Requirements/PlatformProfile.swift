@@ -1,19 +1,23 @@
-/// The OS generation whose ATS rules apply. Each iOS profile has a macOS twin with the same rules.
+/// The OS versions whose ATS rules apply. Each iOS profile has a macOS twin with the same rules.
 ///
 /// - `ios9` / `macos10.11`: ATS as introduced; no local-networking, media or web-content keys.
-/// - `ios10` / `macos10.12` (iOS 10 through 16, macOS 10.12 through 13): the newer keys exist and make
+/// - `ios10` / `macos10.12` (iOS 10 through 13, macOS 10.12 through 10.15): the newer keys exist and make
 ///   NSAllowsArbitraryLoads ignored; local hosts (unqualified names, `.local`, IP literals) are exempt.
+/// - `ios14` / `macos11` (iOS 14 through 16, macOS 11 through 13): the same rules, plus NSPinnedDomains.
 /// - `ios17` / `macos14` and later: IP literals are no longer exempt by default; NSExceptionDomains accepts
 ///   IP addresses and CIDR ranges.
 ///
-/// Source: Apple, NSAllowsLocalNetworking and NSExceptionDomains
-/// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nsallowslocalnetworking).
+/// Sources: Apple, NSAllowsLocalNetworking, NSExceptionDomains and NSPinnedDomains
+/// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nsallowslocalnetworking,
+/// https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nspinneddomains).
 public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case ios9
     case ios10
+    case ios14
     case ios17
     case macos10_11 = "macos10.11"
     case macos10_12 = "macos10.12"
+    case macos11
     case macos14
 
     /// The default: the newest rules.
@@ -30,18 +34,28 @@ public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, 
     public var generation: Generation {
         switch self {
         case .ios9, .macos10_11: return .ats1
-        case .ios10, .macos10_12: return .ats2
+        case .ios10, .ios14, .macos10_12, .macos11: return .ats2
         case .ios17, .macos14: return .ats3
+        }
+    }
+
+    /// Whether the system reads NSPinnedDomains: "iOS 14.0+, macOS 11.0+" (NSPinnedDomains page).
+    public var supportsPinnedDomains: Bool {
+        switch self {
+        case .ios9, .ios10, .macos10_11, .macos10_12: return false
+        case .ios14, .ios17, .macos11, .macos14: return true
         }
     }
 
     public var description: String {
         switch self {
         case .ios9: return "iOS 9"
-        case .ios10: return "iOS 10–16"
+        case .ios10: return "iOS 10–13"
+        case .ios14: return "iOS 14–16"
         case .ios17: return "iOS 17 and later"
         case .macos10_11: return "macOS 10.11"
-        case .macos10_12: return "macOS 10.12–13"
+        case .macos10_12: return "macOS 10.12–10.15"
+        case .macos11: return "macOS 11–13"
         case .macos14: return "macOS 14 and later"
         }
     }
@@ -55,14 +69,14 @@ public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, 
         let lower = name.lowercased().replacingOccurrences(of: " ", with: "")
         if lower.hasPrefix("ios"), let major = Int(lower.dropFirst(3).split(separator: ".").first ?? "") {
             guard major >= 9 else { return nil }
-            self = major >= 17 ? .ios17 : (major >= 10 ? .ios10 : .ios9)
+            self = major >= 17 ? .ios17 : (major >= 14 ? .ios14 : (major >= 10 ? .ios10 : .ios9))
             return
         }
         if lower.hasPrefix("macos") {
             let parts = lower.dropFirst(5).split(separator: ".").compactMap { Int($0) }
             guard let major = parts.first else { return nil }
             if major >= 14 { self = .macos14; return }
-            if major >= 11 { self = .macos10_12; return }
+            if major >= 11 { self = .macos11; return }
             guard major == 10, parts.count > 1, parts[1] >= 11 else { return nil }
             self = parts[1] >= 12 ? .macos10_12 : .macos10_11
             return

@@ -50,7 +50,14 @@ public struct RequirementsResolver: Sendable {
         if let off = globalExemption(context: context, notes: &notes) {
             return unrestricted(target: target, url: url, context: context, because: off, pins: pins, notes: notes)
         }
-        let reason = arbitraryLoadsIgnoredReason().map { "ATS default; \($0)" } ?? "ATS default"
+        var reason = arbitraryLoadsIgnoredReason().map { "ATS default; \($0)" } ?? "ATS default"
+        var globalKeys: [ATSKey] = [.allowsArbitraryLoads]
+        if context == .media { globalKeys.append(.allowsArbitraryLoadsForMedia) }
+        if context == .webContent { globalKeys.append(.allowsArbitraryLoadsInWebContent) }
+        if target.isIP || target.isUnqualifiedName || target.isDotLocalName { globalKeys.append(.allowsLocalNetworking) }
+        for key in globalKeys {
+            if let ignored = ignoredValue(of: key, in: PlistKeyPath([])) { reason += "; \(ignored.why)" }
+        }
         return enforced(target: target, url: url, context: context, entry: nil, allowsHTTP: nil, minimumTLS: nil,
                         forwardSecrecy: nil, defaultRule: reason, entryRule: "", pins: pins, notes: notes)
     }
@@ -155,13 +162,20 @@ public struct RequirementsResolver: Sendable {
                           allowsHTTP: Setting<Bool>?, minimumTLS: Setting<TLSVersion>?, forwardSecrecy: Setting<Bool>?,
                           defaultRule: String, entryRule: String, pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
         let defaultProvenance = Provenance(keyPath: entry?.keyPath, rule: defaultRule)
-        func decided<T>(_ setting: Setting<T>?, default value: T) -> Decided<T> {
-            guard let setting else { return Decided(value, defaultProvenance) }
-            return Decided(setting.value, Provenance(keyPath: setting.keyPath, rule: entryRule))
+        func decided<T>(_ setting: Setting<T>?, default value: T, keys: [ATSKey]) -> Decided<T> {
+            if let setting { return Decided(setting.value, Provenance(keyPath: setting.keyPath, rule: entryRule)) }
+            // A key written with a wrong type or value is present, not absent: say so rather than "does not set it".
+            if let entry, let ignored = keys.lazy.compactMap({ ignoredValue(of: $0, in: entry.keyPath) }).first {
+                return Decided(value, Provenance(keyPath: ignored.keyPath, rule: "ATS default; \(ignored.why)"))
+            }
+            return Decided(value, defaultProvenance)
         }
-        let http = decided(allowsHTTP, default: false)
-        let tls = decided(minimumTLS, default: TLSVersion.atsDefault)
-        let fs = decided(forwardSecrecy, default: true)
+        let http = decided(allowsHTTP, default: false, keys: [.exceptionAllowsInsecureHTTPLoads, .temporaryExceptionAllowsInsecureHTTPLoads,
+                                                              .thirdPartyExceptionAllowsInsecureHTTPLoads])
+        let tls = decided(minimumTLS, default: TLSVersion.atsDefault, keys: [.exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion,
+                                                                             .thirdPartyExceptionMinimumTLSVersion])
+        let fs = decided(forwardSecrecy, default: true, keys: [.exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy,
+                                                               .thirdPartyExceptionRequiresForwardSecrecy])
         var suites = tls.value <= .tls12 ? CipherSuite.atsForwardSecrecy : []
         if !fs.value && tls.value <= .tls12 { suites += CipherSuite.atsRSAKeyExchange }
         suites += CipherSuite.tls13
@@ -207,6 +221,22 @@ public struct RequirementsResolver: Sendable {
             pins: pins, notes: notes)
     }
 
+    /// Why `key`, written in the dictionary at `parent`, has no value: its type or its value is wrong.
+    private func ignoredValue(of key: ATSKey, in parent: PlistKeyPath) -> (keyPath: PlistKeyPath, why: String)? {
+        let path = parent.appending(key.rawValue)
+        for issue in configuration.issues where issue.keyPath == path {
+            switch issue.kind {
+            case .wrongType(_, let expected, let found):
+                return (path, "\(key.rawValue) is present but is \(found.snippet), not a \(expected), so it is ignored")
+            case .invalidValue(_, let value, _, _):
+                return (path, "\(key.rawValue) is present but '\(value)' is not one of its values, so it is ignored")
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
     /// Certificate Transparency: enforced by the system from iOS 12.1 / macOS 10.14.2 whatever the plist says;
     /// on iOS 9 only when NSRequiresCertificateTransparency is YES.
     private func ctRequired(entry: ExceptionDomain?) -> Bool {
@@ -217,6 +247,10 @@ public struct RequirementsResolver: Sendable {
     private func pinRequirement(for target: ConnectionTarget) -> Decided<PinRequirement?> {
         guard let (entry, sub) = matchingPinnedDomain(for: target) else {
             return Decided(nil, Provenance(rule: "no NSPinnedDomains entry matches"))
+        }
+        guard profile.supportsPinnedDomains else {
+            return Decided(nil, Provenance(keyPath: entry.keyPath,
+                                           rule: "NSPinnedDomains is ignored on \(profile); the system reads it from iOS 14 / macOS 11"))
         }
         let pins = PinRequirement(domain: entry.name, includesSubdomains: entry.coversSubdomains,
                                   caIdentities: entry.caIdentities, leafIdentities: entry.leafIdentities)

@@ -26,25 +26,28 @@ public struct SARIFReportRenderer: Sendable {
             ]
         }
         let results: [[String: Any]] = report.findings.map { f in
-            // Lines inside an archive member are not lines of the artifact GitHub shows: point at the
-            // artifact's first line and name the member and position in the message instead.
-            let ownLocation = f.member == nil ? f.location : nil
+            // A member of an .app folder is a file of its own: it is the artifact. Lines inside an .ipa's member
+            // are not lines of the artifact GitHub shows: point at the archive's first line and name the member
+            // and position in the message instead.
+            let archived = f.member != nil && f.memberInArchive
+            let ownLocation = archived ? nil : f.location
+            let artifact = f.member.map { archived ? f.file : Self.join(f.file, $0) } ?? f.file
             var region: [String: Any] = ["startLine": ownLocation?.line ?? 1]
             if let c = ownLocation?.column { region["startColumn"] = c }
             var location: [String: Any] = [
                 "physicalLocation": [
-                    "artifactLocation": ["uri": Self.uri(f.file)],
+                    "artifactLocation": ["uri": Self.uri(artifact)],
                     "region": region,
                 ],
             ]
             var logical: [[String: Any]] = []
-            if let member = f.member { logical.append(["name": member, "kind": "module"]) }
+            if archived, let member = f.member { logical.append(["name": member, "kind": "module"]) }
             if let keyPath = f.keyPath, !keyPath.components.isEmpty {
                 logical.append(["fullyQualifiedName": keyPath.components.joined(separator: "/"), "kind": "member"])
             }
             if !logical.isEmpty { location["logicalLocations"] = logical }
             var text = f.message
-            if let member = f.member { text += " (in \(member)\(f.location.map { ", line \($0.line)" } ?? ""))" }
+            if archived, let member = f.member { text += " (in \(member)\(f.location.map { ", line \($0.line)" } ?? ""))" }
             text += ". Fix: \(f.fix)"
             let fingerprint = [f.rule.id, f.file, f.member ?? "", f.keyPath?.description ?? "", f.domain ?? ""].joined(separator: "|")
             return [
@@ -75,6 +78,11 @@ public struct SARIFReportRenderer: Sendable {
             return #"{"version":"2.1.0","runs":[]}"#
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A folder and a path inside it: `My.app` + `Info.plist` → `My.app/Info.plist`.
+    static func join(_ folder: String, _ member: String) -> String {
+        folder.hasSuffix("/") ? folder + member : folder + "/" + member
     }
 
     /// A relative URI reference for a path: forward slashes, percent-encoded, no leading `./`.
