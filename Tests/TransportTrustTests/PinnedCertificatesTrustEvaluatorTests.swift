@@ -34,6 +34,17 @@ import Testing
         #expect(await PinnedCertificatesTrustEvaluator(certificates: [leaf.input], acceptSelfSignedCertificates: true, engine: engine).evaluate(t).isTrusted)
     }
 
+    @Test func theAnchorsItSetsStayForTheEvaluatorsAfterItInAComposite() async {
+        // Alamofire's evaluators share one SecTrust: a pinned self-signed certificate is an anchor for the next one too.
+        let leaf = PinningFixtures.selfSignedLeaf()
+        let t = PKI.trust([leaf], anchors: [PKI.root("Other")])
+        let pinned = PinnedCertificatesTrustEvaluator(certificates: [leaf.input], acceptSelfSignedCertificates: true, engine: engine)
+        let v = await CompositeTrustEvaluator([pinned, DefaultTrustEvaluator(engine: engine)]).evaluate(t)
+        #expect(v.isTrusted, "\(v.failures)")
+        // Before it, they do not apply.
+        #expect(await !CompositeTrustEvaluator([DefaultTrustEvaluator(engine: engine), pinned]).evaluate(t).isTrusted)
+    }
+
     @Test func validateHostChecksTheName() async {
         let wrong = PKI.trust([pki.leaf, pki.intermediate], anchors: [pki.root], policy: PKI.ssl("other.example.com"))
         let strict = PinnedCertificatesTrustEvaluator(certificates: [pki.root.input], engine: engine)

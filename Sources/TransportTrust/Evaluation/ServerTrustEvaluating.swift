@@ -6,6 +6,17 @@
 public protocol ServerTrustEvaluating: Sendable {
     /// Evaluates `trust`. Implementations must fail closed: any error is a failure in the verdict.
     func evaluate(_ trust: ServerTrust) async -> TrustVerdict
+
+    /// The trust as this evaluator leaves it for the evaluators after it in a ``CompositeTrustEvaluator``.
+    ///
+    /// Alamofire's evaluators share one `SecTrust`, and what one sets there stays for the next: the anchors that
+    /// `PinnedCertificatesTrustEvaluator` installs for self-signed certificates, in particular. The default leaves
+    /// the trust unchanged.
+    func adjusting(_ trust: ServerTrust) -> ServerTrust
+}
+
+extension ServerTrustEvaluating {
+    public func adjusting(_ trust: ServerTrust) -> ServerTrust { trust }
 }
 
 /// Chain validation under the trust's own policy: what `SecTrustEvaluateWithError` does.
@@ -27,7 +38,8 @@ public struct DefaultTrustEvaluator: ServerTrustEvaluating {
 }
 
 /// Runs evaluators in order; trust needs every one of them. The verdict's chain and anchor are the first
-/// evaluator's, and failures and notes from all are kept, so a refusal lists every reason.
+/// evaluator's, and failures and notes from all are kept, so a refusal lists every reason. Each evaluator sees
+/// the trust as the ones before it left it (``ServerTrustEvaluating/adjusting(_:)``), as on one `SecTrust`.
 public struct CompositeTrustEvaluator: ServerTrustEvaluating {
     public var evaluators: [any ServerTrustEvaluating]
 
@@ -38,11 +50,17 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
             return .refused(TrustFailure(.policy, certificate: nil, "no trust evaluator was configured; refusing rather than trusting by default"))
         }
         var verdict = await first.evaluate(trust)
+        var trust = first.adjusting(trust)
         for evaluator in evaluators.dropFirst() {
             let next = await evaluator.evaluate(trust)
+            trust = evaluator.adjusting(trust)
             verdict = verdict.adding(next.failures, notes: next.notes)
             if verdict.chain.isEmpty { verdict.chain = next.chain }
         }
         return verdict
+    }
+
+    public func adjusting(_ trust: ServerTrust) -> ServerTrust {
+        evaluators.reduce(trust) { $1.adjusting($0) }
     }
 }

@@ -30,8 +30,7 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
         guard !certificates.isEmpty else {
             return .refused(TrustFailure(.policy, certificate: nil, "no pinned certificates were given (noCertificatesFound); give at least one"))
         }
-        var trust = trust
-        if let anchors { trust.anchors = anchors }
+        let trust = adjusting(trust)
         let verdict = await AlamofireValidation.run(trust, performDefaultValidation: performDefaultValidation, validateHost: validateHost, engine: engine)
         guard verdict.isTrusted else { return verdict }
         if verdict.chain.contains(where: { pinned.contains($0.der) }) { return verdict }
@@ -40,5 +39,14 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
         return .refused(TrustFailure(.pinMismatch, certificate: nil,
             "certificatePinningFailed: " + set.mismatchMessage(host: trust.policy.host?.description, chain: chain, unmatched: [.any])),
             chain: verdict.chain)
+    }
+
+    /// With `acceptSelfSignedCertificates`, the pinned certificates are the anchors, for this evaluator and the ones
+    /// after it in a composite (Alamofire sets them on the shared `SecTrust`).
+    public func adjusting(_ trust: ServerTrust) -> ServerTrust {
+        guard let anchors else { return trust }
+        var trust = trust
+        trust.anchors = anchors
+        return trust
     }
 }
