@@ -146,11 +146,16 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         return pins.filter { seen.insert($0).inserted }
     }
 
+    /// Whether `certificate` is a CA: its basicConstraints, read from the DER so that certificates swift-certificates
+    /// cannot parse (RSA-1024, RSA-PSS) are judged the same way. A v1 or v2 certificate has no extensions; a
+    /// self-issued one is a root (RFC 5280 §6.1.4 (k) leaves v1 CAs to out-of-band trust, as anchors are).
     static func isCA(_ certificate: InputCertificate, summary: CertificateSummary) -> Bool {
-        if certificate.certificate != nil { return summary.isCertificateAuthority }
-        // swift-certificates could not parse it (RSA-1024, RSA-PSS): a self-issued certificate is taken as a CA.
-        guard let raw = certificate.raw else { return false }
-        return raw.subject == raw.issuer
+        guard let raw = certificate.raw else { return summary.isCertificateAuthority }
+        switch raw.basicConstraints {
+        case .isCertificateAuthority?: return true
+        case .notCertificateAuthority?: return false
+        case nil: return raw.version < 3 && raw.subject == raw.issuer
+        }
     }
 
     // MARK: Checking a chain

@@ -1,7 +1,9 @@
 import TestSupport
 import ATSCommandLine
 import Foundation
+import SwiftASN1
 import Testing
+import X509
 
 @testable import TransportTrust
 
@@ -55,6 +57,42 @@ import Testing
         let leafConfig = try PinConfigurationFormat.read(Array(withLeaf.out.utf8), source: "snippet").configuration
         #expect(leafConfig.hosts[0].pinSet.allPins.contains(PinningFixtures.sha256Pin(pki.leaf)))
         #expect(withLeaf.err.contains("example.com"))
+    }
+
+    /// basicConstraints is read from the DER, so a CA swift-certificates cannot parse (an RSA-1024 intermediate) is a
+    /// CA, and a v1 self-signed root, which has no extensions, is a CA too: the ATS snippet pins both as CAs. A v3
+    /// self-signed certificate without basicConstraints stays a leaf, and so does an RSA-1024 leaf.
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func caRolesComeFromTheDERAndV1RootsAreCAs() async throws {
+        let tool = try OpenSSLTool()
+        _ = try tool.export(pki.root, as: "root")
+        try tool.newKey("weakca", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let weakCA = try tool.issue("weakca", cn: "Weak Intermediate CA", issuer: "root", extensions: OpenSSLTool.caExtensions)
+        try tool.newKey("weakleaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let weakLeaf = try tool.issue("weakleaf", cn: "www.example.com", issuer: "root", extensions: OpenSSLTool.leafExtensions)
+        #expect(weakCA.certificate == nil && weakLeaf.certificate == nil, "swift-certificates cannot parse RSA-1024 certificates")
+        func selfSigned(_ cn: String, version: Certificate.Version) throws -> InputCertificate {
+            let key = TestKey.p256()
+            let cert = try Certificate(version: version, serialNumber: PKI.serial(), publicKey: key.publicKey, notValidBefore: PKI.notBefore,
+                                       notValidAfter: PKI.notAfter, issuer: PKI.name(cn), subject: PKI.name(cn),
+                                       signatureAlgorithm: key.defaultSignatureAlgorithm, extensions: Certificate.Extensions(),
+                                       issuerPrivateKey: key.certificateKey)
+            var der = DER.Serializer()
+            try der.serialize(cert)
+            return try InputCertificate(der: der.serializedBytes)
+        }
+        let v1Root = try selfSigned("V1 Root", version: .v1)
+        let v3NoExtensions = try selfSigned("device.example.com", version: .v3)
+        #expect(v1Root.raw?.version == 1 && v3NoExtensions.raw?.version == 3)
+        let file = try dir.write("mixed.pem", [weakLeaf, weakCA, v1Root, v3NoExtensions].map {
+            PEMDocument(type: "CERTIFICATE", derBytes: $0.der).pemString + "\n"
+        }.joined())
+        let r = await run([file, "--format", "json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]], "\(r.err)")
+        #expect(rows.map { $0["isCertificateAuthority"] as? Bool } == [false, true, true, false])
+        let ats = await run([file, "--format", "ats", "--host", "api.example.com"])
+        let set = try #require(try PinConfigurationFormat.read(Array(ats.out.utf8), source: "snippet").configuration.hosts.first?.pinSet)
+        #expect(Set(set.caPins) == [try Pin.spkiSHA256(of: weakCA), try Pin.spkiSHA256(of: v1Root)])
     }
 
     @Test func checksAChainAgainstPins() async throws {
