@@ -136,7 +136,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             out.write(text)
             if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
             if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
-            for w in warnings where w.code != .lossyConversion || target == .ats { out.error("\(w)\n") }
+            for w in warnings { out.error("\(w)\n") }
             out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
         }
     }

@@ -95,6 +95,18 @@ import X509
         #expect(Set(set.caPins) == [try Pin.spkiSHA256(of: weakCA), try Pin.spkiSHA256(of: v1Root)])
     }
 
+    /// Only OkHttp has a one-label wildcard: every other format widens `*.example.com` to the name and all its
+    /// subdomains, and says so.
+    @Test(arguments: [("ats", true), ("trustkit", true), ("trustkit-json", true), ("android", true), ("okhttp", false)])
+    func aOneLabelWildcardThatIsWidenedIsAWarning(format: String, widened: Bool) async throws {
+        let (chain, root) = try files()
+        let r = await run([chain, root, "--format", format, "--host", "*.example.com"])
+        #expect(r.status == 0)
+        #expect(r.err.contains("no one-label wildcard") == widened, "\(format): \(r.err)")
+        let pattern = try PinConfigurationFormat.read(Array(r.out.utf8), source: "snippet").configuration.hosts.first?.pattern
+        #expect(pattern?.kind == (widened ? .subdomains : .oneLabel))
+    }
+
     @Test func checksAChainAgainstPins() async throws {
         let (chain, root) = try files()
         let base = [chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
