@@ -88,6 +88,27 @@ import Testing
         #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array("# nothing\n".utf8), source: "empty.txt") }
     }
 
+    /// The format is told by the document's structure: an Android file whose licence comment runs past the first
+    /// kilobytes is still Android, and an OkHttp file whose comment names <network-security-config> is still OkHttp.
+    @Test func detectionReadsTheStructureNotWordsInComments() throws {
+        let header = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!--\n"
+            + String(repeating: "  Licensed under the Apache License, Version 2.0; see the LICENSE file for the terms.\n", count: 80)
+            + "-->\n<?processing instruction?>\n<!DOCTYPE network-security-config [ <!ENTITY x \"y\"> ]>\n"
+        let android = header + "<network-security-config>\n<domain-config><domain>example.com</domain>"
+            + "<pin-set><pin digest=\"SHA-256\">\(a.base64!)</pin><pin digest=\"SHA-256\">\(b.base64!)</pin></pin-set></domain-config>\n"
+            + "</network-security-config>\n"
+        #expect(header.utf8.count > 6000)
+        #expect(PinConfigurationFormat.detect(Array(android.utf8)) == .android)
+        #expect(try PinConfigurationFormat.read(Array(android.utf8), source: "nsc.xml").configuration.hosts.map(\.pattern.name) == ["example.com"])
+
+        let okhttp = "# exported from our <network-security-config> and <plist>\n// {\"TSKPinnedDomains\"}\napi.example.com \(a) \(b)\n"
+        #expect(PinConfigurationFormat.detect(Array(okhttp.utf8)) == .okhttp)
+        #expect(try PinConfigurationFormat.read(Array(okhttp.utf8), source: "pins.txt").configuration.hosts.first?.pinSet.pins == [a, b])
+
+        #expect(PinConfigurationFormat.detect(Array("\u{FEFF}\n  {\"TSKPinnedDomains\": {}}".utf8)) == .trustKitJSON)
+        #expect(PinConfigurationFormat.detect(Array("<!-- <network-security-config> -->\n<plist><dict/></plist>".utf8)) == .ats)
+    }
+
     @Test func okHttpCommentsDoNotCutPinsWithSlashes() throws {
         let pin = Pin.spkiSHA256(Array(repeating: 0xFF, count: 32))  // base64 "//////…"
         let text = "// header\nexample.com \(pin) // trailing\n"
