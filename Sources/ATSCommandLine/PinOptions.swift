@@ -17,7 +17,10 @@ struct PinOptions: ParsableArguments {
 
     /// The pinned host these options describe for `host`, or nil when no pins were given.
     /// A pin file's entry for the host supplies the pattern, enforcement and expiry; `--pin` hashes are added to it.
-    func pinnedHost(for host: String?, output out: Output) throws -> (pattern: HostPattern?, pinSet: PinSet)? {
+    /// The whole pin file is validated first under its own system's rules, as that system would at start-up: an
+    /// error refuses it, and warnings (an expired set, a legacy pin) are printed.
+    /// - Parameter now: the time an expiration date is judged against.
+    func pinnedHost(for host: String?, now: Date = Date(), output out: Output) throws -> (pattern: HostPattern?, pinSet: PinSet)? {
         if isEmpty { return nil }
         var pinSet = PinSet()
         var pattern: HostPattern?
@@ -27,7 +30,8 @@ struct PinOptions: ParsableArguments {
         }
         if let pinFile {
             let (config, warnings) = try PinConfigurationFormat.read(path: pinFile)
-            for w in warnings { out.error("\(w)\n") }
+            let checks = try config.validate(now: now, source: InputFile.source(pinFile))
+            for w in warnings + checks { out.error("\(w)\n") }
             let entry: PinnedHost?
             if let host { entry = config.entry(for: host) } else { entry = config.hosts.count == 1 ? config.hosts.first : nil }
             guard let entry else {
@@ -45,8 +49,8 @@ struct PinOptions: ParsableArguments {
     }
 
     /// A pin-set evaluator that runs `validation` first, or nil when no pins were given.
-    func evaluator(for host: String?, validation: any ServerTrustEvaluating, output out: Output) throws -> PinSetEvaluator? {
-        guard let (pattern, pinSet) = try pinnedHost(for: host, output: out) else { return nil }
+    func evaluator(for host: String?, now: Date = Date(), validation: any ServerTrustEvaluating, output out: Output) throws -> PinSetEvaluator? {
+        guard let (pattern, pinSet) = try pinnedHost(for: host, now: now, output: out) else { return nil }
         return pattern.map { PinSetEvaluator(PinnedHost($0, pinSet), validation: validation) }
             ?? PinSetEvaluator(pinSet: pinSet, validation: validation)
     }

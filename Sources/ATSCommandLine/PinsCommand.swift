@@ -132,12 +132,21 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             } else {
                 set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
             }
-            let (text, warnings) = target.write(PinConfiguration([PinnedHost(pattern, set)]))
+            // The snippet is checked by the target system's rules, so that it is not one that system refuses. Its backup
+            // pin is the one thing left to the user, so a missing one is said below rather than refused.
+            let snippet = PinConfiguration([PinnedHost(pattern, set)], rules: target.rules.subtracting(.backupPin))
+            let checks: [PinConfigurationWarning]
+            do { checks = try snippet.validate() } catch { throw InputError("--host: \(error)") }
+            let (text, warnings) = target.write(snippet)
             out.write(text)
             if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
             if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
-            for w in warnings { out.error("\(w)\n") }
-            out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
+            for w in checks + warnings { out.error("\(w)\n") }
+            if target.rules.contains(.backupPin) && Set(set.allPins).count < 2 {
+                out.error("warning: TrustKit refuses an enforced pin set with fewer than two pins: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to) before you use this snippet.\n")
+            } else {
+                out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
+            }
         }
     }
 
@@ -173,7 +182,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
-        guard let evaluator = try pinOptions.evaluator(for: host, validation: validation, output: out) else {
+        guard let evaluator = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out) else {
             throw InputError("check mode needs --pin or --pin-file")
         }
         let verdict = await evaluator.evaluate(trust)

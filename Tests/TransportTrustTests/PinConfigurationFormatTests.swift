@@ -22,6 +22,7 @@ import Testing
         #expect(PinConfigurationFormat.detect(Array(text.utf8)) == format)
         let (back, warnings) = try PinConfigurationFormat.read(Array(text.utf8), source: "x")
         #expect(warnings.isEmpty)
+        #expect(back.rules == format.rules, "a file is validated by its own system's rules")
         #expect(back.hosts.map(\.pattern) == sample.hosts.map(\.pattern))
         #expect(back.hosts.map { Set($0.pinSet.allPins) } == sample.hosts.map { Set($0.pinSet.allPins) })
         if format == .trustKit || format == .trustKitJSON {

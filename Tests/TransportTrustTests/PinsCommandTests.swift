@@ -107,6 +107,26 @@ import X509
         #expect(pattern?.kind == (widened ? .subdomains : .oneLabel))
     }
 
+    /// A snippet is checked by its target system's rules before it is printed: TrustKit refuses includeSubdomains on
+    /// a public suffix, ATS has no such rule. A single pin is left for the user to complete, with a warning for
+    /// TrustKit, which refuses an enforced set without a backup pin.
+    @Test func snippetsAreCheckedByTheirTargetSystemsRules() async throws {
+        let (chain, root) = try files()
+        for format in ["trustkit", "trustkit-json"] {
+            let refused = await run([chain, root, "--format", format, "--host", "co.uk", "--include-subdomains"])
+            #expect(refused.status == 2)
+            #expect(refused.out.isEmpty)
+            #expect(refused.err.contains("public suffix 'co.uk'"), "\(refused.err)")
+            let single = await run([dir.file("chain.pem"), "--format", format, "--host", "api.example.com"])
+            #expect(single.status == 0)
+            #expect(single.err.contains("TrustKit refuses an enforced pin set with fewer than two pins"))
+        }
+        #expect(await run([chain, root, "--format", "ats", "--host", "co.uk", "--include-subdomains"]).status == 0)
+        #expect(await run([chain, root, "--format", "android", "--host", "co.uk", "--include-subdomains"]).status == 0)
+        let two = await run([chain, root, "--format", "trustkit", "--host", "api.example.com"])
+        #expect(!two.err.contains("TrustKit refuses"))
+    }
+
     @Test func checksAChainAgainstPins() async throws {
         let (chain, root) = try files()
         let base = [chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]

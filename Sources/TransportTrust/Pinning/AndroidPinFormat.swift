@@ -28,7 +28,7 @@ enum AndroidPinFormat {
             throw PinConfigurationError(.malformedDocument, source: source, "the root element is not <network-security-config>",
                 fix: "Put the <domain-config> elements inside <network-security-config>")
         }
-        return (PinConfiguration(delegate.hosts), delegate.warnings)
+        return (PinConfiguration(delegate.hosts, rules: .android), delegate.warnings)
     }
 
     /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil when all of them do.

@@ -43,7 +43,7 @@ enum OkHttpPinFormat {
             throw PinConfigurationError(.emptyPinSet, source: source, "the file has no pins",
                 fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
         }
-        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }), warnings)
+        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }, rules: .okhttp), warnings)
     }
 
     static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {

@@ -14,10 +14,21 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
     /// An Android Network Security Config with `<domain-config>` and `<pin-set>`.
     case android
 
+    /// The checks its own system makes, which ``PinConfiguration/validate(now:source:)`` applies to a
+    /// configuration read in this format.
+    public var rules: PinValidationRules {
+        switch self {
+        case .ats: return .ats
+        case .trustKit, .trustKitJSON: return .trustKit
+        case .okhttp: return .okhttp
+        case .android: return .android
+        }
+    }
+
     /// Reads `bytes`, guessing the format when `format` is nil.
     /// - Parameter source: the file name, for error messages.
     /// - Returns: the configuration and any warnings (legacy SHA-1 pins, for example). The configuration is read
-    ///   but not validated; call ``PinConfiguration/validate(now:source:)``.
+    ///   but not validated; call ``PinConfiguration/validate(now:source:)``, which applies the format's ``rules``.
     public static func read(_ bytes: [UInt8], source: String, format: PinConfigurationFormat? = nil)
         throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
     {

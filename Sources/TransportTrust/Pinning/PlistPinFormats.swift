@@ -102,7 +102,7 @@ enum PlistPinFormats {
             }
             hosts.append(PinnedHost(pattern, set))
         }
-        return (PinConfiguration(hosts), [])
+        return (PinConfiguration(hosts, rules: .ats), [])
     }
 
     static func readTrustKit(_ bytes: [UInt8], source: String, json: Bool) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
@@ -163,7 +163,7 @@ enum PlistPinFormats {
         for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
             warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
         } }
-        return (PinConfiguration(hosts), warnings)
+        return (PinConfiguration(hosts, rules: .trustKit), warnings)
     }
 
     // MARK: Writing

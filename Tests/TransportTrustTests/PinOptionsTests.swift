@@ -1,0 +1,87 @@
+import TestSupport
+import ATSCommandLine
+import Foundation
+import Testing
+
+@testable import TransportTrust
+
+/// `--pin`, `--pin-file` and `--pin-scope`, the options `ats verify`, `ats pins` and `ats fetch` share, driven
+/// through `ats verify` in-process.
+@Suite struct PinOptionsTests {
+    let dir = try! TemporaryDirectory()
+    let pki = PKI.chain(dns: ["www.example.com", "api.example.com"])
+    static let at = ISO8601DateFormatter().string(from: PKI.now)
+    var intermediate: String { PinningFixtures.hash(pki.intermediate) }
+    var unrelated: String { PinningFixtures.unrelated.base64 ?? "" }
+    var unrelated2: String { PinningFixtures.unrelated2.base64 ?? "" }
+
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    func verify(host: String = "api.example.com", _ arguments: [String]) async throws -> Run {
+        let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: ["verify", chain, "--anchors", root, "--host", host, "--at", Self.at] + arguments,
+                                          output: output)
+        return Run(status: status, out: output.standardOutput, err: output.standardError)
+    }
+
+    // MARK: Validation under the file's own rules
+
+    /// TrustKit refuses these configurations when the app starts, so `--pin-file` refuses them too, with the reason,
+    /// whichever host is checked.
+    @Test func aTrustKitFileIsRefusedWhenTrustKitWouldRefuseIt() async throws {
+        let cases: [(String, PinConfigurationError.Code)] = [
+            ("{\"TSKPinnedDomains\":{\"api.example.com\":{\"TSKEnforcePinning\":true,\"TSKPublicKeyHashes\":[\"\(intermediate)\"]}}}", .missingBackupPin),
+            ("{\"TSKPinnedDomains\":{\"api.example.com\":{\"TSKPublicKeyHashes\":[]}}}", .emptyPinSet),
+            ("{\"TSKPinnedDomains\":{\"example.com\":{\"TSKIncludeSubdomains\":true,\"TSKPublicKeyHashes\":[\"\(intermediate)\",\"\(unrelated)\"]},"
+                + "\"com\":{\"TSKIncludeSubdomains\":true,\"TSKPublicKeyHashes\":[\"\(intermediate)\",\"\(unrelated)\"]}}}", .subdomainsOnPublicSuffix),
+        ]
+        for (json, code) in cases {
+            let file = try dir.write("tk.json", json)
+            let r = try await verify(["--pin-file", file])
+            #expect(r.status == 2, "\(code): \(r.out)\(r.err)")
+            #expect(r.out.isEmpty, "nothing is verified with a refused file")
+            switch code {
+            case .missingBackupPin: #expect(r.err.contains("no backup pin"))
+            case .emptyPinSet: #expect(r.err.contains("has no pins"))
+            default: #expect(r.err.contains("**.com") && r.err.contains("includeSubdomains"))
+            }
+            #expect(r.err.contains("tk.json"))
+        }
+    }
+
+    /// OkHttp, Android and ATS ask for no backup pin and have no public-suffix rule, so their files are not refused
+    /// for TrustKit's rules. ATS does require an identity per pinned domain.
+    @Test func otherFormatsAreValidatedByTheirOwnRules() async throws {
+        let okhttp = try dir.write("pins.txt", "api.example.com sha256/\(intermediate)\n**.com sha256/\(unrelated)\n")
+        #expect(try await verify(["--pin-file", okhttp]).status == 0)
+        let android = try dir.write("nsc.xml", """
+            <network-security-config><domain-config><domain includeSubdomains="true">com</domain>
+            <pin-set><pin digest="SHA-256">\(intermediate)</pin></pin-set></domain-config></network-security-config>
+            """)
+        #expect(try await verify(["--pin-file", android]).status == 0)
+        func ats(_ identities: String) -> String {
+            "<plist><dict><key>NSPinnedDomains</key><dict><key>api.example.com</key><dict>\(identities)</dict></dict></dict></plist>"
+        }
+        let one = try dir.write("one.plist", ats("<key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(intermediate)</string></dict></array>"))
+        #expect(try await verify(["--pin-file", one]).status == 0)
+        let none = try await verify(["--pin-file", try dir.write("none.plist", ats(""))])
+        #expect(none.status == 2)
+        #expect(none.err.contains("has no pins"))
+    }
+
+    /// An expired set is a warning that names the date; the chain is then validated only.
+    @Test func anExpiredSetIsAWarningNamingTheDate() async throws {
+        let file = try dir.write("tk.json", """
+            {"TSKPinnedDomains":{"api.example.com":{"TSKExpirationDate":"2020-03-01","TSKPublicKeyHashes":["\(unrelated)","\(unrelated2)"]}}}
+            """)
+        let r = try await verify(["--pin-file", file])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.err.contains("warning:") && r.err.contains("expired on 2020-03-01"))
+    }
+}
