@@ -15,7 +15,8 @@ struct PinOptions: ParsableArguments {
 
     var isEmpty: Bool { pins.isEmpty && pinFile == nil }
 
-    /// The pinned host these options describe for `host`, or nil when no pins were given.
+    /// The pinned host these options describe for `host`, or nil when they pin nothing for it (no pins given, or a
+    /// pin file that exempts the host): the chain is then validated only.
     /// A pin file's entry for the host supplies the pattern, enforcement and expiry; `--pin` hashes are added to it.
     /// The whole pin file is validated first under its own system's rules, as that system would at start-up: an
     /// error refuses it, and warnings (an expired set, a legacy pin) are printed.
@@ -38,6 +39,11 @@ struct PinOptions: ParsableArguments {
                 if host == nil { throw InputError("\(pinFile) pins \(config.hosts.count) hosts; give --host to choose one") }
                 throw InputError("\(pinFile) has no pins for \(host ?? ""); its patterns are: \(config.hosts.map(\.pattern.description).joined(separator: ", "))")
             }
+            if entry.isExempt {
+                // TrustKit's excluded subdomain, Android's domain-config without pins: covered, and not pinned.
+                out.error("note: \(InputFile.source(pinFile)) exempts \(host ?? entry.pattern.name) from pinning (\(entry.pattern)); its chain is validated only\n")
+                return pinSet.allPins.isEmpty ? nil : (pattern, pinSet)
+            }
             pattern = entry.pattern
             pinSet.pins += entry.pinSet.pins
             pinSet.caPins += entry.pinSet.caPins
@@ -48,7 +54,7 @@ struct PinOptions: ParsableArguments {
         return (pattern, pinSet)
     }
 
-    /// A pin-set evaluator that runs `validation` first, or nil when no pins were given.
+    /// A pin-set evaluator that runs `validation` first, or nil when the options pin nothing for `host`.
     func evaluator(for host: String?, now: Date = Date(), validation: any ServerTrustEvaluating, output out: Output) throws -> PinSetEvaluator? {
         guard let (pattern, pinSet) = try pinnedHost(for: host, now: now, output: out) else { return nil }
         return pattern.map { PinSetEvaluator(PinnedHost($0, pinSet), validation: validation) }

@@ -182,9 +182,9 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
-        guard let evaluator = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out) else {
-            throw InputError("check mode needs --pin or --pin-file")
-        }
+        // No evaluator: the pin file pins nothing for this host, so the chain is validated only, as its system would.
+        let evaluator: any ServerTrustEvaluating = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out)
+            ?? validation
         let verdict = await evaluator.evaluate(trust)
         out.write(json ? VerdictRendering.json(verdict) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
         return verdict.isTrusted ? 0 : 1

@@ -110,6 +110,40 @@ import Testing
         #expect(PinConfigurationFormat.detect(Array("<!-- <network-security-config> -->\n<plist><dict/></plist>".utf8)) == .ats)
     }
 
+    /// TrustKit's kTSKExcludeSubdomainFromParentPolicy: the domain is not pinned and needs no hashes. TrustKit's
+    /// constant is the string "kSKExcludeSubdomainFromParentPolicy"; the spelling its name suggests is read too,
+    /// with a warning that TrustKit itself would not.
+    @Test(arguments: ["kSKExcludeSubdomainFromParentPolicy", "TSKExcludeSubdomainFromParentPolicy"])
+    func trustKitExcludedSubdomainsAreExemptFromTheParentsPins(key: String) throws {
+        let json = """
+            {"TSKPinnedDomains": {
+              "example.com": {"TSKIncludeSubdomains": true, "TSKPublicKeyHashes": ["\(a.base64!)", "\(b.base64!)"]},
+              "api.example.com": {"\(key)": true}
+            }}
+            """
+        let (config, warnings) = try PinConfigurationFormat.read(Array(json.utf8), source: "tk.json")
+        #expect(try config.validate(now: PKI.now).isEmpty)
+        #expect(config.entry(for: "api.example.com")?.isExempt == true)
+        #expect(config.entry(for: "www.example.com")?.pinSet.pins == [a, b])
+        #expect(config.entry(for: "deep.api.example.com")?.isExempt == false, "TrustKit exempts the exact name")
+        #expect(warnings.map(\.code) == (key.hasPrefix("TSK") ? [.differsFromSource] : []))
+        // Written back with the key TrustKit reads, and nothing else in the entry.
+        for format in [PinConfigurationFormat.trustKit, .trustKitJSON] {
+            let (text, lossy) = format.write(config)
+            #expect(lossy.isEmpty)
+            let back = try PinConfigurationFormat.read(Array(text.utf8), source: "out")
+            #expect(back.warnings.isEmpty)
+            #expect(back.configuration.entry(for: "api.example.com") == .exempt(try HostPattern("api.example.com")))
+        }
+        // Formats that cannot exempt a host say so.
+        for format in [PinConfigurationFormat.ats, .okhttp] {
+            #expect(format.write(config).warnings.contains { $0.message.contains("cannot exempt") })
+        }
+        // TrustKit refuses an excluded domain with other keys.
+        let extra = "{\"TSKPinnedDomains\": {\"api.example.com\": {\"\(key)\": true, \"TSKEnforcePinning\": true}}}"
+        #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array(extra.utf8), source: "tk.json") }
+    }
+
     @Test func okHttpCommentsDoNotCutPinsWithSlashes() throws {
         let pin = Pin.spkiSHA256(Array(repeating: 0xFF, count: 32))  // base64 "//////…"
         let text = "// header\nexample.com \(pin) // trailing\n"

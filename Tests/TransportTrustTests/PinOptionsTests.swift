@@ -84,4 +84,20 @@ import Testing
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(r.err.contains("warning:") && r.err.contains("expired on 2020-03-01"))
     }
+
+    // MARK: Hosts the file does not pin
+
+    /// TrustKit's excluded subdomain is not pinned: its chain is validated only, with a note; its parent stays pinned.
+    @Test func aTrustKitExcludedSubdomainIsValidatedOnly() async throws {
+        let file = try dir.write("tk.json", """
+            {"TSKPinnedDomains":{"example.com":{"TSKIncludeSubdomains":true,"TSKPublicKeyHashes":["\(unrelated)","\(unrelated2)"]},
+             "api.example.com":{"kSKExcludeSubdomainFromParentPolicy":true}}}
+            """)
+        let api = try await verify(["--pin-file", file])
+        #expect(api.status == 0, "\(api.out)\(api.err)")
+        #expect(api.err.contains("exempts api.example.com from pinning"))
+        let www = try await verify(host: "www.example.com", ["--pin-file", file])
+        #expect(www.status == 1)
+        #expect(www.out.contains("pinMismatch"))
+    }
 }

@@ -133,6 +133,15 @@ enum AndroidPinFormat {
         var w: [PinConfigurationWarning] = []
         var s = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<network-security-config>\n"
         for host in configuration.hosts {
+            if host.isExempt {
+                // A domain-config without a pin-set is not pinned, whatever a broader one pins.
+                if host.pattern.kind == .oneLabel {
+                    w.append(PinConfigurationWarning(.lossyConversion, "Android has no one-label wildcard; the exemption of \(host.pattern) was written for \(host.pattern.name) with includeSubdomains"))
+                }
+                let include = host.pattern.kind != .exact ? "true" : "false"
+                s += "    <domain-config>\n        <domain includeSubdomains=\"\(include)\">\(PlistPinFormats.escape(host.pattern.name))</domain>\n    </domain-config>\n"
+                continue
+            }
             if host.pattern.kind == .oneLabel {
                 w.append(PinConfigurationWarning(.lossyConversion, "Android has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with includeSubdomains"))
             }

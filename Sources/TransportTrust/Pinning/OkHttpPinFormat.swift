@@ -50,6 +50,10 @@ enum OkHttpPinFormat {
         var w: [PinConfigurationWarning] = []
         var s = "# OkHttp CertificatePinner pins: pattern sha256/hash. Keep a backup pin for every host.\n"
         for host in configuration.hosts {
+            if host.isExempt {
+                w.append(PinConfigurationWarning(.lossyConversion, "OkHttp cannot exempt a host from a broader pattern; the exemption of \(host.pattern) was left out, so a broader pattern's pins apply to it"))
+                continue
+            }
             if !host.pinSet.caPins.isEmpty || !host.pinSet.leafPins.isEmpty {
                 w.append(PinConfigurationWarning(.lossyConversion, "OkHttp pins match any certificate; the CA and leaf scopes of \(host.pattern) were merged"))
             }

@@ -13,7 +13,8 @@ public struct PinConfiguration: Sendable, Hashable {
         self.rules = rules
     }
 
-    /// The most specific entry that covers `host`, or nil.
+    /// The most specific entry that covers `host`, or nil. An exempt entry (``PinnedHost/isExempt``) is returned
+    /// like any other: the host is covered, and not pinned.
     public func entry(for host: String) -> PinnedHost? {
         guard let canonical = HostPattern.canonical(host) else { return nil }
         return hosts.filter { $0.pattern.matches(canonical: canonical) }.max { $0.pattern.specificity < $1.pattern.specificity }

@@ -4,13 +4,25 @@ import Foundation
 public struct PinnedHost: Sendable, Hashable {
     public var pattern: HostPattern
     public var pinSet: PinSet
+    /// The hosts of the pattern are covered but not pinned: their chain is validated only. Being more specific, the
+    /// entry shadows a broader pinned one: TrustKit's `kTSKExcludeSubdomainFromParentPolicy`, an Android
+    /// `<domain-config>` whose pin set is empty or unset.
+    public var isExempt: Bool
 
     public init(_ pattern: HostPattern, _ pinSet: PinSet) {
         self.pattern = pattern
         self.pinSet = pinSet
+        self.isExempt = false
     }
 
-    /// Checks the entry, as errors rather than log lines. Every format:
+    /// An entry that exempts the hosts of `pattern` from pinning, however broader entries pin them.
+    public static func exempt(_ pattern: HostPattern) -> PinnedHost {
+        var host = PinnedHost(pattern, PinSet())
+        host.isExempt = true
+        return host
+    }
+
+    /// Checks the entry, as errors rather than log lines. An exempt entry has nothing to check. Every format:
     /// - every hash must decode to the right length (32 bytes for SHA-256);
     /// - an expiration date in the past is a warning that names the date;
     /// - legacy SHA-1 pins are warnings.
@@ -24,6 +36,7 @@ public struct PinnedHost: Sendable, Hashable {
         throws(PinConfigurationError) -> [PinConfigurationWarning]
     {
         var warnings: [PinConfigurationWarning] = []
+        if isExempt { return warnings }
         let all = pinSet.allPins
         if all.isEmpty && rules.contains(.pinsRequired) {
             throw PinConfigurationError(.emptyPinSet, source: source, "the pin set for \(pattern) has no pins",
