@@ -175,6 +175,84 @@ import Testing
         #expect(config.entry(for: "api.example.com")?.pinSet.expirationDate == PinDates.parseDay("2031-02-03"))
     }
 
+    /// Android resolves pin sets after reading the whole file: a nested domain-config inherits its parent's pin set
+    /// even when the <pin-set> comes after it.
+    @Test func androidInheritanceDoesNotDependOnDocumentOrder() throws {
+        let xml = """
+            <network-security-config><domain-config><domain>example.com</domain>
+            <domain-config><domain>api.example.com</domain></domain-config>
+            <pin-set><pin digest="SHA-256">\(a.base64!)</pin><pin digest="SHA-256">\(b.base64!)</pin></pin-set>
+            </domain-config></network-security-config>
+            """
+        let config = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml").configuration
+        #expect(config.entry(for: "api.example.com")?.pinSet.pins == [a, b])
+        #expect(config.entry(for: "api.example.com")?.isExempt == false)
+    }
+
+    /// The most specific domain-config applies. One with no pin-set anywhere up its chain, or an empty pin-set, is not
+    /// pinned (Android's checkPins returns when there are no pins), and it shadows a broader pinned domain-config.
+    @Test func androidDomainConfigsWithoutPinsAreExemptAndShadowBroaderOnes() throws {
+        let pins = "<pin-set><pin digest=\"SHA-256\">\(a.base64!)</pin><pin digest=\"SHA-256\">\(b.base64!)</pin></pin-set>"
+        let xml = """
+            <network-security-config>
+            <base-config cleartextTrafficPermitted="false"/>
+            <domain-config><domain includeSubdomains="true">example.com</domain>\(pins)
+              <domain-config><domain>empty.example.com</domain><pin-set></pin-set></domain-config>
+            </domain-config>
+            <domain-config cleartextTrafficPermitted="true"><domain>api.example.com</domain></domain-config>
+            </network-security-config>
+            """
+        let config = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml").configuration
+        #expect(try config.validate(now: PKI.now).isEmpty)
+        #expect(config.entry(for: "api.example.com")?.isExempt == true)
+        #expect(config.entry(for: "empty.example.com")?.isExempt == true)
+        #expect(config.entry(for: "www.example.com")?.pinSet.pins == [a, b])
+        // Written back, the exemptions survive.
+        let (text, _) = PinConfigurationFormat.android.write(config)
+        let back = try PinConfigurationFormat.read(Array(text.utf8), source: "out.xml").configuration
+        #expect(back.entry(for: "api.example.com")?.isExempt == true && back.entry(for: "empty.example.com")?.isExempt == true)
+        #expect(back.entry(for: "www.example.com")?.pinSet.pins == [a, b])
+    }
+
+    /// What Android refuses is refused, with the line: two pin-sets in one domain-config (the last one used to win
+    /// silently), a pin-set outside a domain-config, the same domain twice, a domain-config without a domain.
+    @Test(arguments: [
+        ("<domain-config><domain>x.example.com</domain>\n<pin-set/>\n<pin-set/></domain-config>", 4, "two <pin-set>"),
+        ("<base-config>\n<pin-set/></base-config>", 3, "<pin-set> in <base-config>"),
+        ("<domain-config><domain>x.example.com</domain></domain-config>\n<domain-config><domain includeSubdomains=\"true\">X.example.com</domain></domain-config>", 3, "appears twice"),
+        ("<domain-config>\n<pin-set/>\n</domain-config>", 2, "has no <domain>"),
+    ])
+    func androidRefusesWhatAndroidRefuses(body: String, line: Int, words: String) throws {
+        let xml = "<network-security-config>\n" + body + "</network-security-config>\n"
+        #expect {
+            _ = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml")
+        } throws: { error in
+            guard let error = error as? PinConfigurationError else { return false }
+            return error.line == line && error.description.contains(words)
+        }
+    }
+
+    /// overridePins="true" lets Android skip pins for chains ending at those anchors; here the anchors are unknown,
+    /// so pins are always checked, and a warning says so. Elements Android skips are skipped with all they hold.
+    @Test func androidOverridePinsIsAWarningAndUnknownElementsAreSkipped() throws {
+        let xml = """
+            <network-security-config>
+            <domain-config><domain>example.com</domain>
+            <trust-anchors><certificates src="user" overridePins="true"/><certificates src="system"/></trust-anchors>
+            <pin-set><pin digest="SHA-256">\(a.base64!)</pin></pin-set>
+            <vendor-extension><pin-set><pin digest="SHA-256">\(b.base64!)</pin></pin-set><domain>other.example.com</domain></vendor-extension>
+            </domain-config>
+            <debug-overrides><trust-anchors><certificates src="user"/></trust-anchors></debug-overrides>
+            </network-security-config>
+            """
+        let (config, warnings) = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml")
+        #expect(warnings.map(\.code) == [.differsFromSource])
+        #expect(warnings.first?.line == 3)
+        #expect(warnings.first?.message.contains("overridePins") == true)
+        #expect(config.hosts.map(\.pattern.name) == ["example.com"])
+        #expect(config.entry(for: "example.com")?.pinSet.pins == [a])
+    }
+
     /// Foundation's XMLParser on Linux traps on an element name or processing instruction that is not UTF-8, which
     /// would kill the process; the file is refused first, with the line of the bad byte.
     @Test(arguments: [Array("<domain-config".utf8) + [0xEB], Array("<?xml-".utf8) + [0xC3, 0x28] + Array("?>".utf8)])

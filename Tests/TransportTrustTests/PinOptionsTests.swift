@@ -100,4 +100,17 @@ import Testing
         #expect(www.status == 1)
         #expect(www.out.contains("pinMismatch"))
     }
+
+    /// An Android domain-config with an empty pin-set is not pinned, as on Android, where it failed as a mismatch.
+    @Test func anAndroidDomainConfigWithAnEmptyPinSetIsValidatedOnly() async throws {
+        let file = try dir.write("nsc.xml", """
+            <network-security-config><domain-config><domain includeSubdomains="true">example.com</domain>
+            <pin-set><pin digest="SHA-256">\(unrelated)</pin></pin-set>
+            <domain-config><domain>api.example.com</domain><pin-set></pin-set></domain-config></domain-config></network-security-config>
+            """)
+        let r = try await verify(["--pin-file", file])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.err.contains("exempts api.example.com from pinning"))
+        #expect(try await verify(host: "www.example.com", ["--pin-file", file]).status == 1)
+    }
 }
