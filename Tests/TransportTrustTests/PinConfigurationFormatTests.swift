@@ -23,6 +23,7 @@ import Testing
         let (back, warnings) = try PinConfigurationFormat.read(Array(text.utf8), source: "x")
         #expect(warnings.isEmpty)
         #expect(back.rules == format.rules, "a file is validated by its own system's rules")
+        #expect(back.matching == format.matching)
         #expect(back.hosts.map(\.pattern) == sample.hosts.map(\.pattern))
         #expect(back.hosts.map { Set($0.pinSet.allPins) } == sample.hosts.map { Set($0.pinSet.allPins) })
         if format == .trustKit || format == .trustKitJSON {
@@ -142,6 +143,31 @@ import Testing
         // TrustKit refuses an excluded domain with other keys.
         let extra = "{\"TSKPinnedDomains\": {\"api.example.com\": {\"\(key)\": true, \"TSKEnforcePinning\": true}}}"
         #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array(extra.utf8), source: "tk.json") }
+    }
+
+    /// OkHttp's CertificatePinner applies the pins of every pattern that matches a host, and any one passes; the
+    /// other formats apply the most specific entry alone. Converting between the two says what changes.
+    @Test func okHttpAppliesEveryMatchingPattern() throws {
+        let text = "**.example.com \(a) \(c)\napi.example.com \(b) \(c)\n"
+        let config = try PinConfigurationFormat.read(Array(text.utf8), source: "pins.txt").configuration
+        #expect(config.matching == .everyMatch)
+        let api = try #require(config.entry(for: "api.example.com"))
+        #expect(api.pattern.description == "api.example.com", "the most specific pattern is noted")
+        #expect(api.pinSet.pins == [b, c, a])
+        #expect(config.entry(for: "www.example.com")?.pinSet.pins == [a, c])
+        var specific = config
+        specific.matching = .mostSpecific
+        #expect(specific.entry(for: "api.example.com")?.pinSet.pins == [b, c])
+
+        let toTrustKit = PinConfigurationFormat.trustKitJSON.write(config).warnings
+        #expect(toTrustKit.contains { $0.code == .lossyConversion && $0.message.contains("no longer accept the pins of **.example.com") })
+        let toOkHttp = PinConfigurationFormat.okhttp.write(specific).warnings
+        #expect(toOkHttp.contains { $0.message.contains("will also accept the pins of **.example.com") })
+        #expect(PinConfigurationFormat.okhttp.write(config).warnings.isEmpty)
+        // Patterns no host matches both of change nothing.
+        let apart = try PinConfigurationFormat.read(Array("*.a.example.com \(a)\n*.example.com \(b)\n".utf8), source: "p").configuration
+        #expect(!PinConfigurationFormat.trustKitJSON.write(apart).warnings.contains { $0.message.contains("OkHttp") })
+        #expect(apart.overlappingPatterns() == nil)
     }
 
     @Test func okHttpCommentsDoNotCutPinsWithSlashes() throws {

@@ -113,4 +113,11 @@ import Testing
         #expect(r.err.contains("exempts api.example.com from pinning"))
         #expect(try await verify(host: "www.example.com", ["--pin-file", file]).status == 1)
     }
+
+    /// OkHttp lines: the pins of every matching pattern apply, so the broader pattern's pin passes for api.example.com.
+    @Test func anOkHttpFileAppliesEveryMatchingPattern() async throws {
+        let file = try dir.write("pins.txt", "**.example.com sha256/\(intermediate) sha256/\(unrelated2)\napi.example.com sha256/\(unrelated) sha256/\(unrelated2)\n")
+        let r = try await verify(["--pin-file", file])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+    }
 }

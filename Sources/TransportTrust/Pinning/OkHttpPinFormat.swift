@@ -1,7 +1,8 @@
 import Foundation
 
 /// OkHttp `CertificatePinner` pins as text: one `pattern sha256/…` per line (more pins may follow on the line,
-/// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments.
+/// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments. As in OkHttp, every
+/// pattern that matches a host applies (``PinMatching/everyMatch``).
 enum OkHttpPinFormat {
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         var order: [HostPattern] = []
@@ -43,7 +44,7 @@ enum OkHttpPinFormat {
             throw PinConfigurationError(.emptyPinSet, source: source, "the file has no pins",
                 fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
         }
-        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }, rules: .okhttp), warnings)
+        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }, rules: .okhttp, matching: .everyMatch), warnings)
     }
 
     static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {

@@ -25,6 +25,10 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// How its system combines patterns that match the same host: OkHttp applies them all, the others the most
+    /// specific.
+    public var matching: PinMatching { self == .okhttp ? .everyMatch : .mostSpecific }
+
     /// Reads `bytes`, guessing the format when `format` is nil.
     /// - Parameter source: the file name, for error messages.
     /// - Returns: the configuration and any warnings (legacy SHA-1 pins, for example). The configuration is read
@@ -56,13 +60,20 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
     /// Writes `configuration` in this format. Warnings say what the format cannot express and how it was written
     /// instead.
     public func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+        var (text, warnings): (String, [PinConfigurationWarning])
         switch self {
-        case .ats: return PlistPinFormats.writeATS(configuration)
-        case .trustKit: return PlistPinFormats.writeTrustKit(configuration, json: false)
-        case .trustKitJSON: return PlistPinFormats.writeTrustKit(configuration, json: true)
-        case .okhttp: return OkHttpPinFormat.write(configuration)
-        case .android: return AndroidPinFormat.write(configuration)
+        case .ats: (text, warnings) = PlistPinFormats.writeATS(configuration)
+        case .trustKit: (text, warnings) = PlistPinFormats.writeTrustKit(configuration, json: false)
+        case .trustKitJSON: (text, warnings) = PlistPinFormats.writeTrustKit(configuration, json: true)
+        case .okhttp: (text, warnings) = OkHttpPinFormat.write(configuration)
+        case .android: (text, warnings) = AndroidPinFormat.write(configuration)
         }
+        if configuration.matching != matching, let (specific, broader) = configuration.overlappingPatterns() {
+            warnings.append(PinConfigurationWarning(.lossyConversion, matching == .everyMatch
+                ? "OkHttp applies the pins of every pattern that matches a host: hosts that match both \(specific) and \(broader) will also accept the pins of \(broader)"
+                : "OkHttp applied the pins of every pattern that matches a host, \(rawValue) applies the most specific alone: hosts that match both \(specific) and \(broader) no longer accept the pins of \(broader)"))
+        }
+        return (text, warnings)
     }
 
     /// Recognises the format by its structure, not by words anywhere in it: JSON opens with `{`, a binary property
