@@ -16,7 +16,8 @@ struct PinOptions: ParsableArguments {
     var isEmpty: Bool { pins.isEmpty && pinFile == nil }
 
     /// The pinned host these options describe for `host`, or nil when they pin nothing for it (no pins given, or a
-    /// pin file that exempts the host): the chain is then validated only.
+    /// pin file that exempts the host or does not cover it, which is said on standard error): the chain is then
+    /// validated only, as ATS, TrustKit, OkHttp and Android treat a host their configuration does not pin.
     /// A pin file's entry for the host supplies the pattern, enforcement and expiry; `--pin` hashes are added to it.
     /// The whole pin file is validated first under its own system's rules, as that system would at start-up: an
     /// error refuses it, and warnings (an expired set, a legacy pin) are printed.
@@ -30,18 +31,24 @@ struct PinOptions: ParsableArguments {
             do { pinSet[pinScope].append(try Pin(parsing: text)) } catch { throw InputError("--pin: \(error)") }
         }
         if let pinFile {
+            let source = InputFile.source(pinFile)
             let (config, warnings) = try PinConfigurationFormat.read(path: pinFile)
-            let checks = try config.validate(now: now, source: InputFile.source(pinFile))
+            let checks = try config.validate(now: now, source: source)
             for w in warnings + checks { out.error("\(w)\n") }
             let entry: PinnedHost?
             if let host { entry = config.entry(for: host) } else { entry = config.hosts.count == 1 ? config.hosts.first : nil }
+            let rest = pinSet.allPins.isEmpty ? "its chain is validated only" : "only the --pin pins are checked"
             guard let entry else {
-                if host == nil { throw InputError("\(pinFile) pins \(config.hosts.count) hosts; give --host to choose one") }
-                throw InputError("\(pinFile) has no pins for \(host ?? ""); its patterns are: \(config.hosts.map(\.pattern.description).joined(separator: ", "))")
+                guard let host else {
+                    throw InputError("\(source) pins \(config.hosts.count) hosts (\(Self.patterns(config))); give --host to choose one")
+                }
+                // Every system leaves a host its configuration does not list unpinned: chain validation only.
+                out.error("warning: \(source) pins nothing for \(host): none of its patterns (\(Self.patterns(config))) covers it, so \(rest)\n")
+                return pinSet.allPins.isEmpty ? nil : (pattern, pinSet)
             }
             if entry.isExempt {
                 // TrustKit's excluded subdomain, Android's domain-config without pins: covered, and not pinned.
-                out.error("note: \(InputFile.source(pinFile)) exempts \(host ?? entry.pattern.name) from pinning (\(entry.pattern)); its chain is validated only\n")
+                out.error("note: \(source) exempts \(host ?? entry.pattern.name) from pinning (\(entry.pattern)), so \(rest)\n")
                 return pinSet.allPins.isEmpty ? nil : (pattern, pinSet)
             }
             pattern = entry.pattern
@@ -52,6 +59,12 @@ struct PinOptions: ParsableArguments {
             pinSet.expirationDate = entry.pinSet.expirationDate
         }
         return (pattern, pinSet)
+    }
+
+    /// The patterns of `config` for a message, at most `limit` of them: a pin file can hold thousands.
+    static func patterns(_ config: PinConfiguration, limit: Int = 8) -> String {
+        let shown = config.hosts.prefix(limit).map(\.pattern.description).joined(separator: ", ")
+        return config.hosts.count > limit ? "\(shown) and \(config.hosts.count - limit) more" : shown
     }
 
     /// A pin-set evaluator that runs `validation` first, or nil when the options pin nothing for `host`.

@@ -120,4 +120,28 @@ import Testing
         let r = try await verify(["--pin-file", file])
         #expect(r.status == 0, "\(r.out)\(r.err)")
     }
+
+    /// ATS, TrustKit, OkHttp and Android leave a host their configuration does not list unpinned, and so does the
+    /// CLI: the chain is validated only, with a warning that names the host (it exited 2). The patterns it lists are
+    /// bounded however many the file holds.
+    @Test func aHostTheFileDoesNotCoverIsValidatedOnlyWithAWarning() async throws {
+        let lines = (0..<5000).map { "host\($0).example.org sha256/\(unrelated) sha256/\(unrelated2)" }.joined(separator: "\n")
+        let file = try dir.write("pins.txt", lines + "\n")
+        let r = try await verify(["--pin-file", file])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.err.contains("warning:") && r.err.contains("pins nothing for api.example.com"))
+        #expect(r.err.contains("host0.example.org") && r.err.contains("and 4992 more"))
+        #expect(r.err.utf8.count < 1000)
+        // A chain that fails validation still fails.
+        #expect(try await verify(host: "mail.example.com", ["--pin-file", file]).status == 1)
+        // With --pin, those pins are still checked.
+        let pinned = try await verify(["--pin-file", file, "--pin", "sha256/\(unrelated)"])
+        #expect(pinned.status == 1)
+        #expect(pinned.err.contains("only the --pin pins are checked"))
+        // Without --host, a file of many hosts needs one chosen, and the list is bounded there too.
+        let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
+        let output = Output.capture()
+        #expect(await ATSCommand.run(arguments: ["verify", chain, "--policy", "basic", "--pin-file", file], output: output) == 2)
+        #expect(output.standardError.contains("give --host") && output.standardError.utf8.count < 1000)
+    }
 }
