@@ -18,7 +18,8 @@ struct PinOptions: ParsableArguments {
     /// The pinned host these options describe for `host`, or nil when they pin nothing for it (no pins given, or a
     /// pin file that exempts the host or does not cover it, which is said on standard error): the chain is then
     /// validated only, as ATS, TrustKit, OkHttp and Android treat a host their configuration does not pin.
-    /// A pin file's entry for the host supplies the pattern, enforcement and expiry; `--pin` hashes are added to it.
+    /// A pin file's entry for the host supplies the pattern, enforcement, expiry and report URIs; `--pin` hashes are
+    /// added to it.
     /// The whole pin file is validated first under its own system's rules, as that system would at start-up: an
     /// error refuses it, and warnings (an expired set, a legacy pin) are printed.
     /// - Parameter now: the time an expiration date is judged against.
@@ -57,6 +58,7 @@ struct PinOptions: ParsableArguments {
             pinSet.leafPins += entry.pinSet.leafPins
             pinSet.enforcePinning = entry.pinSet.enforcePinning
             pinSet.expirationDate = entry.pinSet.expirationDate
+            pinSet.reportURIs = entry.pinSet.reportURIs
         }
         return (pattern, pinSet)
     }

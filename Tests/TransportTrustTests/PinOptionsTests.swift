@@ -1,5 +1,5 @@
 import TestSupport
-import ATSCommandLine
+@testable import ATSCommandLine
 import Foundation
 import Testing
 
@@ -143,5 +143,15 @@ import Testing
         let output = Output.capture()
         #expect(await ATSCommand.run(arguments: ["verify", chain, "--policy", "basic", "--pin-file", file], output: output) == 2)
         #expect(output.standardError.contains("give --host") && output.standardError.utf8.count < 1000)
+    }
+
+    /// The pin file's report URIs reach the evaluator, which `ats fetch` gives its reporter (they were dropped).
+    @Test func thePinFilesReportURIsReachTheEvaluator() throws {
+        let file = try dir.write("tk.json", """
+            {"TSKPinnedDomains":{"api.example.com":{"TSKReportUris":["https://report.example.com/pins"],"TSKPublicKeyHashes":["\(unrelated)","\(unrelated2)"]}}}
+            """)
+        let options = try PinOptions.parse(["--pin-file", file])
+        let evaluator = try options.evaluator(for: "api.example.com", validation: DefaultTrustEvaluator(), output: Output.capture())
+        #expect(evaluator?.pinnedHost.pinSet.reportURIs == ["https://report.example.com/pins"])
     }
 }
