@@ -154,4 +154,39 @@ import Testing
         let evaluator = try options.evaluator(for: "api.example.com", validation: DefaultTrustEvaluator(), output: Output.capture())
         #expect(evaluator?.pinnedHost.pinSet.reportURIs == ["https://report.example.com/pins"])
     }
+
+    // MARK: --pin
+
+    /// A legacy sha1/ --pin is accepted with a warning, as a sha1/ pin in a --pin-file is.
+    @Test func aLegacySHA1PinIsAcceptedWithAWarning() async throws {
+        let sha1 = PinningFixtures.sha1Pin(pki.intermediate)
+        let r = try await verify(["--pin", sha1.description])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.err.contains("warning: --pin \(sha1) is a legacy SHA-1 pin"))
+    }
+
+    /// --pin hashes are always enforced: beside a report-only or expired pin file they are a set of their own, not
+    /// demoted with the file's pins. Beside an enforced file without an expiry they join its set, so any pin passes.
+    @Test func explicitPinsStayEnforced() async throws {
+        let reportOnly = try dir.write("report.json", """
+            {"TSKPinnedDomains":{"api.example.com":{"TSKEnforcePinning":false,"TSKPublicKeyHashes":["\(unrelated)","\(unrelated2)"]}}}
+            """)
+        let expired = try dir.write("expired.json", """
+            {"TSKPinnedDomains":{"api.example.com":{"TSKExpirationDate":"2020-03-01","TSKPublicKeyHashes":["\(unrelated)","\(unrelated2)"]}}}
+            """)
+        for file in [reportOnly, expired] {
+            let wrong = try await verify(["--pin-file", file, "--pin", "sha256/\(unrelated)"])
+            #expect(wrong.status == 1, "\(file): \(wrong.out)")
+            #expect(wrong.out.contains("pinMismatch"))
+            let right = try await verify(["--pin-file", file, "--pin", "sha256/\(intermediate)"])
+            #expect(right.status == 0, "\(file): \(right.out)\(right.err)")
+        }
+        // The report-only file's own mismatch is still noted, not enforced.
+        let noted = try await verify(["--pin-file", reportOnly, "--pin", "sha256/\(intermediate)", "--json"])
+        #expect(noted.out.contains("report only"))
+        let enforced = try dir.write("enforced.json", """
+            {"TSKPinnedDomains":{"api.example.com":{"TSKPublicKeyHashes":["\(intermediate)","\(unrelated2)"]}}}
+            """)
+        #expect(try await verify(["--pin-file", enforced, "--pin", "sha256/\(unrelated)"]).status == 0, "one enforced set: any pin passes")
+    }
 }

@@ -71,8 +71,9 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         let chain = hashCache.fingerprints(verdict.chain)
         let check = set.check(chain)
         let reportHost = host ?? pinnedHost.pattern.name
-        if !verdict.isTrusted {
-            // The chain itself failed: TrustKit reports this too, as an invalid chain.
+        if verdict.failures.contains(where: { $0.code != .pinMismatch }) {
+            // The chain itself failed: TrustKit reports this too, as an invalid chain. Another pin set's mismatch
+            // (an evaluator composed in `validation`) is not that.
             await send(.failedInvalidCertificateChain, host: reportHost, chain: verdict.chain, time: time)
         }
         guard !check.isMatch else { return verdict }
