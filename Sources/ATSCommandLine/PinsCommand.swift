@@ -132,12 +132,21 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             } else {
                 set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
             }
-            let (text, warnings) = target.write(PinConfiguration([PinnedHost(pattern, set)]))
+            // The snippet is checked by the target system's rules, so that it is not one that system refuses. Its backup
+            // pin is the one thing left to the user, so a missing one is said below rather than refused.
+            let snippet = PinConfiguration([PinnedHost(pattern, set)], rules: target.rules.subtracting(.backupPin))
+            let checks: [PinConfigurationWarning]
+            do { checks = try snippet.validate() } catch { throw InputError("--host: \(error)") }
+            let (text, warnings) = target.write(snippet)
             out.write(text)
             if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
             if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
-            for w in warnings where w.code != .lossyConversion || target == .ats { out.error("\(w)\n") }
-            out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
+            for w in checks + warnings { out.error("\(w)\n") }
+            if target.rules.contains(.backupPin) && Set(set.allPins).count < 2 {
+                out.error("warning: TrustKit refuses an enforced pin set with fewer than two pins: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to) before you use this snippet.\n")
+            } else {
+                out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
+            }
         }
     }
 
@@ -146,11 +155,16 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         return pins.filter { seen.insert($0).inserted }
     }
 
+    /// Whether `certificate` is a CA: its basicConstraints, read from the DER so that certificates swift-certificates
+    /// cannot parse (RSA-1024, RSA-PSS) are judged the same way. A v1 or v2 certificate has no extensions; a
+    /// self-issued one is a root (RFC 5280 §6.1.4 (k) leaves v1 CAs to out-of-band trust, as anchors are).
     static func isCA(_ certificate: InputCertificate, summary: CertificateSummary) -> Bool {
-        if certificate.certificate != nil { return summary.isCertificateAuthority }
-        // swift-certificates could not parse it (RSA-1024, RSA-PSS): a self-issued certificate is taken as a CA.
-        guard let raw = certificate.raw else { return false }
-        return raw.subject == raw.issuer
+        guard let raw = certificate.raw else { return summary.isCertificateAuthority }
+        switch raw.basicConstraints {
+        case .isCertificateAuthority?: return true
+        case .notCertificateAuthority?: return false
+        case nil: return raw.version < 3 && raw.subject == raw.issuer
+        }
     }
 
     // MARK: Checking a chain
@@ -168,9 +182,9 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
-        guard let evaluator = try pinOptions.evaluator(for: host, validation: validation, output: out) else {
-            throw InputError("check mode needs --pin or --pin-file")
-        }
+        // No evaluator: the pin file pins nothing for this host, so the chain is validated only, as its system would.
+        let evaluator: any ServerTrustEvaluating = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out)
+            ?? validation
         let verdict = await evaluator.evaluate(trust)
         out.write(json ? VerdictRendering.json(verdict) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
         return verdict.isTrusted ? 0 : 1

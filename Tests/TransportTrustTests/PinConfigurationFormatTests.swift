@@ -22,6 +22,8 @@ import Testing
         #expect(PinConfigurationFormat.detect(Array(text.utf8)) == format)
         let (back, warnings) = try PinConfigurationFormat.read(Array(text.utf8), source: "x")
         #expect(warnings.isEmpty)
+        #expect(back.rules == format.rules, "a file is validated by its own system's rules")
+        #expect(back.matching == format.matching)
         #expect(back.hosts.map(\.pattern) == sample.hosts.map(\.pattern))
         #expect(back.hosts.map { Set($0.pinSet.allPins) } == sample.hosts.map { Set($0.pinSet.allPins) })
         if format == .trustKit || format == .trustKitJSON {
@@ -88,6 +90,86 @@ import Testing
         #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array("# nothing\n".utf8), source: "empty.txt") }
     }
 
+    /// The format is told by the document's structure: an Android file whose licence comment runs past the first
+    /// kilobytes is still Android, and an OkHttp file whose comment names <network-security-config> is still OkHttp.
+    @Test func detectionReadsTheStructureNotWordsInComments() throws {
+        let header = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!--\n"
+            + String(repeating: "  Licensed under the Apache License, Version 2.0; see the LICENSE file for the terms.\n", count: 80)
+            + "-->\n<?processing instruction?>\n<!DOCTYPE network-security-config [ <!ENTITY x \"y\"> ]>\n"
+        let android = header + "<network-security-config>\n<domain-config><domain>example.com</domain>"
+            + "<pin-set><pin digest=\"SHA-256\">\(a.base64!)</pin><pin digest=\"SHA-256\">\(b.base64!)</pin></pin-set></domain-config>\n"
+            + "</network-security-config>\n"
+        #expect(header.utf8.count > 6000)
+        #expect(PinConfigurationFormat.detect(Array(android.utf8)) == .android)
+        #expect(try PinConfigurationFormat.read(Array(android.utf8), source: "nsc.xml").configuration.hosts.map(\.pattern.name) == ["example.com"])
+
+        let okhttp = "# exported from our <network-security-config> and <plist>\n// {\"TSKPinnedDomains\"}\napi.example.com \(a) \(b)\n"
+        #expect(PinConfigurationFormat.detect(Array(okhttp.utf8)) == .okhttp)
+        #expect(try PinConfigurationFormat.read(Array(okhttp.utf8), source: "pins.txt").configuration.hosts.first?.pinSet.pins == [a, b])
+
+        #expect(PinConfigurationFormat.detect(Array("\u{FEFF}\n  {\"TSKPinnedDomains\": {}}".utf8)) == .trustKitJSON)
+        #expect(PinConfigurationFormat.detect(Array("<!-- <network-security-config> -->\n<plist><dict/></plist>".utf8)) == .ats)
+    }
+
+    /// TrustKit's kTSKExcludeSubdomainFromParentPolicy: the domain is not pinned and needs no hashes. TrustKit's
+    /// constant is the string "kSKExcludeSubdomainFromParentPolicy"; the spelling its name suggests is read too,
+    /// with a warning that TrustKit itself would not.
+    @Test(arguments: ["kSKExcludeSubdomainFromParentPolicy", "TSKExcludeSubdomainFromParentPolicy"])
+    func trustKitExcludedSubdomainsAreExemptFromTheParentsPins(key: String) throws {
+        let json = """
+            {"TSKPinnedDomains": {
+              "example.com": {"TSKIncludeSubdomains": true, "TSKPublicKeyHashes": ["\(a.base64!)", "\(b.base64!)"]},
+              "api.example.com": {"\(key)": true}
+            }}
+            """
+        let (config, warnings) = try PinConfigurationFormat.read(Array(json.utf8), source: "tk.json")
+        #expect(try config.validate(now: PKI.now).isEmpty)
+        #expect(config.entry(for: "api.example.com")?.isExempt == true)
+        #expect(config.entry(for: "www.example.com")?.pinSet.pins == [a, b])
+        #expect(config.entry(for: "deep.api.example.com")?.isExempt == false, "TrustKit exempts the exact name")
+        #expect(warnings.map(\.code) == (key.hasPrefix("TSK") ? [.differsFromSource] : []))
+        // Written back with the key TrustKit reads, and nothing else in the entry.
+        for format in [PinConfigurationFormat.trustKit, .trustKitJSON] {
+            let (text, lossy) = format.write(config)
+            #expect(lossy.isEmpty)
+            let back = try PinConfigurationFormat.read(Array(text.utf8), source: "out")
+            #expect(back.warnings.isEmpty)
+            #expect(back.configuration.entry(for: "api.example.com") == .exempt(try HostPattern("api.example.com")))
+        }
+        // Formats that cannot exempt a host say so.
+        for format in [PinConfigurationFormat.ats, .okhttp] {
+            #expect(format.write(config).warnings.contains { $0.message.contains("cannot exempt") })
+        }
+        // TrustKit refuses an excluded domain with other keys.
+        let extra = "{\"TSKPinnedDomains\": {\"api.example.com\": {\"\(key)\": true, \"TSKEnforcePinning\": true}}}"
+        #expect(throws: PinConfigurationError.self) { try PinConfigurationFormat.read(Array(extra.utf8), source: "tk.json") }
+    }
+
+    /// OkHttp's CertificatePinner applies the pins of every pattern that matches a host, and any one passes; the
+    /// other formats apply the most specific entry alone. Converting between the two says what changes.
+    @Test func okHttpAppliesEveryMatchingPattern() throws {
+        let text = "**.example.com \(a) \(c)\napi.example.com \(b) \(c)\n"
+        let config = try PinConfigurationFormat.read(Array(text.utf8), source: "pins.txt").configuration
+        #expect(config.matching == .everyMatch)
+        let api = try #require(config.entry(for: "api.example.com"))
+        #expect(api.pattern.description == "api.example.com", "the most specific pattern is noted")
+        #expect(api.pinSet.pins == [b, c, a])
+        #expect(config.entry(for: "www.example.com")?.pinSet.pins == [a, c])
+        var specific = config
+        specific.matching = .mostSpecific
+        #expect(specific.entry(for: "api.example.com")?.pinSet.pins == [b, c])
+
+        let toTrustKit = PinConfigurationFormat.trustKitJSON.write(config).warnings
+        #expect(toTrustKit.contains { $0.code == .lossyConversion && $0.message.contains("no longer accept the pins of **.example.com") })
+        let toOkHttp = PinConfigurationFormat.okhttp.write(specific).warnings
+        #expect(toOkHttp.contains { $0.message.contains("will also accept the pins of **.example.com") })
+        #expect(PinConfigurationFormat.okhttp.write(config).warnings.isEmpty)
+        // Patterns no host matches both of change nothing.
+        let apart = try PinConfigurationFormat.read(Array("*.a.example.com \(a)\n*.example.com \(b)\n".utf8), source: "p").configuration
+        #expect(!PinConfigurationFormat.trustKitJSON.write(apart).warnings.contains { $0.message.contains("OkHttp") })
+        #expect(apart.overlappingPatterns() == nil)
+    }
+
     @Test func okHttpCommentsDoNotCutPinsWithSlashes() throws {
         let pin = Pin.spkiSHA256(Array(repeating: 0xFF, count: 32))  // base64 "//////…"
         let text = "// header\nexample.com \(pin) // trailing\n"
@@ -117,6 +199,84 @@ import Testing
         #expect(config.entry(for: "api.example.com")?.pattern.kind == .exact)
         #expect(config.entry(for: "api.example.com")?.pinSet.pins == [a, b])
         #expect(config.entry(for: "api.example.com")?.pinSet.expirationDate == PinDates.parseDay("2031-02-03"))
+    }
+
+    /// Android resolves pin sets after reading the whole file: a nested domain-config inherits its parent's pin set
+    /// even when the <pin-set> comes after it.
+    @Test func androidInheritanceDoesNotDependOnDocumentOrder() throws {
+        let xml = """
+            <network-security-config><domain-config><domain>example.com</domain>
+            <domain-config><domain>api.example.com</domain></domain-config>
+            <pin-set><pin digest="SHA-256">\(a.base64!)</pin><pin digest="SHA-256">\(b.base64!)</pin></pin-set>
+            </domain-config></network-security-config>
+            """
+        let config = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml").configuration
+        #expect(config.entry(for: "api.example.com")?.pinSet.pins == [a, b])
+        #expect(config.entry(for: "api.example.com")?.isExempt == false)
+    }
+
+    /// The most specific domain-config applies. One with no pin-set anywhere up its chain, or an empty pin-set, is not
+    /// pinned (Android's checkPins returns when there are no pins), and it shadows a broader pinned domain-config.
+    @Test func androidDomainConfigsWithoutPinsAreExemptAndShadowBroaderOnes() throws {
+        let pins = "<pin-set><pin digest=\"SHA-256\">\(a.base64!)</pin><pin digest=\"SHA-256\">\(b.base64!)</pin></pin-set>"
+        let xml = """
+            <network-security-config>
+            <base-config cleartextTrafficPermitted="false"/>
+            <domain-config><domain includeSubdomains="true">example.com</domain>\(pins)
+              <domain-config><domain>empty.example.com</domain><pin-set></pin-set></domain-config>
+            </domain-config>
+            <domain-config cleartextTrafficPermitted="true"><domain>api.example.com</domain></domain-config>
+            </network-security-config>
+            """
+        let config = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml").configuration
+        #expect(try config.validate(now: PKI.now).isEmpty)
+        #expect(config.entry(for: "api.example.com")?.isExempt == true)
+        #expect(config.entry(for: "empty.example.com")?.isExempt == true)
+        #expect(config.entry(for: "www.example.com")?.pinSet.pins == [a, b])
+        // Written back, the exemptions survive.
+        let (text, _) = PinConfigurationFormat.android.write(config)
+        let back = try PinConfigurationFormat.read(Array(text.utf8), source: "out.xml").configuration
+        #expect(back.entry(for: "api.example.com")?.isExempt == true && back.entry(for: "empty.example.com")?.isExempt == true)
+        #expect(back.entry(for: "www.example.com")?.pinSet.pins == [a, b])
+    }
+
+    /// What Android refuses is refused, with the line: two pin-sets in one domain-config (the last one used to win
+    /// silently), a pin-set outside a domain-config, the same domain twice, a domain-config without a domain.
+    @Test(arguments: [
+        ("<domain-config><domain>x.example.com</domain>\n<pin-set/>\n<pin-set/></domain-config>", 4, "two <pin-set>"),
+        ("<base-config>\n<pin-set/></base-config>", 3, "<pin-set> in <base-config>"),
+        ("<domain-config><domain>x.example.com</domain></domain-config>\n<domain-config><domain includeSubdomains=\"true\">X.example.com</domain></domain-config>", 3, "appears twice"),
+        ("<domain-config>\n<pin-set/>\n</domain-config>", 2, "has no <domain>"),
+    ])
+    func androidRefusesWhatAndroidRefuses(body: String, line: Int, words: String) throws {
+        let xml = "<network-security-config>\n" + body + "</network-security-config>\n"
+        #expect {
+            _ = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml")
+        } throws: { error in
+            guard let error = error as? PinConfigurationError else { return false }
+            return error.line == line && error.description.contains(words)
+        }
+    }
+
+    /// overridePins="true" lets Android skip pins for chains ending at those anchors; here the anchors are unknown,
+    /// so pins are always checked, and a warning says so. Elements Android skips are skipped with all they hold.
+    @Test func androidOverridePinsIsAWarningAndUnknownElementsAreSkipped() throws {
+        let xml = """
+            <network-security-config>
+            <domain-config><domain>example.com</domain>
+            <trust-anchors><certificates src="user" overridePins="true"/><certificates src="system"/></trust-anchors>
+            <pin-set><pin digest="SHA-256">\(a.base64!)</pin></pin-set>
+            <vendor-extension><pin-set><pin digest="SHA-256">\(b.base64!)</pin></pin-set><domain>other.example.com</domain></vendor-extension>
+            </domain-config>
+            <debug-overrides><trust-anchors><certificates src="user"/></trust-anchors></debug-overrides>
+            </network-security-config>
+            """
+        let (config, warnings) = try PinConfigurationFormat.read(Array(xml.utf8), source: "nsc.xml")
+        #expect(warnings.map(\.code) == [.differsFromSource])
+        #expect(warnings.first?.line == 3)
+        #expect(warnings.first?.message.contains("overridePins") == true)
+        #expect(config.hosts.map(\.pattern.name) == ["example.com"])
+        #expect(config.entry(for: "example.com")?.pinSet.pins == [a])
     }
 
     /// Foundation's XMLParser on Linux traps on an element name or processing instruction that is not UTF-8, which

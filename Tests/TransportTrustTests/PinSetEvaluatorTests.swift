@@ -109,4 +109,17 @@ import Testing
         #expect(cache.statistics.hits == cold.hits + 3)
         #expect(cache.statistics.misses == 3)
     }
+
+    /// Pin sets composed one inside the other (as `--pin` beside a report-only `--pin-file`): a mismatch of the inner
+    /// set is not reported by the outer one as an invalid chain.
+    @Test func anInnerSetsMismatchIsNotReportedAsAnInvalidChain() async throws {
+        let reporter = RecordingReporter()
+        let inner = PinSetEvaluator(pinSet: PinSet([PinningFixtures.unrelated], scope: .any), validation: validation)
+        let outer = PinSetEvaluator(PinnedHost(try HostPattern("**.example.com"),
+                                               PinSet([PinningFixtures.sha256Pin(pki.root)], scope: .any, enforcePinning: false, reportURIs: ["https://r.example/"])),
+                                    validation: inner, reporter: reporter)
+        let v = await outer.evaluate(trust)
+        #expect(v.codes == [.pinMismatch])
+        #expect(await reporter.count == 0)
+    }
 }

@@ -56,6 +56,25 @@ import Testing
         #expect(w.map(\.code) == [.legacySHA1])
     }
 
+    /// Each system's own checks: ATS needs an identity, OkHttp and Android need neither a backup pin nor a
+    /// registrable domain; all of them check hash lengths and warn of expiry.
+    @Test func rulesChooseWhichChecksApply() throws {
+        let single = try host("com", sub: true, PinSet([a], scope: .any))
+        for rules in [PinValidationRules.okhttp, .android] {
+            #expect(try single.validate(now: PKI.now, rules: rules).isEmpty)
+            #expect(try host("example.com", PinSet()).validate(now: PKI.now, rules: rules).isEmpty)
+        }
+        #expect(try single.validate(now: PKI.now, rules: .ats).isEmpty)
+        #expect(throws: PinConfigurationError.self) { try host("example.com", PinSet()).validate(now: PKI.now, rules: .ats) }
+        #expect(throws: PinConfigurationError.self) { try single.validate(now: PKI.now) }
+        let past = try #require(PinDates.parseDay("2020-03-01"))
+        #expect(try host("example.com", PinSet([a], scope: .any, expirationDate: past)).validate(now: PKI.now, rules: .android).map(\.code) == [.expired])
+        #expect(throws: PinConfigurationError.self) {
+            try host("example.com", PinSet([.spkiSHA256([1, 2, 3])], scope: .any)).validate(now: PKI.now, rules: .okhttp)
+        }
+        #expect(PinConfiguration().rules == .trustKit)
+    }
+
     @Test func configurationRefusesTheSamePatternTwice() throws {
         let config = PinConfiguration([try host("Example.com.", PinSet([a, b], scope: .any)), try host("example.com", PinSet([a, b], scope: .any))])
         #expect(throws: PinConfigurationError.self) { try config.validate(now: PKI.now) }

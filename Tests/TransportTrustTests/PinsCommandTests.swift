@@ -1,7 +1,9 @@
 import TestSupport
 import ATSCommandLine
 import Foundation
+import SwiftASN1
 import Testing
+import X509
 
 @testable import TransportTrust
 
@@ -57,6 +59,74 @@ import Testing
         #expect(withLeaf.err.contains("example.com"))
     }
 
+    /// basicConstraints is read from the DER, so a CA swift-certificates cannot parse (an RSA-1024 intermediate) is a
+    /// CA, and a v1 self-signed root, which has no extensions, is a CA too: the ATS snippet pins both as CAs. A v3
+    /// self-signed certificate without basicConstraints stays a leaf, and so does an RSA-1024 leaf.
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func caRolesComeFromTheDERAndV1RootsAreCAs() async throws {
+        let tool = try OpenSSLTool()
+        _ = try tool.export(pki.root, as: "root")
+        try tool.newKey("weakca", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let weakCA = try tool.issue("weakca", cn: "Weak Intermediate CA", issuer: "root", extensions: OpenSSLTool.caExtensions)
+        try tool.newKey("weakleaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let weakLeaf = try tool.issue("weakleaf", cn: "www.example.com", issuer: "root", extensions: OpenSSLTool.leafExtensions)
+        #expect(weakCA.certificate == nil && weakLeaf.certificate == nil, "swift-certificates cannot parse RSA-1024 certificates")
+        func selfSigned(_ cn: String, version: Certificate.Version) throws -> InputCertificate {
+            let key = TestKey.p256()
+            let cert = try Certificate(version: version, serialNumber: PKI.serial(), publicKey: key.publicKey, notValidBefore: PKI.notBefore,
+                                       notValidAfter: PKI.notAfter, issuer: PKI.name(cn), subject: PKI.name(cn),
+                                       signatureAlgorithm: key.defaultSignatureAlgorithm, extensions: Certificate.Extensions(),
+                                       issuerPrivateKey: key.certificateKey)
+            var der = DER.Serializer()
+            try der.serialize(cert)
+            return try InputCertificate(der: der.serializedBytes)
+        }
+        let v1Root = try selfSigned("V1 Root", version: .v1)
+        let v3NoExtensions = try selfSigned("device.example.com", version: .v3)
+        #expect(v1Root.raw?.version == 1 && v3NoExtensions.raw?.version == 3)
+        let file = try dir.write("mixed.pem", [weakLeaf, weakCA, v1Root, v3NoExtensions].map {
+            PEMDocument(type: "CERTIFICATE", derBytes: $0.der).pemString + "\n"
+        }.joined())
+        let r = await run([file, "--format", "json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]], "\(r.err)")
+        #expect(rows.map { $0["isCertificateAuthority"] as? Bool } == [false, true, true, false])
+        let ats = await run([file, "--format", "ats", "--host", "api.example.com"])
+        let set = try #require(try PinConfigurationFormat.read(Array(ats.out.utf8), source: "snippet").configuration.hosts.first?.pinSet)
+        #expect(Set(set.caPins) == [try Pin.spkiSHA256(of: weakCA), try Pin.spkiSHA256(of: v1Root)])
+    }
+
+    /// Only OkHttp has a one-label wildcard: every other format widens `*.example.com` to the name and all its
+    /// subdomains, and says so.
+    @Test(arguments: [("ats", true), ("trustkit", true), ("trustkit-json", true), ("android", true), ("okhttp", false)])
+    func aOneLabelWildcardThatIsWidenedIsAWarning(format: String, widened: Bool) async throws {
+        let (chain, root) = try files()
+        let r = await run([chain, root, "--format", format, "--host", "*.example.com"])
+        #expect(r.status == 0)
+        #expect(r.err.contains("no one-label wildcard") == widened, "\(format): \(r.err)")
+        let pattern = try PinConfigurationFormat.read(Array(r.out.utf8), source: "snippet").configuration.hosts.first?.pattern
+        #expect(pattern?.kind == (widened ? .subdomains : .oneLabel))
+    }
+
+    /// A snippet is checked by its target system's rules before it is printed: TrustKit refuses includeSubdomains on
+    /// a public suffix, ATS has no such rule. A single pin is left for the user to complete, with a warning for
+    /// TrustKit, which refuses an enforced set without a backup pin.
+    @Test func snippetsAreCheckedByTheirTargetSystemsRules() async throws {
+        let (chain, root) = try files()
+        for format in ["trustkit", "trustkit-json"] {
+            let refused = await run([chain, root, "--format", format, "--host", "co.uk", "--include-subdomains"])
+            #expect(refused.status == 2)
+            #expect(refused.out.isEmpty)
+            #expect(refused.err.contains("public suffix 'co.uk'"), "\(refused.err)")
+            let single = await run([dir.file("chain.pem"), "--format", format, "--host", "api.example.com"])
+            #expect(single.status == 0)
+            #expect(single.err.contains("TrustKit refuses an enforced pin set with fewer than two pins"))
+        }
+        #expect(await run([chain, root, "--format", "ats", "--host", "co.uk", "--include-subdomains"]).status == 0)
+        #expect(await run([chain, root, "--format", "android", "--host", "co.uk", "--include-subdomains"]).status == 0)
+        let two = await run([chain, root, "--format", "trustkit", "--host", "api.example.com"])
+        #expect(!two.err.contains("TrustKit refuses"))
+    }
+
     @Test func checksAChainAgainstPins() async throws {
         let (chain, root) = try files()
         let base = [chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
@@ -78,9 +148,10 @@ import Testing
         let okhttp = try dir.write("pins.txt", "**.example.com \(PinningFixtures.sha256Pin(pki.intermediate)) \(PinningFixtures.unrelated)\n")
         let base = [chain, "--anchors", root, "--at", Self.at, "--pin-file", okhttp]
         #expect(await run(base + ["--host", "www.example.com"]).status == 0)
-        let none = await run(base + ["--host", "example.org"])
-        #expect(none.status == 2)
-        #expect(none.err.contains("**.example.com"))
+        // A host the file does not cover is not pinned, as in every system: the chain is validated only, with a warning.
+        let none = await run(base + ["--host", "example.org", "--skip-validation"])
+        #expect(none.status == 0, "\(none.out)\(none.err)")
+        #expect(none.err.contains("warning:") && none.err.contains("pins nothing for example.org") && none.err.contains("**.example.com"))
     }
 
     @Test func inputErrorsExitTwo() async throws {

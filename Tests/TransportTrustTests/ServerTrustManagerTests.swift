@@ -87,4 +87,34 @@ import Testing
         let bad = PinConfiguration([PinnedHost(try HostPattern("example.com"), PinSet([PinningFixtures.unrelated], scope: .any))])
         #expect(throws: PinConfigurationError.self) { try ServerTrustManager(configuration: bad, now: PKI.now) }
     }
+
+    /// An exempt entry shadows the broader pinned one: its host's chain is validated only, and the verdict says so.
+    @Test func anExemptEntryIsValidatedOnly() async throws {
+        let pki = PKI.chain(dns: ["www.example.com", "api.example.com"])
+        let config = PinConfiguration([
+            PinnedHost(try HostPattern("**.example.com"), PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any)),
+            .exempt(try HostPattern("api.example.com")),
+        ])
+        let m = try ServerTrustManager(configuration: config, validation: DefaultTrustEvaluator(engine: PinningFixtures.engine), now: PKI.now)
+        let trust = PKI.trust([pki.leaf, pki.intermediate], anchors: [pki.root], policy: PKI.ssl(nil))
+        let api = await m.evaluate(trust, forHost: "api.example.com")
+        #expect(api.isTrusted)
+        #expect(api.notes.contains { $0.contains("api.example.com is exempt from pinning") })
+        #expect(await m.evaluate(trust, forHost: "www.example.com").codes == [.pinMismatch])
+    }
+
+    /// A configuration read from OkHttp lines checks the pins of every pattern that matches the host.
+    @Test func anOkHttpConfigurationChecksEveryMatchingPattern() async throws {
+        let pki = PKI.chain(dns: ["www.example.com", "api.example.com"])
+        let text = "**.example.com \(PinningFixtures.sha256Pin(pki.intermediate))\napi.example.com \(PinningFixtures.unrelated)\n"
+        let config = try PinConfigurationFormat.read(Array(text.utf8), source: "pins.txt").configuration
+        let m = try ServerTrustManager(configuration: config, validation: DefaultTrustEvaluator(engine: PinningFixtures.engine), now: PKI.now)
+        let trust = PKI.trust([pki.leaf, pki.intermediate], anchors: [pki.root], policy: PKI.ssl(nil))
+        let api = await m.evaluate(trust, forHost: "api.example.com")
+        #expect(api.isTrusted, "\(api.failures)")
+        var most = config
+        most.matching = .mostSpecific
+        let strict = try ServerTrustManager(configuration: most, validation: DefaultTrustEvaluator(engine: PinningFixtures.engine), now: PKI.now)
+        #expect(await strict.evaluate(trust, forHost: "api.example.com").codes == [.pinMismatch])
+    }
 }

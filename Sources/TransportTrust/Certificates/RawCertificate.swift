@@ -47,11 +47,7 @@ public struct RawCertificate: Sendable, Hashable {
 
     /// The first extension the certificate carries twice. Read only to explain why swift-certificates refused it.
     public var repeatedExtension: ASN1ObjectIdentifier? {
-        guard let root = try? DER.parse(der), let layout = try? CertificateLayout(root),
-              let wrapper = layout.tbsFields.last, wrapper.identifier == ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific),
-              case .constructed(let outer) = wrapper.content, let list = outer.first(where: { _ in true }),
-              case .constructed(let extensions) = list.content
-        else { return nil }
+        guard let extensions = extensionNodes else { return nil }
         var seen: Set<ASN1ObjectIdentifier> = []
         for ext in extensions {
             guard case .constructed(let parts) = ext.content, let oidNode = parts.first(where: { _ in true }),
@@ -59,6 +55,39 @@ public struct RawCertificate: Sendable, Hashable {
             if !seen.insert(oid).inserted { return oid }
         }
         return nil
+    }
+
+    /// The X.509 version as written (1, 2 or 3): the TBSCertificate's version field plus one, 1 when it is absent.
+    public var version: Int {
+        guard let root = try? DER.parse(der), case .constructed(let top) = root.content, let tbs = top.first(where: { _ in true }),
+              case .constructed(let fields) = tbs.content, let first = fields.first(where: { _ in true }),
+              first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
+              case .constructed(let inner) = first.content, let node = inner.first(where: { _ in true }),
+              let value = try? Int(derEncoded: node)
+        else { return 1 }
+        return value + 1
+    }
+
+    /// The basicConstraints extension, read from the DER with swift-certificates' own decoder, so that it is known
+    /// for certificates swift-certificates cannot parse whole (RSA-1024, RSA-PSS keys). nil when the certificate
+    /// has no such extension or it cannot be decoded.
+    public var basicConstraints: BasicConstraints? {
+        guard let nodes = extensionNodes else { return nil }
+        for node in nodes {
+            guard let ext = try? Certificate.Extension(derEncoded: node), ext.oid == .X509ExtensionID.basicConstraints else { continue }
+            return try? BasicConstraints(ext)
+        }
+        return nil
+    }
+
+    /// The DER nodes of the extensions ([3] EXPLICIT SEQUENCE OF Extension), nil when there are none.
+    private var extensionNodes: ASN1NodeCollection? {
+        guard let root = try? DER.parse(der), let layout = try? CertificateLayout(root),
+              let wrapper = layout.tbsFields.last, wrapper.identifier == ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific),
+              case .constructed(let outer) = wrapper.content, let list = outer.first(where: { _ in true }),
+              case .constructed(let extensions) = list.content
+        else { return nil }
+        return extensions
     }
 
     static func algorithmOID(_ node: ASN1Node) throws -> ASN1ObjectIdentifier {

@@ -4,7 +4,9 @@ import FoundationXML
 #endif
 
 /// Android Network Security Config: `<domain-config>` elements with `<domain includeSubdomains>` and a
-/// `<pin-set expiration>` of `<pin digest="SHA-256">`. Nested domain-configs inherit their parent's pin-set.
+/// `<pin-set expiration>` of `<pin digest="SHA-256">`. A domain-config without a pin-set inherits its parent's,
+/// wherever it appears; one with none at all, or an empty one, is not pinned and is read as an exempt entry,
+/// which shadows broader pinned ones as Android's most specific domain-config does.
 enum AndroidPinFormat {
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         // Foundation's XMLParser on Linux traps (SIGILL) on element names and processing instructions that are
@@ -28,7 +30,7 @@ enum AndroidPinFormat {
             throw PinConfigurationError(.malformedDocument, source: source, "the root element is not <network-security-config>",
                 fix: "Put the <domain-config> elements inside <network-security-config>")
         }
-        return (PinConfiguration(delegate.hosts), delegate.warnings)
+        return (PinConfiguration(try delegate.hosts, rules: .android), delegate.warnings)
     }
 
     /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil when all of them do.
@@ -45,17 +47,25 @@ enum AndroidPinFormat {
         }
     }
 
+    /// Reads the document as Android's `XmlConfigSource` does: elements are taken only where Android takes them
+    /// (anything inside an unknown element is skipped), and pin sets are resolved after the whole document is read,
+    /// so that a nested domain-config inherits its parent's pin set wherever the two appear.
     final class Reader: NSObject, XMLParserDelegate {
         struct Config {
+            var parent: Int?
+            var line: Int
             var domains: [(text: String, include: Bool, line: Int)] = []
-            var pins: [Pin] = []
-            var hasPinSet = false
-            var expiration: Date?
+            /// nil when the domain-config has no <pin-set> of its own.
+            var pinSet: (pins: [Pin], expiration: Date?)?
         }
 
+        /// Where an element sits; `ignored` is an element Android skips, with everything inside it.
+        enum Element { case root, base, debug, domainConfig(Int), domain, pinSet(Int), pin(Int), trustAnchors(String), certificates, ignored }
+
         let source: String
-        var stack: [Config] = []
-        var hosts: [PinnedHost] = []
+        var configs: [Config] = []
+        var path: [Element] = []
+        var seenDomains: Set<String> = []
         var warnings: [PinConfigurationWarning] = []
         var error: PinConfigurationError?
         var sawRoot = false
@@ -66,66 +76,123 @@ enum AndroidPinFormat {
 
         init(source: String) { self.source = source }
 
-        func fail(_ parser: XMLParser, _ e: PinConfigurationError) {
-            if error == nil { error = e.placed(in: source, line: parser.lineNumber) }
+        func fail(_ parser: XMLParser, _ e: PinConfigurationError, line: Int? = nil) {
+            if error == nil { error = e.placed(in: source, line: line ?? parser.lineNumber) }
             parser.abortParsing()
+        }
+
+        /// The domain-configs in document order, each with the pin set it has or inherits; those with none, or an
+        /// empty one, are exempt: Android's checkPins returns at once when there are no pins.
+        var hosts: [PinnedHost] {
+            get throws(PinConfigurationError) {
+                var hosts: [PinnedHost] = []
+                for c in configs {
+                    var set = c.pinSet
+                    var ancestor = c.parent
+                    while set == nil, let i = ancestor {
+                        set = configs[i].pinSet
+                        ancestor = configs[i].parent
+                    }
+                    for d in c.domains {
+                        let pattern: HostPattern
+                        do { pattern = try HostPattern(d.text, includeSubdomains: d.include) } catch { throw error.placed(in: source, line: d.line) }
+                        if let set, !set.pins.isEmpty {
+                            hosts.append(PinnedHost(pattern, PinSet(set.pins, scope: .any, expirationDate: set.expiration)))
+                        } else {
+                            hosts.append(.exempt(pattern))
+                        }
+                    }
+                }
+                return hosts
+            }
         }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
             text = ""
             elementLine = parser.lineNumber
-            switch name {
-            case "network-security-config": sawRoot = true
-            case "domain-config":
-                var c = Config()
-                if let parent = stack.last { c.pins = parent.pins; c.hasPinSet = parent.hasPinSet; c.expiration = parent.expiration }
-                stack.append(c)
-            case "domain":
-                include = attributes["includeSubdomains"] == "true"
-            case "pin-set":
-                guard !stack.isEmpty else { return }
-                stack[stack.count - 1].pins = []
-                stack[stack.count - 1].hasPinSet = true
-                stack[stack.count - 1].expiration = nil
+            let element: Element
+            switch (path.last, name) {
+            case (nil, "network-security-config"):
+                sawRoot = true
+                element = .root
+            case (nil, _), (.ignored?, _):
+                element = .ignored
+            case (.root?, "base-config"): element = .base
+            case (.root?, "debug-overrides"): element = .debug
+            case (.root?, "domain-config"):
+                configs.append(Config(parent: nil, line: parser.lineNumber))
+                element = .domainConfig(configs.count - 1)
+            case (.domainConfig(let parent)?, "domain-config"):
+                configs.append(Config(parent: parent, line: parser.lineNumber))
+                element = .domainConfig(configs.count - 1)
+            case (.domainConfig?, "domain"):
+                include = attributes["includeSubdomains"]?.lowercased() == "true"
+                element = .domain
+            case (.domainConfig(let i)?, "pin-set"):
+                guard configs[i].pinSet == nil else {
+                    return fail(parser, PinConfigurationError(.malformedDocument, "a <domain-config> has two <pin-set> elements, which Android refuses (\"Multiple pin-set elements not allowed\")",
+                        fix: "Merge the pins into one <pin-set>"))
+                }
+                var expiration: Date?
                 if let e = attributes["expiration"] {
                     guard let d = PinDates.parseDay(e) else {
                         return fail(parser, PinConfigurationError(.wrongType, "the pin-set expiration '\(e)' is not a yyyy-MM-dd date", fix: "Write it like expiration=\"2027-01-31\""))
                     }
-                    stack[stack.count - 1].expiration = d
+                    expiration = d
                 }
-            case "pin":
+                configs[i].pinSet = ([], expiration)
+                element = .pinSet(i)
+            case (.base?, "pin-set"), (.debug?, "pin-set"):
+                return fail(parser, PinConfigurationError(.malformedDocument,
+                    "a <pin-set> in <\(path.last.map { if case .base = $0 { "base-config" } else { "debug-overrides" } } ?? "")>, which Android refuses: pins belong to a domain",
+                    fix: "Move the <pin-set> into a <domain-config> with the domains it pins"))
+            case (.pinSet(let i)?, "pin"):
                 digest = attributes["digest"] ?? ""
-            default: break
+                element = .pin(i)
+            case (.base?, "trust-anchors"): element = .trustAnchors("base-config")
+            case (.domainConfig?, "trust-anchors"): element = .trustAnchors("domain-config")
+            case (.trustAnchors(let owner)?, "certificates"):
+                if attributes["overridePins"]?.lowercased() == "true" {
+                    let src = attributes["src"] ?? "?"
+                    warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: parser.lineNumber,
+                        "<certificates src=\"\(src)\" overridePins=\"true\"> in a \(owner) is not supported: Android skips the pin check for a chain that ends at those anchors, but they are not known here, so the pins are checked for every chain"))
+                }
+                element = .certificates
+            default:
+                element = .ignored
             }
+            path.append(element)
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            switch name {
-            case "domain":
-                guard !stack.isEmpty else { return }
-                stack[stack.count - 1].domains.append((value, include, elementLine))
-            case "pin":
-                guard !stack.isEmpty else { return }
+            text = ""
+            guard let element = path.popLast() else { return }
+            switch element {
+            case .domain:
+                guard case .domainConfig(let i)? = path.last else { return }
+                let name = value.lowercased()
+                guard seenDomains.insert(name).inserted else {
+                    return fail(parser, PinConfigurationError(.invalidHost, "the domain \(value) appears twice, which Android refuses (\"\(name) has already been specified\")",
+                        fix: "Keep one <domain> for it; a nested <domain-config> covers a subdomain"))
+                }
+                configs[i].domains.append((value, include, elementLine))
+            case .pin(let i):
                 guard digest.uppercased() == "SHA-256" else {
                     return fail(parser, PinConfigurationError(.malformedPin, "a <pin> has digest '\(digest)'; Android supports SHA-256 only",
                         fix: "Write <pin digest=\"SHA-256\">BASE64</pin>"))
                 }
-                do { stack[stack.count - 1].pins.append(try Pin(parsing: value)) } catch { return fail(parser, error) }
-            case "domain-config":
-                guard let c = stack.popLast() else { return }
-                guard c.hasPinSet else { return }
-                for d in c.domains {
-                    do {
-                        let pattern = try HostPattern(d.text, includeSubdomains: d.include)
-                        hosts.append(PinnedHost(pattern, PinSet(c.pins, scope: .any, expirationDate: c.expiration)))
-                    } catch { return fail(parser, error.placed(in: source, line: d.line)) }
+                do { configs[i].pinSet?.pins.append(try Pin(parsing: value)) } catch { return fail(parser, error) }
+            case .domainConfig(let i):
+                guard !configs[i].domains.isEmpty else {
+                    return fail(parser, PinConfigurationError(.missingKey, "a <domain-config> has no <domain>, which Android refuses",
+                        fix: "Name the domains it applies to with <domain>example.com</domain>"), line: configs[i].line)
                 }
-            default: break
+            default:
+                break
             }
-            text = ""
         }
     }
 
@@ -133,6 +200,15 @@ enum AndroidPinFormat {
         var w: [PinConfigurationWarning] = []
         var s = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<network-security-config>\n"
         for host in configuration.hosts {
+            if host.isExempt {
+                // A domain-config without a pin-set is not pinned, whatever a broader one pins.
+                if host.pattern.kind == .oneLabel {
+                    w.append(PinConfigurationWarning(.lossyConversion, "Android has no one-label wildcard; the exemption of \(host.pattern) was written for \(host.pattern.name) with includeSubdomains"))
+                }
+                let include = host.pattern.kind != .exact ? "true" : "false"
+                s += "    <domain-config>\n        <domain includeSubdomains=\"\(include)\">\(PlistPinFormats.escape(host.pattern.name))</domain>\n    </domain-config>\n"
+                continue
+            }
             if host.pattern.kind == .oneLabel {
                 w.append(PinConfigurationWarning(.lossyConversion, "Android has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with includeSubdomains"))
             }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// OkHttp `CertificatePinner` pins as text: one `pattern sha256/…` per line (more pins may follow on the line,
-/// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments.
+/// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments. As in OkHttp, every
+/// pattern that matches a host applies (``PinMatching/everyMatch``).
 enum OkHttpPinFormat {
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         var order: [HostPattern] = []
@@ -43,13 +44,17 @@ enum OkHttpPinFormat {
             throw PinConfigurationError(.emptyPinSet, source: source, "the file has no pins",
                 fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
         }
-        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }), warnings)
+        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }, rules: .okhttp, matching: .everyMatch), warnings)
     }
 
     static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
         var w: [PinConfigurationWarning] = []
         var s = "# OkHttp CertificatePinner pins: pattern sha256/hash. Keep a backup pin for every host.\n"
         for host in configuration.hosts {
+            if host.isExempt {
+                w.append(PinConfigurationWarning(.lossyConversion, "OkHttp cannot exempt a host from a broader pattern; the exemption of \(host.pattern) was left out, so a broader pattern's pins apply to it"))
+                continue
+            }
             if !host.pinSet.caPins.isEmpty || !host.pinSet.leafPins.isEmpty {
                 w.append(PinConfigurationWarning(.lossyConversion, "OkHttp pins match any certificate; the CA and leaf scopes of \(host.pattern) were merged"))
             }

@@ -4,16 +4,60 @@ import Foundation
 /// `CertificatePinner` or an Android `<pin-set>` holds. Read and write it with ``PinConfigurationFormat``.
 public struct PinConfiguration: Sendable, Hashable {
     public var hosts: [PinnedHost]
+    /// The checks ``validate(now:source:)`` applies: those of the system the configuration was read from, and
+    /// TrustKit's for a configuration made in code.
+    public var rules: PinValidationRules
+    /// How entries that match the same host combine: the most specific alone, or, as OkHttp does, all of them.
+    public var matching: PinMatching
 
-    public init(_ hosts: [PinnedHost] = []) { self.hosts = hosts }
-
-    /// The most specific entry that covers `host`, or nil.
-    public func entry(for host: String) -> PinnedHost? {
-        guard let canonical = HostPattern.canonical(host) else { return nil }
-        return hosts.filter { $0.pattern.matches(canonical: canonical) }.max { $0.pattern.specificity < $1.pattern.specificity }
+    public init(_ hosts: [PinnedHost] = [], rules: PinValidationRules = .trustKit, matching: PinMatching = .mostSpecific) {
+        self.hosts = hosts
+        self.rules = rules
+        self.matching = matching
     }
 
-    /// Validates every entry (see ``PinnedHost/validate(now:source:)``) and refuses the same pattern twice.
+    /// The entry that applies to `host`, or nil when none covers it. An exempt entry (``PinnedHost/isExempt``) is
+    /// returned like any other: the host is covered, and not pinned.
+    ///
+    /// With ``PinMatching/mostSpecific`` it is the most specific matching entry. With ``PinMatching/everyMatch``
+    /// it is that entry with the pins of every other matching entry added, scope by scope, so that any of them
+    /// passes, as in OkHttp; its other settings (enforcement, expiry, report URIs) stay those of the most specific.
+    public func entry(for host: String) -> PinnedHost? {
+        guard let canonical = HostPattern.canonical(host) else { return nil }
+        let matches = hosts.filter { $0.pattern.matches(canonical: canonical) }
+        guard let best = matches.max(by: { $0.pattern.specificity < $1.pattern.specificity }) else { return nil }
+        guard matching == .everyMatch else { return best }
+        let pinned = matches.filter { !$0.isExempt }.sorted { $0.pattern.specificity > $1.pattern.specificity }
+        guard var union = pinned.first else { return best }
+        for scope in PinScope.allCases {
+            var seen: Set<Pin> = []
+            union.pinSet[scope] = pinned.flatMap { $0.pinSet[scope] }.filter { seen.insert($0).inserted }
+        }
+        return union
+    }
+
+    /// Two entries some host matches both of, or nil: where ``matching`` makes a difference.
+    func overlappingPatterns() -> (HostPattern, HostPattern)? {
+        // Some host matches both patterns exactly when one of these hosts of either matches the other (for names
+        // one under the other; names that are not can share no host).
+        func samples(_ p: HostPattern) -> [String] {
+            switch p.kind {
+            case .exact: return [p.name]
+            case .oneLabel: return ["x." + p.name]
+            case .subdomains: return [p.name, "x." + p.name]
+            }
+        }
+        let patterns = hosts.filter { !$0.isExempt }.map(\.pattern)
+        for (i, p) in patterns.enumerated() {
+            for q in patterns[(i + 1)...] where samples(p).contains(where: q.matches(canonical:)) || samples(q).contains(where: p.matches(canonical:)) {
+                return p.specificity >= q.specificity ? (p, q) : (q, p)
+            }
+        }
+        return nil
+    }
+
+    /// Validates every entry under ``rules`` (see ``PinnedHost/validate(now:source:rules:)``) and refuses the same
+    /// pattern twice.
     public func validate(now: Date = Date(), source: String? = nil) throws(PinConfigurationError) -> [PinConfigurationWarning] {
         var warnings: [PinConfigurationWarning] = []
         var seen: Set<HostPattern> = []
@@ -22,7 +66,7 @@ public struct PinConfiguration: Sendable, Hashable {
                 throw PinConfigurationError(.invalidHost, source: source, "\(host.pattern) appears twice",
                     fix: "Merge the two entries into one pin set")
             }
-            warnings += try host.validate(now: now, source: source)
+            warnings += try host.validate(now: now, source: source, rules: rules)
         }
         return warnings
     }

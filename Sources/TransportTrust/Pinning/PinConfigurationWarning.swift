@@ -10,6 +10,9 @@ public struct PinConfigurationWarning: Sendable, Equatable, CustomStringConverti
         case noBackupPin
         /// A pin could not be expressed in the output format and was written in the nearest form.
         case lossyConversion
+        /// The file is read differently from how its own system reads it (a setting not applied here, or a key that
+        /// system does not recognise); the message says how.
+        case differsFromSource
     }
 
     public var code: Code

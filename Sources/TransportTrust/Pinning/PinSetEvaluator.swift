@@ -7,6 +7,7 @@ import Foundation
 ///   built chain's actual `sha256/` hashes.
 /// - Report-only sets keep the verdict and add a note.
 /// - After the set's expiration date nothing is enforced, and a note says so.
+/// - An exempt entry (``PinnedHost/isExempt``) checks no pins, and a note says so.
 /// - Every failure (a mismatch, or a chain that does not validate) builds a ``PinFailureReport`` for the
 ///   reporter, when one is given and the set has report URIs.
 public struct PinSetEvaluator: ServerTrustEvaluating {
@@ -59,6 +60,10 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         let set = pinnedHost.pinSet
         let time = trust.validationTime ?? clock()
         let host = trust.policy.host?.description ?? (unnamed ? nil : pinnedHost.pattern.name)
+        if pinnedHost.isExempt {
+            verdict.notes.append("\(host ?? pinnedHost.pattern.name) is exempt from pinning by \(pinnedHost.pattern); the chain was validated only")
+            return verdict
+        }
         if let expiry = set.expirationDate, set.isExpired(at: time) {
             verdict.notes.append("the pin set for \(pinnedHost.pattern) expired on \(RFC3339.day(expiry)); its pins were not checked")
             return verdict
@@ -66,8 +71,9 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         let chain = hashCache.fingerprints(verdict.chain)
         let check = set.check(chain)
         let reportHost = host ?? pinnedHost.pattern.name
-        if !verdict.isTrusted {
-            // The chain itself failed: TrustKit reports this too, as an invalid chain.
+        if verdict.failures.contains(where: { $0.code != .pinMismatch }) {
+            // The chain itself failed: TrustKit reports this too, as an invalid chain. Another pin set's mismatch
+            // (an evaluator composed in `validation`) is not that.
             await send(.failedInvalidCertificateChain, host: reportHost, chain: verdict.chain, time: time)
         }
         guard !check.isMatch else { return verdict }

@@ -4,23 +4,41 @@ import Foundation
 public struct PinnedHost: Sendable, Hashable {
     public var pattern: HostPattern
     public var pinSet: PinSet
+    /// The hosts of the pattern are covered but not pinned: their chain is validated only. Being more specific, the
+    /// entry shadows a broader pinned one: TrustKit's `kTSKExcludeSubdomainFromParentPolicy`, an Android
+    /// `<domain-config>` whose pin set is empty or unset.
+    public var isExempt: Bool
 
     public init(_ pattern: HostPattern, _ pinSet: PinSet) {
         self.pattern = pattern
         self.pinSet = pinSet
+        self.isExempt = false
     }
 
-    /// Checks the entry as TrustKit does, but as errors rather than log lines:
-    /// - an enforced set needs at least two pins, so that one can be a backup;
+    /// An entry that exempts the hosts of `pattern` from pinning, however broader entries pin them.
+    public static func exempt(_ pattern: HostPattern) -> PinnedHost {
+        var host = PinnedHost(pattern, PinSet())
+        host.isExempt = true
+        return host
+    }
+
+    /// Checks the entry, as errors rather than log lines. An exempt entry has nothing to check. Every format:
     /// - every hash must decode to the right length (32 bytes for SHA-256);
-    /// - includeSubdomains is refused on a single label or a public suffix;
-    /// - an expiration date in the past is a warning that names the date.
-    /// Legacy SHA-1 pins are warnings.
+    /// - an expiration date in the past is a warning that names the date;
+    /// - legacy SHA-1 pins are warnings.
+    ///
+    /// And as `rules` ask (all of them, TrustKit's, by default):
+    /// - ``PinValidationRules/pinsRequired``: the set has a pin;
+    /// - ``PinValidationRules/backupPin``: an enforced set has at least two pins, so that one can be a backup;
+    /// - ``PinValidationRules/noSubdomainsOnPublicSuffix``: no includeSubdomains on a single label or a public suffix.
     /// - Parameter now: the time to judge expiry against.
-    public func validate(now: Date = Date(), source: String? = nil) throws(PinConfigurationError) -> [PinConfigurationWarning] {
+    public func validate(now: Date = Date(), source: String? = nil, rules: PinValidationRules = .trustKit)
+        throws(PinConfigurationError) -> [PinConfigurationWarning]
+    {
         var warnings: [PinConfigurationWarning] = []
+        if isExempt { return warnings }
         let all = pinSet.allPins
-        guard !all.isEmpty else {
+        if all.isEmpty && rules.contains(.pinsRequired) {
             throw PinConfigurationError(.emptyPinSet, source: source, "the pin set for \(pattern) has no pins",
                 fix: "Add the SPKI SHA-256 of the key you use and of a backup key; `ats pins CERT.pem` prints them")
         }
@@ -39,18 +57,18 @@ public struct PinnedHost: Sendable, Hashable {
                 break
             }
         }
-        if pinSet.enforcePinning && Set(all).count < 2 {
+        if rules.contains(.backupPin) && pinSet.enforcePinning && Set(all).count < 2 {
             throw PinConfigurationError(.missingBackupPin, source: source,
-                "the enforced pin set for \(pattern) has \(Set(all).count) pin, so there is no backup pin; losing that key would lock every client out",
+                "the enforced pin set for \(pattern) has \(Set(all).count) pin, so there is no backup pin (TrustKit refuses such a set); losing that key would lock every client out",
                 fix: "Add a second pin for a backup key kept offline (or for the CA above), or set the pin set to report only")
         }
-        if !pinSet.enforcePinning && Set(all).count < 2 {
+        if rules.contains(.backupPin) && !pinSet.enforcePinning && Set(all).count < 2 {
             warnings.append(PinConfigurationWarning(.noBackupPin, source: source, "the report-only pin set for \(pattern) has no backup pin"))
         }
-        if pattern.kind != .exact && PublicSuffixList.isPublicSuffix(pattern.name) {
+        if rules.contains(.noSubdomainsOnPublicSuffix) && pattern.kind != .exact && PublicSuffixList.isPublicSuffix(pattern.name) {
             let what = pattern.name.contains(".") ? "the public suffix '\(pattern.name)'" : "the single label '\(pattern.name)'"
             throw PinConfigurationError(.subdomainsOnPublicSuffix, source: source,
-                "\(pattern) sets includeSubdomains on \(what), which would pin every site registered under it",
+                "\(pattern) sets includeSubdomains on \(what), which would pin every site registered under it (TrustKit refuses it)",
                 fix: "Pin your own domain (for example example.\(pattern.name)) with includeSubdomains instead")
         }
         if let expiry = pinSet.expirationDate, expiry < now {

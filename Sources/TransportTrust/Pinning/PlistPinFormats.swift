@@ -102,8 +102,12 @@ enum PlistPinFormats {
             }
             hosts.append(PinnedHost(pattern, set))
         }
-        return (PinConfiguration(hosts), [])
+        return (PinConfiguration(hosts, rules: .ats), [])
     }
+
+    /// TrustKit's `kTSKExcludeSubdomainFromParentPolicy`: its string value first, then the spelling its name and
+    /// documentation suggest.
+    static let excludeKeys = ["kSKExcludeSubdomainFromParentPolicy", "TSKExcludeSubdomainFromParentPolicy"]
 
     static func readTrustKit(_ bytes: [UInt8], source: String, json: Bool) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         var root = try object(bytes, source: source, json: json)
@@ -123,6 +127,23 @@ enum PlistPinFormats {
             guard let entry = value as? [String: Any] else {
                 throw PinConfigurationError(.wrongType, source: source, line: at, "the TSKPinnedDomains entry for \(domain) is not a dictionary",
                     fix: "Make it a dictionary with TSKPublicKeyHashes")
+            }
+            if let key = excludeKeys.first(where: { entry[$0] != nil }),
+               try bool(entry[key], key: key, domain: domain, source: source, bytes: bytes) == true {
+                // TrustKit: the domain is not pinned (DomainNotPinned), and the entry may hold nothing else.
+                guard entry.count == 1 else {
+                    throw PinConfigurationError(.malformedDocument, source: source, line: at,
+                        "\(domain) sets \(key), which allows no other key, but also has \(entry.keys.filter { $0 != key }.sorted().joined(separator: ", "))",
+                        fix: "Remove the other keys: an excluded domain is not pinned, so it has no hashes or settings")
+                }
+                let pattern: HostPattern
+                do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
+                if key != excludeKeys[0] {
+                    warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: line(of: key, in: bytes),
+                        "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
+                }
+                hosts.append(.exempt(pattern))
+                continue
             }
             let include = try bool(entry["TSKIncludeSubdomains"], key: "TSKIncludeSubdomains", domain: domain, source: source, bytes: bytes) ?? false
             let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
@@ -163,7 +184,7 @@ enum PlistPinFormats {
         for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
             warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
         } }
-        return (PinConfiguration(hosts), warnings)
+        return (PinConfiguration(hosts, rules: .trustKit), warnings)
     }
 
     // MARK: Writing
@@ -195,6 +216,10 @@ enum PlistPinFormats {
         var w: [PinConfigurationWarning] = []
         var s = plistHeader + "<dict>\n\t<key>NSAppTransportSecurity</key>\n\t<dict>\n\t\t<key>NSPinnedDomains</key>\n\t\t<dict>\n"
         for host in configuration.hosts {
+            if host.isExempt {
+                w.append(PinConfigurationWarning(.lossyConversion, "ATS cannot exempt a host from a broader pinned domain; the exemption of \(host.pattern) was left out, so a broader domain's pins apply to it"))
+                continue
+            }
             if host.pattern.kind == .oneLabel {
                 w.append(PinConfigurationWarning(.lossyConversion, "ATS has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with NSIncludesSubdomains, which also covers deeper names"))
             }
@@ -222,6 +247,14 @@ enum PlistPinFormats {
         var w: [PinConfigurationWarning] = []
         var domains: [(String, [(String, String)])] = []  // domain → ordered (key, rendered value)
         for host in configuration.hosts {
+            func bool(_ b: Bool) -> String { json ? (b ? "true" : "false") : (b ? "<true/>" : "<false/>") }
+            if host.isExempt {
+                if host.pattern.kind != .exact {
+                    w.append(PinConfigurationWarning(.lossyConversion, "TrustKit exempts exact names only; the exemption of \(host.pattern) was written for \(host.pattern.name) alone"))
+                }
+                domains.append((host.pattern.name, [(excludeKeys[0], bool(true))]))
+                continue
+            }
             if host.pattern.kind == .oneLabel {
                 w.append(PinConfigurationWarning(.lossyConversion, "TrustKit has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with TSKIncludeSubdomains"))
             }
@@ -234,7 +267,6 @@ enum PlistPinFormats {
                 json ? "[" + items.map { "\"\(Self.jsonEscape($0))\"" }.joined(separator: ", ") + "]"
                      : "<array>" + items.map { "<string>\(escape($0))</string>" }.joined() + "</array>"
             }
-            func bool(_ b: Bool) -> String { json ? (b ? "true" : "false") : (b ? "<true/>" : "<false/>") }
             func string(_ t: String) -> String { json ? "\"\(Self.jsonEscape(t))\"" : "<string>\(escape(t))</string>" }
             entry.append(("TSKEnforcePinning", bool(host.pinSet.enforcePinning)))
             if let e = host.pinSet.expirationDate { entry.append(("TSKExpirationDate", string(RFC3339.day(e)))) }

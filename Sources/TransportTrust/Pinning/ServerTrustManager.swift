@@ -48,16 +48,32 @@ public struct ServerTrustManager: Sendable {
     }
 
     /// A manager that pins each configured host with a ``PinSetEvaluator``, after validating the configuration.
-    /// Unlisted hosts get chain validation only, unless `allHostsMustBeEvaluated`.
+    /// Unlisted hosts get chain validation only, unless `allHostsMustBeEvaluated`. A configuration with
+    /// ``PinMatching/everyMatch`` (OkHttp) checks the pins of every pattern that matches the host.
     public init(configuration: PinConfiguration, allHostsMustBeEvaluated: Bool = false,
                 validation: any ServerTrustEvaluating = DefaultTrustEvaluator(),
                 reporter: (any PinFailureReporting)? = nil, app: PinFailureReport.AppInfo = .unknown,
                 now: Date = Date()) throws(PinConfigurationError) {
         _ = try configuration.validate(now: now)
         let rules = configuration.hosts.map { host in
-            Rule(host.pattern, PinSetEvaluator(host, validation: validation, reporter: reporter, app: app))
+            let own = PinSetEvaluator(host, validation: validation, reporter: reporter, app: app)
+            guard configuration.matching == .everyMatch else { return Rule(host.pattern, own) }
+            return Rule(host.pattern, EveryMatchEvaluator(configuration: configuration, own: own))
         }
         self.init(allHostsMustBeEvaluated: allHostsMustBeEvaluated, rules: rules, defaultEvaluator: validation)
+    }
+
+    /// OkHttp's matching: the pins of every pattern that matches the trust's host apply, so the set depends on the
+    /// host, not only on the pattern that chose this rule. Without a host (basic X.509), the pattern's own set.
+    struct EveryMatchEvaluator: ServerTrustEvaluating {
+        var configuration: PinConfiguration
+        var own: PinSetEvaluator
+
+        func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
+            var evaluator = own
+            if let host = trust.policy.host, let entry = configuration.entry(for: host.description) { evaluator.pinnedHost = entry }
+            return await evaluator.evaluate(trust)
+        }
     }
 
     /// The "medium security" allow-list: CA validation for the listed hosts, and every other host refused

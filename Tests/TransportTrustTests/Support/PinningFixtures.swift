@@ -10,6 +10,7 @@ enum PinningFixtures {
     static func sha256Pin(_ cert: TestCert) -> Pin { .spkiSHA256(Array(SHA256.hash(data: spki(cert)))) }
     static func spki(_ cert: TestCert) -> [UInt8] { cert.input.raw?.subjectPublicKeyInfo ?? [] }
     static func hash(_ cert: TestCert) -> String { Base64.encode(Array(SHA256.hash(data: spki(cert)))) }
+    static func sha1Pin(_ cert: TestCert) -> Pin { .spkiSHA1(Array(Insecure.SHA1.hash(data: spki(cert)))) }
     /// A well-formed SHA-256 pin that matches nothing.
     static let unrelated = Pin.spkiSHA256(Array(repeating: 0xAB, count: 32))
     static let unrelated2 = Pin.spkiSHA256(Array(repeating: 0xCD, count: 32))
