@@ -60,6 +60,15 @@ import X509
         #expect(await verdict(host: "foo.example.com", leaf: leaf(dns: ["f*.example.com"])).codes == [.hostnameMismatch])
     }
 
+    @Test func aWildcardOverAPrivateSuffixIsTrustedUnderTheStandardProfileOnly() async {
+        let pages = leaf(dns: ["*.github.io"])
+        #expect(await verdict(host: "foo.github.io", leaf: pages).isTrusted)
+        var strict = PKI.ssl("foo.github.io")
+        strict.profile = .webPKI
+        let v = await PKI.evaluate(PKI.trust([pages, pki.intermediate], anchors: [pki.root], policy: strict))
+        #expect(v.codes == [.hostnameMismatch])
+    }
+
     @Test func comparesInternationalNamesInALabelForm() async {
         let idn = leaf(dns: ["xn--bcher-kva.example"])
         #expect(await verdict(host: "bücher.example", leaf: idn).isTrusted)
