@@ -84,6 +84,10 @@ import X509
         // An address written as a dNSName does not count.
         let asDNS = leaf(dns: ["192.0.2.10"])
         #expect(await verdict(host: "192.0.2.10", leaf: asDNS).codes == [.hostnameMismatch])
+        // Nor with a trailing dot, which makes the dotted quad no DNS name.
+        #expect(await verdict(host: "192.0.2.10.", leaf: asDNS).codes == [.hostnameMismatch])
+        #expect(await verdict(host: "192.0.2.10.", leaf: leaf(dns: ["*.0.2.10"])).codes == [.hostnameMismatch])
+        #expect(await verdict(host: "192.0.2.10.", leaf: cert).isTrusted)
         // Nor does a DNS host match an iPAddress entry.
         #expect(await verdict(host: "www.example.com", leaf: leaf(ips: [[192, 0, 2, 10]])).codes == [.hostnameMismatch])
     }

@@ -26,11 +26,40 @@ import Testing
         #expect(try PeerName("192.0.2.1").description == "192.0.2.1")
     }
 
-    @Test func doesNotReadLooseIPv4SpellingsAsAddresses() throws {
-        // Leading zeros (octal in inet_aton) and out-of-range octets are not IPv4 literals.
-        #expect(try !PeerName("192.000.2.1").isIPAddress)
-        #expect(try !PeerName("256.0.0.1").isIPAddress)
-        #expect(try !PeerName("1.2.3").isIPAddress)
+    @Test func aDottedQuadWithATrailingDotIsTheAddress() throws {
+        #expect(try PeerName("192.0.2.1.") == .ip([192, 0, 2, 1]))
+        #expect(try PeerName("[192.0.2.1]") == .ip([192, 0, 2, 1]))
+    }
+
+    /// What URL parsers read as IPv4 and inet_aton accepts, in a form other than the dotted quad: refused, never
+    /// a DNS name (which a dNSName SAN such as `127.1` could then match), naming the dotted quad meant.
+    @Test(arguments: [
+        ("0300.0.2.1", "192.0.2.1"),  // octal
+        ("192.000.2.1", "192.0.2.1"),  // leading zeros are octal too
+        ("0xc0.0.2.1", "192.0.2.1"),  // hex
+        ("127.1", "127.0.0.1"),  // fewer than four parts
+        ("10.0.513", "10.0.2.1"),
+        ("3221225985", "192.0.2.1"),  // one number
+        ("0xC0000201", "192.0.2.1"),
+        ("127.1.", "127.0.0.1"),
+    ])
+    func refusesLegacyIPv4SpellingsNamingTheDottedQuad(input: String, dottedQuad: String) {
+        #expect(throws: PeerNameError.legacyIPv4(input, meaning: dottedQuad)) { try PeerName(input) }
+        let message = PeerNameError.legacyIPv4(input, meaning: dottedQuad).description
+        #expect(message.contains("'\(input)'") && message.contains("write it as the dotted quad \(dottedQuad)"), "\(message)")
+    }
+
+    /// No top-level domain is all-numeric (RFC 3696 §2), and URL parsers take such a host for IPv4.
+    @Test(arguments: ["256.0.0.1", "1.2.3.4.5", "foo.123", "example.0x1f", "1.2.3.08", "0x"])
+    func refusesOtherNamesEndingInANumber(input: String) {
+        #expect(throws: PeerNameError.numericLastLabel(input)) { try PeerName(input) }
+        #expect(PeerNameError.numericLastLabel(input).description.contains("dotted quad"))
+    }
+
+    @Test func aNumberInsideANameIsFine() throws {
+        #expect(try PeerName("1.2.3.4.example.com") == .dns("1.2.3.4.example.com"))
+        #expect(try PeerName("123.example") == .dns("123.example"))
+        #expect(try PeerName("example.0x1g") == .dns("example.0x1g"))
     }
 
     @Test func parsesIPv6LiteralsToSixteenBytes() throws {

@@ -311,6 +311,11 @@ import X509
         #expect(host.status == 2)
         #expect(host.err.contains("--host"))
 
+        // An IPv4 address in a legacy form is neither a DNS name nor taken for the address: the dotted quad is asked for.
+        let legacy = await run(["verify", chain, "--anchors", root, "--host", "127.1"])
+        #expect(legacy.status == 2)
+        #expect(legacy.err.contains("--host: '127.1'") && legacy.err.contains("dotted quad 127.0.0.1"), "\(legacy.err)")
+
         let basicWithHost = await run(["verify", chain, "--anchors", root, "--policy", "basic", "--host", "www.example.com"])
         #expect(basicWithHost.status == 2)
         #expect(basicWithHost.err.contains("drop --host"))

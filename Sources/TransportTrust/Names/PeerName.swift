@@ -1,3 +1,10 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The name a client connects to: a DNS name in canonical A-label form, or an IP address.
 public enum PeerName: Sendable, Hashable, CustomStringConvertible {
     /// Lowercased, A-label (punycode) form, without a trailing dot.
@@ -7,17 +14,27 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses what a user or a URL gives: an IPv4 or IPv6 literal (brackets allowed), or a DNS name
     /// (Unicode labels are converted to A-labels, one trailing dot is ignored).
+    ///
+    /// A host whose last label is a number is never a DNS name: no top-level domain is all-numeric (RFC 3696 §2),
+    /// and URL parsers (WHATWG) read such a host as an IPv4 address. A dotted quad, with or without a trailing
+    /// dot, is that address; any other such host (`127.1`, `0300.0.2.1`, `0xc0.0.2.1`, `3221225985`, `foo.1`)
+    /// is refused, so that a dNSName can never stand in for an address.
     public init(_ text: String) throws(PeerNameError) {
         var host = Substring(text)
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        if let v4 = IPAddressText.parseIPv4(host) {
-            self = .ip(v4)
-            return
-        }
         if host.utf8.contains(UInt8(ascii: ":")) {
             guard let v6 = IPAddressText.parseIPv6(host) else { throw .invalidIP(text) }
             self = .ip(v6)
             return
+        }
+        let name = host.hasSuffix(".") ? host.dropLast() : host
+        if let v4 = IPAddressText.parseIPv4(name) {
+            self = .ip(v4)
+            return
+        }
+        if IPAddressText.endsInNumber(name) {
+            if let bytes = IPAddressText.parseLegacyIPv4(name) { throw .legacyIPv4(text, meaning: IPAddressText.format(bytes)) }
+            throw .numericLastLabel(text)
         }
         self = .dns(try Self.canonicalDNSName(String(host), original: text))
     }
@@ -68,6 +85,11 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLong(String)
     case invalidCharacter(String)
     case invalidIP(String)
+    /// An IPv4 address in a form other than the dotted quad (octal, hex, fewer than four parts, one number),
+    /// and the dotted quad URL parsers read it as.
+    case legacyIPv4(String, meaning: String)
+    /// A name whose last label is all-numeric (or a hex number) that is no IPv4 address in any form.
+    case numericLastLabel(String)
 
     public var description: String {
         switch self {
@@ -77,6 +99,10 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLong(let n): return "'\(n)' is longer than 253 bytes"
         case .invalidCharacter(let n): return "'\(n)' has a character that cannot appear in a host name"
         case .invalidIP(let n): return "'\(n)' looks like an IPv6 address but is not a valid one"
+        case .legacyIPv4(let n, let meaning):
+            return "'\(n)' is an IPv4 address in a legacy form (octal, hex, or fewer than four parts), which URL parsers read as \(meaning); write it as the dotted quad \(meaning)"
+        case .numericLastLabel(let n):
+            return "'\(n)' ends in a numeric label, so it is not a DNS name (no top-level domain is all-numeric, RFC 3696 §2), nor an IPv4 address; write an IPv4 address as a dotted quad such as 192.0.2.1"
         }
     }
 }
@@ -93,6 +119,31 @@ enum IPAddressText {
             out.append(v)
         }
         return out
+    }
+
+    /// Whether the last label is a number as the WHATWG URL host parser sees one (`1`, `0300`, `0x`, `0xc0`):
+    /// such a host is an IPv4 address to it, never a domain.
+    static func endsInNumber(_ s: Substring) -> Bool {
+        guard let last = s.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        if last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return true }
+        guard last.hasPrefix("0x") || last.hasPrefix("0X") else { return false }
+        return last.utf8.dropFirst(2).allSatisfy(isHexDigit)
+    }
+
+    /// The address inet_aton reads from the classic BSD spellings: octal (`0300`), hex (`0xc0`), fewer than four
+    /// parts (`127.1`, `3221225985`), which are also the ones URL parsers accept; nil when it is not one.
+    static func parseLegacyIPv4(_ s: Substring) -> [UInt8]? {
+        // Only digits, hex digits, 'x' and dots: inet_aton would also stop at a blank and ignore what follows.
+        guard !s.isEmpty, s.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") })
+        else { return nil }
+        var address = in_addr()
+        guard inet_aton(String(s), &address) != 0 else { return nil }
+        // s_addr is in network byte order, so its bytes in memory are the address.
+        return withUnsafeBytes(of: address.s_addr) { Array($0) }
+    }
+
+    static func isHexDigit(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46)
     }
 
     static func parseIPv6(_ s: Substring) -> [UInt8]? {
