@@ -90,6 +90,26 @@ import Testing
         #expect(throws: PeerNameError.invalidIP("12345::1")) { try PeerName("12345::1") }
     }
 
+    /// A reference identity is one host (RFC 6125 §6.4.3): a wildcard there would match any certificate's.
+    @Test(arguments: ["*.example.org", "*", "w*.example.org", "www.*.example.org", "*.example.org."])
+    func refusesAWildcard(input: String) {
+        #expect(throws: PeerNameError.wildcard(input)) { try PeerName(input) }
+    }
+
+    @Test func theWildcardMessageSaysWhatToGive() {
+        let message = PeerNameError.wildcard("*.example.org").description
+        #expect(message.contains("'*.example.org' has a wildcard") && message.contains("www.example.org") && message.contains("RFC 6125"), "\(message)")
+    }
+
+    @Test(arguments: [
+        "2001:db8::+1", "-0::1", "2001:db8::-1", "+1::", "::0x1",  // a sign or prefix UInt16(_:radix:) would take
+        "1.2.3.4::", "1.2.3.4::1", "::1.2.3.4:1",  // an IPv4 part that does not end the address
+        "fe80::1%",  // an empty zone
+    ])
+    func refusesIPv6SpellingsThatAreNotAddresses(input: String) {
+        #expect(throws: PeerNameError.invalidIP(input)) { try PeerName(input) }
+    }
+
     @Test func errorMessagesNameTheInput() {
         #expect(PeerNameError.invalidCharacter("exa mple.com").description.contains("'exa mple.com'"))
         #expect(PeerNameError.empty.description.contains("give a DNS name"))

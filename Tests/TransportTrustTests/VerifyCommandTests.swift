@@ -316,6 +316,10 @@ import X509
         #expect(legacy.status == 2)
         #expect(legacy.err.contains("--host: '127.1'") && legacy.err.contains("dotted quad 127.0.0.1"), "\(legacy.err)")
 
+        let wildcard = await run(["verify", chain, "--anchors", root, "--host", "*.example.com", "--at", Self.at])
+        #expect(wildcard.status == 2)
+        #expect(wildcard.err.contains("'*.example.com' has a wildcard"), "\(wildcard.err)")
+
         let basicWithHost = await run(["verify", chain, "--anchors", root, "--policy", "basic", "--host", "www.example.com"])
         #expect(basicWithHost.status == 2)
         #expect(basicWithHost.err.contains("drop --host"))

@@ -27,6 +27,8 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
             self = .ip(v6)
             return
         }
+        // RFC 6125 §6.4.3: the name connected to is one host; only a certificate's name may hold a wildcard.
+        if host.utf8.contains(UInt8(ascii: "*")) { throw .wildcard(text) }
         let name = host.hasSuffix(".") ? host.dropLast() : host
         if let v4 = IPAddressText.parseIPv4(name) {
             self = .ip(v4)
@@ -65,7 +67,7 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
 
     // Underscores appear in real hostnames (SRV-style, some CDNs); browsers and Apple accept them.
     private static func isHostByte(_ b: UInt8) -> Bool {
-        (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F || b == 0x2A
+        (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F
     }
 
     public var description: String {
@@ -90,6 +92,8 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
     case legacyIPv4(String, meaning: String)
     /// A name whose last label is all-numeric (or a hex number) that is no IPv4 address in any form.
     case numericLastLabel(String)
+    /// A wildcard: a certificate may name `*.example.org`, but a connection is to one host.
+    case wildcard(String)
 
     public var description: String {
         switch self {
@@ -101,9 +105,16 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidIP(let n): return "'\(n)' looks like an IPv6 address but is not a valid one"
         case .legacyIPv4(let n, let meaning):
             return "'\(n)' is an IPv4 address in a legacy form (octal, hex, or fewer than four parts), which URL parsers read as \(meaning); write it as the dotted quad \(meaning)"
+        case .wildcard(let n):
+            return "'\(n)' has a wildcard; give the one host connected to, such as \(Self.example(replacingWildcardIn: n)) (a wildcard belongs in a certificate's name, never in the name checked against it, RFC 6125 §6.4.3)"
         case .numericLastLabel(let n):
             return "'\(n)' ends in a numeric label, so it is not a DNS name (no top-level domain is all-numeric, RFC 3696 §2), nor an IPv4 address; write an IPv4 address as a dotted quad such as 192.0.2.1"
         }
+    }
+
+    private static func example(replacingWildcardIn name: String) -> String {
+        guard name.hasPrefix("*."), name.count > 2 else { return "www.example.org" }
+        return "www" + name.dropFirst()
     }
 }
 
@@ -148,26 +159,33 @@ enum IPAddressText {
 
     static func parseIPv6(_ s: Substring) -> [UInt8]? {
         var s = s
-        if let pct = s.firstIndex(of: "%") { s = s[..<pct] }  // zone id
+        if let pct = s.firstIndex(of: "%") {
+            // A zone (fe80::1%eth0) names an interface and is not part of the address; a bare '%' names none.
+            guard s.index(after: pct) < s.endIndex else { return nil }
+            s = s[..<pct]
+        }
         let halves = s.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
-        func groups(_ part: String) -> [UInt8]? {
+        // An embedded IPv4 address may only end the whole address (RFC 4291 §2.2), never come before '::'.
+        func groups(_ part: String, endsTheAddress: Bool) -> [UInt8]? {
             if part.isEmpty { return [] }
             var out: [UInt8] = []
             let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
             for (i, piece) in pieces.enumerated() {
-                if i == pieces.count - 1, piece.utf8.contains(UInt8(ascii: ".")), let v4 = parseIPv4(piece) {
+                if endsTheAddress, i == pieces.count - 1, piece.utf8.contains(UInt8(ascii: ".")), let v4 = parseIPv4(piece) {
                     out += v4
                     continue
                 }
-                guard !piece.isEmpty, piece.count <= 4, let v = UInt16(piece, radix: 16) else { return nil }
+                // Hex digits only: UInt16(_:radix:) would also take a sign ('+1', '-0').
+                guard !piece.isEmpty, piece.utf8.count <= 4, piece.utf8.allSatisfy(isHexDigit), let v = UInt16(piece, radix: 16)
+                else { return nil }
                 out += [UInt8(v >> 8), UInt8(v & 0xFF)]
             }
             return out
         }
-        guard let head = groups(halves[0]) else { return nil }
+        guard let head = groups(halves[0], endsTheAddress: halves.count == 1) else { return nil }
         if halves.count == 1 { return head.count == 16 ? head : nil }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
+        guard let tail = groups(halves[1], endsTheAddress: true), head.count + tail.count <= 14 else { return nil }
         return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
     }
 
