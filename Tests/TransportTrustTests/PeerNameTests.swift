@@ -19,6 +19,22 @@ import Testing
         #expect(try !PeerName(input).isIPAddress)
     }
 
+    /// Unicode input is NFC-normalised before Punycode, and the full stops UTS #46 maps to '.' separate labels.
+    @Test(arguments: [
+        ("bu\u{308}cher.example", "xn--bcher-kva.example"),  // u + combining diaeresis
+        ("BU\u{308}CHER.example", "xn--bcher-kva.example"),
+        ("bücher\u{3002}example", "xn--bcher-kva.example"),  // ideographic full stop
+        ("www\u{FF0E}example\u{FF0E}com", "www.example.com"),  // fullwidth full stop
+        ("www\u{FF61}example\u{FF61}com\u{FF61}", "www.example.com"),  // halfwidth ideographic full stop, trailing
+    ])
+    func normalisesUnicodeAsBrowsersDo(input: String, canonical: String) throws {
+        #expect(try PeerName(input) == .dns(canonical))
+    }
+
+    @Test func mapsFullStopsInAnAddressToo() throws {
+        #expect(try PeerName("192\u{3002}0\u{3002}2\u{3002}1") == .ip([192, 0, 2, 1]))
+    }
+
     @Test func parsesIPv4Literals() throws {
         #expect(try PeerName("192.0.2.1") == .ip([192, 0, 2, 1]))
         #expect(try PeerName("255.255.255.255") == .ip([255, 255, 255, 255]))

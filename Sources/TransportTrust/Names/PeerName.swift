@@ -20,7 +20,7 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
     /// dot, is that address; any other such host (`127.1`, `0300.0.2.1`, `0xc0.0.2.1`, `3221225985`, `foo.1`)
     /// is refused, so that a dNSName can never stand in for an address.
     public init(_ text: String) throws(PeerNameError) {
-        var host = Substring(text)
+        var host = Self.mappingLabelSeparators(Substring(text))
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         if host.utf8.contains(UInt8(ascii: ":")) {
             guard let v6 = IPAddressText.parseIPv6(host) else { throw .invalidIP(text) }
@@ -41,8 +41,21 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
         self = .dns(try Self.canonicalDNSName(String(host), original: text))
     }
 
+    /// The full stops UTS #46 maps to '.' (ideographic, fullwidth, halfwidth ideographic), as browsers do
+    /// before anything else, so that `bücher。example` is `bücher.example`.
+    private static let labelSeparators: Set<Unicode.Scalar> = ["\u{3002}", "\u{FF0E}", "\u{FF61}"]
+
+    static func mappingLabelSeparators(_ text: Substring) -> Substring {
+        guard text.unicodeScalars.contains(where: labelSeparators.contains) else { return text }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.map { labelSeparators.contains($0) ? "." : $0 })
+        return Substring(String(scalars))
+    }
+
     static func canonicalDNSName(_ host: String, original: String) throws(PeerNameError) -> String {
         var name = host
+        // NFC, as IDNA 2008 and UTS #46 require before Punycode: `bu\u{308}cher` and `bücher` are one name.
+        if !name.unicodeScalars.allSatisfy(\.isASCII) { name = name.lowercased().precomposedStringWithCanonicalMapping }
         if name.hasSuffix(".") { name.removeLast() }
         guard !name.isEmpty else { throw .empty }
         guard name.utf8.count <= 253 * 4 else { throw .tooLong(original) }
