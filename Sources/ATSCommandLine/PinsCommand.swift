@@ -163,8 +163,9 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation)
         var time: Date?
         if let at {
-            guard let parsed = RFC3339.parse(at) else { throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z") }
-            time = parsed
+            do { time = try RFC3339.parseStrictly(at) } catch {
+                throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
+            }
         }
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()

@@ -118,10 +118,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.revocation = RevocationOptions(mode: revocation, responses: responses)
         var time: Date?
         if let at {
-            guard let parsed = RFC3339.parse(at) else {
-                throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z")
+            do { time = try RFC3339.parseStrictly(at) } catch {
+                throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
             }
-            time = parsed
         }
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
     }

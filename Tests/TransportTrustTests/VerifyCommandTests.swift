@@ -306,6 +306,9 @@ import X509
         #expect(at.status == 2)
         #expect(at.err.contains("RFC 3339"))
         #expect(at.err.contains("2026-01-31T12:00:00Z"))
+        let notADay = await run(["verify", chain, "--anchors", root, "--at", "2027-02-30T00:00:00Z"])
+        #expect(notADay.status == 2)
+        #expect(notADay.err.contains("2027-02 has no day 30"), "\(notADay.err)")
 
         let host = await run(["verify", chain, "--anchors", root, "--host", "exa mple.com"])
         #expect(host.status == 2)
