@@ -300,6 +300,14 @@ import X509
         #expect(e.err.contains("holds no certificate"))
     }
 
+    @Test func aDirectoryIsNamedAsOne() async throws {
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", dir.url.path, "--anchors", root])
+        #expect(r.status == 2)
+        #expect(r.err.contains("cannot read '\(dir.url.path)': it is a directory"), "\(r.err)")
+        #expect(!r.err.contains("NSCocoaErrorDomain"), "\(r.err)")
+    }
+
     @Test func badOptionValuesSayWhatToFix() async throws {
         let (chain, root) = try files()
         let at = await run(["verify", chain, "--anchors", root, "--at", "yesterday"])
