@@ -308,6 +308,13 @@ import X509
         #expect(!r.err.contains("NSCocoaErrorDomain"), "\(r.err)")
     }
 
+    @Test func readsDERCertificatesBackToBack() async throws {
+        let chain = try dir.write("chain.der", bytes: pki.leaf.der + pki.intermediate.der)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+    }
+
     @Test func badOptionValuesSayWhatToFix() async throws {
         let (chain, root) = try files()
         let at = await run(["verify", chain, "--anchors", root, "--at", "yesterday"])
