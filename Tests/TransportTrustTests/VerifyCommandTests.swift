@@ -308,6 +308,14 @@ import X509
         #expect(!r.err.contains("NSCocoaErrorDomain"), "\(r.err)")
     }
 
+    @Test func aChainSentIssuerFirstSaysToPutTheLeafFirst() async throws {
+        let reversed = try dir.write("reversed.pem", pki.intermediate.pem + pki.leaf.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", reversed, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 1)
+        #expect(r.out.contains("basicConstraints (certificate 0)") && r.out.contains("must come first"), "\(r.out)")
+    }
+
     @Test func readsDERCertificatesBackToBack() async throws {
         let chain = try dir.write("chain.der", bytes: pki.leaf.der + pki.intermediate.der)
         let root = try dir.write("root.pem", pki.root.pem)
