@@ -160,7 +160,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
         }
-        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation)
+        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation, warnings: json ? nil : out)
         var time: Date?
         if let at {
             do { time = try RFC3339.parseStrictly(at) } catch {
@@ -173,7 +173,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             throw InputError("check mode needs --pin or --pin-file")
         }
         let verdict = await evaluator.evaluate(trust)
-        out.write(json ? VerdictRendering.json(verdict) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
+        out.write(json ? VerdictRendering.json(verdict, anchors: trust.anchors) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
         return verdict.isTrusted ? 0 : 1
     }
 }
