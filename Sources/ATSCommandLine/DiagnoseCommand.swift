@@ -55,7 +55,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         let diagnoser: Diagnoser
         do {
             list = try allURLs()
-            diagnoser = Diagnoser(options: try options())
+            diagnoser = Diagnoser(options: try options(output: out))
         } catch {
             out.error("ats diagnose: \(error)\n")
             return 2
@@ -111,9 +111,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         return list
     }
 
-    func options() throws -> DiagnosisOptions {
+    func options(output out: Output) throws -> DiagnosisOptions {
         return DiagnosisOptions(profile: platformOption.profile,
-                                anchors: try anchorOptions.trustAnchors(),
+                                anchors: try anchorOptions.trustAnchors(warnings: out),
                                 timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides)
     }
 }

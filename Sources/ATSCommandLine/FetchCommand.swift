@@ -186,7 +186,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
             manager = ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)])
         }
-        let trustAnchors = try anchorOptions.trustAnchors()
+        let trustAnchors = try anchorOptions.trustAnchors(warnings: out)
 
         var clientIdentity: ClientIdentity?
         if let identity, let passwordFile {

@@ -174,11 +174,12 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
         }
-        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation)
+        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation, warnings: json ? nil : out)
         var time: Date?
         if let at {
-            guard let parsed = RFC3339.parse(at) else { throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z") }
-            time = parsed
+            do { time = try RFC3339.parseStrictly(at) } catch {
+                throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
+            }
         }
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
@@ -186,7 +187,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         let evaluator: any ServerTrustEvaluating = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out)
             ?? validation
         let verdict = await evaluator.evaluate(trust)
-        out.write(json ? VerdictRendering.json(verdict) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
+        out.write(json ? VerdictRendering.json(verdict, anchors: trust.anchors) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
         return verdict.isTrusted ? 0 : 1
     }
 }

@@ -11,12 +11,14 @@ enum VerdictRendering {
         var notes: [String]
     }
 
-    static func json(_ verdict: TrustVerdict) -> String {
+    /// - Parameter anchors: the anchors evaluated against, whose problems (system roots skipped, anchors that cannot
+    ///   be used) become notes: in JSON they are not written to standard error.
+    static func json(_ verdict: TrustVerdict, anchors: TrustAnchors? = nil) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let value = JSONVerdict(trusted: verdict.isTrusted, anchor: verdict.anchor, chain: verdict.chainSummaries,
-                                failures: verdict.failures, notes: verdict.notes)
+                                failures: verdict.failures, notes: verdict.notes + (anchors?.problems ?? []))
         guard let data = try? encoder.encode(value) else { return #"{"trusted":false,"failures":[{"code":"internalError"}]}"# }
         return String(decoding: data, as: UTF8.self)
     }

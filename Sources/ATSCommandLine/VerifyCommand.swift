@@ -77,7 +77,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             return await LimboRunner(path: limbo, outputPath: output, filter: only).run(output: out)
         }
         do {
-            let trust = try makeTrust()
+            let trust = try makeTrust(output: out)
             let verdict: TrustVerdict
             if let pinned = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
                 verdict = await pinned.evaluate(trust)
@@ -85,7 +85,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
                 verdict = await trust.evaluate()
             }
             if json {
-                out.write(VerdictRendering.json(verdict) + "\n")
+                out.write(VerdictRendering.json(verdict, anchors: trust.anchors) + "\n")
             } else {
                 out.write(VerdictRendering.text(verdict, host: host, output: out))
             }
@@ -96,12 +96,12 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         }
     }
 
-    func makeTrust() throws -> ServerTrust {
+    func makeTrust(output: Output) throws -> ServerTrust {
         guard let chain else { throw InputError("no chain given") }
         let presented = try CertificateLoader.certificates(atPath: chain)
         var extra: [InputCertificate] = []
         for path in intermediates { extra += try CertificateLoader.certificates(atPath: path) }
-        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: true)
+        let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: true, warnings: json ? nil : output)
         var peer: PeerName?
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
@@ -129,10 +129,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.revocation = RevocationOptions(mode: mode, responses: responses)
         var time: Date?
         if let at {
-            guard let parsed = RFC3339.parse(at) else {
-                throw InputError("--at '\(at)' is not an RFC 3339 time; write it like 2026-01-31T12:00:00Z")
+            do { time = try RFC3339.parseStrictly(at) } catch {
+                throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
             }
-            time = parsed
         }
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
     }

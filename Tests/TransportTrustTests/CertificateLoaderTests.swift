@@ -29,6 +29,38 @@ import X509
         #expect(certs.map(\.der) == [leaf.der])
     }
 
+    /// `cat leaf.der intermediate.der > chain.der`: read as the chain it is, not refused as trailing data.
+    @Test func readsDERCertificatesBackToBack() throws {
+        let certs = try CertificateLoader.certificates(from: leaf.der + intermediate.der + root.der, source: "chain.der")
+        #expect(certs.map(\.der) == [leaf.der, intermediate.der, root.der])
+    }
+
+    @Test func aDERConcatenationNamesTheElementThatIsNoCertificate() {
+        let notACertificate: [UInt8] = [0x30, 0x03, 0x02, 0x01, 0x05]  // SEQUENCE { INTEGER 5 }
+        do {
+            _ = try CertificateLoader.certificates(from: leaf.der + notACertificate, source: "chain.der")
+            Issue.record("a concatenation with a bad element was read")
+        } catch {
+            guard case .malformed(let source, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(source == "chain.der (DER certificate 2 of 2)")
+        }
+    }
+
+    /// A .p7b as CAs and Windows export chains: what it is, and the command that converts it.
+    @Test(.enabled(if: OpenSSLCommand.isAvailable))
+    func aPKCS7BundleSaysHowToConvertIt() throws {
+        let dir = try TemporaryDirectory()
+        _ = try dir.write("chain.pem", leaf.pem + intermediate.pem)
+        try OpenSSLCommand.run(["crl2pkcs7", "-nocrl", "-certfile", "chain.pem", "-out", "chain.p7b"], in: dir.url)
+        try OpenSSLCommand.run(["crl2pkcs7", "-nocrl", "-certfile", "chain.pem", "-outform", "DER", "-out", "chain.p7b.der"], in: dir.url)
+        for name in ["chain.p7b", "chain.p7b.der"] {
+            let path = dir.file(name)
+            #expect(throws: CertificateInputError.pkcs7(source: path)) { try CertificateLoader.certificates(atPath: path) }
+            let message = CertificateInputError.pkcs7(source: path).description
+            #expect(message.contains("is a PKCS#7 bundle") && message.contains("openssl pkcs7 -print_certs -in \(path) -out chain.pem"), "\(message)")
+        }
+    }
+
     @Test func readsFiles() throws {
         let dir = try TemporaryDirectory()
         let pem = try dir.write("chain.pem", leaf.pem + intermediate.pem)

@@ -193,6 +193,30 @@ import X509
         #expect(!message.contains(".swift:"), "\(message)")
     }
 
+    /// A chain sent issuer first: the fault is the order, not the intermediate's lack of serverAuth and a SAN.
+    @Test func aChainSentIntermediateFirstSaysTheLeafMustComeFirst() async throws {
+        let (root, intermediate, leaf) = PKI.chain()
+        let verdict = await PKI.evaluate(ServerTrust(chain: [intermediate.input, leaf.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(!verdict.isTrusted)
+        #expect(verdict.codes == [.basicConstraints], "\(verdict.failures)")
+        let message = try #require(verdict.failures.first?.message)
+        #expect(message.contains("starts with the CA certificate '\(intermediate.subject)'") && message.contains("must come first"), "\(message)")
+        #expect(message.contains("'\(leaf.subject)' (certificate 1 as sent) looks like it"), "\(message)")
+        #expect(!message.contains("serverAuth") && !message.contains("subjectAltName"), "\(message)")
+        // In the right order, the same certificates are trusted.
+        #expect(await PKI.evaluate(ServerTrust(chain: [leaf.input, intermediate.input], anchors: PKI.anchors(root),
+                                               policy: PKI.ssl("www.example.com"), validationTime: PKI.now)).isTrusted)
+    }
+
+    @Test func aCAAloneIsNotCalledMisordered() async {
+        let (root, intermediate, _) = PKI.chain()
+        let verdict = await PKI.evaluate(ServerTrust(chain: [intermediate.input], anchors: PKI.anchors(root),
+                                                     policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
+        #expect(!verdict.isTrusted)
+        #expect(!verdict.failures.contains { $0.message.contains("must come first") })
+    }
+
     @Test func anIssuerWithAnEmptyNameIsSaidToHaveOne() async throws {
         let (root, intermediate, _) = PKI.chain()
         let leaf = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: intermediate, issuerName: DistinguishedName(),

@@ -4,7 +4,9 @@ import Testing
 @testable import TransportTrust
 
 @Suite struct HostnameMatchingTests {
-    func matches(_ pattern: String, _ host: String) -> Bool { HostnameMatching.dnsPatternMatches(pattern, host: host) }
+    func matches(_ pattern: String, _ host: String, strict: Bool = false) -> Bool {
+        HostnameMatching.dnsPatternMatches(pattern, host: host, refusingPrivateSuffixes: strict)
+    }
 
     @Test func comparesExactNamesCaseInsensitively() {
         #expect(matches("www.example.com", "www.example.com"))
@@ -37,13 +39,26 @@ import Testing
         #expect(!matches("*.", "com"))
     }
 
-    @Test func wildcardNeverOverAPublicSuffix() {
+    @Test func wildcardNeverOverAnICANNPublicSuffix() {
         #expect(!matches("*.com", "example.com"))
         #expect(!matches("*.co.uk", "example.co.uk"))
-        #expect(!matches("*.s3.amazonaws.com", "bucket.s3.amazonaws.com"))
-        #expect(!matches("*.github.io", "someone.github.io"))
+        #expect(!matches("*.example.kawasaki.jp", "www.example.kawasaki.jp"))  // the ICANN rule *.kawasaki.jp
+        #expect(matches("*.city.kawasaki.jp", "www.city.kawasaki.jp"))  // and its exception !city.kawasaki.jp
         #expect(matches("*.example.co.uk", "www.example.co.uk"))
         #expect(matches("*.someone.github.io", "www.someone.github.io"))
+        #expect(!matches("*.com", "example.com", strict: true))
+        #expect(!matches("*.co.uk", "example.co.uk", strict: true))
+    }
+
+    /// The certificates GitHub Pages, S3, Heroku, App Engine and CloudFront serve: their suffixes are in the
+    /// list's PRIVATE section, which Chromium does not check wildcards against.
+    @Test(arguments: [("*.github.io", "foo.github.io"), ("*.s3.amazonaws.com", "bucket.s3.amazonaws.com"),
+                      ("*.herokuapp.com", "app.herokuapp.com"), ("*.appspot.com", "app.appspot.com"),
+                      ("*.cloudfront.net", "d111111abcdef8.cloudfront.net")])
+    func wildcardOverAPrivateSuffixMatches(pattern: String, host: String) {
+        #expect(matches(pattern, host))
+        // The strict profile follows x509-limbo's pedantic reading and refuses them.
+        #expect(!matches(pattern, host, strict: true))
     }
 
     @Test func comparesInternationalNamesAsALabels() {

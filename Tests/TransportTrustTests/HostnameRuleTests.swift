@@ -60,6 +60,15 @@ import X509
         #expect(await verdict(host: "foo.example.com", leaf: leaf(dns: ["f*.example.com"])).codes == [.hostnameMismatch])
     }
 
+    @Test func aWildcardOverAPrivateSuffixIsTrustedUnderTheStandardProfileOnly() async {
+        let pages = leaf(dns: ["*.github.io"])
+        #expect(await verdict(host: "foo.github.io", leaf: pages).isTrusted)
+        var strict = PKI.ssl("foo.github.io")
+        strict.profile = .webPKI
+        let v = await PKI.evaluate(PKI.trust([pages, pki.intermediate], anchors: [pki.root], policy: strict))
+        #expect(v.codes == [.hostnameMismatch])
+    }
+
     @Test func comparesInternationalNamesInALabelForm() async {
         let idn = leaf(dns: ["xn--bcher-kva.example"])
         #expect(await verdict(host: "bücher.example", leaf: idn).isTrusted)
@@ -75,6 +84,10 @@ import X509
         // An address written as a dNSName does not count.
         let asDNS = leaf(dns: ["192.0.2.10"])
         #expect(await verdict(host: "192.0.2.10", leaf: asDNS).codes == [.hostnameMismatch])
+        // Nor with a trailing dot, which makes the dotted quad no DNS name.
+        #expect(await verdict(host: "192.0.2.10.", leaf: asDNS).codes == [.hostnameMismatch])
+        #expect(await verdict(host: "192.0.2.10.", leaf: leaf(dns: ["*.0.2.10"])).codes == [.hostnameMismatch])
+        #expect(await verdict(host: "192.0.2.10.", leaf: cert).isTrusted)
         // Nor does a DNS host match an iPAddress entry.
         #expect(await verdict(host: "www.example.com", leaf: leaf(ips: [[192, 0, 2, 10]])).codes == [.hostnameMismatch])
     }

@@ -70,6 +70,15 @@ import Darwin
         }
     }
 
+    @Test func aDirectorySaysItIsOne() {
+        do {
+            _ = try InputFile.read(dir.url.path)
+            Issue.record("a directory was read")
+        } catch {
+            #expect(error.reason == "it is a directory; give a file in it")
+        }
+    }
+
     @Test func aMissingFileSaysSo() {
         do {
             _ = try InputFile.read(dir.file("missing"))

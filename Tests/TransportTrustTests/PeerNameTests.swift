@@ -19,6 +19,22 @@ import Testing
         #expect(try !PeerName(input).isIPAddress)
     }
 
+    /// Unicode input is NFC-normalised before Punycode, and the full stops UTS #46 maps to '.' separate labels.
+    @Test(arguments: [
+        ("bu\u{308}cher.example", "xn--bcher-kva.example"),  // u + combining diaeresis
+        ("BU\u{308}CHER.example", "xn--bcher-kva.example"),
+        ("bücher\u{3002}example", "xn--bcher-kva.example"),  // ideographic full stop
+        ("www\u{FF0E}example\u{FF0E}com", "www.example.com"),  // fullwidth full stop
+        ("www\u{FF61}example\u{FF61}com\u{FF61}", "www.example.com"),  // halfwidth ideographic full stop, trailing
+    ])
+    func normalisesUnicodeAsBrowsersDo(input: String, canonical: String) throws {
+        #expect(try PeerName(input) == .dns(canonical))
+    }
+
+    @Test func mapsFullStopsInAnAddressToo() throws {
+        #expect(try PeerName("192\u{3002}0\u{3002}2\u{3002}1") == .ip([192, 0, 2, 1]))
+    }
+
     @Test func parsesIPv4Literals() throws {
         #expect(try PeerName("192.0.2.1") == .ip([192, 0, 2, 1]))
         #expect(try PeerName("255.255.255.255") == .ip([255, 255, 255, 255]))
@@ -26,11 +42,40 @@ import Testing
         #expect(try PeerName("192.0.2.1").description == "192.0.2.1")
     }
 
-    @Test func doesNotReadLooseIPv4SpellingsAsAddresses() throws {
-        // Leading zeros (octal in inet_aton) and out-of-range octets are not IPv4 literals.
-        #expect(try !PeerName("192.000.2.1").isIPAddress)
-        #expect(try !PeerName("256.0.0.1").isIPAddress)
-        #expect(try !PeerName("1.2.3").isIPAddress)
+    @Test func aDottedQuadWithATrailingDotIsTheAddress() throws {
+        #expect(try PeerName("192.0.2.1.") == .ip([192, 0, 2, 1]))
+        #expect(try PeerName("[192.0.2.1]") == .ip([192, 0, 2, 1]))
+    }
+
+    /// What URL parsers read as IPv4 and inet_aton accepts, in a form other than the dotted quad: refused, never
+    /// a DNS name (which a dNSName SAN such as `127.1` could then match), naming the dotted quad meant.
+    @Test(arguments: [
+        ("0300.0.2.1", "192.0.2.1"),  // octal
+        ("192.000.2.1", "192.0.2.1"),  // leading zeros are octal too
+        ("0xc0.0.2.1", "192.0.2.1"),  // hex
+        ("127.1", "127.0.0.1"),  // fewer than four parts
+        ("10.0.513", "10.0.2.1"),
+        ("3221225985", "192.0.2.1"),  // one number
+        ("0xC0000201", "192.0.2.1"),
+        ("127.1.", "127.0.0.1"),
+    ])
+    func refusesLegacyIPv4SpellingsNamingTheDottedQuad(input: String, dottedQuad: String) {
+        #expect(throws: PeerNameError.legacyIPv4(input, meaning: dottedQuad)) { try PeerName(input) }
+        let message = PeerNameError.legacyIPv4(input, meaning: dottedQuad).description
+        #expect(message.contains("'\(input)'") && message.contains("write it as the dotted quad \(dottedQuad)"), "\(message)")
+    }
+
+    /// No top-level domain is all-numeric (RFC 3696 §2), and URL parsers take such a host for IPv4.
+    @Test(arguments: ["256.0.0.1", "1.2.3.4.5", "foo.123", "example.0x1f", "1.2.3.08", "0x"])
+    func refusesOtherNamesEndingInANumber(input: String) {
+        #expect(throws: PeerNameError.numericLastLabel(input)) { try PeerName(input) }
+        #expect(PeerNameError.numericLastLabel(input).description.contains("dotted quad"))
+    }
+
+    @Test func aNumberInsideANameIsFine() throws {
+        #expect(try PeerName("1.2.3.4.example.com") == .dns("1.2.3.4.example.com"))
+        #expect(try PeerName("123.example") == .dns("123.example"))
+        #expect(try PeerName("example.0x1g") == .dns("example.0x1g"))
     }
 
     @Test func parsesIPv6LiteralsToSixteenBytes() throws {
@@ -59,6 +104,26 @@ import Testing
         #expect(throws: PeerNameError.invalidIP("1:2:3")) { try PeerName("1:2:3") }
         #expect(throws: PeerNameError.invalidIP("2001:db8::1::2")) { try PeerName("2001:db8::1::2") }
         #expect(throws: PeerNameError.invalidIP("12345::1")) { try PeerName("12345::1") }
+    }
+
+    /// A reference identity is one host (RFC 6125 §6.4.3): a wildcard there would match any certificate's.
+    @Test(arguments: ["*.example.org", "*", "w*.example.org", "www.*.example.org", "*.example.org."])
+    func refusesAWildcard(input: String) {
+        #expect(throws: PeerNameError.wildcard(input)) { try PeerName(input) }
+    }
+
+    @Test func theWildcardMessageSaysWhatToGive() {
+        let message = PeerNameError.wildcard("*.example.org").description
+        #expect(message.contains("'*.example.org' has a wildcard") && message.contains("www.example.org") && message.contains("RFC 6125"), "\(message)")
+    }
+
+    @Test(arguments: [
+        "2001:db8::+1", "-0::1", "2001:db8::-1", "+1::", "::0x1",  // a sign or prefix UInt16(_:radix:) would take
+        "1.2.3.4::", "1.2.3.4::1", "::1.2.3.4:1",  // an IPv4 part that does not end the address
+        "fe80::1%",  // an empty zone
+    ])
+    func refusesIPv6SpellingsThatAreNotAddresses(input: String) {
+        #expect(throws: PeerNameError.invalidIP(input)) { try PeerName(input) }
     }
 
     @Test func errorMessagesNameTheInput() {

@@ -14,6 +14,16 @@ import Testing
         #expect(!PublicSuffixList.isPublicSuffix(name))
     }
 
+    @Test(arguments: ["com", "uk", "co.uk", "anything.ck", "example.kawasaki.jp"])
+    func knowsICANNSuffixes(name: String) {
+        #expect(PublicSuffixList.isICANNPublicSuffix(name))
+    }
+
+    @Test(arguments: ["github.io", "s3.amazonaws.com", "herokuapp.com", "appspot.com", "cloudfront.net", "example.com", "www.ck", "kawasaki.jp", "city.kawasaki.jp"])
+    func privateSuffixesAreNotICANNSuffixes(name: String) {
+        #expect(!PublicSuffixList.isICANNPublicSuffix(name))
+    }
+
     @Test func comparesInternationalSuffixesInALabelForm() {
         // "中国" (China) is on the list in Unicode; names are compared as A-labels.
         #expect(PublicSuffixList.isPublicSuffix("xn--fiqs8s"))

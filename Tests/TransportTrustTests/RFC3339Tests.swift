@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-import TransportTrust
+@testable import TransportTrust
 
 @Suite struct RFC3339Tests {
     let instant = Date(timeIntervalSince1970: 1_769_860_800.75)  // 2026-01-31T12:00:00.75Z
@@ -21,6 +21,34 @@ import TransportTrust
     @Test(arguments: ["", "yesterday", "2026-01-31", "2026-13-01T00:00:00Z", "2026-01-31 12:00:00"])
     func refusesWhatIsNotATimestamp(_ text: String) {
         #expect(RFC3339.parse(text) == nil)
+    }
+
+    /// Foundation's ISO 8601 reader rolls these over into another day, or takes forms RFC 3339 §5.6 does not have.
+    @Test(arguments: [
+        ("2027-02-30T00:00:00Z", "2027-02 has no day 30"),
+        ("2027-02-31T00:00:00Z", "2027-02 has no day 31"),
+        ("2027-02-29T00:00:00Z", "2027-02 has no day 29"),
+        ("1900-02-29T00:00:00Z", "1900-02 has no day 29"),
+        ("2027-04-31T00:00:00Z", "2027-04 has no day 31"),
+        ("2027-01-01T24:00:00Z", "24:00:00 is not a time of day"),
+        ("2027-01-01T00:00:00+0100", "the time does not end with 'Z' or an offset ±hh:mm"),
+        ("2027-01-01T00:00:00+01:00junk", "the time does not end with 'Z' or an offset ±hh:mm"),
+        ("2027-1-1T0:0:0Z", "it does not start with a full date, YYYY-MM-DD"),
+        ("2027-01-01T0:0:0Z", "the date is not followed by 'T' and a time, hh:mm:ss"),
+        ("2027-01-01T00:00:00.Z", "the '.' after the seconds has no digits"),
+    ])
+    func refusesOutOfRangeFieldsAndOtherForms(text: String, reason: String) {
+        #expect(RFC3339.parse(text) == nil)
+        #expect(throws: RFC3339.FormatError(reason: reason)) { try RFC3339.parseStrictly(text) }
+    }
+
+    @Test func readsLeapDaysAndLowerCaseTAndZ() {
+        #expect(RFC3339.parse("2028-02-29T00:00:00Z") == Date(timeIntervalSince1970: 1_835_395_200))
+        #expect(RFC3339.parse("2000-02-29T00:00:00Z") == Date(timeIntervalSince1970: 951_782_400))
+        // RFC 3339 §5.6: "T" and "Z" may be written in lower case.
+        #expect(RFC3339.parse("2026-01-31t12:00:00z") == Date(timeIntervalSince1970: 1_769_860_800))
+        #expect(RFC3339.parse("2026-01-31t12:00:00.75z") == instant)
+        #expect(RFC3339.parse("2026-01-31T11:30:00-00:30") == Date(timeIntervalSince1970: 1_769_860_800))
     }
 
     @Test func roundTrips() {

@@ -21,6 +21,27 @@ import X509
         #expect(loaded.sources == [bundle])
     }
 
+    /// Each skipped block is named once, by the bundle's file and line, with the reason alone.
+    @Test func aSkippedBlockIsNamedByTheBundlesLine() throws {
+        let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
+        let bundle = try dir.write("bad-second.pem", roots[0].pem + garbage)
+        let line = roots[0].pem.split(separator: "\n", omittingEmptySubsequences: false).count
+        let skipped = SystemRoots.load(files: [bundle], directories: []).skipped
+        #expect(skipped.count == 1)
+        #expect(skipped.first?.hasPrefix("\(bundle):\(line): skipped, it is not a valid certificate (") == true, "\(skipped)")
+        #expect(skipped.first?.contains("PEM block 1") == false, "\(skipped)")
+    }
+
+    @Test func aBlockWithoutAnENDLineIsReported() throws {
+        let cut = "-----BEGIN CERTIFICATE-----\nMIIB\n"
+        let bundle = try dir.write("noend.pem", cut + roots[0].pem + cut)
+        let loaded = SystemRoots.load(files: [bundle], directories: [])
+        #expect(loaded.certificates.map(\.der) == [roots[0].der])
+        let last = cut.count(where: { $0 == "\n" }) + roots[0].pem.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(loaded.skipped == ["\(bundle):1: skipped, the block has no END line before the BEGIN line on line 3",
+                                   "\(bundle):\(last): skipped, the block has no END line"])
+    }
+
     @Test func readsABundleWithCRLFLineEndings() throws {
         let text = (roots[0].pem + roots[1].pem).replacingOccurrences(of: "\n", with: "\r\n")
         let bundle = try dir.write("windows.pem", text)
@@ -71,6 +92,52 @@ import X509
         #expect(loaded.skipped.count == 2)
         #expect(loaded.skipped.contains { $0.contains("missing.pem") && $0.contains("cannot read") })
         #expect(loaded.skipped.contains { $0.contains("missing-dir") && $0.contains("not a readable directory") })
+    }
+
+    @Test func saysWhyAFileCannotBeRead() {
+        let missing = dir.file("missing.pem")
+        let loaded = SystemRoots.load(files: [missing, dir.url.path], directories: [])
+        #expect(loaded.skipped == ["\(missing): cannot read: there is no such file",
+                                   "\(dir.url.path): cannot read: it is a directory; give a file in it"])
+    }
+
+    /// SSL_CERT_FILE naming a file that is not there: the reason the store is empty is that file, not "set SSL_CERT_FILE".
+    @Test func theReasonForAnEmptyStoreNamesTheFileAndTheVariable() {
+        let missing = dir.file("nonexistent.pem")
+        let loaded = SystemRoots.load(environment: ["SSL_CERT_FILE": missing])
+        #expect(loaded.certificates.isEmpty)
+        #expect(loaded.settings == ["SSL_CERT_FILE=\(missing)"])
+        #expect(loaded.emptyReason == "\(missing): cannot read: there is no such file (SSL_CERT_FILE=\(missing))")
+    }
+
+    @Test func aBundleWithoutCertificatesSaysSo() throws {
+        let keys = try dir.write("keys.pem", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let loaded = SystemRoots.load(files: [keys], directories: [])
+        #expect(loaded.skipped == ["\(keys): holds no certificate"])
+        #expect(loaded.emptyReason == "\(keys): holds no certificate")
+    }
+
+    @Test func thereIsNoReasonWhenThereAreRoots() throws {
+        let bundle = try dir.write("good.pem", roots[0].pem)
+        #expect(SystemRoots.load(files: [bundle], directories: []).emptyReason == nil)
+        #expect(SystemRoots.load(environment: ["SSL_CERT_FILE": bundle]).settings == ["SSL_CERT_FILE=\(bundle)"])
+    }
+
+    /// A root swift-certificates cannot use (RSA-1024) stays, so a verdict can name it, and is reported with its line.
+    @Test(.enabled(if: OpenSSLTool.isAvailable))
+    func aRootThatCannotBeUsedIsReportedWithItsLine() throws {
+        let tool = try OpenSSLTool()
+        try tool.newKey("weak", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        try tool.run(["req", "-x509", "-new", "-key", "weak.key", "-subj", "/CN=Weak Root", "-days", "30", "-out", "weak.pem"])
+        let weak = String(decoding: try Data(contentsOf: URL(fileURLWithPath: tool.dir.file("weak.pem"))), as: UTF8.self)
+        let text = roots[0].pem + weak
+        let bundle = try dir.write("with-weak.pem", text)
+        let loaded = SystemRoots.load(files: [bundle], directories: [])
+        #expect(loaded.certificates.count == 2)
+        let line = roots[0].pem.split(separator: "\n", omittingEmptySubsequences: false).count  // the line weak.pem begins on
+        #expect(loaded.skipped.count == 1)
+        #expect(loaded.skipped.first?.hasPrefix("\(bundle):\(line): skipped 'CN=Weak Root', which cannot be used: ") == true, "\(loaded.skipped)")
+        #expect(loaded.emptyReason == nil)
     }
 
     @Test func readsADERBundleFile() throws {

@@ -334,16 +334,51 @@ import X509
         #expect(e.err.contains("holds no certificate"))
     }
 
+    @Test func aDirectoryIsNamedAsOne() async throws {
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", dir.url.path, "--anchors", root])
+        #expect(r.status == 2)
+        #expect(r.err.contains("cannot read '\(dir.url.path)': it is a directory"), "\(r.err)")
+        #expect(!r.err.contains("NSCocoaErrorDomain"), "\(r.err)")
+    }
+
+    @Test func aChainSentIssuerFirstSaysToPutTheLeafFirst() async throws {
+        let reversed = try dir.write("reversed.pem", pki.intermediate.pem + pki.leaf.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", reversed, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 1)
+        #expect(r.out.contains("basicConstraints (certificate 0)") && r.out.contains("must come first"), "\(r.out)")
+    }
+
+    @Test func readsDERCertificatesBackToBack() async throws {
+        let chain = try dir.write("chain.der", bytes: pki.leaf.der + pki.intermediate.der)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+    }
+
     @Test func badOptionValuesSayWhatToFix() async throws {
         let (chain, root) = try files()
         let at = await run(["verify", chain, "--anchors", root, "--at", "yesterday"])
         #expect(at.status == 2)
         #expect(at.err.contains("RFC 3339"))
         #expect(at.err.contains("2026-01-31T12:00:00Z"))
+        let notADay = await run(["verify", chain, "--anchors", root, "--at", "2027-02-30T00:00:00Z"])
+        #expect(notADay.status == 2)
+        #expect(notADay.err.contains("2027-02 has no day 30"), "\(notADay.err)")
 
         let host = await run(["verify", chain, "--anchors", root, "--host", "exa mple.com"])
         #expect(host.status == 2)
         #expect(host.err.contains("--host"))
+
+        // An IPv4 address in a legacy form is neither a DNS name nor taken for the address: the dotted quad is asked for.
+        let legacy = await run(["verify", chain, "--anchors", root, "--host", "127.1"])
+        #expect(legacy.status == 2)
+        #expect(legacy.err.contains("--host: '127.1'") && legacy.err.contains("dotted quad 127.0.0.1"), "\(legacy.err)")
+
+        let wildcard = await run(["verify", chain, "--anchors", root, "--host", "*.example.com", "--at", Self.at])
+        #expect(wildcard.status == 2)
+        #expect(wildcard.err.contains("'*.example.com' has a wildcard"), "\(wildcard.err)")
 
         let basicWithHost = await run(["verify", chain, "--anchors", root, "--policy", "basic", "--host", "www.example.com"])
         #expect(basicWithHost.status == 2)

@@ -11,6 +11,7 @@ import X509
         ("2001:0db8:0000:0000:0000:0000:0000:0001", "2001:db8::1"),
         ("Example.COM", "example.com"),
         ("Bücher.Example", "xn--bcher-kva.example"),
+        ("*.Example.COM", "*.example.com"),
     ])
     func canonicalHostFoldsLooseSpellings(cn: String, canonical: String) {
         #expect(WebPKIProfileRule.canonicalHost(cn) == canonical)

@@ -14,6 +14,11 @@ public final class TrustAnchors: Sendable {
     public let all: [InputCertificate]
     /// Anchors swift-certificates cannot parse (and so cannot use), each with its reason.
     public let unusable: [String]
+    /// What a user should hear about the anchors, one sentence each: the system roots skipped (naming the file and
+    /// line, see ``SystemRoots/skipped``) and the custom anchors that cannot be used. Empty when all is well.
+    public let problems: [String]
+    /// The system roots in use; nil when anchors-only.
+    public let systemRoots: SystemRoots?
     let store: CertificateStore
     let customDER: Set<DERKey>
     private let inputs: [CertificateKey: InputCertificate]
@@ -27,10 +32,14 @@ public final class TrustAnchors: Sendable {
     public init(custom: [InputCertificate], anchorsOnly: Bool = true, systemRoots: SystemRoots? = nil) {
         self.custom = custom
         self.anchorsOnly = anchorsOnly
-        let system = anchorsOnly ? [] : (systemRoots ?? .shared).certificates
+        let roots = anchorsOnly ? nil : (systemRoots ?? .shared)
+        self.systemRoots = roots
+        let system = roots?.certificates ?? []
         self.all = custom + system
         self.store = CertificateStore(all.compactMap(\.certificate))
         self.unusable = all.compactMap { c in c.parseFailure.map { "\(c.subjectDescription): \($0)" } }
+        self.problems = custom.compactMap { c in c.parseFailure.map { "the anchor \(c.subjectDescription) cannot be used: \($0)" } }
+            + (roots?.skipped.map { "system roots: \($0)" } ?? [])
         self.customDER = Set(custom.map { DERKey($0.der) })
         var inputs: [CertificateKey: InputCertificate] = [:]
         for c in all {

@@ -8,6 +8,8 @@ public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConve
     case empty(source: String)
     case malformed(source: String?, reason: String)
     case badPEMBlock(source: String, block: Int, line: Int, reason: String)
+    /// A PKCS#7 (CMS) bundle, as Windows and many CAs export a chain (`.p7b`, `.p7c`), PEM or DER.
+    case pkcs7(source: String)
 
     public var description: String {
         switch self {
@@ -20,6 +22,8 @@ public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConve
             return "\(place)not a valid X.509 certificate (\(reason)). Re-export it as PEM or DER."
         case .badPEMBlock(let source, let block, let line, let reason):
             return "\(source):\(line): PEM block \(block + 1) is not a valid certificate (\(reason)). Re-export it, or remove the block."
+        case .pkcs7(let source):
+            return "\(source) is a PKCS#7 bundle (.p7b), not PEM or DER certificates. Convert it with 'openssl pkcs7 -print_certs -in \(source) -out chain.pem' and give chain.pem."
         }
     }
 
@@ -174,7 +178,39 @@ public enum CertificateLoader {
         guard bytes.first == 0x30 else {
             throw .malformed(source: source, reason: "neither PEM text nor DER (DER starts with byte 0x30)")
         }
-        do { return [try InputCertificate(der: bytes)] } catch { throw error.placed(in: source) }
+        let single: InputCertificate
+        do { single = try InputCertificate(der: bytes) } catch {
+            if let each = derConcatenation(bytes) {
+                var result: [InputCertificate] = []
+                for (i, der) in each.enumerated() {
+                    do { result.append(try InputCertificate(der: der)) } catch {
+                        throw error.placed(in: "\(source) (DER certificate \(i + 1) of \(each.count))")
+                    }
+                }
+                return result
+            }
+            if isPKCS7(bytes) { throw .pkcs7(source: source) }
+            throw error.placed(in: source)
+        }
+        return [single]
+    }
+
+    /// The DER elements of `bytes` when it is more than one back to back (`cat leaf.der int.der`), else nil.
+    /// swift-asn1 reads one element per call, so the bytes are read as the contents of a SEQUENCE made around them.
+    static func derConcatenation(_ bytes: [UInt8]) -> [[UInt8]]? {
+        var serializer = DER.Serializer()
+        serializer.appendConstructedNode(identifier: .sequence) { $0.serializeRawBytes(bytes) }
+        guard let wrapper = try? DER.parse(serializer.serializedBytes), case .constructed(let nodes) = wrapper.content else { return nil }
+        let elements = nodes.map { Array($0.encodedBytes) }
+        return elements.count > 1 ? elements : nil
+    }
+
+    /// Whether `der` is a CMS ContentInfo of type signedData (RFC 5652 §3, §5.1): a PKCS#7 certificate bundle.
+    static func isPKCS7(_ der: [UInt8]) -> Bool {
+        guard let root = try? DER.parse(der), case .constructed(let fields) = root.content else { return false }
+        var iterator = fields.makeIterator()
+        guard let first = iterator.next(), let type = try? ASN1ObjectIdentifier(derEncoded: first) else { return false }
+        return type == [1, 2, 840, 113549, 1, 7, 2]
     }
 
     /// Reads every certificate in the file at `path` (`-` is standard input).
@@ -194,6 +230,7 @@ public enum CertificateLoader {
         var blockStart = 0
         var notBase64: (line: Int, byte: UInt8)?
         var index = 0
+        var sawPKCS7 = false
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         for (n, raw) in lines.enumerated() {
             let line = trimmed(raw)
@@ -216,7 +253,10 @@ public enum CertificateLoader {
                 blockLabel = nil
                 defer { index += 1 }
                 // Keys, CRLs and the like may sit beside certificates; they are not ours to read here.
-                guard label == "CERTIFICATE" || label == "TRUSTED CERTIFICATE" || label == "X509 CERTIFICATE" else { continue }
+                guard label == "CERTIFICATE" || label == "TRUSTED CERTIFICATE" || label == "X509 CERTIFICATE" else {
+                    sawPKCS7 = sawPKCS7 || label == "PKCS7" || label == "PKCS #7 SIGNED DATA" || label == "CMS"
+                    continue
+                }
                 // A character outside base64 is damage, not decoration: OpenSSL and Go refuse the block too.
                 if let (line, byte) = notBase64 {
                     let shown = byte >= 0x80 ? "a non-ASCII character"
@@ -239,7 +279,7 @@ public enum CertificateLoader {
         if blockLabel != nil {
             throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "it has no END line")
         }
-        guard !result.isEmpty else { throw .empty(source: source) }
+        guard !result.isEmpty else { throw sawPKCS7 ? .pkcs7(source: source) : .empty(source: source) }
         return result
     }
 }

@@ -72,6 +72,25 @@ enum Diagnosis {
             "\(who) cannot be parsed: \(input.parseFailure ?? "unknown error")")
     }
 
+    /// When a chain that is not trusted starts with a CA certificate and a certificate sent after it looks like the
+    /// server's own (not a CA, issued by a certificate sent), the order is wrong: that, and not the first certificate's
+    /// missing serverAuth or subjectAltName, is what to fix. `openssl s_client -showcerts` and some servers' files
+    /// list the chain issuer first.
+    static func leafNotFirst(_ presented: [InputCertificate]) -> TrustFailure? {
+        func isCA(_ cert: Certificate) -> Bool {
+            if case .isCertificateAuthority? = try? cert.extensions.basicConstraints { return true }
+            return false
+        }
+        guard presented.count > 1, let first = presented[0].certificate, isCA(first) else { return nil }
+        let subjects = Set(presented.compactMap { $0.certificate?.subject })
+        for (index, input) in presented.enumerated().dropFirst() {
+            guard let cert = input.certificate, !isCA(cert), subjects.contains(cert.issuer) else { continue }
+            return TrustFailure(.basicConstraints, certificate: 0,
+                "the chain starts with the CA certificate \(first.label), but the server's own certificate must come first; \(cert.label) (certificate \(index) as sent) looks like it. Send \(cert.label) first, then the intermediates that issued it")
+        }
+        return nil
+    }
+
     static func unhandledCritical(_ cert: Certificate, handled: [ASN1ObjectIdentifier]) -> String? {
         for ext in cert.extensions where ext.critical && !handled.contains(ext.oid) {
             return ext.oid.description

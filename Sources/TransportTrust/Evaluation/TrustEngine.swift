@@ -52,7 +52,12 @@ public final class TrustEngine: Sendable {
             }
             // Another path may still pass: fall through to a full search.
         }
-        let (verdict, passedChain) = await evaluateCold(trust, time: time, revocationMemo: revocationMemo)
+        var (verdict, passedChain) = await evaluateCold(trust, time: time, revocationMemo: revocationMemo)
+        // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
+        if !verdict.isTrusted,
+           let misordered = Diagnosis.leafNotFirst(trust.parsedCertificates ?? trust.certificates.compactMap { try? InputCertificate(der: $0) }) {
+            verdict.failures = [misordered]
+        }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
             cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom, passed: fingerprint)
         }

@@ -14,7 +14,8 @@ public struct TrustPolicy: Sendable {
     public enum Profile: String, Sendable, Hashable, CaseIterable {
         /// What SecTrust checks: RFC 5280 path validation and Apple's TLS server rules.
         case standard
-        /// Also the CA/Browser Forum Baseline Requirements and RFC 5280 conforming-CA rules (pyca, webpki).
+        /// Also the CA/Browser Forum Baseline Requirements and RFC 5280 conforming-CA rules (pyca, webpki), and
+        /// x509-limbo's pedantic reading of wildcards: none over any public suffix, PRIVATE section included.
         case webPKI = "webpki"
     }
 
@@ -59,7 +60,7 @@ public struct TrustPolicy: Sendable {
         }
         SignatureStrengthRule()
         if requiresATSStrength { KeyStrengthRule() }
-        if let host { HostnameRule(peer: host) }
+        if let host { HostnameRule(peer: host, refusesWildcardsOverPrivateSuffixes: profile == .webPKI) }
     }
 
     var isSSL: Bool { if case .ssl = kind { return true } else { return false } }

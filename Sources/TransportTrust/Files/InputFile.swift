@@ -30,7 +30,11 @@ public enum InputFile {
         guard files.isReadableFile(atPath: path) else { throw Failure(reason: "it is not readable (permission denied)") }
         // stat, not FileManager's lstat: `/dev/stdin` is a link to a pipe, and a link to a file is a file.
         var status = stat()
-        let isStream = stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG && (status.st_mode & S_IFMT) != S_IFDIR
+        let known = stat(path, &status) == 0
+        if known && (status.st_mode & S_IFMT) == S_IFDIR {
+            throw Failure(reason: "it is a directory; give a file in it")
+        }
+        let isStream = known && (status.st_mode & S_IFMT) != S_IFREG
         guard isStream else {
             do { return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe) } catch {
                 throw Failure(reason: (error as NSError).localizedDescription)

@@ -1,3 +1,10 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The name a client connects to: a DNS name in canonical A-label form, or an IP address.
 public enum PeerName: Sendable, Hashable, CustomStringConvertible {
     /// Lowercased, A-label (punycode) form, without a trailing dot.
@@ -7,23 +14,48 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses what a user or a URL gives: an IPv4 or IPv6 literal (brackets allowed), or a DNS name
     /// (Unicode labels are converted to A-labels, one trailing dot is ignored).
+    ///
+    /// A host whose last label is a number is never a DNS name: no top-level domain is all-numeric (RFC 3696 §2),
+    /// and URL parsers (WHATWG) read such a host as an IPv4 address. A dotted quad, with or without a trailing
+    /// dot, is that address; any other such host (`127.1`, `0300.0.2.1`, `0xc0.0.2.1`, `3221225985`, `foo.1`)
+    /// is refused, so that a dNSName can never stand in for an address.
     public init(_ text: String) throws(PeerNameError) {
-        var host = Substring(text)
+        var host = Self.mappingLabelSeparators(Substring(text))
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        if let v4 = IPAddressText.parseIPv4(host) {
-            self = .ip(v4)
-            return
-        }
         if host.utf8.contains(UInt8(ascii: ":")) {
             guard let v6 = IPAddressText.parseIPv6(host) else { throw .invalidIP(text) }
             self = .ip(v6)
             return
         }
+        // RFC 6125 §6.4.3: the name connected to is one host; only a certificate's name may hold a wildcard.
+        if host.utf8.contains(UInt8(ascii: "*")) { throw .wildcard(text) }
+        let name = host.hasSuffix(".") ? host.dropLast() : host
+        if let v4 = IPAddressText.parseIPv4(name) {
+            self = .ip(v4)
+            return
+        }
+        if IPAddressText.endsInNumber(name) {
+            if let bytes = IPAddressText.parseLegacyIPv4(name) { throw .legacyIPv4(text, meaning: IPAddressText.format(bytes)) }
+            throw .numericLastLabel(text)
+        }
         self = .dns(try Self.canonicalDNSName(String(host), original: text))
+    }
+
+    /// The full stops UTS #46 maps to '.' (ideographic, fullwidth, halfwidth ideographic), as browsers do
+    /// before anything else, so that `bücher。example` is `bücher.example`.
+    private static let labelSeparators: Set<Unicode.Scalar> = ["\u{3002}", "\u{FF0E}", "\u{FF61}"]
+
+    static func mappingLabelSeparators(_ text: Substring) -> Substring {
+        guard text.unicodeScalars.contains(where: labelSeparators.contains) else { return text }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.map { labelSeparators.contains($0) ? "." : $0 })
+        return Substring(String(scalars))
     }
 
     static func canonicalDNSName(_ host: String, original: String) throws(PeerNameError) -> String {
         var name = host
+        // NFC, as IDNA 2008 and UTS #46 require before Punycode: `bu\u{308}cher` and `bücher` are one name.
+        if !name.unicodeScalars.allSatisfy(\.isASCII) { name = name.lowercased().precomposedStringWithCanonicalMapping }
         if name.hasSuffix(".") { name.removeLast() }
         guard !name.isEmpty else { throw .empty }
         guard name.utf8.count <= 253 * 4 else { throw .tooLong(original) }
@@ -48,7 +80,7 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
 
     // Underscores appear in real hostnames (SRV-style, some CDNs); browsers and Apple accept them.
     private static func isHostByte(_ b: UInt8) -> Bool {
-        (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F || b == 0x2A
+        (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x5F
     }
 
     public var description: String {
@@ -68,6 +100,13 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLong(String)
     case invalidCharacter(String)
     case invalidIP(String)
+    /// An IPv4 address in a form other than the dotted quad (octal, hex, fewer than four parts, one number),
+    /// and the dotted quad URL parsers read it as.
+    case legacyIPv4(String, meaning: String)
+    /// A name whose last label is all-numeric (or a hex number) that is no IPv4 address in any form.
+    case numericLastLabel(String)
+    /// A wildcard: a certificate may name `*.example.org`, but a connection is to one host.
+    case wildcard(String)
 
     public var description: String {
         switch self {
@@ -77,7 +116,18 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLong(let n): return "'\(n)' is longer than 253 bytes"
         case .invalidCharacter(let n): return "'\(n)' has a character that cannot appear in a host name"
         case .invalidIP(let n): return "'\(n)' looks like an IPv6 address but is not a valid one"
+        case .legacyIPv4(let n, let meaning):
+            return "'\(n)' is an IPv4 address in a legacy form (octal, hex, or fewer than four parts), which URL parsers read as \(meaning); write it as the dotted quad \(meaning)"
+        case .wildcard(let n):
+            return "'\(n)' has a wildcard; give the one host connected to, such as \(Self.example(replacingWildcardIn: n)) (a wildcard belongs in a certificate's name, never in the name checked against it, RFC 6125 §6.4.3)"
+        case .numericLastLabel(let n):
+            return "'\(n)' ends in a numeric label, so it is not a DNS name (no top-level domain is all-numeric, RFC 3696 §2), nor an IPv4 address; write an IPv4 address as a dotted quad such as 192.0.2.1"
         }
+    }
+
+    private static func example(replacingWildcardIn name: String) -> String {
+        guard name.hasPrefix("*."), name.count > 2 else { return "www.example.org" }
+        return "www" + name.dropFirst()
     }
 }
 
@@ -95,28 +145,60 @@ enum IPAddressText {
         return out
     }
 
+    /// Whether the last label is a number as the WHATWG URL host parser sees one (`1`, `0300`, `0x`, `0xc0`):
+    /// such a host is an IPv4 address to it, never a domain.
+    static func endsInNumber(_ s: Substring) -> Bool {
+        guard let last = s.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        if last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return true }
+        guard last.hasPrefix("0x") || last.hasPrefix("0X") else { return false }
+        return last.utf8.dropFirst(2).allSatisfy(isHexDigit)
+    }
+
+    /// The address inet_aton reads from the classic BSD spellings: octal (`0300`), hex (`0xc0`), fewer than four
+    /// parts (`127.1`, `3221225985`), which are also the ones URL parsers accept; nil when it is not one.
+    static func parseLegacyIPv4(_ s: Substring) -> [UInt8]? {
+        // Only digits, hex digits, 'x' and dots: inet_aton would also stop at a blank and ignore what follows.
+        guard !s.isEmpty, s.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") })
+        else { return nil }
+        var address = in_addr()
+        guard inet_aton(String(s), &address) != 0 else { return nil }
+        // s_addr is in network byte order, so its bytes in memory are the address.
+        return withUnsafeBytes(of: address.s_addr) { Array($0) }
+    }
+
+    static func isHexDigit(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46)
+    }
+
     static func parseIPv6(_ s: Substring) -> [UInt8]? {
         var s = s
-        if let pct = s.firstIndex(of: "%") { s = s[..<pct] }  // zone id
+        if let pct = s.firstIndex(of: "%") {
+            // A zone (fe80::1%eth0) names an interface and is not part of the address; a bare '%' names none.
+            guard s.index(after: pct) < s.endIndex else { return nil }
+            s = s[..<pct]
+        }
         let halves = s.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
-        func groups(_ part: String) -> [UInt8]? {
+        // An embedded IPv4 address may only end the whole address (RFC 4291 §2.2), never come before '::'.
+        func groups(_ part: String, endsTheAddress: Bool) -> [UInt8]? {
             if part.isEmpty { return [] }
             var out: [UInt8] = []
             let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
             for (i, piece) in pieces.enumerated() {
-                if i == pieces.count - 1, piece.utf8.contains(UInt8(ascii: ".")), let v4 = parseIPv4(piece) {
+                if endsTheAddress, i == pieces.count - 1, piece.utf8.contains(UInt8(ascii: ".")), let v4 = parseIPv4(piece) {
                     out += v4
                     continue
                 }
-                guard !piece.isEmpty, piece.count <= 4, let v = UInt16(piece, radix: 16) else { return nil }
+                // Hex digits only: UInt16(_:radix:) would also take a sign ('+1', '-0').
+                guard !piece.isEmpty, piece.utf8.count <= 4, piece.utf8.allSatisfy(isHexDigit), let v = UInt16(piece, radix: 16)
+                else { return nil }
                 out += [UInt8(v >> 8), UInt8(v & 0xFF)]
             }
             return out
         }
-        guard let head = groups(halves[0]) else { return nil }
+        guard let head = groups(halves[0], endsTheAddress: halves.count == 1) else { return nil }
         if halves.count == 1 { return head.count == 16 ? head : nil }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
+        guard let tail = groups(halves[1], endsTheAddress: true), head.count + tail.count <= 14 else { return nil }
         return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
     }
 

@@ -1,22 +1,48 @@
-/// The Public Suffix List: names under which anyone can register, such as `com`, `co.uk` or `s3.amazonaws.com`.
+/// The Public Suffix List: names under which anyone can register, such as `com`, `co.uk` or `github.io`.
 ///
-/// A wildcard certificate for `*.co.uk` would cover every company in the UK, so such wildcards never match,
-/// and pin sets may not include subdomains of a public suffix.
+/// The list has two sections. ICANN DOMAINS holds what registries run (`com`, `co.uk`); PRIVATE DOMAINS holds
+/// what companies open to their customers (`github.io`, `s3.amazonaws.com`, `herokuapp.com`). A wildcard
+/// certificate for `*.co.uk` would cover every company in the UK, so such wildcards never match; one for
+/// `*.github.io` is what GitHub Pages serves, and it matches (see ``isICANNPublicSuffix(_:)``). Pin sets may
+/// not include subdomains of a suffix of either section (see ``isPublicSuffix(_:)``).
 public enum PublicSuffixList {
-    private static let parsed: (exact: Set<Substring>, wildcard: Set<Substring>, exception: Set<Substring>) = {
+    private struct Rules {
         var exact = Set<Substring>(), wildcard = Set<Substring>(), exception = Set<Substring>()
-        for raw in PublicSuffixData.rules.split(separator: "\n") {
-            // The list spells IDNs in Unicode; names here are compared in A-label form.
-            let line = raw.unicodeScalars.allSatisfy(\.isASCII) ? raw : Substring(toALabels(raw))
-            if line.hasPrefix("!") {
-                exception.insert(line.dropFirst())
-            } else if line.hasPrefix("*.") {
-                wildcard.insert(line.dropFirst(2))
-            } else {
-                exact.insert(line)
+
+        init(_ text: String) {
+            for raw in text.split(separator: "\n") {
+                // The list spells IDNs in Unicode; names here are compared in A-label form.
+                let line = raw.unicodeScalars.allSatisfy(\.isASCII) ? raw : Substring(PublicSuffixList.toALabels(raw))
+                if line.hasPrefix("!") {
+                    exception.insert(line.dropFirst())
+                } else if line.hasPrefix("*.") {
+                    wildcard.insert(line.dropFirst(2))
+                } else {
+                    exact.insert(line)
+                }
             }
         }
-        return (exact, wildcard, exception)
+
+        mutating func formUnion(_ other: Rules) {
+            exact.formUnion(other.exact)
+            wildcard.formUnion(other.wildcard)
+            exception.formUnion(other.exception)
+        }
+
+        func isSuffix(_ name: Substring) -> Bool {
+            // A single label always is (the list's implicit `*` rule).
+            guard let dot = name.firstIndex(of: ".") else { return true }
+            if exception.contains(name) { return false }
+            if exact.contains(name) { return true }
+            return wildcard.contains(name[name.index(after: dot)...])
+        }
+    }
+
+    private static let icann = Rules(PublicSuffixData.icannRules)
+    private static let both: Rules = {
+        var rules = icann
+        rules.formUnion(Rules(PublicSuffixData.privateRules))
+        return rules
     }()
 
     private static func toALabels(_ rule: Substring) -> String {
@@ -29,14 +55,13 @@ public enum PublicSuffixList {
         }.joined(separator: ".")
     }
 
-    /// Whether `name` (lowercased, A-label, no trailing dot) is itself a public suffix. A single label always is
-    /// (the list's implicit `*` rule).
-    public static func isPublicSuffix(_ name: String) -> Bool {
-        let name = Substring(name)
-        guard let dot = name.firstIndex(of: ".") else { return true }
-        let rules = parsed
-        if rules.exception.contains(name) { return false }
-        if rules.exact.contains(name) { return true }
-        return rules.wildcard.contains(name[name.index(after: dot)...])
-    }
+    /// Whether `name` (lowercased, A-label, no trailing dot) is itself a public suffix of either section:
+    /// `com`, `co.uk`, `github.io`. A single label always is (the list's implicit `*` rule).
+    public static func isPublicSuffix(_ name: String) -> Bool { both.isSuffix(Substring(name)) }
+
+    /// Whether `name` (lowercased, A-label, no trailing dot) is a public suffix of the ICANN section: `com`,
+    /// `co.uk`, but not `github.io`. A single label always is. This is the suffix a wildcard may not sit on:
+    /// Chromium checks wildcards against ICANN registries only, and the CA/Browser Forum's Baseline Requirements
+    /// (§3.2.2.6) tell CAs to consult the ICANN section only.
+    public static func isICANNPublicSuffix(_ name: String) -> Bool { icann.isSuffix(Substring(name)) }
 }

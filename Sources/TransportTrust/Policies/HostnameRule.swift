@@ -7,8 +7,14 @@ import X509
 /// fallback to the subject common name: Apple (since iOS 13) and the CA/Browser Forum do not fall back.
 public struct HostnameRule: ChainRule {
     public var peer: PeerName
+    /// Whether a wildcard over a suffix of the Public Suffix List's PRIVATE section (`*.github.io`) is refused
+    /// too, not only one over an ICANN suffix (`*.co.uk`). Only the strict profile does.
+    public var refusesWildcardsOverPrivateSuffixes: Bool
 
-    public init(peer: PeerName) { self.peer = peer }
+    public init(peer: PeerName, refusesWildcardsOverPrivateSuffixes: Bool = false) {
+        self.peer = peer
+        self.refusesWildcardsOverPrivateSuffixes = refusesWildcardsOverPrivateSuffixes
+    }
 
     public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
 
@@ -27,7 +33,7 @@ public struct HostnameRule: ChainRule {
                 "\(leaf.label) has no subjectAltName, so it names no host; the common name is not used. The certificate must list \(peer) in its subjectAltName"))
             return
         }
-        if Self.matches(peer, names) { return }
+        if Self.matches(peer, names, refusingPrivateSuffixes: refusesWildcardsOverPrivateSuffixes) { return }
         let presented = names.compactMap { name -> String? in
             switch name {
             case .dnsName(let d): return d
@@ -40,10 +46,11 @@ public struct HostnameRule: ChainRule {
             "\(leaf.label) is not valid for \(peer): it names \(list). Connect with one of those names, or have the certificate reissued with \(peer)"))
     }
 
-    static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames) -> Bool {
+    static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames, refusingPrivateSuffixes: Bool = false) -> Bool {
         switch peer {
         case .dns(let host):
-            for case .dnsName(let pattern) in names where HostnameMatching.dnsPatternMatches(pattern, host: host) {
+            for case .dnsName(let pattern) in names
+            where HostnameMatching.dnsPatternMatches(pattern, host: host, refusingPrivateSuffixes: refusingPrivateSuffixes) {
                 return true
             }
         case .ip(let bytes):

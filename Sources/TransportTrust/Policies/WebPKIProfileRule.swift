@@ -115,6 +115,8 @@ public struct WebPKIProfileRule: ChainRule {
     /// (hex or zero-padded IPv4, upper-case or uncompressed IPv6) that a CN might carry.
     static func canonicalHost(_ text: String) -> String? {
         if let bytes = looseIPv4(text) { return IPAddressText.format(bytes) }
+        // A peer name never holds a wildcard, but a CN may repeat a wildcard SAN.
+        if text.hasPrefix("*.") { return canonicalHost(String(text.dropFirst(2))).map { "*." + $0 } }
         return (try? PeerName(text))?.description
     }
 
