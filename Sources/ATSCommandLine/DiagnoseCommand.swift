@@ -98,7 +98,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             // Windows editors write a byte-order mark and CRLF. "\r\n" is one Character, so splitting on "\n" alone
             // would leave the whole file one line.
             if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-            for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            for (n, raw) in text.lines.enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 do throws(DiagnosisInputError) { try Diagnoser.validate(url: line) } catch {

@@ -196,7 +196,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             }
             guard let text = String(data: bytes, encoding: .utf8) else { throw InputError("--password-file '\(InputFile.source(passwordFile))' is not UTF-8 text") }
             // The first line, whatever ends it: "\r\n" is one Character, so splitting on "\n" kept a CRLF file whole.
-            let password = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            let password = text.lines.first.map(String.init) ?? ""
             clientIdentity = try ClientIdentity(pkcs12File: identity, password: password)
         } else if let cert, let key {
             clientIdentity = try ClientIdentity(certificateFile: cert, keyFile: key)

@@ -32,6 +32,23 @@ import Testing
         if format == .android { #expect(back.hosts[1].pinSet.expirationDate == sample.hosts[1].pinSet.expirationDate) }
     }
 
+    /// A file saved with Windows line ends reads as the same file: Swift reads CRLF as one Character.
+    @Test(arguments: [PinConfigurationFormat.trustKit, .trustKitJSON, .android, .okhttp, .ats])
+    func crlfLineEndsReadTheSame(format: PinConfigurationFormat) throws {
+        let (text, _) = format.write(sample)
+        let crlf = text.replacingOccurrences(of: "\n", with: "\r\n")
+        let back = try PinConfigurationFormat.read(Array(crlf.utf8), source: "x").configuration
+        let lf = try PinConfigurationFormat.read(Array(text.utf8), source: "x").configuration
+        #expect(back == lf)
+    }
+
+    @Test func aCRLFFileNamesTheLineOfAFault() throws {
+        let ok = try #require(a.base64)
+        #expect {
+            _ = try PinConfigurationFormat.read(Array("# pins\r\nexample.com sha256/\(ok)\r\nexample.com sha256/short\r\n".utf8), source: "pins.txt")
+        } throws: { error in (error as? PinConfigurationError)?.line == 3 }
+    }
+
     @Test func atsKeepsCAAndLeafScopesAndWarnsAboutWhatItCannotSay() throws {
         let config = PinConfiguration([PinnedHost(try HostPattern("*.example.com"), PinSet(pins: [a], caPins: [b], leafPins: [c], enforcePinning: false))])
         let (text, warnings) = PinConfigurationFormat.ats.write(config)
@@ -298,5 +315,24 @@ import Testing
         #expect(AndroidPinFormat.firstInvalidUTF8(Array("ab".utf8) + [0xFF]) == 2)
         #expect(AndroidPinFormat.firstInvalidUTF8(Array("é".utf8) + [0xE2, 0x82]) == 2, "a truncated sequence")
         #expect(AndroidPinFormat.firstInvalidUTF8([0xED, 0xA0, 0x80]) == 0, "an encoded surrogate")
+    }
+
+    /// `{"k": set{"x"}}` as a binary plist: Foundation's reader on Linux dies on it (SIGSEGV), so a pin file must not reach it.
+    @Test(arguments: [PinConfigurationFormat?.none, .ats, .trustKit])
+    func aBinaryPlistWithASetIsRefusedBeforeFoundationReadsIt(format: PinConfigurationFormat?) {
+        let ascii = { (s: String) -> [UInt8] in [0x50 | UInt8(s.utf8.count)] + Array(s.utf8) }
+        let objects: [[UInt8]] = [[0xD1, 1, 2], ascii("k"), [0xC1, 3], ascii("x")]
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects { offsets.append(bytes.count); bytes += object }
+        let table = bytes.count
+        for o in offsets { bytes += [UInt8(o >> 8), UInt8(o & 0xFF)] }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 1]
+        for v in [UInt64(objects.count), 0, UInt64(table)] { bytes += (0..<8).reversed().map { UInt8((v >> (8 * UInt64($0))) & 0xFF) } }
+        #expect {
+            _ = try PinConfigurationFormat.read(bytes, source: "pins.plist", format: format)
+        } throws: { error in
+            "\(error)".contains("pins.plist") && "\(error)".contains("is a set")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TransportTrust
 
 /// Reads an XML or binary property list with Foundation's `PropertyListSerialization`, within bounds.
 ///
@@ -61,8 +62,15 @@ public struct PropertyListReader: Sendable {
         var locator: XMLPlistLocator?
         let isBinary = bytes.starts(with: Array("bplist".utf8))
         if isBinary {
-            try BinaryPlistValidator(bytes: bytes, maximumDepth: Self.maximumDepth,
-                                     maximumExpandedValues: Self.maximumExpandedValues).validate()
+            do {
+                try BinaryPlistValidator(bytes: bytes, maximumDepth: Self.maximumDepth,
+                                         maximumExpandedValues: Self.maximumExpandedValues).validate()
+            } catch {
+                switch error {
+                case .corruptBinary(let reason): throw .corruptBinary(reason: reason)
+                case .tooDeep(let limit): throw .tooDeep(limit: limit, location: nil)
+                }
+            }
         } else {
             locator = try XMLPlistLocator(bytes: bytes, maximumDepth: Self.maximumDepth)
         }

@@ -113,7 +113,7 @@ public struct SystemRoots: Sendable {
         var current: [Substring] = []
         var inBlock = false
         var blockLine = 0
-        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (n, line) in text.lines.enumerated() {
             if line.hasPrefix("-----BEGIN CERTIFICATE") || line.hasPrefix("-----BEGIN TRUSTED CERTIFICATE") {
                 if inBlock { bad.append("\(path):\(blockLine): skipped, the block has no END line before the BEGIN line on line \(n + 1)") }
                 inBlock = true

@@ -9,7 +9,7 @@ enum OkHttpPinFormat {
         var pins: [HostPattern: [Pin]] = [:]
         var warnings: [PinConfigurationWarning] = []
         let text = String(decoding: bytes, as: UTF8.self)
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, raw) in text.lines.enumerated() {
             var line = Substring(raw)
             if let r = line.range(of: "#") { line = line[..<r.lowerBound] }
             // `//` starts a comment only at the start or after a space: base64 pins contain slashes.

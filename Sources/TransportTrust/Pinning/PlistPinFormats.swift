@@ -5,6 +5,18 @@ enum PlistPinFormats {
     // MARK: Reading
 
     static func object(_ bytes: [UInt8], source: String, json: Bool) throws(PinConfigurationError) -> [String: Any] {
+        if !json && bytes.starts(with: Array("bplist".utf8)) {
+            // Foundation's binary reader on Linux crashes on some structures (a set with members); refuse them first.
+            do { try BinaryPlistValidator(bytes: bytes).validate() } catch {
+                let reason: String
+                switch error {
+                case .corruptBinary(let why): reason = why
+                case .tooDeep(let limit): reason = "it nests deeper than \(limit) levels"
+                }
+                throw PinConfigurationError(.malformedDocument, source: source, "the binary property list cannot be read safely: \(reason)",
+                    fix: "Re-export it with `plutil -convert binary1` or as XML")
+            }
+        }
         let any: Any
         do {
             if json {
@@ -26,7 +38,7 @@ enum PlistPinFormats {
     /// The 1-based line of `<key>name</key>` (or `"name"` in JSON) in `bytes`, when it appears once.
     static func line(of key: String, in bytes: [UInt8]) -> Int? {
         let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.lines
         let hits = lines.indices.filter { lines[$0].contains("<key>\(key)</key>") || lines[$0].contains("\"\(key)\"") }
         return hits.count == 1 ? hits[0] + 1 : nil
     }

@@ -4,12 +4,28 @@
 /// places, so a few kilobytes can describe a cycle, a stack-exhausting depth, or billions of values once
 /// expanded. This walks the object table iteratively (format: the `bplist00` trailer and offset table,
 /// as written by CoreFoundation's `CFBinaryPList.c`) and refuses those before anything else runs.
-struct BinaryPlistValidator {
+///
+/// Shared by every reader of property lists: Info.plists (AppTransportSecurity) and pin files.
+package struct BinaryPlistValidator {
+    /// Why a binary property list was refused.
+    package enum Problem: Error, Equatable {
+        /// The structure is broken, or holds what Foundation cannot read safely; the reason says which object.
+        case corruptBinary(reason: String)
+        /// Nested deeper than the limit.
+        case tooDeep(limit: Int)
+    }
+
     let bytes: [UInt8]
     let maximumDepth: Int
     let maximumExpandedValues: Int
 
-    func validate() throws(PropertyListError) {
+    package init(bytes: [UInt8], maximumDepth: Int = 64, maximumExpandedValues: Int = 1_000_000) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+        self.maximumExpandedValues = maximumExpandedValues
+    }
+
+    package func validate() throws(Problem) {
         let n = bytes.count
         guard n >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
             throw .corruptBinary(reason: "the file is \(n) bytes, too short for a header and a trailer")
@@ -42,7 +58,7 @@ struct BinaryPlistValidator {
         var onPath = [Bool](repeating: false, count: objectCount)
         var stack: [(object: Int, children: [Int], next: Int)] = []
 
-        func children(of object: Int) throws(PropertyListError) -> [Int] {
+        func children(of object: Int) throws(Problem) -> [Int] {
             let o = offsets[object]
             let marker = bytes[o]
             let kind = marker >> 4
@@ -85,7 +101,7 @@ struct BinaryPlistValidator {
                 stack[stack.count - 1].next += 1
                 if onPath[child] { throw .corruptBinary(reason: "object \(child) contains itself (a reference cycle)") }
                 if height[child] >= 0 { continue }
-                guard stack.count < maximumDepth else { throw .tooDeep(limit: maximumDepth, location: nil) }
+                guard stack.count < maximumDepth else { throw .tooDeep(limit: maximumDepth) }
                 onPath[child] = true
                 stack.append((child, try children(of: child), 0))
             } else {
@@ -97,7 +113,7 @@ struct BinaryPlistValidator {
                     h = max(h, height[c] + 1)
                     size = min(size + expanded[c], maximumExpandedValues + 1)
                 }
-                guard h <= maximumDepth else { throw .tooDeep(limit: maximumDepth, location: nil) }
+                guard h <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
                 guard size <= maximumExpandedValues else {
                     throw .corruptBinary(reason: "shared references expand to more than \(maximumExpandedValues) values")
                 }
