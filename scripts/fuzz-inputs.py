@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Mutation run over the inputs people hand to `ats`: Info.plists (XML and binary) and .ipa archives through `ats audit`, pin
-configurations (every format `ats pins --format` writes) through `ats pins --pin-file`, PEM chains and OCSP
+configurations (every format `ats pins --format` writes, the plists also in binary, the text ones also with CRLF line
+ends) through `ats pins --pin-file`, PEM chains and OCSP
 responses through `ats verify`, and client identities (PKCS#12, PEM private keys) through `ats fetch`, which
 loads them before it connects to a closed port on 127.0.0.1. Every run must end with exit status 0, 1 or 2
 within the time limit: a crash or a hang fails. A changed PEM chain must not be trusted unless its
@@ -146,6 +147,12 @@ def seeds(ats, kind, pki):
             if done.returncode != 0:
                 sys.exit(f"fuzz-inputs: `ats pins --format {fmt}` exited {done.returncode}: {done.stderr.decode()[-500:]}")
             out.append(done.stdout)
+            if fmt in ("ats", "trustkit"):
+                # The same plist in binary form, and every text format with Windows line ends: both are read too.
+                value = plistlib.loads(done.stdout)
+                out.append(plistlib.dumps(value, fmt=plistlib.FMT_BINARY))
+            else:
+                out.append(done.stdout.replace(b"\n", b"\r\n"))
         return out
     with open(CHAIN, "rb") as f:
         return [f.read()]
