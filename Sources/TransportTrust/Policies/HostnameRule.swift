@@ -34,16 +34,20 @@ public struct HostnameRule: ChainRule {
             return
         }
         if Self.matches(peer, names, refusingPrivateSuffixes: refusesWildcardsOverPrivateSuffixes) { return }
+        // Each with its kind: an address a certificate spells as a DNS name looks the same as the one connected to.
         let presented = names.compactMap { name -> String? in
             switch name {
-            case .dnsName(let d): return d
-            case .ipAddress(let ip): return IPAddressText.format(Array(ip.bytes))
+            case .dnsName(let d): return "DNS:" + d
+            case .ipAddress(let ip): return "IP:" + IPAddressText.format(Array(ip.bytes))
             default: return nil
             }
         }
         let list = presented.isEmpty ? "no DNS or IP names" : presented.prefix(8).joined(separator: ", ") + (presented.count > 8 ? ", …" : "")
-        failures.append(TrustFailure(.hostnameMismatch, certificate: 0,
-            "\(leaf.label) is not valid for \(peer): it names \(list). Connect with one of those names, or have the certificate reissued with \(peer)"))
+        var fix = "Connect with one of those names, or have the certificate reissued with \(peer)"
+        if case .ip = peer, presented.contains("DNS:\(peer)") {
+            fix = "It lists \(peer) as a DNS name, which never matches an address: have the certificate reissued with IP:\(peer)"
+        }
+        failures.append(TrustFailure(.hostnameMismatch, certificate: 0, "\(leaf.label) is not valid for \(peer): it names \(list). \(fix)"))
     }
 
     static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames, refusingPrivateSuffixes: Bool = false) -> Bool {
