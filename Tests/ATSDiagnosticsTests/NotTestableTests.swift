@@ -54,6 +54,28 @@ import TransportTrust
         // A TLS 1.2 server still fails the TLS 1.3 test: that is a version, which we can test.
         #expect(d.outcome("tls1.3")?.result == .fail)
         #expect(d.outcome("tls1.3")?.failure?.apple.sslErrorName == "errSSLPeerProtocolVersion")
+        // A Mac may well load it with no exception: nothing is recommended and the operator is told nothing to fix.
+        #expect(d.recommendation.kind == .undecided)
+        #expect(d.recommendation.summary.contains("cannot be decided here"), "\(d.recommendation.summary)")
+        #expect(d.recommendation.summary.contains("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384"))
+        #expect(d.recommendation.serverFixes.isEmpty && d.recommendation.xml == nil, "\(d.recommendation)")
+    }
+
+    /// When the default test is NOT TESTABLE but a relaxed one loads, that one is kept as the fallback, without
+    /// claiming that the exception is needed.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func anUndecidedDefaultKeepsWhatLoadedHereAsTheFallback() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384:AES128-GCM-SHA256")
+        defer { server.stop(); _ = dir }
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+        #expect(d.outcome("default")?.result == .notTestable)
+        #expect(d.outcome("pfs")?.cipherSuite == "TLS_RSA_WITH_AES_128_GCM_SHA256")
+        #expect(d.recommendation.kind == .undecided)
+        #expect(d.recommendation.configuration == "pfs", "\(DiagnosisRendering.text(d, verbose: true))")
+        #expect(d.recommendation.xml?.contains("<key>NSExceptionRequiresForwardSecrecy</key>") == true)
+        #expect(d.recommendation.serverFixes.isEmpty)
+        #expect(!d.recommendation.summary.contains("certificates were not checked"), "the pfs test saw the chain")
     }
 
     /// The DHE suite a DHE-only server picks is in no ATS list: every test whose dictionary ATS restricts FAILs. Only
