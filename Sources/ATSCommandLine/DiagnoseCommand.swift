@@ -14,7 +14,8 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             as `ats fetch`, so a PASS is a load the client accepts. After nscurl's report come the negotiated TLS version and suite, \
             the server's chain, and the smallest Info.plist exception that makes the URL load (or what the server must fix).
             --json prints one JSON document per URL, one per line (schema in docs/DIAGNOSE.md).
-            Exit status: 0 when the default ATS test passes for every URL, 1 otherwise, 2 for usage or input errors.
+            Exit status: 0 when the default ATS test passes for every URL, 1 when it fails for any, 3 when none fails but \
+            some could not be decided here (NOT TESTABLE), 2 for usage or input errors.
             """
     )
 
@@ -63,11 +64,11 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         let many = list.count > 1
         let progress = Progress(total: list.count, enabled: many, bar: out.errorIsTerminal, output: out)
         var rows: [DiagnosisRendering.SummaryRow] = []
-        var allPass = true
+        var defaults: [TestResult] = []
         await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(list) { diagnosis in
             progress.clear()
             out.write(json ? DiagnosisRendering.json(diagnosis) + "\n" : DiagnosisRendering.text(diagnosis, verbose: verbose))
-            allPass = allPass && diagnosis.defaultPasses
+            defaults.append(diagnosis.defaultResult)
             rows.append(DiagnosisRendering.SummaryRow(diagnosis))
             progress.advance(diagnosis)
             // Nobody reads the reports any more (`| head`): start no further host; the exit status says so.
@@ -77,7 +78,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         if many && !json {
             out.write("\nSummary (\(rows.count) URLs)\n" + DiagnosisRendering.summaryTable(rows))
         }
-        return allPass ? 0 : 1
+        return HostDiagnosis.exitStatus(defaultResults: defaults)
     }
 
     /// The URLs from the arguments and --targets, each checked before anything is sent.
@@ -140,7 +141,7 @@ final class Progress: @unchecked Sendable {
     func advance(_ diagnosis: HostDiagnosis) {
         guard enabled else { return }
         done += 1
-        if !diagnosis.defaultPasses { failing += 1 }
+        if diagnosis.defaultResult == .fail { failing += 1 }
         if bar {
             let width = 30
             let filled = total == 0 ? width : width * done / total

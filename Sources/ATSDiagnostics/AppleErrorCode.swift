@@ -23,7 +23,7 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
     /// The localized description URLSession gives the code.
     public var urlErrorText: String { URLCode(rawValue: urlErrorCode)?.text ?? "An unknown error occurred." }
 
-    /// `Error Domain=NSURLErrorDomain Code=-1202 "…" UserInfo={_kCFStreamErrorDomainKey=3, _kCFStreamErrorCodeKey=-9812}`,
+    /// `Error Domain=NSURLErrorDomain Code=-1202 "…" UserInfo={_kCFStreamErrorDomainKey=3, _kCFStreamErrorCodeKey=-9813}`,
     /// the shape nscurl prints.
     public var nsErrorDescription: String {
         var s = "Error Domain=NSURLErrorDomain Code=\(urlErrorCode) \"\(urlErrorText)\""
@@ -104,7 +104,6 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
         case closedAbort = -9806
         case chainInvalid = -9807
         case badCertificate = -9808
-        case unknownRootCert = -9812
         case noRootCert = -9813
         case certExpired = -9814
         case certNotYetValid = -9815
@@ -120,7 +119,6 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
             case .closedAbort: return "errSSLClosedAbort"
             case .chainInvalid: return "errSSLXCertChainInvalid"
             case .badCertificate: return "errSSLBadCert"
-            case .unknownRootCert: return "errSSLUnknownRootCert"
             case .noRootCert: return "errSSLNoRootCert"
             case .certExpired: return "errSSLCertExpired"
             case .certNotYetValid: return "errSSLCertNotYetValid"
@@ -164,12 +162,17 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
     }
 
     /// SecTrust failures as URLSession reports them: bad dates are -1201/-1204, everything else -1202.
+    ///
+    /// A chain that reaches no trusted root, self-signed or from a private CA, is -1202 with -9813 (errSSLNoRootCert)
+    /// in Apple's logs, not -9812 (errSSLUnknownRootCert): Alamofire #819, 3lvis/Networking #202 and
+    /// maitrungduc1410/WebRTC-Demo #47 (self-signed, iOS 9 to 18), TrustKit #17 (private CA).
     static func trust(_ codes: [TrustFailureCode]) -> AppleErrorCode {
         if codes.contains(.expired) { return AppleErrorCode(.serverCertificateHasBadDate, .certExpired) }
         if codes.contains(.notYetValid) { return AppleErrorCode(.serverCertificateNotYetValid, .certNotYetValid) }
         if codes.contains(.hostnameMismatch) { return AppleErrorCode(.serverCertificateUntrusted, .hostNameMismatch) }
-        if codes.contains(.untrustedRoot) || codes.contains(.selfSignedLeaf) { return AppleErrorCode(.serverCertificateUntrusted, .unknownRootCert) }
-        if codes.contains(.unknownIssuer) { return AppleErrorCode(.serverCertificateUntrusted, .noRootCert) }
+        if codes.contains(.untrustedRoot) || codes.contains(.selfSignedLeaf) || codes.contains(.unknownIssuer) {
+            return AppleErrorCode(.serverCertificateUntrusted, .noRootCert)
+        }
         return AppleErrorCode(.serverCertificateUntrusted, .chainInvalid)
     }
 }

@@ -138,30 +138,69 @@ public struct Diagnoser: Sendable {
         return requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }
     }
 
-    /// Settles the tests that failed on suite negotiation with suites we cannot offer: one bare ClientHello asks the
-    /// server whether it takes any of them. Yes: NOT TESTABLE (Apple's client might load it). No: the FAIL stands.
+    /// Settles the tests that failed on suite negotiation with suites we cannot offer, by asking the server with bare
+    /// ClientHellos. A suite it picks settles every test that allows it: NOT TESTABLE (Apple's client might load it).
+    /// The pick says nothing about the suites it passed over (it may only prefer the one it picked), so the rest are
+    /// asked again without it, until the server refuses them all (those FAILs stand) or gives no clear answer. All the
+    /// asking shares one `timeout`, so a host still costs about two.
     func settleUntestable(_ outcomes: [TestOutcome], host: String, port: Int) async -> [TestOutcome] {
-        let candidates = outcomes.filter { !$0.unofferedSuites.isEmpty }
-        guard !candidates.isEmpty else { return outcomes }
-        var union: [CipherSuite] = []
-        for suite in candidates.flatMap(\.unofferedSuites) where !union.contains(suite) { union.append(suite) }
-        let answer = await SuiteProbe.probe(host: host, port: port, address: AddressOverrides.address(in: options.addressOverrides, host: host, port: port) ?? host,
-                                            suites: union, timeout: options.timeout)
-        return outcomes.map { outcome in
-            guard !outcome.unofferedSuites.isEmpty else { return outcome }
-            var settled = outcome
-            switch answer {
-            case .refuses:
-                settled.failure?.reasons.append("a bare ClientHello offering \(outcome.unofferedSuites.map(\.name).joined(separator: ", ")) (which BoringSSL cannot offer) was refused too, so the FAIL stands")
-            case .accepts(let suite) where outcome.unofferedSuites.contains(suite):
-                settled.result = .notTestable
-                settled.notTestableReason = "the server accepted none of the suites offered here, but a bare ClientHello shows it takes \(suite.name), which ATS allows and BoringSSL cannot offer"
-            case .accepts, .unknown:
-                settled.result = .notTestable
-                settled.notTestableReason = "the server accepted none of the suites offered here; ATS also allows \(outcome.unofferedSuites.map(\.name).joined(separator: ", ")), which BoringSSL cannot offer, and asking the server about them gave no clear answer"
-            }
-            return settled
+        let address = AddressOverrides.address(in: options.addressOverrides, host: host, port: port) ?? host
+        let clock = ContinuousClock()
+        let deadline = clock.now + options.timeout
+        return await Self.settleUntestable(outcomes) { suites in
+            let left = deadline - clock.now
+            guard left > .zero else { return .unknown("no answer in time") }
+            return await SuiteProbe.probe(host: host, port: port, address: address, suites: suites, timeout: left)
         }
+    }
+
+    /// ``settleUntestable(_:host:port:)`` with the asking handed in.
+    static func settleUntestable(_ outcomes: [TestOutcome], ask: ([CipherSuite]) async -> SuiteProbe.Answer) async -> [TestOutcome] {
+        var settled = outcomes
+        var pending = outcomes.indices.filter { !outcomes[$0].unofferedSuites.isEmpty }
+        var picked: [CipherSuite] = []
+        // Each pick settles at least one pending test (it was asked for by one), so this asks at most once per test.
+        while !pending.isEmpty {
+            var asked: [CipherSuite] = []
+            for suite in pending.flatMap({ outcomes[$0].unofferedSuites }) where !asked.contains(suite) && !picked.contains(suite) {
+                asked.append(suite)
+            }
+            let answer = await ask(asked)
+            if case .accepts(let suite) = answer, asked.contains(suite) {
+                picked.append(suite)
+                for i in pending where outcomes[i].unofferedSuites.contains(suite) {
+                    settled[i].result = .notTestable
+                    settled[i].notTestableReason = takesReason(suite, test: outcomes[i].test)
+                }
+                pending.removeAll { outcomes[$0].unofferedSuites.contains(suite) }
+                continue
+            }
+            for i in pending {
+                let own = outcomes[i].unofferedSuites.map(\.name).joined(separator: ", ")
+                switch answer {
+                case .refuses:
+                    let passedOver = picked.isEmpty ? "" : " (it picked only \(picked.map(\.name).joined(separator: ", ")), which this dictionary does not allow)"
+                    settled[i].failure?.reasons.append("a bare ClientHello offering \(own) (which BoringSSL cannot offer) was refused too\(passedOver), so the FAIL stands")
+                case .accepts(let suite):
+                    settled[i].result = .notTestable
+                    settled[i].notTestableReason = "the server accepted none of the suites offered here; this dictionary also allows \(own), which BoringSSL cannot offer, and asking the server about them gave no clear answer (it chose \(suite.name), which was not offered)"
+                case .unknown(let why):
+                    settled[i].result = .notTestable
+                    settled[i].notTestableReason = "the server accepted none of the suites offered here; this dictionary also allows \(own), which BoringSSL cannot offer, and asking the server about them gave no clear answer (\(why))"
+                }
+            }
+            pending = []
+        }
+        return settled
+    }
+
+    /// Why a test is NOT TESTABLE when the server takes `suite`, which its dictionary allows.
+    static func takesReason(_ suite: CipherSuite, test: ATSTestCase) -> String {
+        let shown = "the server accepted none of the suites offered here, but a bare ClientHello shows it takes \(suite.name)"
+        guard test.relaxation.allowsArbitraryLoads else { return "\(shown), which ATS allows and BoringSSL cannot offer" }
+        // Apple's NSAllowsArbitraryLoads page only says ATS restrictions are lifted (default trust evaluation stays);
+        // it names no suites, so what a Mac would offer here is not documented.
+        return "\(shown), which BoringSSL cannot offer; NSAllowsArbitraryLoads turns ATS's suite list off, and Apple does not document which suites its client then offers, so whether a Mac loads it cannot be told here"
     }
 
     /// Suites the default ATS configuration allows that this client cannot offer.

@@ -144,8 +144,22 @@ public struct HostDiagnosis: Sendable, Codable {
     public var untestableSuites: [String]
     public var milliseconds: Int
 
-    /// Whether the default ATS test passed (decides the exit status).
+    /// Whether the default ATS test passed.
     public var defaultPasses: Bool { outcome("default")?.passed == true }
+
+    /// The default ATS test's result, which decides the exit status (FAIL if it is missing).
+    public var defaultResult: TestResult { outcome("default")?.result ?? .fail }
+
+    /// The exit status of `ats diagnose` for the default results of its URLs: 1 when any FAILs; otherwise 3 when any is
+    /// NOT TESTABLE (undecided here, which is not a failure); otherwise 0.
+    public static func exitStatus(defaultResults: some Sequence<TestResult>) -> Int32 {
+        var undecided = false
+        for result in defaultResults {
+            if result == .fail { return 1 }
+            if result == .notTestable { undecided = true }
+        }
+        return undecided ? 3 : 0
+    }
 
     public func outcome(_ id: String) -> TestOutcome? { tests.first { $0.test.id == id } }
 

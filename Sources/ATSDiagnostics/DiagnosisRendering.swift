@@ -102,7 +102,11 @@ public enum DiagnosisRendering {
     static func recommendationLines(_ r: Recommendation) -> [String] {
         var lines = [r.summary]
         if let xml = r.xml {
-            lines.append(r.kind == .arbitraryLoadsOnly ? "The only Info.plist change that loads it (not recommended):" : "Add to Info.plist:")
+            switch r.kind {
+            case .arbitraryLoadsOnly: lines.append("The only Info.plist change that loads it (not recommended):")
+            case .undecided: lines.append("If it does not load on a Mac, the least relaxed Info.plist change that loaded here:")
+            default: lines.append("Add to Info.plist:")
+            }
             lines.append(xml)
         }
         if !r.serverFixes.isEmpty {
@@ -165,12 +169,14 @@ public enum DiagnosisRendering {
         public init(_ d: HostDiagnosis) {
             host = d.port == 443 || d.port == 80 ? d.host : "\(d.host):\(d.port)"
             defaultResult = d.outcome("default")?.result.rawValue ?? "?"
-            loadsWith = d.recommendation.configuration.flatMap(ATSTestCase.named).map(\.title) ?? "nothing"
+            loadsWith = d.recommendation.configuration.flatMap(ATSTestCase.named).map(\.title)
+                ?? (d.recommendation.kind == .undecided ? "not known here" : "nothing")
             switch d.recommendation.kind {
             case .noneNeeded: exception = "none needed"
             case .exception: exception = d.recommendation.summary.components(separatedBy: ": ").dropFirst().joined(separator: ": ")
             case .arbitraryLoadsOnly: exception = "NSAllowsArbitraryLoads only (fix the server)"
             case .noExceptionHelps: exception = "none helps: fix the server"
+            case .undecided: exception = "cannot be decided here (check on a Mac)"
             }
         }
     }

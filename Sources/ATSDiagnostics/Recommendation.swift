@@ -13,6 +13,9 @@ public struct Recommendation: Sendable, Codable, Hashable {
         case arbitraryLoadsOnly = "arbitrary-loads-only"
         /// No ATS key helps; the server must change.
         case noExceptionHelps = "no-exception-helps"
+        /// The default ATS test is NOT TESTABLE: the server takes only suites that ATS allows and BoringSSL cannot
+        /// offer, so whether Apple's client loads the URL with no exception cannot be decided here.
+        case undecided
     }
 
     public var kind: Kind
@@ -30,8 +33,12 @@ public struct Recommendation: Sendable, Codable, Hashable {
     /// Chooses from the outcomes: the first configuration in ``ATSTestCase/recommendationOrder`` that loaded.
     static func choose(host: String, outcomes: [TestOutcome]) -> Recommendation {
         let byID = Dictionary(outcomes.map { ($0.test.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let loaded = ATSTestCase.recommendationOrder.lazy.compactMap({ byID[$0] }).first(where: \.passed)
+        if let first = byID["default"], first.result == .notTestable {
+            return undecided(host: host, first: first, loaded: loaded, outcomes: outcomes)
+        }
         let fixes = byID["default"].map { ServerFixes.advice(for: $0, host: host) } ?? []
-        guard let chosen = ATSTestCase.recommendationOrder.lazy.compactMap({ byID[$0] }).first(where: \.passed) else {
+        guard let chosen = loaded else {
             let untestable = outcomes.contains { $0.result == .notTestable }
             return Recommendation(kind: .noExceptionHelps, configuration: nil, dictionary: nil, xml: nil,
                                   summary: untestable
@@ -58,6 +65,22 @@ public struct Recommendation: Sendable, Codable, Hashable {
                               summary: "NSExceptionDomains › \(host): \(keys)", serverFixes: fixes)
     }
 
+    /// The default test could not be decided, so neither can the need for an exception, nor anything the server must
+    /// fix: a Mac may load the URL as it is. The least relaxed configuration that loaded here, if any, is kept as the
+    /// fallback for when it does not.
+    private static func undecided(host: String, first: TestOutcome, loaded: TestOutcome?, outcomes: [TestOutcome]) -> Recommendation {
+        var summary = "cannot be decided here: the default ATS test is NOT TESTABLE (\(first.notTestableReason ?? "suites BoringSSL cannot offer")); "
+            + "Apple's client may load \(host) with no exception, so check it with nscurl --ats-diagnostics on a Mac"
+        if !outcomes.contains(where: { !$0.presented.isEmpty }) {
+            summary += "; no handshake completed here, so the server's certificates were not checked either"
+        }
+        guard let loaded else { return Recommendation(kind: .undecided, summary: summary, serverFixes: []) }
+        let dictionary = loaded.test.relaxation.dictionary(host: host)
+        summary += "; if it does not load there, \(loaded.test.title) loaded here"
+        return Recommendation(kind: .undecided, configuration: loaded.test.id, dictionary: PlistValueJSON.object(dictionary),
+                              xml: PlistRendering.xmlSnippet(dictionary), summary: summary, serverFixes: [])
+    }
+
     /// One line for tables: the default result, then what makes the URL load ("FAIL; loads with TLSv1.0").
     public static func outcomeText(defaultResult: String, kind: Kind, configuration: String?) -> String {
         switch kind {
@@ -65,6 +88,7 @@ public struct Recommendation: Sendable, Codable, Hashable {
         case .exception: return "\(defaultResult); loads with \(configuration.flatMap(ATSTestCase.named).map(\.title) ?? "an exception")"
         case .arbitraryLoadsOnly: return "\(defaultResult); loads only with arbitrary loads"
         case .noExceptionHelps: return "\(defaultResult); no exception helps"
+        case .undecided: return "\(defaultResult); cannot be decided here"
         }
     }
 

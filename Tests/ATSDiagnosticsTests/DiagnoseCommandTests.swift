@@ -66,6 +66,37 @@ import Testing
         #expect(result.out.contains("none needed"))
     }
 
+    /// A NOT TESTABLE default test is no failure and no pass: exit status 3, unless another URL fails (1).
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func anUndecidedDefaultTestExitsThreeAndClaimsNoFailure() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try NotTestableTests.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
+        defer { server.stop(); _ = dir }
+        let url = "https://127.0.0.1:\(server.port)/"
+        let result = await ats(["diagnose", url, "--anchors", servers.caFile])
+        #expect(result.status == 3, "\(result.out)")
+        #expect(result.out.contains("ATS Default Connection\nResult : NOT TESTABLE"))
+        #expect(result.out.contains("cannot be decided here"))
+        #expect(!result.out.contains("must"), "\(result.out)")
+
+        let json = await ats(["diagnose", "--json", url, "--anchors", servers.caFile])
+        #expect(json.status == 3)
+        let schemaData = try #require(FileManager.default.contents(atPath: Self.schemaPath))
+        let schema = try #require(try JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
+        let document = try JSONSerialization.jsonObject(with: Data(json.out.utf8))
+        #expect(SchemaValidator.violations(of: document, against: schema).isEmpty)
+        let recommendation = try #require((document as? [String: Any])?["recommendation"] as? [String: Any])
+        #expect(recommendation["kind"] as? String == "undecided")
+
+        let good = try #require(servers.url(for: .good))
+        let expired = try #require(servers.url(for: .expired))
+        let both = await ats(["diagnose", good, url, "--anchors", servers.caFile], errorIsTerminal: true)
+        #expect(both.status == 3)
+        #expect(both.err.hasSuffix("2/2 hosts, 0 failing default ATS\n"), "\(both.err.debugDescription)")
+        #expect(both.out.contains("cannot be decided here (check on a Mac)"))
+        #expect(await ats(["diagnose", expired, url, "--anchors", servers.caFile]).status == 1)
+    }
+
     @Test func jsonMatchesTheDocumentedSchema() async throws {
         let servers = try await SharedServers.shared.servers()
         let schemaData = try #require(FileManager.default.contents(atPath: Self.schemaPath), "docs/diagnose.schema.json")

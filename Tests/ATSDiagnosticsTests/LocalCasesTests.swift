@@ -46,8 +46,9 @@ import TransportTrust
         let servers = try await SharedServers.shared.servers()
         let diagnoser = try localDiagnoser(servers)
         let expectations: [(BadSSLCase, Int, Int?)] = [
-            (.expired, -1201, -9814), (.notYetValid, -1204, -9815), (.wrongHost, -1202, -9843), (.untrustedRoot, -1202, -9812),
-            (.incompleteChain, -1202, -9813), (.tls10Only, -1200, -9836), (.redirectToHTTP, -1022, nil),
+            // A self-signed or private-CA chain is -1202 with -9813 (errSSLNoRootCert) in Apple's logs, not -9812.
+            (.expired, -1201, -9814), (.notYetValid, -1204, -9815), (.wrongHost, -1202, -9843), (.untrustedRoot, -1202, -9813),
+            (.selfSigned, -1202, -9813), (.incompleteChain, -1202, -9813), (.tls10Only, -1200, -9836), (.redirectToHTTP, -1022, nil),
             (.clientCertificateRequired, -1206, -9829),
         ]
         for (testCase, url, ssl) in expectations {

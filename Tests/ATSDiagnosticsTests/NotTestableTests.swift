@@ -26,16 +26,24 @@ import TransportTrust
         #expect(!d.tests.contains { $0.result == .notTestable })
     }
 
+    /// `openssl s_server`, TLS 1.2 only, with an RSA leaf from the local CA and only the OpenSSL `ciphers` given.
+    static func openSSLServer(_ servers: LocalServers, ciphers: String, _ extra: [String] = []) throws -> (OpenSSLServer, TemporaryDirectory) {
+        let dir = try TemporaryDirectory()
+        let leaf = try servers.pki.leaf(key: servers.pki.rsaKey)
+        try dir.write("leaf.pem", leaf.pem)
+        try dir.write("intermediate.pem", servers.pki.intermediate.pem)
+        try dir.write("key.pem", servers.pki.rsaKey.pem)
+        // -cert serves only the first certificate of its file; the intermediate goes in -cert_chain.
+        let server = try OpenSSLServer(arguments: ["-cert", "leaf.pem", "-cert_chain", "intermediate.pem", "-key", "key.pem", "-tls1_2",
+                                                   "-cipher", ciphers, "-www"] + extra, in: dir.path)
+        return (server, dir)
+    }
+
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func aServerThatOnlyTakesACBCSHA384SuiteIsNotTestable() async throws {
         let servers = try await SharedServers.shared.servers()
-        let dir = try TemporaryDirectory()
-        let leaf = try servers.pki.leaf(key: servers.pki.rsaKey)
-        try dir.write("chain.pem", leaf.pem + servers.pki.intermediate.pem)
-        try dir.write("key.pem", servers.pki.rsaKey.pem)
-        let server = try OpenSSLServer(arguments: ["-cert", "chain.pem", "-key", "key.pem", "-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA384", "-www"],
-                                       in: dir.path)
-        defer { server.stop() }
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
+        defer { server.stop(); _ = dir }
         let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         let first = try #require(d.outcome("default"))
         #expect(first.result == .notTestable, "\(first.failure?.message ?? "")")
@@ -46,5 +54,60 @@ import TransportTrust
         // A TLS 1.2 server still fails the TLS 1.3 test: that is a version, which we can test.
         #expect(d.outcome("tls1.3")?.result == .fail)
         #expect(d.outcome("tls1.3")?.failure?.apple.sslErrorName == "errSSLPeerProtocolVersion")
+        // A Mac may well load it with no exception: nothing is recommended and the operator is told nothing to fix.
+        #expect(d.recommendation.kind == .undecided)
+        #expect(d.recommendation.summary.contains("cannot be decided here"), "\(d.recommendation.summary)")
+        #expect(d.recommendation.summary.contains("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384"))
+        #expect(d.recommendation.serverFixes.isEmpty && d.recommendation.xml == nil, "\(d.recommendation)")
+    }
+
+    /// When the default test is NOT TESTABLE but a relaxed one loads, that one is kept as the fallback, without
+    /// claiming that the exception is needed.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func anUndecidedDefaultKeepsWhatLoadedHereAsTheFallback() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384:AES128-GCM-SHA256")
+        defer { server.stop(); _ = dir }
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+        #expect(d.outcome("default")?.result == .notTestable)
+        #expect(d.outcome("pfs")?.cipherSuite == "TLS_RSA_WITH_AES_128_GCM_SHA256")
+        #expect(d.recommendation.kind == .undecided)
+        #expect(d.recommendation.configuration == "pfs", "\(DiagnosisRendering.text(d, verbose: true))")
+        #expect(d.recommendation.xml?.contains("<key>NSExceptionRequiresForwardSecrecy</key>") == true)
+        #expect(d.recommendation.serverFixes.isEmpty)
+        #expect(!d.recommendation.summary.contains("certificates were not checked"), "the pfs test saw the chain")
+    }
+
+    /// The DHE suite a DHE-only server picks is in no ATS list: every test whose dictionary ATS restricts FAILs. Only
+    /// Allow All Loads, under which our ATS model lets the system client offer any suite but RC4, is NOT TESTABLE.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func aDHEOnlyServerFailsEveryATSTestAndOnlyAllowAllLoadsIsNotTestable() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "DHE-RSA-AES128-GCM-SHA256")
+        defer { server.stop(); _ = dir }
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+        #expect(d.matrix == "FN" + "FFFF" + "F" + "F" + "FFFF" + "FFFF", "\(DiagnosisRendering.text(d, verbose: true))")
+        let first = try #require(d.outcome("default"))
+        #expect(first.failure?.reasons.contains { $0.contains("refused too") && $0.contains("TLS_DHE_RSA_WITH_AES_128_GCM_SHA256") } == true,
+                "\(first.failure?.reasons ?? [])")
+        let all = try #require(d.outcome("arbitrary-loads"))
+        #expect(all.notTestableReason?.contains("takes TLS_DHE_RSA_WITH_AES_128_GCM_SHA256") == true, "\(all.notTestableReason ?? "")")
+        #expect(all.notTestableReason?.contains("NSAllowsArbitraryLoads") == true)
+        #expect(d.recommendation.kind == .noExceptionHelps)
+        #expect(d.recommendation.serverFixes.contains { $0.contains("ECDHE") })
+    }
+
+    /// A server's pick is its preference, not a refusal of what it passed over: one that prefers DHE but also takes
+    /// TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384 is asked again without DHE, and the ATS tests are NOT TESTABLE, not FAIL.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func aServerThatPrefersDHEIsAskedAgainWithoutIt() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA384", ["-serverpref"])
+        defer { server.stop(); _ = dir }
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+        #expect(d.matrix == "NN" + "FNNN" + "N" + "N" + "FNNN" + "FNNN", "\(DiagnosisRendering.text(d, verbose: true))")
+        #expect(d.outcome("arbitrary-loads")?.notTestableReason?.contains("takes TLS_DHE_RSA_WITH_AES_128_GCM_SHA256") == true)
+        #expect(d.outcome("default")?.notTestableReason?.contains("takes TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384") == true)
+        #expect(d.outcome("pfs")?.notTestableReason?.contains("takes TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384") == true)
     }
 }
