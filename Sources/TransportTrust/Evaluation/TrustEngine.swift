@@ -32,11 +32,12 @@ public final class TrustEngine: Sendable {
         let time = trust.validationTime ?? Date()
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
         let fingerprint = RuleFingerprint(trust.policy)
+        let hit = cache.lookup(key)
+        if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
+            return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+        }
         let revocationMemo = RevocationMemo()
-        if let hit = cache.lookup(key) {
-            if let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
-                return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
-            }
+        if let hit {
             let rules = trust.policy.rules
             let handled = Self.handledCriticalExtensions(rules)
             let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom)
@@ -52,10 +53,14 @@ public final class TrustEngine: Sendable {
             }
             // Another path may still pass: fall through to a full search.
         }
-        var (verdict, passedChain) = await evaluateCold(trust, time: time, revocationMemo: revocationMemo)
+        let presented: [InputCertificate]
+        switch Self.presentedCertificates(trust) {
+        case .refused(let verdict): return verdict
+        case .parsed(let certificates): presented = certificates
+        }
+        var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo)
         // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
-        if !verdict.isTrusted,
-           let misordered = Diagnosis.leafNotFirst(trust.parsedCertificates ?? trust.certificates.compactMap { try? InputCertificate(der: $0) }) {
+        if !verdict.isTrusted, let misordered = Diagnosis.leafNotFirst(presented) {
             verdict.failures = [misordered]
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
@@ -64,21 +69,29 @@ public final class TrustEngine: Sendable {
         return verdict
     }
 
-    private func evaluateCold(_ trust: ServerTrust, time: Date, revocationMemo: RevocationMemo) async -> (TrustVerdict, UnverifiedCertificateChain?) {
+    enum Presented {
+        case parsed([InputCertificate])
+        case refused(TrustVerdict)
+    }
+
+    /// The certificates as presented, each parsed once for the whole evaluation, or why they cannot be used.
+    static func presentedCertificates(_ trust: ServerTrust) -> Presented {
         guard !trust.certificates.isEmpty else {
-            return (.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")), nil)
+            return .refused(.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")))
         }
+        if let parsed = trust.parsedCertificates { return .parsed(parsed) }
         var presented: [InputCertificate] = []
-        if let parsed = trust.parsedCertificates {
-            presented = parsed
-        } else {
-            for (i, der) in trust.certificates.enumerated() {
-                do { presented.append(try InputCertificate(der: der)) } catch {
-                    return (.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
-                                    chain: presented.prefix(1).map { $0 }), nil)
-                }
+        for (i, der) in trust.certificates.enumerated() {
+            do { presented.append(try InputCertificate(der: der)) } catch {
+                return .refused(.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
+                                         chain: presented.prefix(1).map { $0 }))
             }
         }
+        return .parsed(presented)
+    }
+
+    private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], time: Date,
+                              revocationMemo: RevocationMemo) async -> (TrustVerdict, UnverifiedCertificateChain?) {
         let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {

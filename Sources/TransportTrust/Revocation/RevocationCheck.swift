@@ -48,7 +48,7 @@ struct RevocationCheck: Sendable {
     var options: RevocationOptions
     /// Statuses already established in this evaluation: a remembered path that fails is searched again, and the
     /// search must not put the same question to a responder a second time (a dead one costs its whole timeout).
-    var memo = RevocationMemo()
+    let memo: RevocationMemo
 
     func check(_ chain: UnverifiedCertificateChain, validationTime: Date) async -> PathFindings {
         var findings = PathFindings()
