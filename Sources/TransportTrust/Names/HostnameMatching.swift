@@ -7,7 +7,7 @@ enum HostnameMatching {
     /// matches exactly one label. Suffixes of the PRIVATE section (`*.github.io`, `*.s3.amazonaws.com`) are what
     /// their operators' own certificates name, and match as Chromium matches them, unless
     /// `refusingPrivateSuffixes` (the strict profile, which follows x509-limbo's pedantic reading).
-    static func dnsPatternMatches(_ pattern: String, host: String, refusingPrivateSuffixes: Bool = false) -> Bool {
+    static func dnsPatternMatches(_ pattern: String, host: String, refusingPrivateSuffixes: Bool) -> Bool {
         var p = pattern.lowercased()
         if p.hasSuffix(".") { p.removeLast() }
         guard !p.isEmpty, p.utf8.allSatisfy({ $0 < 0x80 }) else { return false }

@@ -148,7 +148,8 @@ enum IPAddressText {
     /// Whether the last label is a number as the WHATWG URL host parser sees one (`1`, `0300`, `0x`, `0xc0`):
     /// such a host is an IPv4 address to it, never a domain.
     static func endsInNumber(_ s: Substring) -> Bool {
-        guard let last = s.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        let last = s[(s.lastIndex(of: ".").map(s.index(after:)) ?? s.startIndex)...]
+        guard !last.isEmpty else { return false }
         if last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return true }
         guard last.hasPrefix("0x") || last.hasPrefix("0X") else { return false }
         return last.utf8.dropFirst(2).allSatisfy(isHexDigit)

@@ -50,7 +50,7 @@ public struct HostnameRule: ChainRule {
         failures.append(TrustFailure(.hostnameMismatch, certificate: 0, "\(leaf.label) is not valid for \(peer): it names \(list). \(fix)"))
     }
 
-    static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames, refusingPrivateSuffixes: Bool = false) -> Bool {
+    static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames, refusingPrivateSuffixes: Bool) -> Bool {
         switch peer {
         case .dns(let host):
             for case .dnsName(let pattern) in names
