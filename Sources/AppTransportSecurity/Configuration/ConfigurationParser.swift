@@ -119,13 +119,14 @@ struct ConfigurationParser {
                 // An identity holds one key, so a stranger in an identity without the hash is most likely that
                 // key misspelt (SPKI-SHA256), even when too far from it for the usual suggestion.
                 let upper = k.uppercased()
-                if dict[real] == nil, ATSKey(rawValue: k) == nil, KeySuggester.suggestion(for: k, among: [real]) == nil,
+                let suggested = KeySuggester.suggestion(for: k, among: [real]) != nil
+                if dict[real] == nil, ATSKey(rawValue: k) == nil, !suggested,
                    dict.count == 1 || upper.contains("SPKI") || upper.contains("SHA") {
                     issues.append(ConfigurationIssue(.unknownKey(key: k, suggestion: real, belongsAt: nil), at: p.appending(k)))
                     namedTheHash = true
                 } else {
                     unknown(k, at: p.appending(k), level: .pinnedIdentity)
-                    namedTheHash = namedTheHash || KeySuggester.suggestion(for: k, among: [real]) != nil
+                    namedTheHash = namedTheHash || suggested
                 }
             }
             guard let hash = dict[real] else {

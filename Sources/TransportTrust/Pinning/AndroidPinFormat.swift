@@ -30,7 +30,7 @@ enum AndroidPinFormat {
             throw PinConfigurationError(.malformedDocument, source: source, "the root element is not <network-security-config>",
                 fix: "Put the <domain-config> elements inside <network-security-config>")
         }
-        return (PinConfiguration(try delegate.hosts, rules: .android), delegate.warnings)
+        return (PinConfiguration(try delegate.hosts), delegate.warnings)
     }
 
     /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil when all of them do.

@@ -44,7 +44,7 @@ enum OkHttpPinFormat {
             throw PinConfigurationError(.emptyPinSet, source: source, "the file has no pins",
                 fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
         }
-        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }, rules: .okhttp, matching: .everyMatch), warnings)
+        return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }), warnings)
     }
 
     static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {

@@ -37,12 +37,16 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
         throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
     {
         let format = format ?? detect(bytes)
+        var read: (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
         switch format {
-        case .ats: return try PlistPinFormats.readATS(bytes, source: source)
-        case .trustKit, .trustKitJSON: return try PlistPinFormats.readTrustKit(bytes, source: source, json: format == .trustKitJSON)
-        case .okhttp: return try OkHttpPinFormat.read(bytes, source: source)
-        case .android: return try AndroidPinFormat.read(bytes, source: source)
+        case .ats: read = try PlistPinFormats.readATS(bytes, source: source)
+        case .trustKit, .trustKitJSON: read = try PlistPinFormats.readTrustKit(bytes, source: source, json: format == .trustKitJSON)
+        case .okhttp: read = try OkHttpPinFormat.read(bytes, source: source)
+        case .android: read = try AndroidPinFormat.read(bytes, source: source)
         }
+        read.configuration.rules = format.rules
+        read.configuration.matching = format.matching
+        return read
     }
 
     /// Reads the file at `path`.

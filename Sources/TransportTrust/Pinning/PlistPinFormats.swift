@@ -114,7 +114,7 @@ enum PlistPinFormats {
             }
             hosts.append(PinnedHost(pattern, set))
         }
-        return (PinConfiguration(hosts, rules: .ats), [])
+        return (PinConfiguration(hosts), [])
     }
 
     /// TrustKit's `kTSKExcludeSubdomainFromParentPolicy`: its string value first, then the spelling its name and
@@ -196,7 +196,7 @@ enum PlistPinFormats {
         for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
             warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
         } }
-        return (PinConfiguration(hosts, rules: .trustKit), warnings)
+        return (PinConfiguration(hosts), warnings)
     }
 
     // MARK: Writing
