@@ -175,12 +175,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             do { peer = try PeerName(host) } catch { throw InputError("--host: \(error)") }
         }
         let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation, warnings: json ? nil : out)
-        var time: Date?
-        if let at {
-            do { time = try RFC3339.parseStrictly(at) } catch {
-                throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
-            }
-        }
+        let time = try validationTime(at: at)
         let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
         // No evaluator: the pin file pins nothing for this host, so the chain is validated only, as its system would.

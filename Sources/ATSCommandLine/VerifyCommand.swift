@@ -127,16 +127,19 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             throw InputError("--ocsp-response with --revocation off would ignore the response; use --revocation soft or hard, or drop it")
         }
         trustPolicy.revocation = RevocationOptions(mode: mode, responses: responses)
-        var time: Date?
-        if let at {
-            do { time = try RFC3339.parseStrictly(at) } catch {
-                throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
-            }
-        }
+        let time = try validationTime(at: at)
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
     }
 }
 
 extension RevocationOptions.Mode: ExpressibleByArgument {}
+
+/// `--at`, as verify and pins take it: nil for now.
+func validationTime(at: String?) throws -> Date? {
+    guard let at else { return nil }
+    do { return try RFC3339.parseStrictly(at) } catch {
+        throw InputError("--at '\(at)' is not an RFC 3339 time (\(error)); write it like 2026-01-31T12:00:00Z")
+    }
+}
 extension TrustPolicy.Profile: ExpressibleByArgument {}
 

@@ -33,8 +33,7 @@ package enum HTTPSyntax {
             return "the header name \(name.debugDescription) is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~, no spaces; RFC 9110 §5.1)"
         }
         if let byte = forbiddenByte(inFieldValue: value) {
-            let hex = String(byte, radix: 16, uppercase: true)
-            let code = "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+            let code = URLText.codePoint(UInt32(byte))
             return "the value of header '\(name)' holds the control character \(code)\(byte == 0x0D || byte == 0x0A ? " (a line break)" : ""); a header value may hold visible characters, spaces and tabs (RFC 9110 §5.5)"
         }
         return nil

@@ -8,8 +8,7 @@ package enum URLText {
         for (offset, scalar) in url.unicodeScalars.enumerated() {
             let properties = scalar.properties
             guard properties.isWhitespace || properties.generalCategory == .control || properties.generalCategory == .format else { continue }
-            let hex = String(scalar.value, radix: 16, uppercase: true)
-            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            let code = codePoint(scalar.value)
             let name: String
             switch scalar {
             case "\r", "\n", "\u{2028}", "\u{2029}", "\u{85}": name = "a line break"
@@ -20,5 +19,11 @@ package enum URLText {
             return "\(name) (\(code)) at character \(offset + 1); a URL may not contain whitespace or control characters unencoded (write a space as %20)"
         }
         return nil
+    }
+
+    /// `U+000D`: a character's code in the notation people look up.
+    package static func codePoint(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }
