@@ -1,5 +1,6 @@
 import ArgumentParser
 import TransportClient
+import TransportTrust
 
 /// `--resolve HOST:PORT:ADDRESS` (curl's form) or `HOST:ADDRESS` (every port), shared by the commands that connect.
 struct ResolveOptions: ParsableArguments {
@@ -23,25 +24,21 @@ struct ResolveOptions: ParsableArguments {
     static func entry(_ text: String) throws -> Entry {
         let usage = "--resolve takes HOST:PORT:ADDRESS or HOST:ADDRESS, with ADDRESS an IPv4 or IPv6 address (127.0.0.1, ::1 or [::1]), not '\(text)'"
         guard let colon = text.firstIndex(of: ":") else { throw ValidationError(usage) }
-        var host = text[..<colon].lowercased()
-        if host.hasSuffix(".") { host.removeLast() }
-        guard !host.isEmpty, !host.contains("[") else { throw ValidationError(usage) }
+        // The client looks overrides up by the URL's host in canonical form (lower case, A-labels, no trailing dot).
+        guard !text[..<colon].contains("["), let peer = try? PeerName(String(text[..<colon])) else { throw ValidationError(usage) }
+        let host = peer.description
         let rest = text[text.index(after: colon)...]
         if let second = rest.firstIndex(of: ":"), rest[..<second].allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(rest[..<second]) {
             let address = String(rest[rest.index(after: second)...])
             if AddressOverrides.socketAddress(address, port: 0) != nil {
                 guard (1...65535).contains(port) else { throw ValidationError("--resolve '\(text)': port \(port) is out of range (1–65535)") }
-                return Entry(host: host, port: port, address: Self.unbracketed(address))
+                return Entry(host: host, port: port, address: AddressOverrides.unbracketed(address))
             }
         }
         guard AddressOverrides.socketAddress(String(rest), port: 0) != nil else {
             throw ValidationError(usage + "; names are not looked up")
         }
-        return Entry(host: host, port: nil, address: Self.unbracketed(String(rest)))
-    }
-
-    private static func unbracketed(_ address: String) -> String {
-        address.hasPrefix("[") && address.hasSuffix("]") ? String(address.dropFirst().dropLast()) : address
+        return Entry(host: host, port: nil, address: AddressOverrides.unbracketed(String(rest)))
     }
 
     /// For `HTTPSClientConfiguration.addressOverrides`: `host` or `host:port` → address.

@@ -16,7 +16,11 @@ package enum AddressOverrides {
     /// `text` as a socket address on `port` when it is an IPv4 or IPv6 literal (brackets allowed), else nil.
     /// Never a name lookup: an override that is not an address is refused, not resolved.
     package static func socketAddress(_ text: String, port: Int) -> SocketAddress? {
-        let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
-        return try? SocketAddress(ipAddress: bare, port: port)
+        try? SocketAddress(ipAddress: unbracketed(text), port: port)
+    }
+
+    /// An IPv6 literal without the brackets URLs put around it; anything else as it is.
+    package static func unbracketed(_ text: String) -> String {
+        text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
     }
 }
