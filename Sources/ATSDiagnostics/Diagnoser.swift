@@ -144,13 +144,13 @@ public struct Diagnoser: Sendable {
     /// asked again without it, until the server refuses them all (those FAILs stand) or gives no clear answer. All the
     /// asking shares one `timeout`, so a host still costs about two.
     func settleUntestable(_ outcomes: [TestOutcome], host: String, port: Int) async -> [TestOutcome] {
-        let address = AddressOverrides.address(in: options.addressOverrides, host: host, port: port) ?? host
+        let override = AddressOverrides.address(in: options.addressOverrides, host: host, port: port)
         let clock = ContinuousClock()
         let deadline = clock.now + options.timeout
         return await Self.settleUntestable(outcomes) { suites in
             let left = deadline - clock.now
             guard left > .zero else { return .unknown("no answer in time") }
-            return await SuiteProbe.probe(host: host, port: port, address: address, suites: suites, timeout: left)
+            return await SuiteProbe.probe(host: host, port: port, override: override, suites: suites, timeout: left)
         }
     }
 

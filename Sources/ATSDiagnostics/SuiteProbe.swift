@@ -19,8 +19,17 @@ enum SuiteProbe {
         case unknown(String)
     }
 
-    static func probe(host: String, port: Int, address: String, suites: [CipherSuite], timeout: Duration) async -> Answer {
+    /// - Parameter override: the address an `--resolve` entry gives for the host, connected to without a lookup.
+    static func probe(host: String, port: Int, override: String?, suites: [CipherSuite], timeout: Duration) async -> Answer {
         guard !suites.isEmpty else { return .refuses }
+        // An override is connected to as it is, never looked up, as the client does; only the URL's own host is.
+        var literal: SocketAddress?
+        if let override {
+            literal = AddressOverrides.socketAddress(override, port: port)
+            guard literal != nil else {
+                return .unknown("the address override '\(override)' is not an IPv4 or IPv6 address; overrides are never looked up")
+            }
+        }
         let hello = clientHello(host: host, suites: suites)
         let group = MultiThreadedEventLoopGroup.singleton
         let eventLoop = group.next()
@@ -32,11 +41,10 @@ enum SuiteProbe {
             }
         let channel: any Channel
         do {
-            // An --resolve address is connected to as it is; only the URL's own host is looked up.
-            if let literal = AddressOverrides.socketAddress(address, port: port) {
+            if let literal {
                 channel = try await bootstrap.connect(to: literal).get()
             } else {
-                channel = try await bootstrap.connect(host: address, port: port).get()
+                channel = try await bootstrap.connect(host: host, port: port).get()
             }
         } catch {
             promise.succeed(.unknown("cannot connect: \(error)"))
