@@ -51,6 +51,12 @@ import Testing
         #expect(RFC3339.parse("2026-01-31T11:30:00-00:30") == Date(timeIntervalSince1970: 1_769_860_800))
     }
 
+    @Test func readsALeapSecondAsTheFirstSecondOfTheNextMinute() throws {
+        // 2016-12-31T23:59:60Z was a real leap second.
+        #expect(try RFC3339.parseStrictly("2016-12-31T23:59:60Z") == Date(timeIntervalSince1970: 1_483_228_800))
+        #expect(try RFC3339.parseStrictly("2016-12-31T23:59:60.5Z") == Date(timeIntervalSince1970: 1_483_228_800.5))
+    }
+
     @Test func roundTrips() {
         let whole = Date(timeIntervalSince1970: 1_769_860_800)
         #expect(RFC3339.parse(RFC3339.format(whole)) == whole)
