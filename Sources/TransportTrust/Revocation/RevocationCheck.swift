@@ -118,8 +118,8 @@ struct RevocationCheck: Sendable {
         if namesResponder, let source = options.source {
             let fetched = SourceRequester(source: source)
             let status = await Self.verify(subject, issuer: issuer, tail: tail, requester: fetched, time: validationTime)
-            if case .unestablished(let why) = status, !fetched.answered.value {
-                return .unestablished(reasons + why.map { _ in Self.nothingFetched })
+            if case .unestablished = status, !fetched.answered.value {
+                return .unestablished(reasons + [Self.nothingFetched])
             }
             return status
         }
@@ -170,7 +170,7 @@ struct RevocationCheck: Sendable {
     static func explain(_ reasons: [String], certificate: Certificate, issuer: Certificate) -> String {
         let worded = reasons.map { reason -> String in
             let r = reason.lowercased()
-            if reason == nothingFetched { return "its responder gave no answer" }
+            if reason == nothingFetched { return reason }
             if r.contains("does not include a response for the queried certificate") { return "a response was about another certificate" }
             if r.contains("signature is not valid") || r.contains("could not find ocsp responder") || r.contains("could not validate ocsp responder") {
                 return "a response is not signed by \(issuer.label) or a responder it authorised"
