@@ -37,6 +37,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources/CTLogList")],
             swiftSettings: strict
         ),
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
@@ -157,6 +158,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            exclude: ["Resources"],
             swiftSettings: strict
         ),
         .testTarget(

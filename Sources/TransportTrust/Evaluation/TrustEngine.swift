@@ -33,8 +33,18 @@ public final class TrustEngine: Sendable {
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
         let fingerprint = RuleFingerprint(trust.policy)
         let hit = cache.lookup(key)
+        let transparency = trust.policy.transparencyCheck
         if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
-            return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+            let anchor: AnchorSource = hit.anchorIsCustom ? .custom : .system
+            guard let transparency else { return TrustVerdict(anchor: anchor, chain: hit.path, failures: []) }
+            // CT depends on the time (an SCT from the future, the list's age): its arithmetic runs again on the
+            // remembered signature results. Should it fail, a full search decides.
+            let ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom),
+                                        cached: hit.sctAnalysis)
+            if ct.failure == nil {
+                return TrustVerdict(anchor: anchor, chain: hit.path, failures: [], notes: ct.note.map { [$0] } ?? [],
+                                    certificateTransparency: ct.report)
+            }
         }
         let revocationMemo = RevocationMemo()
         if let hit {
@@ -44,11 +54,12 @@ public final class TrustEngine: Sendable {
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
-                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context,
-                                                memo: revocationMemo)
+                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
+                                                context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
                 if findings.failures.isEmpty {
-                    if let fingerprint { cache.remember(fingerprint, for: key) }
-                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes)
+                    if let fingerprint { cache.remember(fingerprint, for: key, sctAnalysis: findings.sctAnalysis) }
+                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
+                                        certificateTransparency: findings.transparency)
                 }
             }
             // Another path may still pass: fall through to a full search.
@@ -64,7 +75,8 @@ public final class TrustEngine: Sendable {
             verdict.failures = [misordered]
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
-            cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom, passed: fingerprint)
+            cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom, passed: fingerprint,
+                         sctAnalysis: passed.sctAnalysis)
         }
         return verdict
     }
@@ -91,7 +103,7 @@ public final class TrustEngine: Sendable {
     }
 
     private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], time: Date,
-                              revocationMemo: RevocationMemo) async -> (TrustVerdict, UnverifiedCertificateChain?) {
+                              revocationMemo: RevocationMemo) async -> (TrustVerdict, RecordingPolicy.Passed?) {
         let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {
@@ -111,6 +123,7 @@ public final class TrustEngine: Sendable {
         byCertificate[CertificateKey(leaf)] = leafInput
 
         let rules = trust.policy.rules
+        let transparency = trust.policy.transparencyCheck
         let handled = Self.handledCriticalExtensions(rules)
         let context = RuleContext(validationTime: time, anchorIsSystem: true)
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
@@ -141,8 +154,8 @@ public final class TrustEngine: Sendable {
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
         let attempts = RecordingPolicy.Attempts()
         var verifier = Verifier(rootCertificates: trust.anchors.store) {
-            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, revocationMemo: revocationMemo, handled: handled,
-                            context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
+            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, transparency: transparency, revocationMemo: revocationMemo,
+                            handled: handled, context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
 
@@ -150,14 +163,15 @@ public final class TrustEngine: Sendable {
         case .validCertificate(let chain):
             let path = inputs(Array(chain))
             let anchorDER = path.last?.der ?? []
+            let passed = attempts.passed
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
-                                 notes: attempts.passedNotes), attempts.passed)
+                                 notes: passed?.notes ?? [], certificateTransparency: passed?.transparency), passed)
         case .couldNotValidate:
             var verdict: TrustVerdict
             if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
                 let path = inputs(Array(best.chain))
                 verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
-                                       chain: path, failures: best.failures)
+                                       chain: path, failures: best.failures, certificateTransparency: best.transparency)
             } else {
                 let (chain, failures) = Diagnosis.noPath(leaf: leafInput, intermediates: intermediates, unusable: unusable,
                                                           anchors: trust.anchors, handled: handled, lookup: byCertificate)
@@ -180,12 +194,22 @@ public final class TrustEngine: Sendable {
         return seen
     }
 
-    /// The rules' failures on a path, then revocation's if the rules pass. `rulesPassed` skips rules already run on this path.
-    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext,
-                      memo: RevocationMemo, rulesPassed: Bool = false) async -> PathFindings {
+    /// The rules' failures on a path, then CT's, then revocation's, each only if what came before passed: CT costs
+    /// signature checks and revocation may ask a responder. `rulesPassed` skips rules already run on this path.
+    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions,
+                      transparency: CertificateTransparencyCheck?, context: RuleContext, memo: RevocationMemo,
+                      rulesPassed: Bool = false, cachedAnalysis: SCTAnalysis? = nil) async -> PathFindings {
         let failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
         guard failures.isEmpty else { return PathFindings(failures: failures) }
-        return await RevocationCheck(options: revocation, memo: memo).check(chain, validationTime: context.validationTime)
+        let ct = transparency?.check(chain, context: context, cached: cachedAnalysis) ?? TransparencyFindings()
+        if let failure = ct.failure {
+            return PathFindings(failures: [failure], transparency: ct.report, sctAnalysis: ct.analysis)
+        }
+        var findings = await RevocationCheck(options: revocation, memo: memo).check(chain, validationTime: context.validationTime)
+        if let note = ct.note { findings.notes.insert(note, at: 0) }
+        findings.transparency = ct.report
+        findings.sctAnalysis = ct.analysis
+        return findings
     }
 
     static func ruleFailures(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], context: RuleContext) -> [TrustFailure] {
@@ -205,6 +229,8 @@ struct PathFindings: Sendable {
     var failures: [TrustFailure] = []
     /// Facts that do not refuse the path: a revocation status soft-fail could not establish, and why.
     var notes: [String] = []
+    var transparency: CertificateTransparencyReport?
+    var sctAnalysis: SCTAnalysis?
 }
 
 /// The verifier policy that runs our rules and keeps each failed path with its structured failures.
@@ -212,6 +238,15 @@ struct RecordingPolicy: VerifierPolicy {
     struct Attempt {
         var chain: UnverifiedCertificateChain
         var failures: [TrustFailure]
+        var transparency: CertificateTransparencyReport?
+    }
+
+    /// The path that met the policy, with what the engine keeps of it.
+    struct Passed: Sendable {
+        var chain: UnverifiedCertificateChain
+        var notes: [String]
+        var transparency: CertificateTransparencyReport?
+        var sctAnalysis: SCTAnalysis?
     }
 
     /// Shared with the engine: swift-certificates' policy builder hides the policy's concrete type.
@@ -226,20 +261,18 @@ struct RecordingPolicy: VerifierPolicy {
 
         var all: [Attempt] { lock.withLock { attempts } }
 
-        private var passedChain: UnverifiedCertificateChain?
-        private var notesOfPassed: [String] = []
-        /// The chain that met the policy, kept for the validated-path cache.
-        var passed: UnverifiedCertificateChain? { lock.withLock { passedChain } }
-        /// What soft-fail revocation noted on that chain.
-        var passedNotes: [String] { lock.withLock { notesOfPassed } }
+        private var passedPath: Passed?
+        /// The chain that met the policy, with its notes and CT findings, kept for the validated-path cache.
+        var passed: Passed? { lock.withLock { passedPath } }
 
-        func pass(_ chain: UnverifiedCertificateChain, notes: [String]) {
-            lock.withLock { (passedChain, notesOfPassed) = (chain, notes) }
+        func pass(_ passed: Passed) {
+            lock.withLock { passedPath = passed }
         }
     }
 
     let rules: [any ChainRule]
     let revocation: RevocationOptions
+    let transparency: CertificateTransparencyCheck?
     let revocationMemo: RevocationMemo
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
     let context: RuleContext
@@ -248,8 +281,9 @@ struct RecordingPolicy: VerifierPolicy {
     /// A path whose rules already passed before path building (``SoleNamePath``).
     let ruleAbiding: [Certificate]?
 
-    init(rules: [any ChainRule], revocation: RevocationOptions, revocationMemo: RevocationMemo, handled: [ASN1ObjectIdentifier],
-         context: RuleContext, anchors: TrustAnchors, attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
+    init(rules: [any ChainRule], revocation: RevocationOptions, transparency: CertificateTransparencyCheck?, revocationMemo: RevocationMemo,
+         handled: [ASN1ObjectIdentifier], context: RuleContext, anchors: TrustAnchors, attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
+        self.transparency = transparency
         self.revocationMemo = revocationMemo
         self.attempts = attempts
         self.ruleAbiding = ruleAbiding
@@ -263,14 +297,14 @@ struct RecordingPolicy: VerifierPolicy {
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         var context = self.context
         context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
-        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context, memo: revocationMemo,
-                                               rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
+        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, transparency: transparency, context: context,
+                                               memo: revocationMemo, rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
         let failures = findings.failures
         if failures.isEmpty {
-            attempts.pass(chain, notes: findings.notes)
+            attempts.pass(Passed(chain: chain, notes: findings.notes, transparency: findings.transparency, sctAnalysis: findings.sctAnalysis))
             return .meetsPolicy
         }
-        attempts.record(Attempt(chain: chain, failures: failures))
+        attempts.record(Attempt(chain: chain, failures: failures, transparency: findings.transparency))
         let summary = failures.map(\.code.rawValue).joined(separator: ", ")
         return .failsToMeetPolicy(reason: PolicyFailureReason(summary))
     }

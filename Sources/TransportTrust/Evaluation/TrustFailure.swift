@@ -22,6 +22,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case malformedCertificate
     case revoked
     case revocationUnknown
+    /// Apple's Certificate Transparency policy is not met: too few valid SCTs, or none embedded.
+    case certificateTransparency
     case chainTooLong
     /// The search for a path gave up after its budget; the input is hostile or pathological.
     case pathBuildingLimit

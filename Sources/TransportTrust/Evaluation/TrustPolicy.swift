@@ -28,6 +28,8 @@ public struct TrustPolicy: Sendable {
     /// The purposes the leaf must be valid for. Defaults to serverAuth under the SSL policy, none under basic.
     public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     public var revocation: RevocationOptions = .off
+    /// Apple's CT policy, applied under the SSL policy to chains that end at a public root.
+    public var certificateTransparency = CertificateTransparencyOptions()
 
     /// The SSL server policy. A nil host checks everything but the name.
     public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
@@ -64,4 +66,10 @@ public struct TrustPolicy: Sendable {
     }
 
     var isSSL: Bool { if case .ssl = kind { return true } else { return false } }
+
+    /// The CT step of this policy; nil when it has none (the basic policy, or CT off).
+    var transparencyCheck: CertificateTransparencyCheck? {
+        guard isSSL, certificateTransparency.mode != .off else { return nil }
+        return CertificateTransparencyCheck(options: certificateTransparency, platformRequiresCT: true)
+    }
 }
