@@ -43,6 +43,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var resolveOptions: ResolveOptions
 
+    @OptionGroup(title: "Certificate Transparency (a server whose certificate embeds no SCTs is NOT TESTABLE: it may send them in the handshake)")
+    var ctOptions: CTOptions
+
     func validate() throws {
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
         if !(1...1000).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1000, not \(concurrency)") }
@@ -113,9 +116,11 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func options(output out: Output) throws -> DiagnosisOptions {
-        return DiagnosisOptions(profile: platformOption.profile,
-                                anchors: try anchorOptions.trustAnchors(warnings: out),
-                                timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides)
+        var options = DiagnosisOptions(profile: platformOption.profile,
+                                       anchors: try anchorOptions.trustAnchors(warnings: out),
+                                       timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides)
+        options.certificateTransparency = try ctOptions.options()
+        return options
     }
 }
 

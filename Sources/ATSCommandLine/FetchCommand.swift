@@ -71,6 +71,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "OCSP revocation checking of the server's chain, fetched from each certificate's responder: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
 
+    @OptionGroup(title: "Certificate Transparency (embedded SCTs; SCTs in the TLS extension or a stapled OCSP response cannot be read)")
+    var ctOptions: CTOptions
+
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
 
@@ -251,6 +254,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
             maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
         configuration.revocation = revocation
+        configuration.certificateTransparency = try ctOptions.options()
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 

@@ -45,6 +45,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Revocation checking: off (default, or soft with --ocsp-response), soft or hard.")
     var revocation: RevocationOptions.Mode?
 
+    @OptionGroup(title: "Certificate Transparency (embedded SCTs, under the SSL policy, for chains to a system root)")
+    var ctOptions: CTOptions
+
     @OptionGroup(title: "Pinning (checked against the chain as built, after validation)")
     var pinOptions: PinOptions
 
@@ -127,6 +130,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             throw InputError("--ocsp-response with --revocation off would ignore the response; use --revocation soft or hard, or drop it")
         }
         trustPolicy.revocation = RevocationOptions(mode: mode, responses: responses)
+        trustPolicy.certificateTransparency = try ctOptions.options()
         let time = try validationTime(at: at)
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
     }

@@ -63,7 +63,7 @@ struct CTFixture: @unchecked Sendable {
         case 1:
             #expect(report.status == .nonCompliant)
             let message = try #require(verdict.failure(.certificateTransparency)?.message)
-            #expect(message.contains("1 of the 2 SCTs"))
+            #expect(message.contains("has 1 valid SCT from distinct logs; Apple requires 2 for a certificate of 90 days"))
             #expect(message.contains("Test Log 0 (Operator of Test Log 0)"))
             #expect(message.contains("Ask the CA to reissue"))
         default:

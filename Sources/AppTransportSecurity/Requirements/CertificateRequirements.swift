@@ -27,11 +27,13 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
         self.requiresCertificateTransparency = requiresCertificateTransparency
     }
 
-    /// The TransportTrust policy that checks these rules for `host`: the SSL policy, plus ATS key strength
-    /// when required. Certificate Transparency is not checked by TransportTrust; callers must check it.
-    public func trustPolicy(host: PeerName?) -> TrustPolicy {
+    /// The TransportTrust policy that checks these rules for `host`: the SSL policy, plus ATS key strength when
+    /// required, and `transparency` unless the platform requires no Certificate Transparency at all.
+    public func trustPolicy(host: PeerName?, transparency: CertificateTransparencyOptions = CertificateTransparencyOptions()) -> TrustPolicy {
         var policy = TrustPolicy.ssl(host: host)
         policy.requiresATSStrength = requiresATSKeyStrength
+        policy.certificateTransparency = transparency
+        if !requiresCertificateTransparency { policy.certificateTransparency.mode = .off }
         return policy
     }
 }

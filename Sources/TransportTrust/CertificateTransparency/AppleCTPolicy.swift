@@ -144,10 +144,11 @@ enum AppleCTPolicy {
         }
 
         let compliant = currentCounted && counted.count >= required
-        let countedText = "\(counted.count) of the \(required) SCTs from distinct logs that Apple requires for \(rule)"
+        let valid = counted.count == 1 ? "1 valid SCT" : "\(counted.count) valid SCTs"
+        let countedText = "\(valid) from distinct logs; Apple requires \(required) for \(rule)"
         if compliant {
             return CertificateTransparencyReport(status: .compliant, requiredSCTs: required, countedSCTs: counted.count, scts: reports,
-                                                 explanation: "\(countedText) are valid", logList: listName)
+                                                 explanation: countedText.prefix(1).uppercased() + countedText.dropFirst(), logList: listName)
         }
         let logs = reports.filter(\.counted).map { "\($0.log ?? $0.logID) (\($0.operator ?? "unknown operator"))" }
         let failed = zip(reports.indices, reports).filter { !$0.1.counted }.map { "SCT \($0.0 + 1): \($0.1.reason ?? "not counted")" }
