@@ -116,3 +116,42 @@ extension TestCert {
         return leaf(dns: dns, key: key, notValidBefore: notValidBefore, notValidAfter: notValidAfter, serial: serial, extra: [ext])
     }
 }
+
+/// A public PKI of the tests' own: a root that comes in as a system root (as through `SSL_CERT_FILE`), an issuing CA,
+/// and test CT logs in a log list the test writes.
+public struct CTTestPKI: @unchecked Sendable {
+    public let root: TestCert
+    public let ca: TestCert
+    /// The root as a system root, as if it came through `SSL_CERT_FILE`.
+    public let publicAnchors: TrustAnchors
+    /// The root as an anchor the caller supplied.
+    public let userAnchors: TrustAnchors
+    public let directory: TemporaryDirectory
+    /// The root's PEM file, for `SSL_CERT_FILE`.
+    public let rootFile: String
+
+    /// The root and the CA are valid from 2015 to 2035, so that leaves of any date in the tests chain to them.
+    public init(rootKey: TestKey = .p256()) throws {
+        let (from, until) = (Date(timeIntervalSince1970: 1_420_070_400), Date(timeIntervalSince1970: 2_051_222_400))
+        root = PKI.root("CT Test Root", key: rootKey, notValidBefore: from, notValidAfter: until)
+        ca = root.intermediate("CT Test CA", notValidBefore: from, notValidAfter: until)
+        directory = try TemporaryDirectory()
+        rootFile = try directory.write("roots.pem", root.pem)
+        publicAnchors = TrustAnchors(custom: [], anchorsOnly: false, systemRoots: SystemRoots.load(files: [rootFile], directories: []))
+        userAnchors = TrustAnchors(custom: [root.input])
+    }
+
+    public func list(_ logs: [TestCTLog]) throws -> CTLogList {
+        try CTLogList(json: TestCTLog.logList(logs), source: .supplied("test list"))
+    }
+
+    public func evaluate(_ leaf: TestCert, logs: [TestCTLog], mode: CertificateTransparencyOptions.Mode = .enforce, at time: Date = PKI.now,
+                  public isPublic: Bool = true, engine: TrustEngine = TrustEngine(cacheCapacity: 0)) async throws -> TrustVerdict {
+        var policy = PKI.ssl("www.example.com")
+        policy.certificateTransparency = CertificateTransparencyOptions(mode: mode, logList: try list(logs))
+        let trust = ServerTrust(certificates: [leaf.der, ca.der], anchors: isPublic ? publicAnchors : userAnchors, policy: policy,
+                                validationTime: time)
+        return await engine.evaluate(trust)
+    }
+}
+

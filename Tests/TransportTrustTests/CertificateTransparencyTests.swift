@@ -5,40 +5,6 @@ import X509
 
 @testable import TransportTrust
 
-/// A public PKI of the tests' own: a root that comes in as a system root (as through `SSL_CERT_FILE`), an issuing CA,
-/// and test CT logs in a log list the test writes.
-struct CTFixture: @unchecked Sendable {
-    let root: TestCert
-    let ca: TestCert
-    let publicAnchors: TrustAnchors
-    let userAnchors: TrustAnchors
-    let directory: TemporaryDirectory
-
-    /// The root and the CA are valid from 2015 to 2035, so that leaves of any date in the tests chain to them.
-    init(rootKey: TestKey = .p256()) throws {
-        let (from, until) = (Date(timeIntervalSince1970: 1_420_070_400), Date(timeIntervalSince1970: 2_051_222_400))
-        root = PKI.root("CT Test Root", key: rootKey, notValidBefore: from, notValidAfter: until)
-        ca = root.intermediate("CT Test CA", notValidBefore: from, notValidAfter: until)
-        directory = try TemporaryDirectory()
-        let path = try directory.write("roots.pem", root.pem)
-        publicAnchors = TrustAnchors(custom: [], anchorsOnly: false, systemRoots: SystemRoots.load(files: [path], directories: []))
-        userAnchors = TrustAnchors(custom: [root.input])
-    }
-
-    func list(_ logs: [TestCTLog]) throws -> CTLogList {
-        try CTLogList(json: TestCTLog.logList(logs), source: .supplied("test list"))
-    }
-
-    func evaluate(_ leaf: TestCert, logs: [TestCTLog], mode: CertificateTransparencyOptions.Mode = .enforce, at time: Date = PKI.now,
-                  public isPublic: Bool = true, engine: TrustEngine = TrustEngine(cacheCapacity: 0)) async throws -> TrustVerdict {
-        var policy = PKI.ssl("www.example.com")
-        policy.certificateTransparency = CertificateTransparencyOptions(mode: mode, logList: try list(logs))
-        let trust = ServerTrust(certificates: [leaf.der, ca.der], anchors: isPublic ? publicAnchors : userAnchors, policy: policy,
-                                validationTime: time)
-        return await engine.evaluate(trust)
-    }
-}
-
 @Suite struct CertificateTransparencyTests {
     static let logs = (0..<5).map { TestCTLog(name: "Test Log \($0)") }
 
@@ -46,7 +12,7 @@ struct CTFixture: @unchecked Sendable {
 
     @Test(arguments: 0...4)
     func aNinetyDayCertificateNeedsTwoSCTsFromDistinctLogs(count: Int) async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         // No SCT at all is no extension: an empty list is malformed (see the hostile lists below).
         let leaf = count == 0 ? pki.ca.leaf(notValidAfter: PKI.notBefore.addingTimeInterval(90 * 86400 - 1))
             : pki.ca.leafWithSCTs(Array(Self.logs.prefix(count)))
@@ -74,7 +40,7 @@ struct CTFixture: @unchecked Sendable {
 
     @Test(arguments: [(90, 2), (180, 2), (181, 3), (398, 3)])
     func theRequiredCountFollowsTheLifetime(days: Int, required: Int) async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let notBefore = PKI.now.addingTimeInterval(-86400)
         // Inclusive lifetimes: notAfter − notBefore is one second short of the days.
         let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), notValidBefore: notBefore,
@@ -116,7 +82,7 @@ struct CTFixture: @unchecked Sendable {
     // MARK: Which SCTs count
 
     @Test func sctsFromRejectedPendingAndUnknownLogsDoNotCount() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         var rejected = TestCTLog(name: "Rejected Log")
         rejected.state = "rejected"
         var pending = TestCTLog(name: "Pending Log")
@@ -135,7 +101,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func aReadonlyLogCountsOnlySCTsFromBeforeItFroze() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         var frozen = TestCTLog(name: "Frozen Log")
         frozen.state = "readonly"
         let sctTime = PKI.notBefore.addingTimeInterval(60)
@@ -149,7 +115,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func aRetiredLogCountsOnlyWhenTheSCTAndTheIssuancePrecedeRetirement() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         var retired = TestCTLog(name: "Retired Log")
         retired.state = "retired"
         let sctTime = PKI.notBefore.addingTimeInterval(60)
@@ -174,7 +140,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func aShardCountsOnlyCertificatesThatExpireInsideItsWindow() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)))
         let notAfter = leaf.certificate.notValidAfter
         var shard = Self.logs[1]
@@ -188,7 +154,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func anSCTFromTheFutureDoesNotCount() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), sctTime: PKI.now.addingTimeInterval(3600))
         let verdict = try await pki.evaluate(leaf, logs: Self.logs)
         #expect(!verdict.isTrusted)
@@ -196,7 +162,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func aCorruptSignatureIsNamed() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), corrupt: [1])
         let verdict = try await pki.evaluate(leaf, logs: Self.logs)
         let report = try #require(verdict.certificateTransparency)
@@ -206,7 +172,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func anRSALogIsVerified() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let rsaLog = TestCTLog(name: "RSA Log", key: .rsa(try .init(keySize: .bits2048)))
         let verdict = try await pki.evaluate(pki.ca.leafWithSCTs([Self.logs[0], rsaLog]), logs: [Self.logs[0], rsaLog])
         #expect(verdict.isTrusted)
@@ -214,7 +180,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func twoSCTsFromOneLogCountOnce() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let leaf = pki.ca.leafWithSCTs([Self.logs[0], Self.logs[0]])
         let verdict = try await pki.evaluate(leaf, logs: Self.logs)
         #expect(!verdict.isTrusted)
@@ -223,7 +189,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func aTruncatedOrOverlongListIsRefusedWithItsReason() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let good = pki.ca.leafWithSCTs([Self.logs[0]])
         let scts = try #require(EmbeddedSCTs.read(from: good.certificate).present)
         #expect(scts.count == 1)
@@ -240,7 +206,7 @@ struct CTFixture: @unchecked Sendable {
     // MARK: When CT applies
 
     @Test func aUserAnchorNeedsNoSCTs() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let verdict = try await pki.evaluate(pki.ca.leaf(), logs: Self.logs, public: false)
         #expect(verdict.isTrusted)
         #expect(verdict.certificateTransparency?.status == .notRequired)
@@ -248,7 +214,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func certificatesIssuedBeforeOctober2018NeedNoSCTs() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let nb = Date(timeIntervalSince1970: 1_539_647_999)  // 2018-10-15T23:59:59Z
         let leaf = pki.ca.leaf(notValidBefore: nb, notValidAfter: nb.addingTimeInterval(90 * 86400))
         let verdict = try await pki.evaluate(leaf, logs: Self.logs, at: nb.addingTimeInterval(86400))
@@ -257,7 +223,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func reportModeNotesWhatEnforceWouldRefuse() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let leaf = pki.ca.leafWithSCTs([Self.logs[0]])
         let verdict = try await pki.evaluate(leaf, logs: Self.logs, mode: .report)
         #expect(verdict.isTrusted)
@@ -269,7 +235,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func theBundledListIsNotEnforcedWhenOutOfDateAndTheVerdictSaysSo() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let bundled = try CTLogList.bundled()
         let date = try #require(bundled.date)
         var policy = PKI.ssl("www.example.com")
@@ -291,7 +257,7 @@ struct CTFixture: @unchecked Sendable {
     // MARK: The validated-path cache
 
     @Test func theCacheNeverSkipsTheTimeOfAnSCT() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let engine = TrustEngine()
         let sctTime = PKI.now.addingTimeInterval(-3600)
         let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), sctTime: sctTime)
@@ -308,7 +274,7 @@ struct CTFixture: @unchecked Sendable {
     }
 
     @Test func aPathCachedWithoutCTIsCheckedForCTLater() async throws {
-        let pki = try CTFixture()
+        let pki = try CTTestPKI()
         let engine = TrustEngine()
         let leaf = pki.ca.leafWithSCTs([Self.logs[0]])
         #expect(try await pki.evaluate(leaf, logs: Self.logs, mode: .off, engine: engine).isTrusted)
