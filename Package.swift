@@ -128,6 +128,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Certificate Transparency's cost on four real chains (bench/ct.sh, docs/BENCHMARKS.md).
+        .executableTarget(
+            name: "CTBenchmark",
+            dependencies: ["TransportTrust", "BenchmarkSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // `ats diagnose` timed on loopback: one full diagnosis, and a fleet scan (docs/DIAGNOSE.md).
         .executableTarget(
             name: "DiagnoseBenchmark",

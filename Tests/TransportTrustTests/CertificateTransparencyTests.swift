@@ -273,6 +273,26 @@ import X509
         #expect(earlier.codes == [.certificateTransparency])
     }
 
+    @Test func theCacheNoticesWhenTheListGrowsOld() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)))
+        let dated = try CTLogList(json: TestCTLog.logList(Self.logs), source: .bundled, date: PKI.now.addingTimeInterval(-50 * 86400))
+        var policy = PKI.ssl("www.example.com")
+        policy.certificateTransparency = CertificateTransparencyOptions(logList: dated)
+        func at(_ days: Double) async -> TrustVerdict {
+            await engine.evaluate(ServerTrust(certificates: [leaf.der, pki.ca.der], anchors: pki.publicAnchors, policy: policy,
+                                              validationTime: PKI.now.addingTimeInterval(days * 86400)))
+        }
+        #expect(await at(0).certificateTransparency?.status == .compliant)
+        #expect(await at(10).certificateTransparency?.status == .compliant)
+        let old = await at(11)
+        #expect(old.isTrusted)
+        #expect(old.certificateTransparency?.status == .listOutOfDate)
+        #expect(old.notes.contains { $0.contains("is 61 days old") })
+        #expect(await at(1).certificateTransparency?.status == .compliant)
+    }
+
     @Test func aPathCachedWithoutCTIsCheckedForCTLater() async throws {
         let pki = try CTTestPKI()
         let engine = TrustEngine()

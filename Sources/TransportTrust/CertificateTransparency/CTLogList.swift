@@ -90,6 +90,7 @@ public struct CTLogList: Sendable, Hashable {
         self.logs = logs
         self.byID = byID
         self.identity = Array(SHA256.hash(data: json))
+        self.summary = "\(source) (version \(self.version)\(date.map { ", last confirmed current \(RFC3339.day($0))" } ?? ""))"
     }
 
     public func log(id: [UInt8]) -> CTLog? { byID[id].map { logs[$0] } }
@@ -112,10 +113,8 @@ public struct CTLogList: Sendable, Hashable {
         return age <= Self.maximumAgeDays
     }
 
-    public var summary: String {
-        let day = date.map { ", last confirmed current \(RFC3339.day($0))" } ?? ""
-        return "\(source) (version \(version)\(day))"
-    }
+    /// The list in words, with its version and date: made once, since every CT report names it.
+    public let summary: String
 
     private static func log(_ e: Document.Log, operatorName: String, kind: CTLog.Kind, place: String,
                             source: Source) throws(CTLogListError) -> CTLog {

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import SwiftASN1
 import X509
 
@@ -34,6 +35,9 @@ struct TransparencyFindings: Sendable {
     var report: CertificateTransparencyReport?
     /// Kept with a validated path, so that a repeat evaluation checks no SCT signature again.
     var analysis: SCTAnalysis?
+    /// The verification times at which these findings stay the same: they change only when an SCT's timestamp is
+    /// passed or the list grows too old. A cached path reuses them inside this range and works them out again outside.
+    var stable: ClosedRange<Date> = Date.distantPast...Date.distantFuture
 }
 
 struct CertificateTransparencyCheck: Sendable {
@@ -56,17 +60,23 @@ struct CertificateTransparencyCheck: Sendable {
             return TransparencyFindings(report: CertificateTransparencyReport(
                 status: .notRequired, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: applies.reason, logList: list.summary))
         }
+        let listCurrentUntil = list.date.map { $0.addingTimeInterval(Double(CTLogList.maximumAgeDays + 1) * 86_400 - 0.001) } ?? .distantFuture
         guard list.isCurrent(at: context.validationTime) else {
             let age = list.age(at: context.validationTime) ?? 0
             let text = "Certificate Transparency was not enforced: \(list.summary) is \(age) days old at the verification time, "
                 + "and an iPhone stops enforcing CT when its list is over \(CTLogList.maximumAgeDays) days old. "
-                + "Give a current list with --ct-log-list (scripts/refresh-ct-log-list.sh updates the bundled one)"
+                + "Give a current list with --ct-log-list (scripts/refresh-ct-log-list.py updates the bundled one)"
             return TransparencyFindings(note: text, report: CertificateTransparencyReport(
-                status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: text, logList: list.summary))
+                status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: text, logList: list.summary),
+                stable: listCurrentUntil.addingTimeInterval(0.001)...Date.distantFuture)
         }
         let analysis = cached.flatMap { $0.logList == list.identity ? $0 : nil } ?? SCTAnalysis(leaf: leaf, issuer: chain[1], list: list)
         let report = AppleCTPolicy.evaluate(analysis, leaf: leaf, list: list, time: context.validationTime)
         var findings = TransparencyFindings(report: report, analysis: analysis)
+        // Before the latest SCT's timestamp some SCT is from the future, and the outcome holds only at this time.
+        let latest = analysis.latestTimestamp ?? .distantPast
+        let time = context.validationTime
+        findings.stable = time < latest ? time...time : latest...max(latest, listCurrentUntil)
         if report.refuses {
             if options.mode == .enforce {
                 findings.failure = TrustFailure(.certificateTransparency, certificate: 0, report.explanation)

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import _CryptoExtras
 import X509
 
@@ -53,6 +54,12 @@ struct SCTAnalysis: Sendable {
                 return Entry(sct: sct, log: log, signature: Self.verify(sct, data: data, key: log.key))
             })
         }
+    }
+
+    /// The newest timestamp of a v1 SCT: from then on no SCT is in the future.
+    var latestTimestamp: Date? {
+        guard case .present(let entries) = contents else { return nil }
+        return entries.filter(\.sct.isVersion1).map(\.sct.date).max()
     }
 
     /// The `digitally-signed` content of a v1 SCT over a `precert_entry` (RFC 6962 §3.2).

@@ -37,10 +37,16 @@ public final class TrustEngine: Sendable {
         if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
             let anchor: AnchorSource = hit.anchorIsCustom ? .custom : .system
             guard let transparency else { return TrustVerdict(anchor: anchor, chain: hit.path, failures: []) }
-            // CT depends on the time (an SCT from the future, the list's age): its arithmetic runs again on the
-            // remembered signature results. Should it fail, a full search decides.
-            let ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom),
+            // CT depends on the time (an SCT from the future, the list's age). Inside the range where the remembered
+            // findings hold they are reused; outside it the arithmetic runs again on the remembered signature
+            // results. Should it fail, a full search decides.
+            let ct: TransparencyFindings
+            if let memo = hit.transparency, memo.options == transparency.options, memo.findings.stable.contains(time) {
+                ct = memo.findings
+            } else {
+                ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom),
                                         cached: hit.sctAnalysis)
+            }
             if ct.failure == nil {
                 return TrustVerdict(anchor: anchor, chain: hit.path, failures: [], notes: ct.note.map { [$0] } ?? [],
                                     certificateTransparency: ct.report)
@@ -57,9 +63,9 @@ public final class TrustEngine: Sendable {
                 let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
                                                 context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
                 if findings.failures.isEmpty {
-                    if let fingerprint { cache.remember(fingerprint, for: key, sctAnalysis: findings.sctAnalysis) }
+                    if let fingerprint { cache.remember(fingerprint, for: key, transparency: findings.ct.map { (trust.policy.certificateTransparency, $0) }) }
                     return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
-                                        certificateTransparency: findings.transparency)
+                                        certificateTransparency: findings.ct?.report)
                 }
             }
             // Another path may still pass: fall through to a full search.
@@ -76,7 +82,7 @@ public final class TrustEngine: Sendable {
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
             cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom, passed: fingerprint,
-                         sctAnalysis: passed.sctAnalysis)
+                         transparency: passed.ct.map { (trust.policy.certificateTransparency, $0) })
         }
         return verdict
     }
@@ -165,7 +171,7 @@ public final class TrustEngine: Sendable {
             let anchorDER = path.last?.der ?? []
             let passed = attempts.passed
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
-                                 notes: passed?.notes ?? [], certificateTransparency: passed?.transparency), passed)
+                                 notes: passed?.notes ?? [], certificateTransparency: passed?.ct?.report), passed)
         case .couldNotValidate:
             var verdict: TrustVerdict
             if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
@@ -201,14 +207,13 @@ public final class TrustEngine: Sendable {
                       rulesPassed: Bool = false, cachedAnalysis: SCTAnalysis? = nil) async -> PathFindings {
         let failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
         guard failures.isEmpty else { return PathFindings(failures: failures) }
-        let ct = transparency?.check(chain, context: context, cached: cachedAnalysis) ?? TransparencyFindings()
-        if let failure = ct.failure {
-            return PathFindings(failures: [failure], transparency: ct.report, sctAnalysis: ct.analysis)
+        let ct = transparency?.check(chain, context: context, cached: cachedAnalysis)
+        if let failure = ct?.failure {
+            return PathFindings(failures: [failure], ct: ct)
         }
         var findings = await RevocationCheck(options: revocation, memo: memo).check(chain, validationTime: context.validationTime)
-        if let note = ct.note { findings.notes.insert(note, at: 0) }
-        findings.transparency = ct.report
-        findings.sctAnalysis = ct.analysis
+        if let note = ct?.note { findings.notes.insert(note, at: 0) }
+        findings.ct = ct
         return findings
     }
 
@@ -229,8 +234,8 @@ struct PathFindings: Sendable {
     var failures: [TrustFailure] = []
     /// Facts that do not refuse the path: a revocation status soft-fail could not establish, and why.
     var notes: [String] = []
-    var transparency: CertificateTransparencyReport?
-    var sctAnalysis: SCTAnalysis?
+    /// What CT found, when the policy looked.
+    var ct: TransparencyFindings?
 }
 
 /// The verifier policy that runs our rules and keeps each failed path with its structured failures.
@@ -245,8 +250,7 @@ struct RecordingPolicy: VerifierPolicy {
     struct Passed: Sendable {
         var chain: UnverifiedCertificateChain
         var notes: [String]
-        var transparency: CertificateTransparencyReport?
-        var sctAnalysis: SCTAnalysis?
+        var ct: TransparencyFindings?
     }
 
     /// Shared with the engine: swift-certificates' policy builder hides the policy's concrete type.
@@ -301,10 +305,10 @@ struct RecordingPolicy: VerifierPolicy {
                                                memo: revocationMemo, rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
         let failures = findings.failures
         if failures.isEmpty {
-            attempts.pass(Passed(chain: chain, notes: findings.notes, transparency: findings.transparency, sctAnalysis: findings.sctAnalysis))
+            attempts.pass(Passed(chain: chain, notes: findings.notes, ct: findings.ct))
             return .meetsPolicy
         }
-        attempts.record(Attempt(chain: chain, failures: failures, transparency: findings.transparency))
+        attempts.record(Attempt(chain: chain, failures: failures, transparency: findings.ct?.report))
         let summary = failures.map(\.code.rawValue).joined(separator: ", ")
         return .failsToMeetPolicy(reason: PolicyFailureReason(summary))
     }

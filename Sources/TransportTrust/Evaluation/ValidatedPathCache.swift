@@ -32,6 +32,8 @@ final class ValidatedPathCache: @unchecked Sendable {
         var passed: [RuleFingerprint] = []
         /// The leaf's SCTs with their signatures checked, when a policy looked at them.
         var sctAnalysis: SCTAnalysis?
+        /// The last CT findings on this path, under the options that produced them.
+        var transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)?
 
         /// As ``ValidityRule``: whole seconds, both ends inclusive.
         func isValid(at time: Date) -> Bool {
@@ -60,13 +62,14 @@ final class ValidatedPathCache: @unchecked Sendable {
     }
 
     func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool,
-                passed fingerprint: RuleFingerprint?, sctAnalysis: SCTAnalysis? = nil) {
+                passed fingerprint: RuleFingerprint?, transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
         guard capacity > 0, let validFrom = chain.map(\.notValidBefore).max(),
             let validUntil = chain.map(\.notValidAfter).min()
         else { return }
         var entry = Entry(path: path, chain: chain, anchorIsCustom: anchorIsCustom, validFrom: validFrom, validUntil: validUntil)
         if let fingerprint { entry.passed = [fingerprint] }
-        entry.sctAnalysis = sctAnalysis
+        entry.sctAnalysis = transparency?.findings.analysis
+        entry.transparency = transparency
         lock.withLock {
             tick &+= 1
             entries[key] = (entry, tick)
@@ -79,10 +82,14 @@ final class ValidatedPathCache: @unchecked Sendable {
     }
 
     /// Records that the path cached under `key` passed every time-independent rule of a policy.
-    func remember(_ fingerprint: RuleFingerprint, for key: Key, sctAnalysis: SCTAnalysis? = nil) {
+    func remember(_ fingerprint: RuleFingerprint, for key: Key,
+                  transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
         lock.withLock {
             guard var found = entries[key], !found.entry.passed.contains(fingerprint) else { return }
-            if let sctAnalysis { found.entry.sctAnalysis = sctAnalysis }
+            if let transparency {
+                if let analysis = transparency.findings.analysis { found.entry.sctAnalysis = analysis }
+                found.entry.transparency = transparency
+            }
             found.entry.passed.append(fingerprint)
             if found.entry.passed.count > Self.policiesPerPath { found.entry.passed.removeFirst() }
             entries[key] = found
