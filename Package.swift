@@ -37,6 +37,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Reference data the evaluation needs, each folder with its source and date (DEVELOPERS.md, "Layout").
+            resources: [.copy("Resources/AppleTrustStore")],
             swiftSettings: strict
         ),
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
@@ -157,6 +159,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            // Real chains read from the source tree by path (#filePath), not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -28,6 +28,9 @@ public struct TrustPolicy: Sendable {
     /// The purposes the leaf must be valid for. Defaults to serverAuth under the SSL policy, none under basic.
     public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     public var revocation: RevocationOptions = .off
+    /// The Apple release whose TLS server rules apply under the SSL policy, whether or not ATS is on:
+    /// ``AppleKeySizeRule`` and ``AppleValidityPeriodRule``. The basic policy ignores it.
+    public var platform: ApplePlatform = .newest
 
     /// The SSL server policy. A nil host checks everything but the name.
     public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
@@ -58,8 +61,13 @@ public struct TrustPolicy: Sendable {
         if !requiredExtendedKeyUsages.isEmpty || isSSL {
             ExtendedKeyUsageRule(required: requiredExtendedKeyUsages, leafMustCarryEKU: isSSL)
         }
+        AppleRootConstraintsRule(sslServer: isSSL)
         SignatureStrengthRule()
         if requiresATSStrength { KeyStrengthRule() }
+        if isSSL {
+            if platform.requiresRSA2048ForTLSServers { AppleKeySizeRule(platform: platform) }
+            AppleValidityPeriodRule(platform: platform)
+        }
         if let host { HostnameRule(peer: host, refusesWildcardsOverPrivateSuffixes: profile == .webPKI) }
     }
 
