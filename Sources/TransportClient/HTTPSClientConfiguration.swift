@@ -63,6 +63,8 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Where OCSP responses come from when ``revocation`` is on; nil means an ``HTTPOCSPResponseSource`` that
     /// the client creates, shares between handshakes and shuts down with itself.
     public var ocspSource: (any OCSPResponseSource)?
+    /// The Apple release whose TLS server rules the server's chain must meet (``TrustPolicy/platform``).
+    public var platform: ApplePlatform = .newest
 
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
                 validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],
