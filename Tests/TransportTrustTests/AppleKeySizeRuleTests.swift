@@ -40,10 +40,7 @@ import X509
     @Test(.enabled(if: OpenSSLTool.isAvailable))
     func anRSA1024LeafPerPlatform() async throws {
         let (root, intermediate, _) = PKI.chain()
-        let tool = try OpenSSLTool()
-        let ca = try tool.export(intermediate, as: "ca")
-        try tool.newKey("leaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
-        let leaf = try tool.issue("leaf", cn: "weak.example.com", issuer: ca, extensions: OpenSSLTool.leafExtensions)
+        let leaf = try OpenSSLTool.rsa1024Leaf(cn: "weak.example.com", issuer: intermediate)
         func verdict(_ platform: ApplePlatform, ats: Bool = false) async -> TrustVerdict {
             var policy = policy(platform)
             policy.requiresATSStrength = ats
@@ -69,13 +66,7 @@ import X509
 
     @Test(.enabled(if: OpenSSLTool.isAvailable))
     func anRSA1024IntermediatePerPlatform() async throws {
-        let root = PKI.root()
-        let tool = try OpenSSLTool()
-        let rootName = try tool.export(root, as: "root")
-        try tool.newKey("weakca", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
-        let weakCA = try tool.issue("weakca", cn: "Weak RSA CA", issuer: rootName, extensions: OpenSSLTool.caExtensions)
-        try tool.newKey("leaf", OpenSSLTool.p256Key)
-        let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "weakca", extensions: OpenSSLTool.leafExtensions)
+        let (root, weakCA, leaf) = try OpenSSLTool.chainWithRSA1024Intermediate()
         for (platform, code) in [(Self.ios13, TrustFailureCode.weakKey), (Self.ios12, .unsupportedAlgorithm)] {
             let verdict = await PKI.evaluate(ServerTrust(chain: [leaf, weakCA], anchors: PKI.anchors(root), policy: policy(platform), validationTime: PKI.now))
             #expect(verdict.codes == [code], "\(platform): \(verdict.failures)")
