@@ -46,7 +46,7 @@ import X509
         let missing = AppleTrustStore.load(from: dir.url)
         #expect(missing.roots.certificates.isEmpty)
         #expect(missing.roots.emptyReason?.contains("store.json cannot be read") == true, "\(missing.roots.emptyReason ?? "")")
-        #expect(AppleTrustStore.load(from: nil).roots.emptyReason?.contains("installed without its resources") == true)
+        #expect(AppleTrustStore.load(from: nil).roots.emptyReason?.contains("installed without its resource bundle") == true)
     }
 
     /// A store whose PEM lost a root is not used at all: its constraints might name the one missing.

@@ -25,8 +25,16 @@ public struct AppleTrustStore: Sendable {
     /// Loaded from the package's resources on first use.
     public static let shared = AppleTrustStore.load(from: resourceDirectory)
 
-    /// The folder of the store's files among the package's resources.
-    static var resourceDirectory: URL? { Bundle.module.resourceURL?.appendingPathComponent("AppleTrustStore") }
+    /// The folder of the store's files among the package's resources; nil when the resource bundle is not next to
+    /// the executable (SwiftPM's `Bundle.module` would end the process there, so it is asked only once the bundle is
+    /// known to be present).
+    static var resourceDirectory: URL? {
+        let beside = ["swift-transport-security_TransportTrust.resources", "swift-transport-security_TransportTrust.bundle"]
+        let places = [Bundle.main.bundleURL, Bundle.main.resourceURL].compactMap { $0 }
+        guard places.contains(where: { place in beside.contains { FileManager.default.fileExists(atPath: place.appendingPathComponent($0).path) } })
+        else { return nil }
+        return Bundle.module.resourceURL?.appendingPathComponent("AppleTrustStore")
+    }
 
     struct Metadata: Decodable {
         struct Named: Decodable {
@@ -58,7 +66,9 @@ public struct AppleTrustStore: Sendable {
                             roots: SystemRoots(certificates: [], skipped: ["\(place): \(reason)"], sources: [place], settings: []),
                             constraints: RootConstraints())
         }
-        guard let directory else { return refused("not found; the package was installed without its resources") }
+        guard let directory else {
+            return refused("not found; the executable was installed without its resource bundle swift-transport-security_TransportTrust.resources beside it")
+        }
         let metadata: Metadata
         do {
             let data = try InputFile.read(directory.appendingPathComponent("store.json").path)
@@ -124,19 +134,21 @@ struct RootConstraints: Sendable {
     /// nil when the metadata names a certificate the PEM files do not hold, or a date that does not parse.
     init?(metadata: AppleTrustStore.Metadata, roots: [InputCertificate], blocked blockedCertificates: [InputCertificate]) {
         storeVersion = metadata.storeVersion
-        func find(_ entry: AppleTrustStore.Metadata.Named, in certificates: [InputCertificate]) -> InputCertificate? {
-            certificates.first { Self.hex(SHA256.hash(data: $0.der)) == entry.sha256.lowercased() }
+        func bySHA256(_ certificates: [InputCertificate]) -> [String: InputCertificate] {
+            Dictionary(certificates.map { (Self.hex(SHA256.hash(data: $0.der)), $0) }, uniquingKeysWith: { first, _ in first })
         }
+        let rootsBySHA256 = bySHA256(roots), blockedBySHA256 = bySHA256(blockedCertificates)
         for entry in metadata.tlsServerDisallowed.roots {
-            guard let cert = find(entry, in: roots)?.certificate else { return nil }
+            guard let cert = rootsBySHA256[entry.sha256.lowercased()]?.certificate else { return nil }
             tlsServerDisallowed[CertificateKey(cert)] = Named(name: entry.name, sha256: entry.sha256)
         }
         for entry in metadata.distrust.roots {
-            guard let cert = find(entry, in: roots)?.certificate, let text = entry.issuedFrom, let from = RFC3339.parse(text) else { return nil }
+            guard let cert = rootsBySHA256[entry.sha256.lowercased()]?.certificate, let text = entry.issuedFrom, let from = RFC3339.parse(text)
+            else { return nil }
             distrusted[cert.subject, default: []].append((cert.publicKey, entry.name, from))
         }
         for entry in metadata.blocked.certificates {
-            guard let input = find(entry, in: blockedCertificates) else { return nil }
+            guard let input = blockedBySHA256[entry.sha256.lowercased()] else { return nil }
             // Those swift-certificates cannot parse (RSA-1024 CAs) can never be part of a path here.
             if let cert = input.certificate { blocked[CertificateKey(cert)] = Named(name: entry.name, sha256: entry.sha256) }
         }
