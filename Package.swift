@@ -37,7 +37,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources/CTLogList")],
+            // Reference data the evaluation needs, each folder with its source and date (DEVELOPERS.md, "Reference data").
+            resources: [.copy("Resources/AppleTrustStore"), .copy("Resources/CTLogList")],
             swiftSettings: strict
         ),
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
@@ -164,7 +165,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            exclude: ["Resources"],
+            // Real chains read from the source tree by path (#filePath), not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

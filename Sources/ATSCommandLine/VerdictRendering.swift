@@ -10,6 +10,11 @@ enum VerdictRendering {
         var failures: [TrustFailure]
         var notes: [String]
         var certificateTransparency: CertificateTransparencyReport?
+        /// Where the public roots came from ("system" or "apple"), Apple's store version, and the Apple release whose
+        /// TLS server rules applied (absent under the basic policy).
+        var trustStore: String?
+        var trustStoreVersion: Int?
+        var platform: String?
     }
 
     /// A certificate's summary, and the SCTs it embeds as the CT policy saw them (only the leaf's are read).
@@ -34,13 +39,17 @@ enum VerdictRendering {
 
     /// - Parameter anchors: the anchors evaluated against, whose problems (system roots skipped, anchors that cannot
     ///   be used) become notes: in JSON they are not written to standard error.
-    static func json(_ verdict: TrustVerdict, anchors: TrustAnchors? = nil) -> String {
+    /// - Parameter policy: the policy evaluated under, whose platform is named when it is the SSL policy.
+    static func json(_ verdict: TrustVerdict, anchors: TrustAnchors? = nil, policy: TrustPolicy? = nil) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let value = JSONVerdict(trusted: verdict.isTrusted, anchor: verdict.anchor, chain: chainEntries(verdict),
                                 failures: verdict.failures, notes: verdict.notes + (anchors?.problems ?? []),
-                                certificateTransparency: verdict.certificateTransparency)
+                                certificateTransparency: verdict.certificateTransparency,
+                                trustStore: anchors?.trustStore.rawValue,
+                                trustStoreVersion: anchors?.trustStore == .apple ? AppleTrustStore.shared.version : nil,
+                                platform: policy.flatMap { $0.kind == .basicX509 ? nil : $0.platform.description })
         guard let data = try? encoder.encode(value) else { return #"{"trusted":false,"failures":[{"code":"internalError"}]}"# }
         return String(decoding: data, as: UTF8.self)
     }
@@ -60,7 +69,8 @@ enum VerdictRendering {
         return s
     }
 
-    static func text(_ verdict: TrustVerdict, host: String?, output: Output) -> String {
+    /// - Parameter store: the public roots' store, which names a system anchor ("a root of Apple's trust store").
+    static func text(_ verdict: TrustVerdict, host: String?, output: Output, store: TrustAnchors.Store = .system) -> String {
         var s = ""
         let summaries = verdict.chainSummaries
         for (i, c) in summaries.enumerated() {
@@ -82,7 +92,7 @@ enum VerdictRendering {
         }
         s += "\n"
         if verdict.isTrusted {
-            let from = verdict.anchor == .custom ? "a custom anchor" : "a system root"
+            let from = verdict.anchor == .custom ? "a custom anchor" : (store == .apple ? "a root of Apple's trust store" : "a system root")
             s += output.green("✓ trusted") + (host.map { " for \($0)" } ?? "") + ", anchored at \(from)\n"
         } else {
             s += output.red("✗ not trusted") + (host.map { " for \($0)" } ?? "") + "\n"

@@ -24,10 +24,13 @@ public struct DiagnosisOptions: Sendable {
     public var validationTime: Date?
     /// Certificate Transparency, as the client applies it.
     public var certificateTransparency = CertificateTransparencyOptions()
+    /// The Apple release whose TLS server rules the chain must meet (``TrustPolicy/platform``).
+    public var platform: ApplePlatform
 
     public init(profile: PlatformProfile = .newest, anchors: TrustAnchors = .system, timeout: Duration = .seconds(10),
-                addressOverrides: [String: String] = [:], validationTime: Date? = nil) {
+                addressOverrides: [String: String] = [:], validationTime: Date? = nil, platform: ApplePlatform = .newest) {
         self.profile = profile
+        self.platform = platform
         self.anchors = anchors
         self.timeout = timeout
         self.addressOverrides = addressOverrides
@@ -77,7 +80,9 @@ public struct Diagnoser: Sendable {
             return collected.sorted { $0.0 < $1.0 }.map(\.1)
         }
         let outcomes = await settleUntestable(tested, host: host, port: port)
-        return HostDiagnosis(url: url, host: host, port: port, profile: options.profile, tests: outcomes,
+        return HostDiagnosis(url: url, host: host, port: port, profile: options.profile, platform: options.platform.description,
+                             trustStore: options.anchors.trustStore.rawValue,
+                             trustStoreVersion: options.anchors.trustStore == .apple ? AppleTrustStore.shared.version : nil, tests: outcomes,
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
                              recommendation: Recommendation.choose(host: host, outcomes: outcomes),
                              untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile),
@@ -100,6 +105,7 @@ public struct Diagnoser: Sendable {
             timeouts: Timeouts(connect: options.timeout, handshake: options.timeout, request: options.timeout),
             addressOverrides: options.addressOverrides, maximumIdleConnectionsPerHost: 0)
         configuration.certificateTransparency = options.certificateTransparency
+        configuration.platform = options.platform
         let client = HTTPSClient(configuration: configuration)
         let clock = ContinuousClock()
         let start = clock.now

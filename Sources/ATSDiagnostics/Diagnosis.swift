@@ -136,6 +136,11 @@ public struct HostDiagnosis: Sendable, Codable {
     public var host: String
     public var port: Int
     public var profile: PlatformProfile
+    /// The Apple release whose TLS server rules the chain was held to ("iOS 26"); nil in documents from before it was kept.
+    public var platform: String?
+    /// Where the public roots came from: "system" (this machine's) or "apple" (Apple's trust store, see ``trustStoreVersion``).
+    public var trustStore: String?
+    public var trustStoreVersion: Int?
     /// nscurl's tests in its order, then the probes.
     public var tests: [TestOutcome]
     public var chain: [ChainEntry]
@@ -162,6 +167,16 @@ public struct HostDiagnosis: Sendable, Codable {
     }
 
     public func outcome(_ id: String) -> TestOutcome? { tests.first { $0.test.id == id } }
+
+    /// What the diagnosis answers, when it is more than nscurl's question: with Apple's trust store, whether an Apple
+    /// device would trust the server.
+    public var question: String? {
+        guard trustStore == TrustAnchors.Store.apple.rawValue, let platform else { return nil }
+        let store = "Apple's trust store \(trustStoreVersion.map(String.init) ?? "")".trimmingCharacters(in: .whitespaces)
+        let device = platform.hasPrefix("macOS") ? "a Mac on \(platform)" : "an iPhone on \(platform)"
+        let storeNote = platform == ApplePlatform.newest.description ? "" : " (given the iOS 26 store)"
+        return "Trust is evaluated with \(store) and the TLS server rules of \(platform): it answers whether \(device)\(storeNote) would trust this server."
+    }
 
     /// nscurl's tests only.
     public var nscurlTests: [TestOutcome] { tests.filter { $0.test.section != nil } }

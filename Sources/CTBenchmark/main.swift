@@ -8,7 +8,7 @@ import TransportTrust
 // Run under `taskset -c 0` (bench/ct.sh does).
 //
 //   CTBenchmark --vectors DIR [--seconds S] [--json]
-//   DIR holds chains.json, the chains and roots.pem (Tests/TransportTrustTests/Resources/AppleCT).
+//   DIR holds chains.json, the chains and roots.pem (Tests/TransportTrustTests/Fixtures/AppleChains).
 
 struct Vector: Decodable {
     var file: String

@@ -65,6 +65,7 @@ final class HandshakeVerifier: Sendable {
                                        refusal: refusal(.serverTrustRefused, "'\(host)' is not a valid host", verdict, evaluation, handshake))
         }
         var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: configuration.certificateTransparency)
+        policy.platform = configuration.platform
         // The source goes with the trust even when the client checks nothing, for evaluators that do.
         policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
         let trust = ServerTrust(certificates: presented, anchors: configuration.anchors, policy: policy,

@@ -16,7 +16,7 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
     public var requiresATSKeyStrength: Bool
     /// A SHA-2 signature (SHA-256 or stronger); SecTrust also refuses SHA-1, so this holds even without ATS.
     public var requiresSHA2Signature: Bool
-    /// Certificate Transparency for certificates issued after 2018-10-15 (iOS 12.1, macOS 10.14.2).
+    /// Certificate Transparency for certificates issued after 2018-10-15 (iOS 12.1.1, macOS 10.14.2; `ApplePlatform.enforcesCertificateTransparency`).
     public var requiresCertificateTransparency: Bool
 
     public init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,

@@ -56,7 +56,7 @@ public final class TrustEngine: Sendable {
         if let hit {
             let rules = trust.policy.rules
             let handled = Self.handledCriticalExtensions(rules)
-            let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom)
+            let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom, rootConstraints: trust.anchors.constraints)
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
@@ -76,6 +76,8 @@ public final class TrustEngine: Sendable {
         case .parsed(let certificates): presented = certificates
         }
         var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo)
+        // A key swift-certificates cannot parse was refused as weak; say whether the platform would refuse it too.
+        verdict.failures = AppleKeySizeRule.accountingForPlatform(verdict.failures, chain: verdict.chain, policy: trust.policy)
         // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
         if !verdict.isTrusted, let misordered = Diagnosis.leafNotFirst(presented) {
             verdict.failures = [misordered]
@@ -131,7 +133,7 @@ public final class TrustEngine: Sendable {
         let rules = trust.policy.rules
         let transparency = trust.policy.transparencyCheck
         let handled = Self.handledCriticalExtensions(rules)
-        let context = RuleContext(validationTime: time, anchorIsSystem: true)
+        let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)

@@ -32,6 +32,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case hostNotAllowed
     case policy
     case internalError
+    /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; ``AppleValidityPeriodRule``).
+    case validityPeriodTooLong
 }
 
 /// One reason a chain is not trusted: a code, the certificate it concerns, and a sentence to act on.

@@ -108,6 +108,12 @@ struct RuleFingerprint: Hashable {
     let maximumIntermediates: Int?
     let requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     let certificateTransparency: CertificateTransparencyOptions
+    let platform: ApplePlatform
+
+    /// The stored properties of ``TrustPolicy`` deliberately not keyed, each with the reason (checked by a test).
+    static let unkeyedPolicyFields: [String: String] = [
+        "revocation": "a policy that checks revocation is never answered from memory (init returns nil)",
+    ]
 
     /// nil when the policy's outcome depends on more than the path, the policy and the time.
     init?(_ policy: TrustPolicy) {
@@ -118,5 +124,6 @@ struct RuleFingerprint: Hashable {
         maximumIntermediates = policy.maximumIntermediates
         requiredExtendedKeyUsages = policy.requiredExtendedKeyUsages
         certificateTransparency = policy.certificateTransparency
+        platform = policy.platform
     }
 }

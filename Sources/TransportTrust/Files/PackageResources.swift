@@ -18,6 +18,11 @@ package enum PackageResources {
         return .failure(Missing(description: "\(bundleName).resources/\(path) was not found beside the executable"))
     }
 
+    /// A folder inside the resource bundle, when the bundle is there.
+    package static func directory(_ path: String) -> URL? {
+        candidates().lazy.map { $0.appendingPathComponent(path) }.first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
     private static func candidates() -> [URL] {
         var dirs: [URL] = [Bundle.main.bundleURL, Bundle.main.resourceURL].compactMap { $0 }
         if let exe = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() { dirs.append(exe) }
