@@ -6,9 +6,9 @@ import X509
 ///
 /// swift-nio-ssl exposes neither the TLS `signed_certificate_timestamp` extension nor a stapled OCSP response,
 /// so embedded SCTs are the only ones this package can check.
-enum EmbeddedSCTs {
+package enum EmbeddedSCTs {
     /// 1.3.6.1.4.1.11129.2.4.2, the X.509v3 extension that carries the SCT list.
-    static let extensionOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 2]
+    package static let extensionOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 2]
     /// 1.3.6.1.4.1.11129.2.4.3, the precertificate poison: a certificate carrying it must never be trusted.
     static let poisonOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 3]
 
@@ -64,7 +64,7 @@ enum EmbeddedSCTs {
     }
 
     /// SHA-256 of the issuer's SubjectPublicKeyInfo exactly as encoded (`PreCert.issuer_key_hash`).
-    static func issuerKeyHash(_ issuer: Certificate) throws -> [UInt8] {
+    package static func issuerKeyHash(_ issuer: Certificate) throws -> [UInt8] {
         let root = try DER.parse(issuer.tbsCertificateBytes)
         guard case .constructed(let children) = root.content else { throw PrecertError.notASequence }
         var fields = Array(children)

@@ -62,17 +62,8 @@ struct SCTAnalysis: Sendable {
         return entries.filter(\.sct.isVersion1).map(\.sct.date).max()
     }
 
-    /// The `digitally-signed` content of a v1 SCT over a `precert_entry` (RFC 6962 §3.2).
     static func precertEntry(_ sct: SignedCertificateTimestamp, issuerKeyHash: [UInt8], tbs: [UInt8]) -> [UInt8] {
-        var w = TLSWriter()
-        w.byte(0)  // sct_version v1
-        w.byte(0)  // signature_type certificate_timestamp
-        w.integer(sct.timestamp, bytes: 8)
-        w.integer(1, bytes: 2)  // entry_type precert_entry
-        w.bytes.append(contentsOf: issuerKeyHash)
-        w.vector(tbs, lengthBytes: 3)
-        w.vector(sct.extensions, lengthBytes: 2)
-        return w.bytes
+        SCTEncoding.precertEntry(timestamp: sct.timestamp, issuerKeyHash: issuerKeyHash, tbs: tbs, extensions: sct.extensions)
     }
 
     /// RFC 6962 §2.1.4: SHA-256 with ECDSA over NIST P-256, or RSASSA-PKCS1-v1_5 with a key of at least 2048 bits.
