@@ -7,7 +7,8 @@ import TransportTrust
 // check times, with CT enforced and with CT off, beside the bare ECDSA P-256 verification the SCTs need.
 // Run under `taskset -c 0` (bench/ct.sh does).
 //
-//   CTBenchmark --vectors DIR [--seconds S] [--json]
+//   CTBenchmark --vectors DIR [--seconds S] [--json] [--profile FILE]
+//   --profile loops cold CT-on evaluations of one chain only, for `perf record`.
 //   DIR holds chains.json, the chains and roots.pem (Tests/TransportTrustTests/Fixtures/AppleChains).
 
 struct Vector: Decodable {
@@ -40,12 +41,13 @@ func evaluate(_ engine: TrustEngine, _ trust: ServerTrust) async throws {
 
 do {
     var args = BenchmarkArguments(CommandLine.arguments.dropFirst())
-    var seconds = 2.0, dir: String?, json = false
+    var seconds = 2.0, dir: String?, json = false, profileFile: String?
     while let a = args.next() {
         switch a {
         case "--seconds": seconds = try args.seconds()
         case "--vectors": dir = try args.value(for: a, expected: "a directory") { $0 }
         case "--json": json = true
+        case "--profile": profileFile = try args.value(for: a, expected: "a chain file name from chains.json") { $0 }
         default: throw BenchmarkError(description: "unknown argument '\(a)'")
         }
     }
@@ -63,7 +65,7 @@ do {
     let verifyMicroseconds = 1e6 / verifyRate
 
     var figures: [Figure] = []
-    for v in vectors {
+    for v in vectors where profileFile == nil || profileFile == v.file {
         let chain = try CertificateLoader.certificates(atPath: folder.appendingPathComponent(v.file).path)
         let time = try RFC3339.parseStrictly(v.example_check_time)
         func trust(_ mode: CertificateTransparencyOptions.Mode) -> ServerTrust {
@@ -72,6 +74,11 @@ do {
             return ServerTrust(certificates: chain.map(\.der), anchors: anchors, policy: policy, validationTime: time)
         }
         let on = trust(.enforce), off = trust(.off)
+        if profileFile != nil {
+            let cold = TrustEngine(cacheCapacity: 0)
+            print("\(v.file): cold CT on \(Int(try await rate(seconds) { try await evaluate(cold, on) }))/s")
+            exit(0)
+        }
         let scts = await TrustEngine(cacheCapacity: 0).evaluate(on).certificateTransparency?.scts.count ?? 0
         let cold = TrustEngine(cacheCapacity: 0)
         let coldOff = try await rate(seconds) { try await evaluate(cold, off) }

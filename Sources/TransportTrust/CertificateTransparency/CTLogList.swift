@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import _CryptoExtras
 
 /// One Certificate Transparency log, as a log list describes it.
 public struct CTLog: Sendable, Hashable {
@@ -58,6 +59,8 @@ public struct CTLogList: Sendable, Hashable {
     /// SHA-256 of the JSON the list was read from.
     public let identity: [UInt8]
     private let byID: [[UInt8]: Int]
+    /// The keys of the trusted logs, parsed once: an SCT check should cost its signature, not a key parse.
+    let keys: [[UInt8]: LogKey]
 
     /// Reads a log list in Apple's schema v5 (`operators[].logs[]` and `operators[].tiled_logs[]`).
     public init(json: [UInt8], source: Source, date: Date? = nil) throws(CTLogListError) {
@@ -89,6 +92,7 @@ public struct CTLogList: Sendable, Hashable {
         self.source = source
         self.logs = logs
         self.byID = byID
+        self.keys = Dictionary(uniqueKeysWithValues: logs.filter(\.isTrusted).map { ($0.logID, LogKey($0.key)) })
         self.identity = Array(SHA256.hash(data: json))
         self.summary = "\(source) (version \(self.version)\(date.map { ", last confirmed current \(RFC3339.day($0))" } ?? ""))"
     }
@@ -179,6 +183,26 @@ public struct CTLogList: Sendable, Hashable {
         struct Interval: Decodable {
             var start_inclusive: String
             var end_exclusive: String
+        }
+    }
+}
+
+/// A log's public key, as RFC 6962 §2.1.4 allows: ECDSA over P-256, or RSA of at least 2048 bits.
+///
+/// `@unchecked`: swift-crypto 3.12 does not mark its public keys `Sendable`, though they are immutable once made and
+/// only ever read (verification does not mutate the BoringSSL key).
+enum LogKey: @unchecked Sendable {
+    case p256(P256.Signing.PublicKey)
+    case rsa(_RSA.Signing.PublicKey)
+    case unusable
+
+    init(_ spki: [UInt8]) {
+        if let key = try? P256.Signing.PublicKey(derRepresentation: spki) {
+            self = .p256(key)
+        } else if let key = try? _RSA.Signing.PublicKey(derRepresentation: spki), key.keySizeInBits >= 2048 {
+            self = .rsa(key)
+        } else {
+            self = .unusable
         }
     }
 }

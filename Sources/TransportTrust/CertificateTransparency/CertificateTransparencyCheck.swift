@@ -93,8 +93,11 @@ struct CertificateTransparencyCheck: Sendable {
 
     /// trustd requires CT only for chains to a system root "that is not one of Apple's own anchors".
     static func isAppleRoot(_ anchor: Certificate) -> Bool {
-        // Every one of them names Apple; the hash is taken only then.
-        guard anchor.subject.description.contains("Apple") else { return false }
+        // Every one of them is Apple Inc.'s; the hash is taken only then.
+        let apple = anchor.subject.contains { rdn in
+            rdn.contains { $0.type == .RDNAttributeType.organizationName && String(describing: $0.value) == "Apple Inc." }
+        }
+        guard apple else { return false }
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(anchor)) != nil else { return false }
         let hex = SHA256.hash(data: serializer.serializedBytes).map { b in

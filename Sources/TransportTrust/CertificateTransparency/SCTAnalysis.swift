@@ -51,7 +51,7 @@ struct SCTAnalysis: Sendable {
                     return Entry(sct: sct, log: log, signature: .unchecked("the signed precertificate entry cannot be rebuilt from the certificate"))
                 }
                 let data = Self.precertEntry(sct, issuerKeyHash: signed.issuerKeyHash, tbs: signed.tbs)
-                return Entry(sct: sct, log: log, signature: Self.verify(sct, data: data, key: log.key))
+                return Entry(sct: sct, log: log, signature: Self.verify(sct, data: data, key: list.keys[log.logID] ?? .unusable))
             })
         }
     }
@@ -67,17 +67,17 @@ struct SCTAnalysis: Sendable {
     }
 
     /// RFC 6962 §2.1.4: SHA-256 with ECDSA over NIST P-256, or RSASSA-PKCS1-v1_5 with a key of at least 2048 bits.
-    static func verify(_ sct: SignedCertificateTimestamp, data: [UInt8], key: [UInt8]) -> Signature {
+    static func verify(_ sct: SignedCertificateTimestamp, data: [UInt8], key: LogKey) -> Signature {
         guard sct.hashAlgorithm == 4 else { return .unchecked("its hash algorithm \(sct.hashAlgorithm) is not SHA-256 (4)") }
         switch sct.signatureAlgorithm {
         case 3:
-            guard let publicKey = try? P256.Signing.PublicKey(derRepresentation: key) else {
+            guard case .p256(let publicKey) = key else {
                 return .unchecked("it is signed with ECDSA but the log's key is not a P-256 key")
             }
             guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: sct.signature) else { return .invalid }
             return publicKey.isValidSignature(signature, for: data) ? .valid : .invalid
         case 1:
-            guard let publicKey = try? _RSA.Signing.PublicKey(derRepresentation: key), publicKey.keySizeInBits >= 2048 else {
+            guard case .rsa(let publicKey) = key else {
                 return .unchecked("it is signed with RSA but the log's key is not an RSA key of at least 2048 bits")
             }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: sct.signature)
