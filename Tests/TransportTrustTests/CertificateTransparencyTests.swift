@@ -193,8 +193,11 @@ import X509
         let good = pki.ca.leafWithSCTs([Self.logs[0]])
         let scts = try #require(EmbeddedSCTs.read(from: good.certificate).present)
         #expect(scts.count == 1)
+        // 5,000 SCTs of one byte each, in a list as long as an extension's TLS length allows: read up to the bound only.
+        let one: [UInt8] = [0x00, 0x01, 0x05]
+        let hostile: [UInt8] = [0x27, 0x10] + Array(repeating: one, count: 3333).flatMap { $0 } + [0x00]
         for (raw, reason) in [([0x00, 0x10, 0x00, 0x02, 0x00], "list length says 16"), ([0x00, 0x00], "holds no SCT"),
-                              ([0x00, 0x03, 0x00, 0x05, 0x00], "ends early")] as [([UInt8], String)] {
+                              ([0x00, 0x03, 0x00, 0x05, 0x00], "ends early"), (hostile, "more than 32 SCTs")] as [([UInt8], String)] {
             let leaf = pki.ca.leafWithSCTs([], rawList: raw)
             let verdict = try await pki.evaluate(leaf, logs: Self.logs)
             #expect(!verdict.isTrusted)
