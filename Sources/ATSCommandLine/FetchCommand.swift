@@ -308,8 +308,9 @@ struct FetchJSON: Encodable {
     var tlsVersion: String?
     var cipherSuite: String?
     var trusted: Bool?
-    var chain: [CertificateSummary]?
+    var chain: [VerdictRendering.ChainEntry]?
     var failures: [TrustFailure]?
+    var certificateTransparency: CertificateTransparencyReport?
     var ats: [ATSCheck]?
     var redirects: [String]?
     var error: Failure?
@@ -334,8 +335,9 @@ struct FetchJSON: Encodable {
         tlsVersion = handshake?.tlsVersion?.rawValue
         cipherSuite = handshake?.cipherSuite
         trusted = verdict?.isTrusted
-        chain = verdict?.chainSummaries
+        chain = verdict.map(VerdictRendering.chainEntries)
         failures = verdict?.failures
+        certificateTransparency = verdict?.certificateTransparency
         ats = evaluation?.reasons.map { ATSCheck(check: $0.check, passed: $0.passed, message: $0.message, because: $0.because.description) }
     }
 

@@ -32,7 +32,8 @@ enum ChainReport {
                               notValidBefore: summary.notValidBefore, notValidAfter: summary.notValidAfter,
                               subjectAlternativeNames: summary.subjectAlternativeNames,
                               sanMatchesHost: index == 0 ? sanMatches(summary.subjectAlternativeNames, host: host) : nil,
-                              spkiSHA256: summary.spkiSHA256, atsVerdict: failures[item.der] ?? ["ok"])
+                              spkiSHA256: summary.spkiSHA256, atsVerdict: failures[item.der] ?? ["ok"],
+                              scts: index == 0 ? verdict?.certificateTransparency?.scts ?? [] : [])
         }
     }
 

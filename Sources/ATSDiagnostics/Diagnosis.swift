@@ -128,6 +128,8 @@ public struct ChainEntry: Sendable, Codable, Hashable {
     public var spkiSHA256: String
     /// `ok`, or the failures the default ATS evaluation found in this certificate.
     public var atsVerdict: [String]
+    /// The leaf's embedded SCTs as Apple's CT policy saw them; empty for the other certificates.
+    public var scts: [SCTReport] = []
 }
 
 /// The diagnosis of one URL: every test, the chain, and the smallest exception.

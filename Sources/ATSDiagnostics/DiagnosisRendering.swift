@@ -84,6 +84,10 @@ public enum DiagnosisRendering {
             }
             lines.append("    SPKI sha256/\(c.spkiSHA256)")
             lines.append("    ATS: \(c.atsVerdict.joined(separator: "; "))")
+            for sct in c.scts {
+                let who = sct.log.map { "\($0) (\(sct.operator ?? "?"))" } ?? "log \(sct.logID)"
+                lines.append("    SCT \(sct.counted ? "counted" : "not counted"): \(who)\(sct.reason.map { ": \($0)" } ?? "")")
+            }
         }
         return lines
     }

@@ -86,6 +86,12 @@ import TransportTrust
             #expect(leafSCTs.count == scts)
             #expect(leafSCTs.allSatisfy { $0["verified"] as? Bool == true && $0["counted"] as? Bool == true && $0["operator"] != nil })
             #expect(leafSCTs.map { $0["log"] as? String } == Self.logs.prefix(scts).map(\.name))
+            // fetch and diagnose show the same SCTs on the leaf of their chains.
+            let fetched = try #require(try JSONSerialization.jsonObject(with: Data(fetch.standardOutput.utf8)) as? [String: Any], "\(fetch)")
+            #expect(((fetched["chain"] as? [[String: Any]])?.first?["scts"] as? [[String: Any]])?.count == scts)
+            let diagnosed = try JSONSerialization.jsonObject(with: Data(diagnose.standardOutput.utf8))
+            let host = try #require((diagnosed as? [String: Any]) ?? (diagnosed as? [[String: Any]])?.first, "\(diagnose)")
+            #expect(((host["chain"] as? [[String: Any]])?.first?["scts"] as? [[String: Any]])?.count == scts, "\(diagnose)")
             switch scts {
             case 2:
                 #expect(verify.status == 0 && fetch.status == 0 && diagnose.status == 0, "\(verify)\n\(fetch)\n\(diagnose)")
