@@ -124,3 +124,55 @@ import TransportTrust
         #expect(mode.status == 2)
     }
 }
+
+/// The synthetic cases through `ats verify --json`, as a user runs it: the root through `SSL_CERT_FILE`, the test logs'
+/// list through `--ct-log-list`, and Apple's verdict and reason for each.
+@Suite struct CertificateTransparencyVerifyCommandTests {
+    enum Case: String, CaseIterable, Sendable {
+        case twoValid, corruptSignature, rejectedLog, readonlyAfterFreeze, outsideShard, fromTheFuture, threeForALongerLeaf
+    }
+
+    @Test(arguments: Case.allCases)
+    func verifyReachesApplesVerdict(_ c: Case) async throws {
+        let pki = try CTTestPKI()
+        var logs = (0..<3).map { TestCTLog(name: "Verify Log \($0)") }
+        let sctTime = PKI.notBefore.addingTimeInterval(60)
+        var leaf = pki.ca.leafWithSCTs(Array(logs.prefix(2)), sctTime: sctTime)
+        var expected: (trusted: Bool, reason: String?) = (true, nil)
+        switch c {
+        case .twoValid: break
+        case .corruptSignature:
+            leaf = pki.ca.leafWithSCTs(Array(logs.prefix(2)), sctTime: sctTime, corrupt: [0])
+            expected = (false, "its signature does not verify")
+        case .rejectedLog:
+            logs[1].state = "rejected"
+            expected = (false, "Verify Log 1 is rejected")
+        case .readonlyAfterFreeze:
+            (logs[1].state, logs[1].stateSince) = ("readonly", sctTime.addingTimeInterval(-1))
+            expected = (false, "Verify Log 1 froze on")
+        case .outsideShard:
+            let notAfter = leaf.certificate.notValidAfter
+            logs[0].interval = notAfter.addingTimeInterval(-200 * 86400)..<notAfter
+            expected = (false, "only logs certificates expiring from")
+        case .fromTheFuture:
+            leaf = pki.ca.leafWithSCTs(Array(logs.prefix(2)), sctTime: PKI.now.addingTimeInterval(86400))
+            expected = (false, "is after the verification time")
+        case .threeForALongerLeaf:
+            // 181 days needs 3 SCTs from distinct logs; two are not enough.
+            leaf = pki.ca.leafWithSCTs(Array(logs.prefix(2)), sctTime: sctTime, notValidAfter: PKI.notBefore.addingTimeInterval(181 * 86400 - 1))
+            expected = (false, "Apple requires 3 for a certificate of 181 days")
+        }
+        let chain = try pki.directory.write("chain.pem", leaf.pem + pki.ca.pem)
+        let list = try pki.directory.write("ct.json", bytes: TestCTLog.logList(logs))
+        let result = try await ATSTool.run(["verify", chain, "--host", "www.example.com", "--json", "--ct-log-list", list],
+                                           environment: ["SSL_CERT_FILE": pki.rootFile, "SSL_CERT_DIR": ""])
+        let verdict = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result)")
+        #expect(verdict["trusted"] as? Bool == expected.trusted, "\(result)")
+        #expect(result.status == (expected.trusted ? 0 : 1))
+        if let reason = expected.reason {
+            let failures = try #require(verdict["failures"] as? [[String: Any]])
+            #expect(failures.map { $0["code"] as? String } == ["certificateTransparency"])
+            #expect((failures.first?["message"] as? String)?.contains(reason) == true, "\(failures)")
+        }
+    }
+}
