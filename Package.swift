@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
         .library(name: "TransportClient", targets: ["TransportClient"]),
+        .library(name: "TransportServer", targets: ["TransportServer"]),
         .library(name: "ATSDiagnostics", targets: ["ATSDiagnostics"]),
         .library(name: "ATSTestServers", targets: ["ATSTestServers"]),
         .executable(name: "ats", targets: ["ats"]),
@@ -60,6 +61,21 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The server side of mutual TLS: client certificates verified by the trust engine during the handshake.
+        // Free of any web framework and of ATS; Examples/ shows a framework reading the verdict.
+        .target(
+            name: "TransportServer",
+            dependencies: [
+                "TransportTrust",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ],
