@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import TestSupport
+import Testing
+import TransportServer
+import TransportTrust
+
+@testable import ATSCommandLine
+
+/// `ats serve --mtls`: its options, what they build, and the exit status of bad input.
+@Suite struct ServeMTLSCommandTests {
+    func run(_ arguments: [String]) async -> (Int32, String) {
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: ["serve"] + arguments, output: output)
+        return (status, output.standardError)
+    }
+
+    @Test func badInputExitsTwoWithAMessage() async throws {
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("ca.pem", PKI.root("Client Root CA").pem)
+        let cases: [([String], String)] = [
+            (["--client-anchors", anchors], "go with --mtls"),
+            (["--mtls"], "--mtls needs --client-anchors"),
+            (["--mtls", "--client-anchors", anchors, "--cert", anchors], "--cert and --key go together"),
+            (["--mtls", "--client-anchors", anchors, "--client-mode", "none"], "would verify nothing"),
+            (["--mtls", "--client-anchors", anchors, "--port", "70000"], "--port must be"),
+        ]
+        for (arguments, message) in cases {
+            let (status, error) = await run(arguments)
+            #expect(status == 2, "\(arguments)")
+            #expect(error.contains(message), "\(arguments): \(error)")
+        }
+    }
+
+    @Test func theOptionsBuildThePolicy() throws {
+        let dir = try TemporaryDirectory()
+        let root = PKI.root("Client Root CA")
+        let leaf = MTLSFixture.clientLeaf(root)
+        let anchors = try dir.write("ca.pem", root.pem)
+        let pin = "sha256/" + (leaf.input.spkiSHA256Base64 ?? "")
+        let options = try MutualTLSServeOptions.parse([
+            "--mtls", "--client-anchors", anchors, "--client-pin", pin, "--client-pin-scope", "leaf",
+            "--client-name", "uri:spiffe://example.org/*", "--client-name", "dns:*.internal", "--client-mode", "optional",
+        ])
+        let policy = try options.policy(output: .capture())
+        #expect(policy.anchors.custom.map(\.der) == [root.der])
+        #expect(policy.pins?.leafPins.map(\.description) == [pin])
+        #expect(policy.nameRules.map(\.description) == ["uri:spiffe://example.org/*", "dns:*.internal"])
+        #expect(policy.mode == .optional)
+        #expect(policy.revocation.mode == .off)
+    }
+
+    @Test func badPinsNamesAndOCSPResponsesAreInputErrors() throws {
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("ca.pem", PKI.root("Client Root CA").pem)
+        let notOCSP = try dir.write("r.der", bytes: [0x30, 0x00])
+        for (extra, message) in [(["--client-pin", "sha256/short"], "--client-pin"), (["--client-name", "nofield"], "--client-name: the name rule 'nofield'"),
+                                 (["--client-ocsp-response", notOCSP], "is not an OCSP response")] {
+            let options = try MutualTLSServeOptions.parse(["--mtls", "--client-anchors", anchors] + extra)
+            #expect(throws: (any Error).self) { try options.policy(output: .capture()) }
+            do { _ = try options.policy(output: .capture()) } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+}
