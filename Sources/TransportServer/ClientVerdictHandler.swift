@@ -11,8 +11,10 @@ import NIOTLS
 /// - Every refusal is logged here, one line with the peer's address: a certificate the verifier refused, no
 ///   certificate where one is required (BoringSSL ends those handshakes itself), a handshake that does not finish
 ///   within the time limit.
-/// - Fails closed: a handshake that completes without a decision where a certificate is required (a resumed
-///   session, which skips verification) is closed.
+/// - A resumed session skips BoringSSL's verification callback. Its client is verified again here, from the chain
+///   it sent when the session was made (``MutualTLSServer`` remembers recent chains); the application sees neither
+///   the handshake nor any data until that verdict is in. Fails closed: a resumed client whose chain is no longer
+///   remembered, and a handshake that completes without a certificate where one is required, are closed.
 public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannelHandler {
     public typealias InboundIn = NIOAny
     public typealias InboundOut = NIOAny
@@ -20,7 +22,13 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
     /// The verdict, once the handshake has completed; nil before.
     public private(set) var verdict: ClientCertificateVerdict?
 
+    /// Verifies a resumed session's client by its leaf (DER).
+    typealias Reverify = @Sendable ([UInt8]) async -> ClientCertificateVerdict
+
     private let decided: ConnectionVerdict
+    private let reverify: Reverify?
+    /// Reads held back while a resumed client is verified again; nil otherwise.
+    private var heldReads: [NIOAny]?
     private let mode: ClientCertificateMode
     private let handshakeTimeout: TimeAmount
     private let logger: Logger
@@ -28,8 +36,10 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
     private var handshakeDone = false
     private var logged = false
 
-    init(decided: ConnectionVerdict, mode: ClientCertificateMode, handshakeTimeout: TimeAmount, logger: Logger) {
+    init(decided: ConnectionVerdict, mode: ClientCertificateMode, handshakeTimeout: TimeAmount, logger: Logger,
+         reverify: Reverify? = nil) {
         self.decided = decided
+        self.reverify = reverify
         self.mode = mode
         self.handshakeTimeout = handshakeTimeout
         self.logger = logger
@@ -77,10 +87,23 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
             verdict = decided
         } else if mode == .none {
             verdict = ClientCertificateVerdict(outcome: .notPresented)
-        } else if Self.peerSentCertificate(context) {
-            // The callback did not run: a resumed session. Nothing was verified on this connection, so refuse.
-            log(context, "client refused: reason=unverifiedResumption (a resumed TLS session skipped client verification)")
-            context.close(promise: nil)
+        } else if let leaf = Self.peerCertificate(context) {
+            // The callback did not run: a resumed session. Verify its client again before anything goes on.
+            guard let reverify else {
+                log(context, "client refused: reason=unverifiedResumption (a resumed TLS session skipped client verification)")
+                context.close(promise: nil)
+                return
+            }
+            heldReads = []
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let verdict = await reverify(leaf)
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.finishResumption(context, verdict: verdict, event: tls)
+                }
+            }
             return
         } else if mode == .optional {
             verdict = ClientCertificateVerdict(outcome: .notPresented)
@@ -89,9 +112,35 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
             context.close(promise: nil)
             return
         }
+        deliver(context, verdict, event)
+    }
+
+    private func deliver(_ context: ChannelHandlerContext, _ verdict: ClientCertificateVerdict, _ event: Any) {
         self.verdict = verdict
         context.fireUserInboundEventTriggered(ClientCertificateVerifiedEvent(verdict: verdict))
         context.fireUserInboundEventTriggered(event)
+    }
+
+    private func finishResumption(_ context: ChannelHandlerContext, verdict: ClientCertificateVerdict, event: TLSUserEvent) {
+        guard context.channel.isActive else { return }
+        let held = heldReads ?? []
+        heldReads = nil
+        guard verdict.isVerified else {
+            log(context, verdict.logLine)
+            context.close(promise: nil)
+            return
+        }
+        deliver(context, verdict, event)
+        for data in held { context.fireChannelRead(data) }
+        if !held.isEmpty { context.fireChannelReadComplete() }
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if heldReads != nil { heldReads?.append(data) } else { context.fireChannelRead(data) }
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        if heldReads == nil { context.fireChannelReadComplete() }
     }
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -118,9 +167,10 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
         return " from \(ip):\(port)"
     }
 
-    static func peerSentCertificate(_ context: ChannelHandlerContext) -> Bool {
-        guard let ssl = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self) else { return false }
-        return ssl.peerCertificate != nil
+    /// The client's leaf as DER, when it sent one (in this handshake or the one that made a resumed session).
+    static func peerCertificate(_ context: ChannelHandlerContext) -> [UInt8]? {
+        guard let ssl = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self) else { return nil }
+        return try? ssl.peerCertificate?.toDERBytes()
     }
 
     /// BoringSSL's refusal of a client that sent no certificate under SSL_VERIFY_FAIL_IF_NO_PEER_CERT.

@@ -27,6 +27,8 @@ public final class MutualTLSServer: Sendable {
     /// How long a client has to finish its handshake; a stalled client is closed after it.
     public let handshakeTimeout: TimeAmount
     public let logger: Logger
+    /// The chains of recently verified clients, so that a resumed session's client can be verified again.
+    let recentChains = RecentChains(capacity: 4096)
 
     /// - Parameters:
     ///   - certificateChain: the server's certificates, leaf first.
@@ -75,6 +77,7 @@ public final class MutualTLSServer: Sendable {
     public func makeHandlers() -> (NIOSSLServerHandler, ClientVerdictHandler) {
         let decided = ConnectionVerdict()
         let verifier = self.verifier
+        let recentChains = self.recentChains
         let tls = NIOSSLServerHandler(context: sslContext, customVerificationCallbackWithMetadata: { certificates, promise in
             let presented: [[UInt8]]
             do { presented = try certificates.map { try $0.toDERBytes() } } catch {
@@ -88,11 +91,24 @@ public final class MutualTLSServer: Sendable {
                 let verdict = await verifier.verify(presented)
                 decided.set(verdict)
                 guard verdict.isVerified else { return promise.succeed(.failed) }
+                recentChains.remember(presented)
                 let built = verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) }
                 promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
             }
         })
-        let handler = ClientVerdictHandler(decided: decided, mode: verifier.policy.mode, handshakeTimeout: handshakeTimeout, logger: logger)
+        let handler = ClientVerdictHandler(decided: decided, mode: verifier.policy.mode, handshakeTimeout: handshakeTimeout,
+                                           logger: logger) { leaf in
+            guard let chain = recentChains.chain(forLeaf: leaf) else {
+                let sent = try? InputCertificate(der: leaf)
+                return ClientCertificateVerdict(outcome: .refused, chain: sent.map { [$0] } ?? [],
+                    spkiSHA256: sent.map { SPKIHashCache.shared.fingerprint($0.der).sha256Pin },
+                    names: sent?.certificate.map(ClientCertificateNames.init),
+                    failures: [TrustFailure(.policy, certificate: 0, "the client resumed a TLS session whose certificate chain this server no longer remembers, so it cannot be verified again")])
+            }
+            var verdict = await verifier.verify(chain)
+            verdict.notes.append("a resumed TLS session: verified again from the chain the client sent when it was made")
+            return verdict
+        }
         return (tls, handler)
     }
 }

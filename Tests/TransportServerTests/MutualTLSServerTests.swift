@@ -183,6 +183,24 @@ import TransportTrust
         #expect(lines[0].contains("reason=extendedKeyUsage"), "\(lines)")
     }
 
+    /// A resumed session skips swift-nio-ssl's verification callback; the client must be verified again all the same.
+    @Test func aResumedTLS12SessionIsVerifiedAgainFromItsChain() async throws {
+        let f = try MTLSFixture()
+        let log = LogCapture()
+        let server = try await f.serve(f.policy(), maximum: .tlsv12, log: log)
+        defer { Task { await server.shutdown() } }
+        let result = try await runProcess(opensslPath ?? "openssl", [
+            "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-reconnect", "-ign_eof",
+            "-CAfile", f.directory.file("server-ca.pem"),
+            "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
+            "-cert_chain", f.directory.file("client-issuing-ca.pem"),
+        ], input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(result.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(result.output)")
+        #expect(result.output.contains("\"verified\" : true"), "\(result.output)")
+        #expect(result.output.contains("a resumed TLS session: verified again"), "\(result.output)")
+        #expect(log.lines.isEmpty, "\(log.lines)")
+    }
+
     @Test(arguments: versions)
     func httpsClientWithAPKCS12IdentityIsVerifiedOrReportsItsRejection(version: NIOSSL.TLSVersion) async throws {
         let f = try MTLSFixture()
