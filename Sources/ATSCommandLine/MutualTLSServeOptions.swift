@@ -35,7 +35,7 @@ struct MutualTLSServeOptions: ParsableArguments {
     @Option(name: .customLong("client-revocation"), help: "Revocation checking of client chains: off (default, or soft with --client-ocsp-response), soft or hard.")
     var clientRevocation: RevocationOptions.Mode?
 
-    @Option(name: .customLong("cert"), help: "The server's certificate chain (PEM, leaf first). Without it a local CA is generated and its ca.pem written.")
+    @Option(name: .customLong("cert"), help: "The server's certificate chain (PEM, leaf first). Without it a local CA is generated and its server-ca.pem written.")
     var certificate: String?
 
     @Option(name: .customLong("key"), help: "The server's private key (PEM), with --cert.")
@@ -88,7 +88,7 @@ struct MutualTLSServeOptions: ParsableArguments {
     }
 
     /// The server's certificate chain and key: the files given, or a certificate for 127.0.0.1 from a new local CA
-    /// whose ca.pem is written to `directory`.
+    /// whose server-ca.pem is written to `directory`.
     func serverIdentity(directory: String?) throws -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey, caFile: String?) {
         if let certificate, let key {
             do {
@@ -101,7 +101,7 @@ struct MutualTLSServeOptions: ParsableArguments {
         let dir = try directory ?? ServeCommand.temporaryDirectory()
         let pki = try LocalPKI()
         let leaf = try pki.leaf()
-        let caFile = URL(fileURLWithPath: dir).appendingPathComponent("ca.pem").path
+        let caFile = URL(fileURLWithPath: dir).appendingPathComponent("server-ca.pem").path
         do { try Data(pki.root.pem.utf8).write(to: URL(fileURLWithPath: caFile)) } catch {
             throw InputError("cannot write the server's CA file \(caFile): \(error.localizedDescription)")
         }
