@@ -63,4 +63,30 @@ import TransportTrust
             }
         }
     }
+
+    /// The tool itself, as a user runs it: it prints its URL, answers curl with the verdict, prints refusals, and stops
+    /// on Ctrl-C with status 0.
+    @Test(.enabled(if: curlPath != nil && atsExecutable() != nil)) func theToolServesVerdictsAndPrintsRefusals() async throws {
+        let f = try MTLSFixture()
+        try f.write(MTLSFixture.clientLeaf(f.clientCA, eku: [.serverAuth]), as: "serverauth")
+        let serve = try RunningProcess(try #require(atsExecutable()), [
+            "serve", "--mtls", "--client-anchors", f.directory.file("client-anchors.pem"), "--port", "0",
+            "--directory", f.directory.path, "--client-name", "uri:spiffe://example.org/*",
+        ])
+        #expect(await serve.waitFor("serving until interrupted"), "\(serve.output)\(serve.errors)")
+        let url = try #require(serve.output.split(separator: "\n").first { $0.hasPrefix("mutual TLS server: ") }?
+            .split(separator: " ").last.map(String.init))
+        func curl(_ name: String) async throws -> ProcessResult {
+            try await runProcess(curlPath ?? "curl", ["-sS", "--max-time", "60", "--cacert", f.directory.file("server-ca.pem"),
+                                                     "--cert", f.directory.file("\(name).pem"), "--key", f.directory.file("\(name)-key.pem"), url])
+        }
+        let good = try await curl("client")
+        #expect(good.output.contains("\"verified\" : true"), "\(good.output)")
+        #expect(good.output.contains("name rule uri:spiffe://example.org/* matched"), "\(good.output)")
+        _ = try await curl("serverauth")
+        #expect(await serve.waitFor("client refused: reason=extendedKeyUsage", onStandardError: true), "\(serve.errors)")
+        serve.interrupt()
+        #expect(await serve.exitStatus() == 0)
+        #expect(serve.output.contains("stopping"))
+    }
 }
