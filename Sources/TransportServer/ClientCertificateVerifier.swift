@@ -33,6 +33,7 @@ public struct ClientCertificateVerifier: Sendable {
         let validation = DefaultTrustEvaluator(engine: engine)
         let evaluator: any ServerTrustEvaluating = policy.pins.map { PinSetEvaluator(pinSet: $0, validation: validation) } ?? validation
         var verdict = await evaluator.evaluate(trust)
+        verdict.failures = ClientWording.adapt(verdict.failures)
         let chain = verdict.chain.isEmpty ? (sentLeaf.map { [$0] } ?? []) : verdict.chain
 
         guard let leaf = chain.first?.certificate else {

@@ -70,6 +70,24 @@ import X509
         #expect(verdict.isVerified, "\(verdict.failures)")
     }
 
+    @Test func aMissingIntermediateIsTheClientsToSend() async throws {
+        let leaf = MTLSFixture.clientLeaf(ca)
+        let verdict = await verifier(try policy()).verify([leaf.der])
+        #expect(verdict.reasonCode == "unknownIssuer", "\(verdict.failures)")
+        let message = verdict.failures.first?.message ?? ""
+        #expect(message.contains("the client did not send the intermediate"), "\(message)")
+        #expect(message.contains("the client's chain"), "\(message)")
+        #expect(!message.contains("server"), "\(message)")
+    }
+
+    @Test func aCAWhoseEKUAllowsClientAuthOrAnyPurposeMayIssue() async throws {
+        for usages in [[ExtendedKeyUsage.Usage.clientAuth], [.any], [.serverAuth, .clientAuth]] {
+            let issuer = root.intermediate("CA \(usages)", extendedKeyUsage: usages)
+            let verdict = await verifier(try policy()).verify([MTLSFixture.clientLeaf(issuer).der, issuer.der])
+            #expect(verdict.isVerified, "\(usages): \(verdict.failures)")
+        }
+    }
+
     @Test func aCAWhoseEKUExcludesClientAuthCannotIssueClientCertificates() async throws {
         let serverCA = root.intermediate("Server-only CA", extendedKeyUsage: [.serverAuth])
         let leaf = MTLSFixture.clientLeaf(serverCA)
