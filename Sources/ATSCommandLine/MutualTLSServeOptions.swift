@@ -120,8 +120,8 @@ struct MutualTLSServeOptions: ParsableArguments {
             let policy = try policy(output: out)
             let identity = try serverIdentity(directory: directory)
             caFile = identity.caFile
-            var logger = Logger(label: "ats.serve.mtls") { _ in OutputLogHandler(output: out) }
-            logger.logLevel = .notice
+            // Refusals go to standard error, one line each.
+            let logger = Logger(label: "ats.serve.mtls") { _ in LineLogHandler { out.error($0 + "\n") } }
             let mtls: MutualTLSServer
             do {
                 mtls = try MutualTLSServer(certificateChain: identity.chain, privateKey: identity.key, policy: policy,
@@ -151,19 +151,3 @@ struct MutualTLSServeOptions: ParsableArguments {
 }
 
 extension ClientCertificateMode: ExpressibleByArgument {}
-
-/// Prints each log message as one line on standard error: the refusals `ats serve --mtls` reports.
-struct OutputLogHandler: LogHandler {
-    let output: Output
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .notice
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        output.error("\(event.message)\n")
-    }
-}

@@ -59,8 +59,9 @@ public final class LocalServer: Sendable {
         }
     }
 
-    private static func bind(port: Int, group: any EventLoopGroup,
-                             _ configure: @escaping @Sendable (any Channel) throws -> Void) async throws -> LocalServer {
+    /// Listens on 127.0.0.1:`port` (0 picks one) and sets up each accepted channel with `configure`.
+    static func bind(port: Int, group: any EventLoopGroup,
+                     _ configure: @escaping @Sendable (any Channel) throws -> Void) async throws -> LocalServer {
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)

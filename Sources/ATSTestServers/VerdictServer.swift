@@ -7,43 +7,24 @@ import TransportServer
 /// `ats serve --mtls`: one HTTPS server on 127.0.0.1 that verifies each client certificate with the trust engine
 /// (``MutualTLSServer``) and answers every request with the verdict as JSON.
 public final class VerdictServer: Sendable {
-    public let port: Int
-    private let channel: any Channel
+    private let server: LocalServer
 
-    private init(channel: any Channel, port: Int) {
-        self.channel = channel
-        self.port = port
-    }
+    private init(_ server: LocalServer) { self.server = server }
 
+    public var port: Int { server.port }
     public var url: String { "https://127.0.0.1:\(port)/" }
 
-    public func shutdown() async { try? await channel.close() }
+    public func shutdown() async { await server.shutdown() }
 
     /// Listens on 127.0.0.1:`port` (0 picks a free port).
     public static func start(_ server: MutualTLSServer, port: Int = 0,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> VerdictServer {
-        let channel: any Channel
-        do {
-            channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .serverChannelOption(.backlog, value: 256)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let sync = channel.pipeline.syncOperations
-                        try server.configure(sync)
-                        try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                        try sync.addHandler(VerdictResponder())
-                    }
-                }
-                .bind(host: "127.0.0.1", port: port).get()
-        } catch {
-            throw TestServerError("cannot listen on 127.0.0.1:\(port): \(error)")
-        }
-        guard let bound = channel.localAddress?.port else {
-            try? await channel.close()
-            throw TestServerError("the server on 127.0.0.1:\(port) has no port")
-        }
-        return VerdictServer(channel: channel, port: bound)
+        VerdictServer(try await LocalServer.bind(port: port, group: group) { channel in
+            let sync = channel.pipeline.syncOperations
+            try server.configure(sync)
+            try sync.configureHTTPServerPipeline(withErrorHandling: true)
+            try sync.addHandler(VerdictResponder())
+        })
     }
 
     /// The JSON body of an answer: the verdict's report, keys sorted so that answers compare as text.

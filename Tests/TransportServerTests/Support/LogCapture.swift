@@ -1,4 +1,5 @@
 import Logging
+import TransportServer
 import NIOConcurrencyHelpers
 
 /// Keeps every log line, and lets a test wait for the next one: the refusal line is logged when the connection
@@ -9,12 +10,10 @@ final class LogCapture: Sendable {
     var lines: [String] { state.withLockedValue { $0.lines } }
 
     var logger: Logger {
-        var logger = Logger(label: "test.mtls") { _ in CapturingHandler(capture: self) }
-        logger.logLevel = .trace
-        return logger
+        Logger(label: "test.mtls") { _ in LineLogHandler(logLevel: .trace) { self.append($0) } }
     }
 
-    fileprivate func append(_ line: String) {
+    private func append(_ line: String) {
         let ready: [CheckedContinuation<[String], Never>]
         let lines: [String]
         (ready, lines) = state.withLockedValue { state in
@@ -37,20 +36,5 @@ final class LogCapture: Sendable {
             }
             if let now { continuation.resume(returning: now) }
         }
-    }
-}
-
-private struct CapturingHandler: LogHandler {
-    let capture: LogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        capture.append("\(event.message)")
     }
 }
