@@ -25,7 +25,9 @@ public struct ClientCertificateVerdict: Sendable {
     public var names: ClientCertificateNames?
     /// Why the client was let in: the name rule and the pins that matched.
     public var match: ClientCertificateMatch?
+    /// Every reason for a refusal; empty when verified.
     public var failures: [TrustFailure]
+    /// Facts that did not change the verdict: soft-fail revocation, report-only pins, a resumed session.
     public var notes: [String]
 
     public init(outcome: Outcome, chain: [InputCertificate] = [], spkiSHA256: String? = nil, names: ClientCertificateNames? = nil,

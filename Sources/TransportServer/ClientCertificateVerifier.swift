@@ -8,8 +8,11 @@ import X509
 /// the same chain cost no signature check; pins, the clientAuth requirement and name rules are cheap checks on the
 /// chain it built. Fails closed: every path that is not a positive decision refuses, with its reasons.
 public struct ClientCertificateVerifier: Sendable {
+    /// What client certificates must satisfy.
     public var policy: ClientVerificationPolicy
+    /// The engine that validates chains; share one so that its validated-path cache serves every connection.
     public var engine: TrustEngine
+    /// Where SPKI hashes for pins and verdicts come from.
     public var hashCache: SPKIHashCache
 
     public init(policy: ClientVerificationPolicy, engine: TrustEngine = .shared, hashCache: SPKIHashCache = .shared) {

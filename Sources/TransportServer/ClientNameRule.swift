@@ -21,7 +21,9 @@ public struct ClientNameRule: Sendable, Hashable, Codable, CustomStringConvertib
         case email
     }
 
+    /// The part of the certificate looked at.
     public var field: Field
+    /// What its value must match; `*` is any run of characters.
     public var pattern: String
 
     public init(_ field: Field, _ pattern: String) {

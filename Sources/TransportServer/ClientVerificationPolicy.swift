@@ -11,6 +11,7 @@ public struct ClientVerificationPolicy: Sendable {
     /// The anchors client chains must reach. Only these: never the system roots, which would let any public
     /// certificate in.
     public var anchors: TrustAnchors
+    /// Whether a client certificate is required, optional or not asked for.
     public var mode: ClientCertificateMode
     /// Pins the built chain must match (leaf scope: an allow-list of client keys; CA scope: of issuing CAs).
     /// nil checks no pins.

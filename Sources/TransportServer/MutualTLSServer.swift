@@ -22,10 +22,14 @@ import TransportTrust
 /// ``logger`` gets one line: reason code, subject, SPKI hash, peer address. After the handshake the verdict
 /// reaches the application as ``ClientCertificateVerifiedEvent`` and through `Channel.clientCertificateVerdict()`.
 public final class MutualTLSServer: Sendable {
+    /// The decision each handshake runs.
     public let verifier: ClientCertificateVerifier
+    /// The TLS context, shared by every connection: the server's identity, and client certificates asked for as
+    /// the policy's mode says.
     public let sslContext: NIOSSLContext
     /// How long a client has to finish its handshake; a stalled client is closed after it.
     public let handshakeTimeout: TimeAmount
+    /// Where refusal lines go, at `notice`.
     public let logger: Logger
     /// The chains of recently verified clients, so that a resumed session's client can be verified again.
     let recentChains = RecentChains(capacity: 4096)
