@@ -156,6 +156,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Mutual-TLS handshakes per second (ours cold and cached, beside nginx) and RSS over refused handshakes (bench/mtls.sh).
+        .executableTarget(
+            name: "MTLSBenchmark",
+            dependencies: [
+                "TransportServer", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Support shared by the test targets.
         .target(
             name: "TestSupport",
