@@ -71,13 +71,13 @@ import TransportTrust
         try f.write(MTLSFixture.clientLeaf(f.clientCA, eku: [.serverAuth]), as: "serverauth")
         let serve = try RunningProcess(try #require(atsExecutable()), [
             "serve", "--mtls", "--client-anchors", f.directory.file("client-anchors.pem"), "--port", "0",
-            "--directory", f.directory.path, "--client-name", "uri:spiffe://example.org/*",
+            "--directory", f.directory.path, "--client-name", "uri:spiffe://example.org/*", "--handshake-timeout", "120",
         ])
         #expect(await serve.waitFor("serving until interrupted"), "\(serve.output)\(serve.errors)")
         let url = try #require(serve.output.split(separator: "\n").first { $0.hasPrefix("mutual TLS server: ") }?
             .split(separator: " ").last.map(String.init))
         func curl(_ name: String) async throws -> ProcessResult {
-            try await runProcess(curlPath ?? "curl", ["-sS", "--max-time", "60", "--cacert", f.directory.file("server-ca.pem"),
+            try await runProcess(curlPath ?? "curl", ["-sS", "--max-time", "180", "--cacert", f.directory.file("server-ca.pem"),
                                                      "--cert", f.directory.file("\(name).pem"), "--key", f.directory.file("\(name)-key.pem"), url])
         }
         let good = try await curl("client")

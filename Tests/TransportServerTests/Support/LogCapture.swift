@@ -1,4 +1,5 @@
 import Logging
+import TestSupport
 import TransportServer
 import NIOConcurrencyHelpers
 
@@ -26,8 +27,13 @@ final class LogCapture: Sendable {
         for continuation in ready { continuation.resume(returning: lines) }
     }
 
-    /// The lines once there are at least `count`.
-    func waitForLines(_ count: Int) async -> [String] {
+    /// The lines once there are at least `count`, or as they are after `limit`, so that a missing line fails the test
+    /// instead of hanging it.
+    func waitForLines(_ count: Int, within limit: Duration = .seconds(180)) async -> [String] {
+        await bounded(limit) { await self.lines(atLeast: count) } ?? lines
+    }
+
+    private func lines(atLeast count: Int) async -> [String] {
         await withCheckedContinuation { continuation in
             let now: [String]? = state.withLockedValue { state in
                 if state.lines.count >= count { return state.lines }

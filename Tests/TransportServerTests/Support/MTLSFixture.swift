@@ -44,14 +44,21 @@ struct MTLSFixture: Sendable {
                     extendedKeyUsage: eku, notValidBefore: notValidBefore, notValidAfter: notValidAfter)
     }
 
-    /// Writes NAME.pem (the leaf and `chain`), NAME-key.pem and NAME.p12 (password "pw").
-    @discardableResult
-    func write(_ leaf: TestCert, chain: [TestCert]? = nil, as name: String) throws -> (cert: String, key: String, p12: String) {
-        let cert = try directory.write("\(name).pem", ([leaf] + (chain ?? [clientCA])).map(\.pem).joined())
-        let key = try directory.write("\(name)-key.pem", leaf.key.pemString)
-        try OpenSSLCommand.run(["pkcs12", "-export", "-in", "\(name).pem", "-inkey", "\(name)-key.pem", "-passout", "pass:pw",
-                                "-out", "\(name).p12"], in: directory.url)
-        return (cert, key, directory.file("\(name).p12"))
+    /// Writes NAME.pem (the leaf and `chain`) and NAME-key.pem.
+    func write(_ leaf: TestCert, chain: [TestCert]? = nil, as name: String) throws {
+        _ = try directory.write("\(name).pem", ([leaf] + (chain ?? [clientCA])).map(\.pem).joined())
+        _ = try directory.write("\(name)-key.pem", leaf.key.pemString)
+    }
+
+    /// NAME.p12 (password "pw") from the files ``write(_:chain:as:)`` made, by openssl run off the cooperative pool,
+    /// which the server's verification tasks need.
+    func pkcs12(_ name: String) async throws -> String {
+        let result = try await runProcess(opensslPath ?? "openssl", [
+            "pkcs12", "-export", "-in", directory.file("\(name).pem"), "-inkey", directory.file("\(name)-key.pem"),
+            "-passout", "pass:pw", "-out", directory.file("\(name).p12"),
+        ])
+        guard result.status == 0 else { throw OpenSSLCommand.Failure(description: "openssl pkcs12 failed: \(result.output)") }
+        return directory.file("\(name).p12")
     }
 
     func policy(mode: ClientCertificateMode = .required, pins: PinSet? = nil, revocation: RevocationOptions = .off,
@@ -61,7 +68,7 @@ struct MTLSFixture: Sendable {
 
     /// A running `ats serve --mtls` server for `policy`, TLS versions as `maximum` allows, logging to `log`.
     func serve(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
-               handshakeTimeout: TimeAmount = .seconds(20), log: LogCapture) async throws -> VerdictServer {
+               handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) async throws -> VerdictServer {
         let server = try MutualTLSServer(
             certificateChain: [try NIOSSLCertificate(bytes: serverLeaf.der, format: .der)],
             privateKey: try serverLeaf.key.nioPrivateKey(), policy: policy, engine: engine,
