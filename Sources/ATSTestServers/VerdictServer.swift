@@ -23,7 +23,7 @@ public final class VerdictServer: Sendable {
             let sync = channel.pipeline.syncOperations
             try server.configure(sync)
             try sync.configureHTTPServerPipeline(withErrorHandling: true)
-            try sync.addHandler(VerdictResponder())
+            try sync.addHandler(Responder(response: .clientVerdict))
         })
     }
 
@@ -36,35 +36,4 @@ public final class VerdictServer: Sendable {
         }
         return Array(data) + [UInt8(ascii: "\n")]
     }
-}
-
-/// Answers each request with the connection's verdict.
-private final class VerdictResponder: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private var head: HTTPRequestHead?
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let h): head = h
-        case .body: break
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let body = VerdictServer.json(context.pipeline.syncOperations.clientCertificateVerdict)
-            var headers = HTTPHeaders([("content-type", "application/json"), ("content-length", String(body.count))])
-            let keepAlive = head.isKeepAlive
-            if !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keepAlive { channel.close(promise: nil) }
-            }
-        }
-    }
-
-    /// Refused and vanished clients are normal here; the refusal was logged by the verdict handler.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
 }
