@@ -43,10 +43,15 @@ public struct ClientCertificateVerdict: Sendable {
 
     public var isVerified: Bool { outcome == .verified }
 
+    /// A refusal the server decided without the engine, which has no ``TrustFailureCode`` of its own.
+    var serverReason: String?
+
     /// The reason code of a refusal: the first failure's code (``TrustFailureCode``), `nameNotAllowed` for a name
-    /// rule, `noCertificate` when none was sent. Nil unless refused.
+    /// rule, `noCertificate` when none was sent, `unverifiedResumption` for a resumed session that cannot be verified
+    /// again. Nil unless refused.
     public var reasonCode: String? {
         guard outcome == .refused else { return nil }
+        if let serverReason { return serverReason }
         guard let first = failures.first else { return "noCertificate" }
         if first.code == .hostNotAllowed { return "nameNotAllowed" }
         return first.code.rawValue
@@ -59,6 +64,17 @@ public struct ClientCertificateVerdict: Sendable {
     }
 
     static let noCertificateReason = "the client sent no certificate, and this server requires one"
+
+    /// The refusal of a resumed session whose client cannot be verified again (its chain is no longer remembered).
+    static func unverifiedResumption(leaf der: [UInt8]) -> ClientCertificateVerdict {
+        let sent = try? InputCertificate(der: der)
+        var verdict = ClientCertificateVerdict(outcome: .refused, chain: sent.map { [$0] } ?? [],
+            spkiSHA256: sent.map { SPKIHashCache.shared.fingerprint($0.der).sha256Pin },
+            names: sent?.certificate.map(ClientCertificateNames.init),
+            failures: [TrustFailure(.policy, certificate: 0, "the client resumed a TLS session whose certificate chain this server no longer remembers, so it cannot be verified again")])
+        verdict.serverReason = "unverifiedResumption"
+        return verdict
+    }
 
     /// The one line a server logs for a refusal: reason code, subject and SPKI hash. Never the chain.
     public var logLine: String {

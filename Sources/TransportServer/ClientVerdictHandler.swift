@@ -90,7 +90,7 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
         } else if let leaf = Self.peerCertificate(context) {
             // The callback did not run: a resumed session. Verify its client again before anything goes on.
             guard let reverify else {
-                log(context, "client refused: reason=unverifiedResumption (a resumed TLS session skipped client verification)")
+                log(context, ClientCertificateVerdict.unverifiedResumption(leaf: leaf).logLine)
                 context.close(promise: nil)
                 return
             }

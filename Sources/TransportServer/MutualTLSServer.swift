@@ -102,13 +102,7 @@ public final class MutualTLSServer: Sendable {
         })
         let handler = ClientVerdictHandler(decided: decided, mode: verifier.policy.mode, handshakeTimeout: handshakeTimeout,
                                            logger: logger) { leaf in
-            guard let chain = recentChains.chain(forLeaf: leaf) else {
-                let sent = try? InputCertificate(der: leaf)
-                return ClientCertificateVerdict(outcome: .refused, chain: sent.map { [$0] } ?? [],
-                    spkiSHA256: sent.map { SPKIHashCache.shared.fingerprint($0.der).sha256Pin },
-                    names: sent?.certificate.map(ClientCertificateNames.init),
-                    failures: [TrustFailure(.policy, certificate: 0, "the client resumed a TLS session whose certificate chain this server no longer remembers, so it cannot be verified again")])
-            }
+            guard let chain = recentChains.chain(forLeaf: leaf) else { return .unverifiedResumption(leaf: leaf) }
             var verdict = await verifier.verify(chain)
             verdict.notes.append("a resumed TLS session: verified again from the chain the client sent when it was made")
             return verdict

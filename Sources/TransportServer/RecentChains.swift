@@ -29,4 +29,7 @@ final class RecentChains: Sendable {
     func chain(forLeaf leaf: [UInt8]) -> [[UInt8]]? { state.withLockedValue { $0.chains[leaf] } }
 
     var count: Int { state.withLockedValue { $0.chains.count } }
+
+    /// Forgets every chain (tests: a resumed session whose chain has gone).
+    func removeAll() { state.withLockedValue { $0 = State() } }
 }

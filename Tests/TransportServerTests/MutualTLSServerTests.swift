@@ -6,8 +6,9 @@ import NIOSSL
 import TestSupport
 import Testing
 import TransportClient
-import TransportServer
 import TransportTrust
+
+@testable import TransportServer
 
 /// The matrix of issue 23 against a running server on 127.0.0.1, with real clients: curl, openssl s_client and our
 /// HTTPSClient with a PKCS#12 identity, under TLS 1.2 and TLS 1.3.
@@ -201,6 +202,30 @@ import TransportTrust
         #expect(result.output.contains("\"verified\" : true"), "\(result.output)")
         #expect(result.output.contains("a resumed TLS session: verified again"), "\(result.output)")
         #expect(log.lines.isEmpty, "\(log.lines)")
+    }
+
+    /// Fail closed: a resumed session whose client's chain the server no longer has is refused, not let in unverified.
+    @Test func aResumedSessionThatCannotBeVerifiedAgainIsRefused() async throws {
+        let f = try MTLSFixture()
+        let log = LogCapture()
+        let mtls = try f.mutualTLSServer(f.policy(), maximum: .tlsv12, log: log)
+        let server = try await VerdictServer.start(mtls)
+        defer { Task { await server.shutdown() } }
+        func sClient(_ session: [String]) async throws -> ProcessResult {
+            try await runProcess(opensslPath ?? "openssl", [
+                "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-ign_eof", "-CAfile", f.directory.file("server-ca.pem"),
+                "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
+                "-cert_chain", f.directory.file("client-issuing-ca.pem"),
+            ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        }
+        let first = try await sClient(["-sess_out", f.directory.file("session.pem")])
+        #expect(first.output.contains("\"verified\" : true"), "\(first.output)")
+        mtls.recentChains.removeAll()
+        let resumed = try await sClient(["-sess_in", f.directory.file("session.pem")])
+        #expect(resumed.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(resumed.output)")
+        #expect(!resumed.output.contains("\"verified\""), "\(resumed.output)")
+        let lines = await log.waitForLines(1)
+        #expect(lines.first?.contains("reason=unverifiedResumption subject=\"CN=payments-api") == true, "\(lines)")
     }
 
     @Test(arguments: versions)

@@ -69,13 +69,18 @@ struct MTLSFixture: Sendable {
     /// A running `ats serve --mtls` server for `policy`, TLS versions as `maximum` allows, logging to `log`.
     func serve(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
                handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) async throws -> VerdictServer {
-        let server = try MutualTLSServer(
+        try await VerdictServer.start(try mutualTLSServer(policy, maximum: maximum, engine: engine, handshakeTimeout: handshakeTimeout, log: log))
+    }
+
+    /// The server's mutual-TLS half, for tests that reach into it.
+    func mutualTLSServer(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
+                         handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) throws -> MutualTLSServer {
+        try MutualTLSServer(
             certificateChain: [try NIOSSLCertificate(bytes: serverLeaf.der, format: .der)],
             privateKey: try serverLeaf.key.nioPrivateKey(), policy: policy, engine: engine,
             handshakeTimeout: handshakeTimeout, logger: log.logger) { tls in
             tls.maximumTLSVersion = maximum
         }
-        return try await VerdictServer.start(server)
     }
 }
 
