@@ -32,7 +32,12 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
 
     func validate() throws {
         try mtls.validate()
-        if mtls.enabled { return }
+        if mtls.enabled {
+            if !cases.isEmpty || portBase != 8443 {
+                throw ValidationError("--case and --port-base choose badssl cases, which --mtls does not serve; use --port")
+            }
+            return
+        }
         if portBase != 0 && !(1...(65535 - BadSSLCase.allCases.count)).contains(portBase) {
             throw ValidationError("--port-base must be 0 or between 1 and \(65535 - BadSSLCase.allCases.count), not \(portBase)")
         }

@@ -24,6 +24,7 @@ import TransportTrust
             (["--mtls", "--client-anchors", anchors, "--cert", anchors], "--cert and --key go together"),
             (["--mtls", "--client-anchors", anchors, "--client-mode", "none"], "would verify nothing"),
             (["--mtls", "--client-anchors", anchors, "--port", "70000"], "--port must be"),
+            (["--mtls", "--client-anchors", anchors, "--case", "good"], "which --mtls does not serve"),
         ]
         for (arguments, message) in cases {
             let (status, error) = await run(arguments)
