@@ -136,6 +136,17 @@ public final class TrustEngine: Sendable {
                                      notes: [SoleNamePath.unverifiedNote]), nil)
             }
             ruleAbiding = sole
+            // The path builder could only return this path, and would: decide it here, without its search machinery.
+            // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
+            if intermediates.count * SoleNamePath.searchLimit <= searchBudget,
+               Self.passesPathBuilderChecks(chain, handled: handled)
+            {
+                let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, context: soleContext,
+                                                memo: revocationMemo, rulesPassed: true)
+                if findings.failures.isEmpty {
+                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: [], notes: findings.notes), chain)
+                }
+            }
         }
 
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
@@ -172,6 +183,26 @@ public final class TrustEngine: Sendable {
             }
             return (verdict, nil)
         }
+    }
+
+    /// Whether swift-certificates' path builder would accept each link of `chain`, the one path the names allow: every
+    /// issuer's critical extensions handled, no issuer repeating a certificate below it, every signature valid.
+    ///
+    /// On the sole name-linked path the path builder can build no other path, so when every link passes (and the
+    /// rules did) it returns this very path; running it costs a tenth of a cold evaluation in store lookups, issuer
+    /// sorting and candidate copies. A link it might judge otherwise (an issuer whose subject repeats one below it,
+    /// which its loop check compares by key and SAN) answers false, and the path builder decides as before. The
+    /// signatures are verified by swift-certificates' own `isValidSignature`, as the path builder does.
+    static func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier]) -> Bool {
+        guard chain.count > 1 else { return false }
+        for i in 1..<chain.count {
+            let issuer = chain[i], subject = chain[i - 1]
+            guard Diagnosis.unhandledCritical(issuer, handled: handled) == nil,
+                  !chain[..<i].contains(where: { $0.subject == issuer.subject }),
+                  issuer.publicKey.isValidSignature(subject.signature, for: subject)
+            else { return false }
+        }
+        return true
     }
 
     static func handledCriticalExtensions(_ rules: [any ChainRule]) -> [ASN1ObjectIdentifier] {
