@@ -76,17 +76,24 @@ final class ParsedExtensions: Sendable {
 final class ExtensionMemo: @unchecked Sendable {
     /// Extensions are part of the signed bytes, so those bytes alone say which parse applies. Keying by the whole
     /// `Certificate` copied it, a retain per field, on every lookup.
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let tbs: ArraySlice<UInt8>
         func hash(into h: inout Hasher) { CertificateKey.hashTBS(tbs, into: &h) }
     }
 
     private let lock = NSLock()
     private var parsed: [Key: ParsedExtensions] = [:]
+    /// Parses made before the evaluation: the anchors', made once per ``TrustAnchors``.
+    private var premade: [Key: ParsedExtensions] = [:]
+
+    /// Uses the anchors' parses, made once, instead of parsing each anchor's extensions again in every evaluation.
+    func adopt(_ anchors: TrustAnchors) {
+        lock.withLock { premade = anchors.parsedExtensions }
+    }
 
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
         let key = Key(tbs: cert.tbsCertificateBytes)
-        if let known = lock.withLock({ parsed[key] }) { return known }
+        if let known = lock.withLock({ premade[key] ?? parsed[key] }) { return known }
         let fresh = ParsedExtensions(cert)
         lock.withLock { parsed[key] = fresh }
         return fresh

@@ -113,6 +113,7 @@ public final class TrustEngine: Sendable {
         let rules = trust.policy.rules
         let handled = Self.handledCriticalExtensions(rules)
         let context = RuleContext(validationTime: time, anchorIsSystem: true)
+        context.extensions.adopt(trust.anchors)
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
