@@ -6,7 +6,9 @@ import SwiftASN1
 ///
 /// swift-certificates reports only a sentence; this rule maps it to a stable code and a certificate index.
 public struct RFC5280Rule: ChainRule {
-    private let policy = RFC5280Policy.withValidityCheckDisabled()
+    /// One for all: the rule is made afresh for every evaluation, and the policy allocates on creation.
+    private static let sharedPolicy = RFC5280Policy.withValidityCheckDisabled()
+    private var policy: RFC5280Policy { Self.sharedPolicy }
 
     /// Paths whose name-constraint work exceeds this are left to ``StructureRule``, which refuses them.
     public var nameConstraintBudget: Int
