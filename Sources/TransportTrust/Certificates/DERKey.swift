@@ -33,9 +33,11 @@ struct CertificateKey: Hashable {
     // The head holds the serial number, the tail the last extension; both tell certificates of one CA apart.
     func hash(into h: inout Hasher) { Self.hashTBS(certificate.tbsCertificateBytes, into: &h) }
 
+    /// The first 32 bytes reach past a serial of 20 octets (tag and length, version, serial); a cold evaluation
+    /// hashes some twenty keys, so each byte hashed counts.
     static func hashTBS(_ tbs: ArraySlice<UInt8>, into h: inout Hasher) {
         h.combine(tbs.count)
-        tbs.prefix(64).withUnsafeBytes { h.combine(bytes: $0) }
-        tbs.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }
+        tbs.prefix(32).withUnsafeBytes { h.combine(bytes: $0) }
+        tbs.suffix(16).withUnsafeBytes { h.combine(bytes: $0) }
     }
 }
