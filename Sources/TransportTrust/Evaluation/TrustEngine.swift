@@ -197,10 +197,10 @@ public final class TrustEngine: Sendable {
     static func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier]) -> Bool {
         guard chain.count > 1 else { return false }
         for i in 1..<chain.count {
-            let issuer = chain[i], subject = chain[i - 1]
-            guard Diagnosis.unhandledCritical(issuer, handled: handled) == nil,
-                  !chain[..<i].contains(where: { $0.subject == issuer.subject }),
-                  issuer.publicKey.isValidSignature(subject.signature, for: subject)
+            // By index: a certificate copied out of the chain is a retain per field.
+            guard Diagnosis.unhandledCritical(chain[i], handled: handled) == nil,
+                  !(0..<i).contains(where: { chain[$0].subject == chain[i].subject }),
+                  chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
             else { return false }
         }
         return true
