@@ -8,11 +8,12 @@ public struct SignatureStrengthRule: ChainRule {
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate that is itself the anchor has no signature that matters.
-        for (i, cert) in chain.enumerated().dropLast() {
-            let alg = cert.signatureAlgorithm
+        // By index: dropLast on the enumerated sequence copied every certificate into an array first.
+        for i in chain.indices.dropLast() {
+            let alg = chain[i].signatureAlgorithm
             if !Self.isStrong(alg) {
                 failures.append(TrustFailure(.weakSignature, certificate: i,
-                    "\(cert.label) is signed with \(alg), which is not SHA-256 or stronger; the CA must reissue it"))
+                    "\(chain[i].label) is signed with \(alg), which is not SHA-256 or stronger; the CA must reissue it"))
             }
         }
     }
