@@ -91,11 +91,26 @@ final class ExtensionMemo: @unchecked Sendable {
         lock.withLock { premade = anchors.parsedExtensions }
     }
 
+    /// The first few certificates asked about, searched before hashing: a cold evaluation asks some fifteen times
+    /// about three certificates, and comparing slices of one buffer is a pointer check.
+    private var recent: [(tbs: ArraySlice<UInt8>, parsed: ParsedExtensions)] = []
+    private static let recentCapacity = 8
+
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
-        let key = Key(tbs: cert.tbsCertificateBytes)
-        if let known = lock.withLock({ premade[key] ?? parsed[key] }) { return known }
+        let tbs = cert.tbsCertificateBytes
+        let known: ParsedExtensions? = lock.withLock {
+            if let hit = recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
+            let key = Key(tbs: tbs)
+            guard let found = premade[key] ?? parsed[key] else { return nil }
+            if recent.count < Self.recentCapacity { recent.append((tbs, found)) }
+            return found
+        }
+        if let known { return known }
         let fresh = ParsedExtensions(cert)
-        lock.withLock { parsed[key] = fresh }
+        lock.withLock {
+            parsed[Key(tbs: tbs)] = fresh
+            if recent.count < Self.recentCapacity { recent.append((tbs, fresh)) }
+        }
         return fresh
     }
 }

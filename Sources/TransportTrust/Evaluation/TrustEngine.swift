@@ -144,8 +144,10 @@ public final class TrustEngine: Sendable {
             {
                 let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, context: soleContext,
                                                 memo: revocationMemo, rulesPassed: true)
+                // The leaf's entry in byCertificate is always leafInput: no lookup needed.
                 if findings.failures.isEmpty {
-                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: [], notes: findings.notes), chain)
+                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + inputs(Array(sole.dropFirst())), failures: [],
+                                         notes: findings.notes), chain)
                 }
             }
         }
