@@ -101,7 +101,7 @@ public final class TrustEngine: Sendable {
         var byCertificate: [CertificateKey: InputCertificate] = [:]
         var intermediates: [Certificate] = []
         var unusable: [InputCertificate] = []
-        for input in presented.dropFirst() + extra {
+        for input in [presented.dropFirst(), extra[...]].joined() {
             guard let cert = input.certificate else {
                 unusable.append(input)
                 continue
@@ -119,8 +119,13 @@ public final class TrustEngine: Sendable {
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
         }
 
-        func inputs(_ chain: [Certificate]) -> [InputCertificate] {
-            chain.map { byCertificate[CertificateKey($0)] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
+        func inputs(_ chain: some Collection<Certificate>) -> [InputCertificate] {
+            var found: [InputCertificate] = []
+            found.reserveCapacity(chain.count)
+            for cert in chain {
+                if let input = byCertificate[CertificateKey(cert)] ?? trust.anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
+            }
+            return found
         }
 
         // The rules first, on the one path the names allow; signatures only when it passes them.
@@ -146,7 +151,7 @@ public final class TrustEngine: Sendable {
                                                 memo: revocationMemo, rulesPassed: true)
                 // The leaf's entry in byCertificate is always leafInput: no lookup needed.
                 if findings.failures.isEmpty {
-                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + inputs(Array(sole.dropFirst())), failures: [],
+                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + inputs(sole.dropFirst()), failures: [],
                                          notes: findings.notes), chain)
                 }
             }
@@ -162,14 +167,14 @@ public final class TrustEngine: Sendable {
 
         switch result {
         case .validCertificate(let chain):
-            let path = inputs(Array(chain))
+            let path = inputs(chain)
             let anchorDER = path.last?.der ?? []
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
                                  notes: attempts.passedNotes), attempts.passed)
         case .couldNotValidate:
             var verdict: TrustVerdict
             if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
-                let path = inputs(Array(best.chain))
+                let path = inputs(best.chain)
                 verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
                                        chain: path, failures: best.failures)
             } else {
@@ -210,6 +215,7 @@ public final class TrustEngine: Sendable {
 
     static func handledCriticalExtensions(_ rules: [any ChainRule]) -> [ASN1ObjectIdentifier] {
         var seen: [ASN1ObjectIdentifier] = []
+        seen.reserveCapacity(8)
         for rule in rules { for oid in rule.handledCriticalExtensions where !seen.contains(oid) { seen.append(oid) } }
         return seen
     }
