@@ -37,6 +37,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Reference data the evaluation needs, each folder with its source and date (DEVELOPERS.md, "Reference data").
+            resources: [.copy("Resources/AppleTrustStore"), .copy("Resources/CTLogList")],
             swiftSettings: strict
         ),
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
@@ -127,6 +129,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Certificate Transparency's cost on four real chains (bench/ct.sh, docs/BENCHMARKS.md).
+        .executableTarget(
+            name: "CTBenchmark",
+            dependencies: ["TransportTrust", "BenchmarkSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // `ats diagnose` timed on loopback: one full diagnosis, and a fleet scan (docs/DIAGNOSE.md).
         .executableTarget(
             name: "DiagnoseBenchmark",
@@ -157,6 +165,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            // Real chains read from the source tree by path (#filePath), not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -2,14 +2,19 @@ import ArgumentParser
 import Foundation
 import TransportTrust
 
-/// `--anchors` and `--anchors-only`, shared by every command that evaluates a chain.
+/// `--anchors`, `--anchors-only` and `--trust-store`, shared by every command that evaluates a chain.
 struct AnchorOptions: ParsableArguments {
-    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Without it the system roots are used. Repeatable.")
+    @Option(name: .customLong("anchors"), help: "Trust anchors (PEM or DER). Without it the roots of --trust-store are used. Repeatable.")
     var paths: [String] = []
 
     @Flag(name: .customLong("anchors-only"), inversion: .prefixedNo,
-          help: "Trust only the given anchors (SecTrustSetAnchorCertificatesOnly), the default. --no-anchors-only adds the system roots.")
+          help: "Trust only the given anchors (SecTrustSetAnchorCertificatesOnly), the default. --no-anchors-only adds the roots of --trust-store.")
     var anchorsOnly: Bool = true
+
+    @Option(name: .customLong("trust-store"), help: ArgumentHelp(
+        "The public roots: system (this machine's, the default; SSL_CERT_FILE and SSL_CERT_DIR are honoured) or apple (Apple's trust store 2025072000, as on iOS 26, with Apple's limits on its roots).",
+        discussion: "With --anchors only those anchors are trusted; --no-anchors-only adds the store's roots. Apple's blocked certificates stay refused with --trust-store apple whatever the anchors."))
+    var trustStore: TrustAnchors.Store = .system
 
     /// The anchors: the files' certificates, or the system roots when none were given.
     /// - Parameters:
@@ -21,16 +26,22 @@ struct AnchorOptions: ParsableArguments {
     func trustAnchors(requireSystemRoots: Bool = false, warnings: Output?, systemRoots: SystemRoots? = nil) throws -> TrustAnchors {
         let anchors: TrustAnchors
         if paths.isEmpty {
-            let roots = systemRoots ?? .shared
+            let roots = systemRoots ?? (trustStore == .apple ? .apple : .shared)
             if requireSystemRoots, let reason = roots.emptyReason {
-                let fix = roots.settings.isEmpty ? "set SSL_CERT_FILE or SSL_CERT_DIR" : "point \(roots.settings.map { $0.prefix { $0 != "=" } }.joined(separator: " or ")) at readable PEM certificates"
-                throw InputError("no system roots were found: \(reason). To fix it, \(fix), or give --anchors")
+                let fix = trustStore == .apple ? "reinstall ats with its resources, or use --trust-store system"
+                    : roots.settings.isEmpty ? "set SSL_CERT_FILE or SSL_CERT_DIR" : "point \(roots.settings.map { $0.prefix { $0 != "=" } }.joined(separator: " or ")) at readable PEM certificates"
+                let which = trustStore == .apple ? "Apple trust store roots" : "system roots"
+                throw InputError("no \(which) were found: \(reason). To fix it, \(fix), or give --anchors")
             }
-            anchors = systemRoots.map { TrustAnchors(custom: [], anchorsOnly: false, systemRoots: $0) } ?? .system
+            if let systemRoots {
+                anchors = TrustAnchors(custom: [], anchorsOnly: false, systemRoots: systemRoots, store: trustStore)
+            } else {
+                anchors = trustStore == .apple ? .apple : .system
+            }
         } else {
             var custom: [InputCertificate] = []
             for path in paths { custom += try CertificateLoader.certificates(atPath: path) }
-            anchors = TrustAnchors(custom: custom, anchorsOnly: anchorsOnly, systemRoots: systemRoots)
+            anchors = TrustAnchors(custom: custom, anchorsOnly: anchorsOnly, systemRoots: systemRoots, store: trustStore)
         }
         if let warnings { Self.warn(anchors, to: warnings) }
         return anchors
@@ -43,3 +54,5 @@ struct AnchorOptions: ParsableArguments {
         if problems.count > 10 { output.error("warning: and \(problems.count - 10) more problems with the anchors\n") }
     }
 }
+
+extension TrustAnchors.Store: ExpressibleByArgument {}

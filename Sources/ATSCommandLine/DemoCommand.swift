@@ -61,19 +61,27 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
 
     /// Diagnoses and fetches every case and renders the table.
     static func check(_ servers: LocalServers, timeout: Double, verbose: Bool, output out: Output) async -> Report {
-        let anchors: TrustAnchors
-        do { anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile)) } catch {
-            return Report(text: "cannot read the CA file \(servers.caFile): \(error)\n", failures: 1)
-        }
-        let diagnoser = Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: .milliseconds(Int64(timeout * 1000))))
+        // Most cases trust the local CA as the caller's anchor; the CT cases take it as a public root, with the local log list.
         var diagnoses: [String: HostDiagnosis] = [:]
-        await DiagnosisScan(diagnoser: diagnoser, concurrency: 4).run(servers.cases.map(\.url)) { diagnoses[$0.url] = $0 }
+        for publicRoot in [false, true] {
+            let group = servers.cases.filter { $0.testCase.needsPublicRoot == publicRoot }
+            guard let first = group.first else { continue }
+            let trust: (anchors: TrustAnchors, transparency: CertificateTransparencyOptions)
+            do { trust = try servers.trust(for: first.testCase) } catch {
+                return Report(text: "cannot set up trust for the local cases: \(error)\n", failures: 1)
+            }
+            var options = DiagnosisOptions(anchors: trust.anchors, timeout: .milliseconds(Int64(timeout * 1000)))
+            options.certificateTransparency = trust.transparency
+            await DiagnosisScan(diagnoser: Diagnoser(options: options), concurrency: 4).run(group.map(\.url)) { diagnoses[$0.url] = $0 }
+        }
         var rows: [[String]] = []
         var details = ""
         var failures = 0
         for running in servers.cases {
             let expected = running.testCase
-            let fetched = await fetch(running.url, caFile: servers.caFile, timeout: timeout)
+            let fetched = expected.needsPublicRoot
+                ? await fetchWithPublicRoot(running.url, trust: try? servers.trust(for: expected), timeout: timeout)
+                : await fetch(running.url, caFile: servers.caFile, timeout: timeout)
             guard let diagnosis = diagnoses[running.url] else {
                 failures += 1
                 rows.append([expected.rawValue, expected.expectedText, "no diagnosis", fetched, out.red("✗")])
@@ -116,6 +124,23 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         if let status = object["status"] as? Int { return String(status) }
         if let error = object["error"] as? [String: Any], let kind = error["kind"] as? String { return kind }
         return "unreadable result"
+    }
+
+    /// What `ats fetch` reports with the local root as a system root (`SSL_CERT_FILE`) and `--ct-log-list` of the local
+    /// list, through the same client; in-process, where the environment cannot be set per request.
+    static func fetchWithPublicRoot(_ url: String, trust: (anchors: TrustAnchors, transparency: CertificateTransparencyOptions)?,
+                                    timeout: Double) async -> String {
+        guard let trust else { return "no trust for the case" }
+        let limit = Duration.milliseconds(Int64(timeout * 1000))
+        var configuration = HTTPSClientConfiguration(anchors: trust.anchors, timeouts: Timeouts(connect: limit, handshake: limit, request: limit))
+        configuration.certificateTransparency = trust.transparency
+        let client = HTTPSClient(configuration: configuration)
+        let result: String
+        do throws(TransportError) { result = String(try await client.execute(HTTPRequest(url: url)).status.code) } catch {
+            result = error.kind.rawValue
+        }
+        await client.shutdown()
+        return result
     }
 
     static func seconds(_ d: Duration) -> String { String(format: "%.2f", d.inSeconds) }

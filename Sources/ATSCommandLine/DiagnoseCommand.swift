@@ -14,6 +14,8 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             as `ats fetch`, so a PASS is a load the client accepts. After nscurl's report come the negotiated TLS version and suite, \
             the server's chain, and the smallest Info.plist exception that makes the URL load (or what the server must fix).
             --json prints one JSON document per URL, one per line (schema in docs/DIAGNOSE.md).
+            With --trust-store apple the chain is evaluated against Apple's root store (iOS 26) and Apple's TLS server rules for \
+            --platform (default iOS 26): the report then answers whether an iPhone on iOS 26 would trust the server.
             Exit status: 0 when the default ATS test passes for every URL, 1 when it fails for any, 3 when none fails but \
             some could not be decided here (NOT TESTABLE), 2 for usage or input errors.
             """
@@ -42,6 +44,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @OptionGroup var platformOption: PlatformOption
 
     @OptionGroup var resolveOptions: ResolveOptions
+
+    @OptionGroup(title: "Certificate Transparency (a server whose certificate embeds no SCTs is NOT TESTABLE: it may send them in the handshake)")
+    var ctOptions: CTOptions
 
     func validate() throws {
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
@@ -113,9 +118,12 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func options(output out: Output) throws -> DiagnosisOptions {
-        return DiagnosisOptions(profile: platformOption.profile,
-                                anchors: try anchorOptions.trustAnchors(warnings: out),
-                                timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides)
+        var options = DiagnosisOptions(profile: platformOption.profile,
+                                       anchors: try anchorOptions.trustAnchors(warnings: out),
+                                       timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides,
+                                       platform: platformOption.applePlatform)
+        options.certificateTransparency = try ctOptions.options()
+        return options
     }
 }
 

@@ -71,6 +71,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "OCSP revocation checking of the server's chain, fetched from each certificate's responder: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
 
+    @OptionGroup(title: "Certificate Transparency (embedded SCTs; SCTs in the TLS extension or a stapled OCSP response cannot be read)")
+    var ctOptions: CTOptions
+
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
 
@@ -114,7 +117,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         do throws(TransportError) { response = try await client.stream(request) } catch {
             return refused(error, output: out)
         }
-        if verbose { out.error(Self.describe(response.connection, output: out)) }
+        if verbose { out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore)) }
         // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
         // memory; --json reads it to the end without keeping it.
         var file: FileHandle?
@@ -147,7 +150,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             if let output, file != nil { out.error("ats fetch: '\(output)' is incomplete: \(written) bytes of the body were written before the failure\n") }
             return refused(failure, output: out)
         }
-        if json { out.write(FetchJSON.encode(FetchJSON(response: response)) + "\n") }
+        if json { out.write(FetchJSON.encode(jsonNaming(FetchJSON(response: response))) + "\n") }
         if response.status.code >= 400 {
             out.error("ats fetch: the server answered \(response.status.code) \(response.status.reasonPhrase)\n")
             return 1
@@ -157,8 +160,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     /// Reports a failed request and gives its exit status: 2 for what the user can fix in the command, 1 otherwise.
     func refused(_ error: TransportError, output out: Output) -> Int32 {
-        if json { out.write(FetchJSON.encode(FetchJSON(error: error)) + "\n") }
-        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out)) }
+        if json { out.write(FetchJSON.encode(jsonNaming(FetchJSON(error: error))) + "\n") }
+        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out, store: anchorOptions.trustStore)) }
         if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
         out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
@@ -251,17 +254,28 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
             maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
         configuration.revocation = revocation
+        configuration.certificateTransparency = try ctOptions.options()
+        configuration.platform = platformOption.applePlatform
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 
     // MARK: Rendering
 
-    static func describe(_ report: ConnectionReport, output out: Output) -> String {
+    /// The JSON with the trust store and platform this command evaluated with.
+    func jsonNaming(_ value: FetchJSON) -> FetchJSON {
+        var value = value
+        value.trustStore = anchorOptions.trustStore.rawValue
+        value.trustStoreVersion = anchorOptions.trustStore == .apple ? AppleTrustStore.shared.version : nil
+        value.platform = platformOption.applePlatform.description
+        return value
+    }
+
+    static func describe(_ report: ConnectionReport, output out: Output, store: TrustAnchors.Store = .system) -> String {
         var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
         if let handshake = report.handshake {
             s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
         }
-        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out) }
+        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out, store: store) }
         s += describe(report.atsEvaluation)
         for note in report.notes { s += "* note: \(note)\n" }
         return s
@@ -294,11 +308,16 @@ struct FetchJSON: Encodable {
     var tlsVersion: String?
     var cipherSuite: String?
     var trusted: Bool?
-    var chain: [CertificateSummary]?
+    var chain: [VerdictRendering.ChainEntry]?
     var failures: [TrustFailure]?
+    var certificateTransparency: CertificateTransparencyReport?
     var ats: [ATSCheck]?
     var redirects: [String]?
     var error: Failure?
+    /// The public roots ("system" or "apple") and the Apple release whose TLS server rules applied.
+    var trustStore: String?
+    var trustStoreVersion: Int?
+    var platform: String?
 
     init(response: StreamingHTTPResponse) {
         url = response.url
@@ -316,8 +335,9 @@ struct FetchJSON: Encodable {
         tlsVersion = handshake?.tlsVersion?.rawValue
         cipherSuite = handshake?.cipherSuite
         trusted = verdict?.isTrusted
-        chain = verdict?.chainSummaries
+        chain = verdict.map(VerdictRendering.chainEntries)
         failures = verdict?.failures
+        certificateTransparency = verdict?.certificateTransparency
         ats = evaluation?.reasons.map { ATSCheck(check: $0.check, passed: $0.passed, message: $0.message, because: $0.because.description) }
     }
 

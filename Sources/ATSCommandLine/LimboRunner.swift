@@ -140,6 +140,9 @@ struct LimboRunner {
             var policy = TrustPolicy.ssl(host: peer)
             // limbo measures conformance to the Web PKI profile, as pyca and webpki are scored.
             policy.profile = .webPKI
+            // Apple's TLS server rules stay on (iOS 26), as for any SSL evaluation. Under limbo's custom anchors that is
+            // RSA ≥ 2048 bits, which parsing already needs, and 825 days for leaves issued after 2019-06-30, which no
+            // limbo leaf exceeds (2026-11-25): the score is unchanged.
             if let depth = tc.max_chain_depth { policy.maximumIntermediates = depth }
             if let ekus = tc.extended_key_usage, !ekus.isEmpty {
                 var usages: [ExtendedKeyUsage.Usage] = []

@@ -182,7 +182,8 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         let evaluator: any ServerTrustEvaluating = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out)
             ?? validation
         let verdict = await evaluator.evaluate(trust)
-        out.write(json ? VerdictRendering.json(verdict, anchors: trust.anchors) + "\n" : VerdictRendering.text(verdict, host: host, output: out))
+        out.write(json ? VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n"
+                       : VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))
         return verdict.isTrusted ? 0 : 1
     }
 }

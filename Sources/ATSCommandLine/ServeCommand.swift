@@ -64,9 +64,14 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
         s += "CA file to trust:           \(servers.caFile)\n"
         s += "client certificate:         \(servers.clientCertificateFile) (key \(servers.clientKeyFile))\n"
         s += "basic auth:                 \(LocalServers.basicAuthUser):\(LocalServers.basicAuthPassword)\n"
+        s += "CT log list (ct-* cases):   \(servers.ctLogListFile)\n"
         if let good = servers.cases.first?.url {
             s += "\ntry:  ats diagnose --anchors \(servers.caFile) \(good)\n"
             s += "      curl --cacert \(servers.caFile) \(good)\n"
+        }
+        if let ct = servers.cases.first(where: { $0.testCase.needsPublicRoot })?.url {
+            // Apple requires CT and the 398-day limit only for public roots: the CA must come in as a system root.
+            s += "      SSL_CERT_FILE=\(servers.caFile) ATS_CT_LOG_LIST=\(servers.ctLogListFile) ats diagnose \(ct)\n"
         }
         s += "serving until interrupted (Ctrl-C)\n"
         return s

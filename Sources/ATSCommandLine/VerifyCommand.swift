@@ -8,7 +8,12 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         abstract: "Evaluate a certificate chain as SecTrust would, and explain the verdict.",
         discussion: """
             Exit status: 0 trusted, 1 not trusted, 2 usage or input error.
-            With --limbo, runs every SERVER testcase of an x509-limbo file and writes limbo's result shape.
+            Under the SSL policy Apple's TLS server rules for --platform apply, with or without --ats: RSA keys of at least \
+            2048 bits and leaves valid for at most 825 days (iOS 13, macOS 10.15 and later), and at most 398 days for leaves \
+            issued from 2020-09-01 that chain to a public root (iOS 14, macOS 11 and later). --trust-store apple evaluates \
+            against Apple's root store (iOS 26) with Apple's limits on its roots.
+            With --limbo, runs every SERVER testcase of an x509-limbo file and writes limbo's result shape: the webpki profile \
+            and iOS 26's TLS server rules under each case's own (custom) anchors; --platform and --trust-store do not apply.
             """
     )
 
@@ -35,6 +40,8 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Add the ATS certificate-strength policy (RSA ≥ 2048, EC ≥ 256, SHA-256+).")
     var ats = false
 
+    @OptionGroup var platformOption: PlatformOption
+
     @Option(name: .customLong("max-depth"), help: "Most intermediate CAs allowed (default 8).")
     var maxDepth: Int?
 
@@ -44,6 +51,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
 
     @Option(help: "Revocation checking: off (default, or soft with --ocsp-response), soft or hard.")
     var revocation: RevocationOptions.Mode?
+
+    @OptionGroup(title: "Certificate Transparency (embedded SCTs, under the SSL policy, for chains to a system root)")
+    var ctOptions: CTOptions
 
     @OptionGroup(title: "Pinning (checked against the chain as built, after validation)")
     var pinOptions: PinOptions
@@ -85,9 +95,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
                 verdict = await trust.evaluate()
             }
             if json {
-                out.write(VerdictRendering.json(verdict, anchors: trust.anchors) + "\n")
+                out.write(VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n")
             } else {
-                out.write(VerdictRendering.text(verdict, host: host, output: out))
+                out.write(VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))
             }
             return verdict.isTrusted ? 0 : 1
         } catch {
@@ -108,6 +118,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         }
         var trustPolicy: TrustPolicy = (policy == .basic) ? .basicX509 : .ssl(host: peer)
         trustPolicy.requiresATSStrength = ats
+        trustPolicy.platform = platformOption.applePlatform
         trustPolicy.profile = profile
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         var responses: [[UInt8]] = []
@@ -127,6 +138,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             throw InputError("--ocsp-response with --revocation off would ignore the response; use --revocation soft or hard, or drop it")
         }
         trustPolicy.revocation = RevocationOptions(mode: mode, responses: responses)
+        trustPolicy.certificateTransparency = try ctOptions.options()
         let time = try validationTime(at: at)
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
     }

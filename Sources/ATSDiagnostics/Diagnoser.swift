@@ -22,10 +22,15 @@ public struct DiagnosisOptions: Sendable {
     public var addressOverrides: [String: String]
     /// The time certificates are checked at; nil is now.
     public var validationTime: Date?
+    /// Certificate Transparency, as the client applies it.
+    public var certificateTransparency = CertificateTransparencyOptions()
+    /// The Apple release whose TLS server rules the chain must meet (``TrustPolicy/platform``).
+    public var platform: ApplePlatform
 
     public init(profile: PlatformProfile = .newest, anchors: TrustAnchors = .system, timeout: Duration = .seconds(10),
-                addressOverrides: [String: String] = [:], validationTime: Date? = nil) {
+                addressOverrides: [String: String] = [:], validationTime: Date? = nil, platform: ApplePlatform = .newest) {
         self.profile = profile
+        self.platform = platform
         self.anchors = anchors
         self.timeout = timeout
         self.addressOverrides = addressOverrides
@@ -75,8 +80,11 @@ public struct Diagnoser: Sendable {
             return collected.sorted { $0.0 < $1.0 }.map(\.1)
         }
         let outcomes = await settleUntestable(tested, host: host, port: port)
-        return HostDiagnosis(url: url, host: host, port: port, profile: options.profile, tests: outcomes,
+        return HostDiagnosis(url: url, host: host, port: port, profile: options.profile, platform: options.platform.description,
+                             trustStore: options.anchors.trustStore.rawValue,
+                             trustStoreVersion: options.anchors.trustStore == .apple ? AppleTrustStore.shared.version : nil, tests: outcomes,
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
+                             certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
                              recommendation: Recommendation.choose(host: host, outcomes: outcomes),
                              untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile),
                              milliseconds: (clock.now - start).milliseconds)
@@ -86,7 +94,7 @@ public struct Diagnoser: Sendable {
     public func run(_ test: ATSTestCase, url: String, host: String) async -> TestOutcome {
         let dictionary = test.relaxation.dictionary(host: host)
         let presented = NIOLockedValueBox<[[UInt8]]>([])
-        let configuration = HTTPSClientConfiguration(
+        var configuration = HTTPSClientConfiguration(
             ats: .configuration(ATSConfiguration(dictionary: dictionary), profile: options.profile),
             anchors: options.anchors, validationTime: options.validationTime,
             // Default handling, as a URLSession delegate that does not implement the challenge; it only looks
@@ -97,6 +105,8 @@ public struct Diagnoser: Sendable {
             },
             timeouts: Timeouts(connect: options.timeout, handshake: options.timeout, request: options.timeout),
             addressOverrides: options.addressOverrides, maximumIdleConnectionsPerHost: 0)
+        configuration.certificateTransparency = options.certificateTransparency
+        configuration.platform = options.platform
         let client = HTTPSClient(configuration: configuration)
         let clock = ContinuousClock()
         let start = clock.now
@@ -122,11 +132,23 @@ public struct Diagnoser: Sendable {
             outcome.cipherSuite = error.handshake?.cipherSuite
             outcome.verdict = error.verdict
             outcome.unofferedSuites = unofferedSuites(error, client: client, url: url)
+            if let reason = Self.undecidedTransparency(error.verdict) {
+                outcome.result = .notTestable
+                outcome.notTestableReason = reason
+            }
         }
         await client.shutdown()
         outcome.presented = presented.withLockedValue { $0 }
         outcome.milliseconds = (clock.now - start).milliseconds
         return outcome
+    }
+
+    /// Why a load refused only for CT cannot be decided here: the certificate embeds no SCTs, and the server may send
+    /// them in the TLS extension or a stapled OCSP response, which swift-nio-ssl does not expose.
+    static func undecidedTransparency(_ verdict: TrustVerdict?) -> String? {
+        guard let verdict, verdict.certificateTransparency?.status == .noEmbeddedSCTs,
+              verdict.failures.allSatisfy({ $0.code == .certificateTransparency }) else { return nil }
+        return "the certificate embeds no SCTs; an iPhone also accepts SCTs the server sends in the TLS handshake or a stapled OCSP response, which cannot be read through swift-nio-ssl, so whether it meets Apple's CT policy cannot be decided here"
     }
 
     /// The allowed suites this client could not offer, when a test failed because the server accepted none of the

@@ -128,6 +128,8 @@ public struct ChainEntry: Sendable, Codable, Hashable {
     public var spkiSHA256: String
     /// `ok`, or the failures the default ATS evaluation found in this certificate.
     public var atsVerdict: [String]
+    /// The leaf's embedded SCTs as Apple's CT policy saw them; empty for the other certificates.
+    public var scts: [SCTReport] = []
 }
 
 /// The diagnosis of one URL: every test, the chain, and the smallest exception.
@@ -136,9 +138,16 @@ public struct HostDiagnosis: Sendable, Codable {
     public var host: String
     public var port: Int
     public var profile: PlatformProfile
+    /// The Apple release whose TLS server rules the chain was held to ("iOS 26"); nil in documents from before it was kept.
+    public var platform: String?
+    /// Where the public roots came from: "system" (this machine's) or "apple" (Apple's trust store, see ``trustStoreVersion``).
+    public var trustStore: String?
+    public var trustStoreVersion: Int?
     /// nscurl's tests in its order, then the probes.
     public var tests: [TestOutcome]
     public var chain: [ChainEntry]
+    /// What Apple's CT policy made of the leaf, from the verdict the chain report shows; nil when CT did not look.
+    public var certificateTransparency: CertificateTransparencyReport? = nil
     public var recommendation: Recommendation
     /// ATS-allowed suites this TLS library cannot offer: no test here proves or disproves them.
     public var untestableSuites: [String]
@@ -162,6 +171,16 @@ public struct HostDiagnosis: Sendable, Codable {
     }
 
     public func outcome(_ id: String) -> TestOutcome? { tests.first { $0.test.id == id } }
+
+    /// What the diagnosis answers, when it is more than nscurl's question: with Apple's trust store, whether an Apple
+    /// device would trust the server.
+    public var question: String? {
+        guard trustStore == TrustAnchors.Store.apple.rawValue, let platform else { return nil }
+        let store = "Apple's trust store \(trustStoreVersion.map(String.init) ?? "")".trimmingCharacters(in: .whitespaces)
+        let device = platform.hasPrefix("macOS") ? "a Mac on \(platform)" : "an iPhone on \(platform)"
+        let storeNote = platform == ApplePlatform.newest.description ? "" : " (given the iOS 26 store)"
+        return "Trust is evaluated with \(store) and the TLS server rules of \(platform): it answers whether \(device)\(storeNote) would trust this server."
+    }
 
     /// nscurl's tests only.
     public var nscurlTests: [TestOutcome] { tests.filter { $0.test.section != nil } }

@@ -16,8 +16,7 @@ public enum DiagnosisRendering {
             "Configuring ATS Info.plist keys and displaying the result of HTTPS loads to \(d.url).",
             "A test will \"PASS\" if URLSession:task:didCompleteWithError: returns a nil error.",
             "Use '--verbose' to view the ATS dictionaries used and to display the error received in URLSession:task:didCompleteWithError:.",
-            rule,
-        ]
+        ] + (d.question.map { [$0] } ?? []) + [rule]
         for section in NSCurlSection.allCases {
             let tests = d.tests.filter { $0.test.section == section }
             out.append("")
@@ -85,6 +84,14 @@ public enum DiagnosisRendering {
             }
             lines.append("    SPKI sha256/\(c.spkiSHA256)")
             lines.append("    ATS: \(c.atsVerdict.joined(separator: "; "))")
+            for sct in c.scts {
+                let who = sct.log.map { "\($0) (\(sct.operator ?? "?"))" } ?? "log \(sct.logID)"
+                lines.append("    SCT \(sct.counted ? "counted" : "not counted"): \(who)\(sct.reason.map { ": \($0)" } ?? "")")
+            }
+        }
+        // Said even when it passes: a PASS with CT not enforced (an out-of-date list) must not look like a CT pass.
+        if let ct = d.certificateTransparency {
+            lines.append("Certificate Transparency : \(ct.status.rawValue): \(ct.explanation)")
         }
         return lines
     }
@@ -136,6 +143,9 @@ public enum DiagnosisRendering {
         var host: String
         var port: Int
         var profile: String
+        var platform: String?
+        var trustStore: String?
+        var trustStoreVersion: Int?
         var defaultPasses: Bool
         var tests: [TestOutcome]
         var chain: [ChainEntry]
@@ -148,6 +158,9 @@ public enum DiagnosisRendering {
             host = d.host
             port = d.port
             profile = d.profile.rawValue
+            platform = d.platform
+            trustStore = d.trustStore
+            trustStoreVersion = d.trustStoreVersion
             defaultPasses = d.defaultPasses
             tests = d.tests
             chain = d.chain

@@ -17,6 +17,13 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
     case clientCertificateRequired = "client-cert-required"
     case basicAuth = "basic-auth"
     case redirectToHTTP = "redirect-to-http"
+    /// Chains to the local root as a public root (as through `SSL_CERT_FILE`), under the log list `ats serve` writes.
+    case ctTooFewSCTs = "ct-too-few-scts"
+    case ct400Days = "ct-400-days"
+
+    /// The cases whose root must count as a public root, with the local CT log list: Apple requires CT and the
+    /// 398-day limit only there.
+    public var needsPublicRoot: Bool { self == .ctTooFewSCTs || self == .ct400Days }
 
     /// What the server does, in a few words.
     public var summary: String {
@@ -36,6 +43,8 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         case .clientCertificateRequired: return "requires a client certificate"
         case .basicAuth: return "HTTP Basic auth (user:passwd) on every page"
         case .redirectToHTTP: return "302 to a plain http:// URL"
+        case .ctTooFewSCTs: return "90-day leaf with 1 embedded SCT; Apple requires 2 (public root, local CT log list)"
+        case .ct400Days: return "400-day leaf with 3 valid SCTs; Apple allows 398 days (public root, local CT log list)"
         }
     }
 
@@ -46,7 +55,7 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         switch self {
         case .good, .basicAuth: return allPass
         case .expired, .notYetValid, .wrongHost, .selfSigned, .untrustedRoot, .incompleteChain, .sha1Signature, .rsa1024,
-             .clientCertificateRequired:
+             .clientCertificateRequired, .ctTooFewSCTs, .ct400Days:
             return allFail
         // default, arbitrary loads, TLS 1.3…1.0, PFS, PFS + HTTP, TLS 1.3…1.0 without PFS, the same with HTTP.
         case .tls10Only: return "FP" + "FFFP" + "F" + "F" + "FFFP" + "FFFP"
@@ -82,7 +91,8 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         switch self {
         case .good: return "200"
         case .basicAuth: return "401"
-        case .expired, .notYetValid, .wrongHost, .selfSigned, .untrustedRoot, .incompleteChain, .sha1Signature, .rsa1024:
+        case .expired, .notYetValid, .wrongHost, .selfSigned, .untrustedRoot, .incompleteChain, .sha1Signature, .rsa1024,
+             .ctTooFewSCTs, .ct400Days:
             return "serverTrustRefused"
         case .tls10Only, .tls11Only, .staticRSA: return "atsRefused"
         case .clientCertificateRequired: return "clientCertificateRejected"

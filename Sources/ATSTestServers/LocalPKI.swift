@@ -1,4 +1,5 @@
 import Crypto
+import TransportTrust
 import Foundation
 import SwiftASN1
 import X509
@@ -83,6 +84,8 @@ public struct LocalPKI: Sendable {
     public let rsaKey: LocalKey
     /// The instant the certificates are built around: valid from 30 days before to a year after.
     public let now: Date
+    /// The CT logs of the CT cases, in the log list ``LocalServers`` writes.
+    public let ctLogs: [LocalCTLog]
 
     static let organization = "ats serve local CA"
 
@@ -96,6 +99,7 @@ public struct LocalPKI: Sendable {
         rsaIntermediate = try Self.issue(cn: "ats serve Local RSA Intermediate CA", key: keys[1], issuer: root, now: now, ca: true)
         untrustedRoot = try Self.issue(cn: "Untrusted Root CA", key: .p256(P256.Signing.PrivateKey()), issuer: nil, now: now, ca: true)
         untrustedIntermediate = try Self.issue(cn: "Untrusted Intermediate CA", key: .p256(P256.Signing.PrivateKey()), issuer: untrustedRoot, now: now, ca: true)
+        ctLogs = (1...3).map { LocalCTLog(name: "ats serve Test Log \($0)") }
     }
 
     private static func rsaKeys(count: Int) throws -> [LocalKey] {
@@ -115,6 +119,29 @@ public struct LocalPKI: Sendable {
         let names = dns.map { GeneralName.dnsName($0) } + ips.map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
         return try Self.issue(cn: cn, key: key ?? .p256(P256.Signing.PrivateKey()), issuer: issuer ?? intermediate, now: now, ca: false,
                               sans: names, notValidBefore: notValidBefore, notValidAfter: notValidAfter, signatureAlgorithm: signatureAlgorithm)
+    }
+
+    static func serial() -> Certificate.SerialNumber {
+        Certificate.SerialNumber(bytes: [UInt8.random(in: 0x01...0x7f)] + (0..<15).map { _ in UInt8.random(in: 0...255) })
+    }
+
+    /// A TLS server certificate for 127.0.0.1 carrying SCTs from the first `scts` of ``ctLogs``, as a CA issues it after
+    /// logging its precertificate: the SCTs sign the certificate's TBS without the SCT list, under the intermediate.
+    public func leafWithSCTs(_ scts: Int, lifetimeDays: Int) throws -> LocalCertificate {
+        let key = LocalKey.p256(P256.Signing.PrivateKey())
+        let serial = Self.serial()
+        let from = now.addingTimeInterval(-86400)
+        // Inclusive days, as Apple counts them: one second short of the whole days.
+        let until = from.addingTimeInterval(Double(lifetimeDays) * 86400 - 1)
+        let sans: [GeneralName] = [.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))]
+        let precert = try Self.issue(cn: "127.0.0.1", key: key, issuer: intermediate, now: now, ca: false, sans: sans,
+                                     notValidBefore: from, notValidAfter: until, serial: serial)
+        let tbs = Array(precert.certificate.tbsCertificateBytes)
+        let signed = try ctLogs.prefix(scts).map { try $0.sct(tbs: tbs, issuer: intermediate, at: from.addingTimeInterval(60)) }
+        let list: Certificate.Extension
+        do { list = try SCTEncoding.listExtension(signed) } catch { throw TestServerError("cannot encode the SCT list: \(error)") }
+        return try Self.issue(cn: "127.0.0.1", key: key, issuer: intermediate, now: now, ca: false, sans: sans,
+                              notValidBefore: from, notValidAfter: until, serial: serial, extra: [list])
     }
 
     /// A self-signed server certificate (its own issuer, not a CA).
@@ -143,7 +170,8 @@ public struct LocalPKI: Sendable {
 
     static func issue(cn: String, key: LocalKey, issuer: LocalCertificate?, now: Date, ca: Bool, sans: [GeneralName] = [],
                       usage: ExtendedKeyUsage.Usage = .serverAuth, notValidBefore: Date? = nil, notValidAfter: Date? = nil,
-                      signatureAlgorithm: Certificate.SignatureAlgorithm? = nil) throws -> LocalCertificate {
+                      signatureAlgorithm: Certificate.SignatureAlgorithm? = nil, serial: Certificate.SerialNumber? = nil,
+                      extra: [Certificate.Extension] = []) throws -> LocalCertificate {
         do {
             let subject = try DistinguishedName {
                 OrganizationName(organization)
@@ -164,12 +192,13 @@ public struct LocalPKI: Sendable {
                 extensions.append(try Certificate.Extension(try ExtendedKeyUsage([usage]), critical: false))
                 if !sans.isEmpty { extensions.append(try Certificate.Extension(SubjectAlternativeNames(sans), critical: false)) }
             }
+            extensions += extra
             let ski = SubjectKeyIdentifier(hash: publicKey)
             extensions.append(try Certificate.Extension(ski, critical: false))
             let authority = issuer.map { SubjectKeyIdentifier(hash: $0.key.certificateKey.publicKey) } ?? ski
             extensions.append(try Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: authority.keyIdentifier), critical: false))
             // 16 random octets, first below 0x80: positive and at most 20 octets once encoded.
-            let serial = Certificate.SerialNumber(bytes: [UInt8.random(in: 0x01...0x7f)] + (0..<15).map { _ in UInt8.random(in: 0...255) })
+            let serial = serial ?? Self.serial()
             let certificate = try Certificate(
                 version: .v3, serialNumber: serial, publicKey: publicKey,
                 notValidBefore: notValidBefore ?? now.addingTimeInterval(-30 * 86400),

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import TransportTrust
 
 /// Every ``BadSSLCase`` running on 127.0.0.1 behind one generated local CA: a badssl.com that needs no network.
 ///
@@ -22,6 +23,8 @@ public final class LocalServers: Sendable {
     public let httpTarget: LocalServer
     /// PEM file holding the local root CA: the one anchor clients must trust.
     public let caFile: String
+    /// The CT log list of the CT cases (Apple's schema v5), holding the local PKI's test logs.
+    public let ctLogListFile: String
     /// PEM client certificate and key (issued by the local CA) for the client-certificate case.
     public let clientCertificateFile: String
     public let clientKeyFile: String
@@ -30,16 +33,34 @@ public final class LocalServers: Sendable {
     public static let basicAuthUser = "user"
     public static let basicAuthPassword = "passwd"
 
-    private init(cases: [Running], httpTarget: LocalServer, caFile: String, clientCertificateFile: String, clientKeyFile: String, pki: LocalPKI) {
+    private init(cases: [Running], httpTarget: LocalServer, caFile: String, ctLogListFile: String, clientCertificateFile: String,
+                 clientKeyFile: String, pki: LocalPKI) {
         self.cases = cases
         self.httpTarget = httpTarget
         self.caFile = caFile
+        self.ctLogListFile = ctLogListFile
         self.clientCertificateFile = clientCertificateFile
         self.clientKeyFile = clientKeyFile
         self.pki = pki
     }
 
     public func url(for testCase: BadSSLCase) -> String? { cases.first { $0.testCase == testCase }?.url }
+
+    /// What a client must be given to judge `testCase` as its expectations assume: the local CA as the caller's anchor,
+    /// or, for the CT cases, as a public root (as `SSL_CERT_FILE` would give it) with the local CT log list.
+    public func trust(for testCase: BadSSLCase) throws -> (anchors: TrustAnchors, transparency: CertificateTransparencyOptions) {
+        guard testCase.needsPublicRoot else {
+            return (TrustAnchors(custom: try CertificateLoader.certificates(atPath: caFile)), CertificateTransparencyOptions())
+        }
+        let roots = SystemRoots.load(files: [caFile], directories: [])
+        if let reason = roots.emptyReason { throw TestServerError("the local CA cannot serve as a public root: \(reason)") }
+        let json: [UInt8]
+        do { json = Array(try Data(contentsOf: URL(fileURLWithPath: ctLogListFile))) } catch {
+            throw TestServerError("cannot read \(ctLogListFile): \(error.localizedDescription)")
+        }
+        return (TrustAnchors(custom: [], anchorsOnly: false, systemRoots: roots),
+                CertificateTransparencyOptions(logList: try CTLogList(json: json, source: .supplied(ctLogListFile))))
+    }
 
     public func shutdown() async {
         for running in cases { await running.server.shutdown() }
@@ -63,8 +84,10 @@ public final class LocalServers: Sendable {
         let caFile = dir.appendingPathComponent("ca.pem").path
         let clientFile = dir.appendingPathComponent("client.pem").path
         let clientKeyFile = dir.appendingPathComponent("client-key.pem").path
+        let ctLogListFile = dir.appendingPathComponent("ct-log-list.json").path
         do {
             try Data(pki.root.pem.utf8).write(to: URL(fileURLWithPath: caFile))
+            try Data(try LocalCTLog.logList(pki.ctLogs, since: pki.now.addingTimeInterval(-400 * 86400))).write(to: URL(fileURLWithPath: ctLogListFile))
             try Data((client.pem + pki.intermediate.pem).utf8).write(to: URL(fileURLWithPath: clientFile))
             try Data(client.key.pem.utf8).write(to: URL(fileURLWithPath: clientKeyFile))
         } catch {
@@ -89,8 +112,8 @@ public final class LocalServers: Sendable {
                 started.append(server)
                 running.append(Running(testCase: testCase, url: "https://127.0.0.1:\(server.port)/", server: server))
             }
-            return LocalServers(cases: running, httpTarget: httpTarget, caFile: caFile, clientCertificateFile: clientFile,
-                                clientKeyFile: clientKeyFile, pki: pki)
+            return LocalServers(cases: running, httpTarget: httpTarget, caFile: caFile, ctLogListFile: ctLogListFile,
+                                clientCertificateFile: clientFile, clientKeyFile: clientKeyFile, pki: pki)
         } catch {
             for server in started { await server.shutdown() }
             throw error
@@ -136,6 +159,10 @@ public final class LocalServers: Sendable {
         case .clientCertificateRequired:
             chain = [try pki.leaf(), pki.intermediate]
             requireClientCertificate = true
+        case .ctTooFewSCTs:
+            chain = [try pki.leafWithSCTs(1, lifetimeDays: 90), pki.intermediate]
+        case .ct400Days:
+            chain = [try pki.leafWithSCTs(3, lifetimeDays: 400), pki.intermediate]
         }
         return try serverConfiguration(chain: chain, minimum: minimum, maximum: maximum, suites: suites,
                                        clientRoots: requireClientCertificate ? [pki.root] : nil)

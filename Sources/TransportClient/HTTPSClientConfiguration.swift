@@ -63,6 +63,12 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Where OCSP responses come from when ``revocation`` is on; nil means an ``HTTPOCSPResponseSource`` that
     /// the client creates, shares between handshakes and shuts down with itself.
     public var ocspSource: (any OCSPResponseSource)?
+    /// Certificate Transparency for every server chain: Apple's policy on embedded SCTs, enforced by default where
+    /// Apple enforces it (chains to a system root). SCTs sent in the TLS extension or a stapled OCSP response cannot
+    /// be read through swift-nio-ssl.
+    public var certificateTransparency = CertificateTransparencyOptions()
+    /// The Apple release whose TLS server rules the server's chain must meet (``TrustPolicy/platform``).
+    public var platform: ApplePlatform = .newest
 
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
                 validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],

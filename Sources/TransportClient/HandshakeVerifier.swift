@@ -64,7 +64,8 @@ final class HandshakeVerifier: Sendable {
             return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: [],
                                        refusal: refusal(.serverTrustRefused, "'\(host)' is not a valid host", verdict, evaluation, handshake))
         }
-        var policy = requirements.certificate.value.trustPolicy(host: peer)
+        var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: configuration.certificateTransparency)
+        policy.platform = configuration.platform
         // The source goes with the trust even when the client checks nothing, for evaluators that do.
         policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
         let trust = ServerTrust(certificates: presented, anchors: configuration.anchors, policy: policy,

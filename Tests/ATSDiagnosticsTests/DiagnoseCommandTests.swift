@@ -36,6 +36,29 @@ import Testing
         #expect(!result.out.contains("ATS Dictionary:"))
     }
 
+    /// --trust-store apple: the header says the report answers whether an iPhone on iOS 26 would trust the server, and
+    /// the JSON names store and platform. The local CA is in no public store, so only --anchors makes it trusted.
+    @Test func appleTrustStoreSaysWhatItAnswers() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .good))
+        let apple = await ats(["diagnose", url, "--trust-store", "apple"])
+        #expect(apple.status == 1)
+        let lines = apple.out.components(separatedBy: "\n")
+        let question = "Trust is evaluated with Apple's trust store 2025072000 and the TLS server rules of iOS 26: it answers whether an iPhone on iOS 26 would trust this server."
+        #expect(Array(lines.prefix(6)).contains(question), "\(lines.prefix(8))")
+        #expect(lines.firstIndex(of: question) == lines.firstIndex(of: String(repeating: "=", count: 80)).map { $0 - 1 })
+
+        let json = await ats(["diagnose", url, "--trust-store", "apple", "--anchors", servers.caFile, "--json", "--platform", "ios13"])
+        #expect(json.status == 0, "\(json.out)\(json.err)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        #expect(object["trustStore"] as? String == "apple")
+        #expect(object["trustStoreVersion"] as? Int == 2025072000)
+        #expect(object["platform"] as? String == "iOS 13")
+
+        let system = await ats(["diagnose", url, "--anchors", servers.caFile])
+        #expect(!system.out.contains("Trust is evaluated with"), "the system store's report is nscurl's")
+    }
+
     @Test func verboseShowsTheDictionaryAndTheError() async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: .expired))

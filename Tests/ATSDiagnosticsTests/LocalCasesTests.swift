@@ -1,4 +1,4 @@
-import ATSDiagnostics
+@testable import ATSDiagnostics
 import ATSTestServers
 import Foundation
 import Testing
@@ -11,7 +11,7 @@ import TransportTrust
     func diagnosisMatchesTheExpectedMatrix(_ testCase: BadSSLCase) async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: testCase))
-        let diagnosis = try await localDiagnoser(servers).gated(url)
+        let diagnosis = try await localDiagnoser(servers, for: testCase).gated(url)
         #expect(diagnosis.matrix == testCase.expectedMatrix, "\(testCase.rawValue): \(DiagnosisRendering.text(diagnosis, verbose: true))")
         #expect(diagnosis.recommendation.kind == testCase.expectedRecommendation)
         if let configuration = testCase.expectedConfiguration {
@@ -28,6 +28,27 @@ import TransportTrust
             #expect(failure.apple.urlErrorCode < 0)
             #expect(!failure.message.isEmpty)
         }
+    }
+
+    /// The CT cases fail for Apple's reasons, and only where the root is public: with the local CA as the caller's anchor
+    /// neither CT nor the 398-day limit applies, and both load.
+    @Test func theCTCasesFailForApplesReasonsUnderAPublicRootOnly() async throws {
+        let servers = try await SharedServers.shared.servers()
+        for (testCase, code) in [(BadSSLCase.ctTooFewSCTs, TrustFailureCode.certificateTransparency), (.ct400Days, .validityPeriodTooLong)] {
+            let url = try #require(servers.url(for: testCase))
+            let diagnosis = try await localDiagnoser(servers, for: testCase).gated(url)
+            let verdict = try #require(diagnosis.outcome("default")?.verdict)
+            #expect(verdict.codes == [code], "\(testCase.rawValue): \(verdict.failures)")
+            let asUserAnchor = try await localDiagnoser(servers).gated(url)
+            #expect(asUserAnchor.defaultPasses, "\(testCase.rawValue)")
+        }
+        let few = try await localDiagnoser(servers, for: .ctTooFewSCTs).gated(try #require(servers.url(for: .ctTooFewSCTs)))
+        let message = try #require(few.outcome("default")?.verdict?.failures.first?.message)
+        #expect(message.contains("1 valid SCT from distinct logs; Apple requires 2 for a certificate of 90 days"))
+        #expect(message.contains("ats serve Test Log 1 (Operator of ats serve Test Log 1)"))
+        let long = try await localDiagnoser(servers, for: .ct400Days).gated(try #require(servers.url(for: .ct400Days)))
+        #expect(long.outcome("default")?.verdict?.certificateTransparency == nil)
+        #expect(long.outcome("default")?.verdict?.failures.first?.message.contains("398") == true)
     }
 
     @Test func theNegotiatedVersionIsTheOneTheCaseServes() async throws {

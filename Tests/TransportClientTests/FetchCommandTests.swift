@@ -60,6 +60,36 @@ import Testing
         #expect(missingAnchors == 2)
     }
 
+    /// The client applies Apple's TLS server rules of --platform, and --json names the platform and the trust store.
+    @Test func fetchAppliesThePlatformsRulesAndNamesTheTrustStore() async throws {
+        let pki = ServerPKI(leafNotAfter: PKI.notBefore.addingTimeInterval(900 * 86_400))
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("fetched") }
+        defer { Task { await server.shutdown() } }
+        let dir = try TemporaryDirectory()
+        let base = ["fetch", "https://\(host):\(server.port)/", "--resolve", "\(host):127.0.0.1"]
+        let anchors = ["--anchors", try dir.write("root.pem", pki.root.pem)]
+
+        let (refused, refusedOut) = await run(base + anchors + ["--json"])
+        #expect(refused == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(refusedOut.standardOutput.utf8)) as? [String: Any])
+        let failures = try #require(object["failures"] as? [[String: Any]])
+        #expect(failures.map { $0["code"] as? String } == ["validityPeriodTooLong"], "\(failures)")
+        #expect(object["platform"] as? String == "iOS 26")
+        #expect(object["trustStore"] as? String == "system")
+
+        let (ios12, ios12Out) = await run(base + anchors + ["--platform", "ios12"])
+        #expect(ios12 == 0, "\(ios12Out.standardError)")
+        #expect(ios12Out.standardOutput == "fetched")
+
+        // The test CA is in no public store: Apple's refuses it.
+        let (apple, appleOut) = await run(base + ["--trust-store", "apple", "--platform", "ios12", "--json"])
+        #expect(apple == 1)
+        let appleObject = try #require(try JSONSerialization.jsonObject(with: Data(appleOut.standardOutput.utf8)) as? [String: Any])
+        #expect(appleObject["trustStore"] as? String == "apple")
+        #expect(appleObject["trustStoreVersion"] as? Int == 2025072000)
+        #expect(appleObject["platform"] as? String == "iOS 12")
+    }
+
     @Test func fetchReportsHTTPErrorsAsRefusals() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("gone", status: .notFound) }

@@ -35,10 +35,7 @@ import X509
     @Test(.enabled(if: OpenSSLTool.isAvailable))
     func namesAnRSA1024LeafAsAWeakKey() async throws {
         let (root, intermediate, _) = PKI.chain()
-        let tool = try OpenSSLTool()
-        let ca = try tool.export(intermediate, as: "ca")
-        try tool.newKey("leaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
-        let leaf = try tool.issue("leaf", cn: "weak.example.com", issuer: ca, extensions: OpenSSLTool.leafExtensions)
+        let leaf = try OpenSSLTool.rsa1024Leaf(cn: "weak.example.com", issuer: intermediate)
         #expect(leaf.certificate == nil, "swift-certificates refuses RSA-1024, so the engine must explain it")
         #expect(leaf.raw?.keyAlgorithm == .rsa(bits: 1024))
 
@@ -55,13 +52,7 @@ import X509
 
     @Test(.enabled(if: OpenSSLTool.isAvailable))
     func namesAnRSA1024Intermediate() async throws {
-        let root = PKI.root()
-        let tool = try OpenSSLTool()
-        let rootName = try tool.export(root, as: "root")
-        try tool.newKey("weakca", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
-        let weakCA = try tool.issue("weakca", cn: "Weak RSA CA", issuer: rootName, extensions: OpenSSLTool.caExtensions)
-        try tool.newKey("leaf", OpenSSLTool.p256Key)
-        let leaf = try tool.issue("leaf", cn: "www.example.com", issuer: "weakca", extensions: OpenSSLTool.leafExtensions)
+        let (root, weakCA, leaf) = try OpenSSLTool.chainWithRSA1024Intermediate()
         #expect(leaf.certificate != nil)
 
         let verdict = await PKI.evaluate(ServerTrust(chain: [leaf, weakCA], anchors: PKI.anchors(root), policy: Self.atsPolicy, validationTime: PKI.now))

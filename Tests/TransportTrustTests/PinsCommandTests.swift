@@ -35,6 +35,24 @@ import X509
         #expect(lines[2].hasPrefix("sha256/" + PinningFixtures.hash(pki.root)))
     }
 
+    /// Check mode with --trust-store apple: a real chain with a pin of its intermediate is trusted against Apple's store,
+    /// and the JSON names the store.
+    @Test func checkModeTakesTheAppleTrustStore() async throws {
+        let chain = AppleTrustStoreTests.fixtures.appendingPathComponent("digicert_g2_reddit.com.pem").path
+        let certificates = try CertificateLoader.certificates(atPath: chain)
+        let pin = try #require(certificates.dropFirst().first?.spkiSHA256Base64)
+        let r = await run([chain, "--pin", "sha256/" + pin, "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z", "--trust-store", "apple", "--json"])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        #expect(object["trustStore"] as? String == "apple")
+        #expect(object["platform"] as? String == "iOS 26")
+        // The system store of another machine is not asked: the test chain's own CA is in no public store.
+        let (testChain, _) = try files()
+        let refused = await run([testChain, "--pin", "sha256/" + PinningFixtures.hash(pki.intermediate), "--host", "www.example.com", "--at", Self.at,
+                                 "--trust-store", "apple"])
+        #expect(refused.status == 1)
+    }
+
     @Test func jsonListsThePins() async throws {
         let (chain, _) = try files()
         let r = await run([chain, "--format", "json"])

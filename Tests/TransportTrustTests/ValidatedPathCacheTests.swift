@@ -182,4 +182,31 @@ import X509
         let key2 = ValidatedPathCache.Key(presented: [pki.leaf.der, pki.intermediate.der], extra: [], anchors: [1])
         #expect(key1 != key2)
     }
+
+    /// A field added to TrustPolicy must be keyed in RuleFingerprint, or listed with the reason it is not: otherwise a
+    /// verdict remembered under one value would answer for another.
+    @Test func everyTrustPolicyFieldIsKeyedOrDeliberatelyLeftOut() throws {
+        let policy = TrustPolicy.ssl(host: nil)
+        let fields = Set(Mirror(reflecting: policy).children.compactMap(\.label))
+        let keyed = Set(Mirror(reflecting: try #require(RuleFingerprint(policy))).children.compactMap(\.label))
+        let excluded = Set(RuleFingerprint.unkeyedPolicyFields.keys)
+        #expect(fields.subtracting(excluded) == keyed, "keyed: \(keyed.sorted()), policy: \(fields.sorted())")
+        #expect(excluded.isSubset(of: fields), "an exclusion names no field: \(excluded.subtracting(fields).sorted())")
+        #expect(keyed.contains("platform"))
+    }
+
+    /// The same path under another platform runs that platform's rules: a lifetime iOS 12 accepts, iOS 26 refuses.
+    @Test func aPathTrustedForOnePlatformIsCheckedAgainForAnother() async {
+        let leaf = pki.intermediate.leaf(notValidBefore: PKI.notBefore, notValidAfter: PKI.notBefore.addingTimeInterval(900 * 86_400))
+        func trust(_ platform: ApplePlatform) -> ServerTrust {
+            var policy = PKI.ssl("www.example.com")
+            policy.platform = platform
+            return PKI.trust([leaf, pki.intermediate], anchors: [pki.root], policy: policy)
+        }
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(trust(ApplePlatform(.iOS, 12))).isTrusted)
+        #expect(engine.rememberedPaths == 1)
+        #expect(await engine.evaluate(trust(.newest)).codes == [.validityPeriodTooLong])
+        #expect(await engine.evaluate(trust(ApplePlatform(.iOS, 12))).isTrusted)
+    }
 }

@@ -499,4 +499,78 @@ import X509
         let failures = try #require(try json(r.out)["failures"] as? [[String: Any]])
         #expect(failures.map { $0["code"] as? String } == ["hostnameMismatch"])
     }
+
+    // MARK: --platform and --trust-store
+
+    /// A 900-day leaf: iOS 26 refuses it (825 days), iOS 12 takes it; JSON names the platform and the store.
+    @Test func platformChoosesApplesLifetimeRules() async throws {
+        let leaf = pki.intermediate.leaf(notValidBefore: PKI.notBefore, notValidAfter: PKI.notBefore.addingTimeInterval(900 * 86_400))
+        let chain = try dir.write("long.pem", leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let newest = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--json"])
+        #expect(newest.status == 1)
+        let object = try json(newest.out)
+        let failures = try #require(object["failures"] as? [[String: Any]])
+        #expect(failures.map { $0["code"] as? String } == ["validityPeriodTooLong"])
+        #expect((failures.first?["message"] as? String)?.contains("reissue it with at most 825 days") == true)
+        #expect(object["platform"] as? String == "iOS 26")
+        #expect(object["trustStore"] as? String == "system")
+        #expect(object["trustStoreVersion"] == nil)
+
+        let ios12 = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--platform", "ios12"])
+        #expect(ios12.status == 0, "\(ios12.out)\(ios12.err)")
+        let basic = await run(["verify", chain, "--anchors", root, "--policy", "basic", "--at", Self.at, "--json"])
+        #expect(basic.status == 0)
+        #expect(try json(basic.out)["platform"] == nil, "the basic policy has no TLS server rules")
+    }
+
+    @Test func unknownPlatformOrTrustStoreIsAUsageError() async throws {
+        let (chain, root) = try files()
+        let platform = await run(["verify", chain, "--anchors", root, "--platform", "android14"])
+        #expect(platform.status == 2)
+        #expect(platform.err.contains("unknown --platform 'android14'"), "\(platform.err)")
+        let store = await run(["verify", chain, "--trust-store", "mozilla"])
+        #expect(store.status == 2)
+        #expect(store.err.contains("mozilla"), "\(store.err)")
+    }
+
+    /// A real chain against Apple's store at a time inside its validity, with its host.
+    @Test func appleTrustStoreTrustsARealChain() async throws {
+        let chain = AppleTrustStoreTests.fixtures.appendingPathComponent("digicert_g2_reddit.com.pem").path
+        let text = await run(["verify", chain, "--trust-store", "apple", "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z"])
+        #expect(text.status == 0, "\(text.out)\(text.err)")
+        #expect(text.out.contains("✓ trusted for reddit.com, anchored at a root of Apple's trust store"))
+        #expect(text.out.contains("CN=DigiCert Global Root G2"))
+        let object = try json(await run(["verify", chain, "--trust-store", "apple", "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z", "--json"]).out)
+        #expect(object["trustStore"] as? String == "apple")
+        #expect(object["trustStoreVersion"] as? Int == 2025072000)
+        #expect(object["anchor"] as? String == "system")
+        let expired = await run(["verify", chain, "--trust-store", "apple", "--host", "reddit.com", "--at", "2027-12-01T00:00:00Z"])
+        #expect(expired.status == 1)
+        #expect(expired.out.contains("expired"))
+    }
+
+    /// --anchors with --trust-store apple: only the anchors, unless --no-anchors-only adds Apple's roots.
+    @Test func customAnchorsWithTheAppleStore() async throws {
+        let (chain, root) = try files()
+        let only = await run(["verify", chain, "--anchors", root, "--trust-store", "apple", "--host", "www.example.com", "--at", Self.at])
+        #expect(only.status == 0, "\(only.out)\(only.err)")
+        #expect(only.out.contains("anchored at a custom anchor"))
+        let reddit = AppleTrustStoreTests.fixtures.appendingPathComponent("digicert_g2_reddit.com.pem").path
+        let anchorsOnly = await run(["verify", reddit, "--anchors", root, "--trust-store", "apple", "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z"])
+        #expect(anchorsOnly.status == 1)
+        let added = await run(["verify", reddit, "--anchors", root, "--no-anchors-only", "--trust-store", "apple", "--host", "reddit.com",
+                               "--at", "2025-12-01T00:00:00Z"])
+        #expect(added.status == 0, "\(added.out)\(added.err)")
+    }
+
+    @Test func helpDescribesPlatformAndTrustStore() async {
+        let help = await run(["verify", "--help"])
+        let text = (help.out + help.err).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("--trust-store"))
+        #expect(text.contains("--platform"))
+        #expect(text.contains("398 days"))
+        #expect(text.contains("--no-anchors-only adds the store's roots"))
+    }
+
 }

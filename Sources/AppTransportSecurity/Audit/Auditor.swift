@@ -125,7 +125,7 @@ public struct Auditor: Sendable {
         }
         if let ct = entry.requiresCertificateTransparency {
             out.add(.obsoleteCertificateTransparencyKey, ct.keyPath, domain: d,
-                    message: "NSRequiresCertificateTransparency is obsolete: since iOS 12.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
+                    message: "NSRequiresCertificateTransparency is obsolete: since iOS 12.1.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
                     fix: "Remove the key")
         }
     }

@@ -16,7 +16,7 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
     public var requiresATSKeyStrength: Bool
     /// A SHA-2 signature (SHA-256 or stronger); SecTrust also refuses SHA-1, so this holds even without ATS.
     public var requiresSHA2Signature: Bool
-    /// Certificate Transparency for certificates issued after 2018-10-15 (iOS 12.1, macOS 10.14.2).
+    /// Certificate Transparency for certificates issued after 2018-10-15 (iOS 12.1.1, macOS 10.14.2; `ApplePlatform.enforcesCertificateTransparency`).
     public var requiresCertificateTransparency: Bool
 
     public init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,
@@ -27,11 +27,13 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
         self.requiresCertificateTransparency = requiresCertificateTransparency
     }
 
-    /// The TransportTrust policy that checks these rules for `host`: the SSL policy, plus ATS key strength
-    /// when required. Certificate Transparency is not checked by TransportTrust; callers must check it.
-    public func trustPolicy(host: PeerName?) -> TrustPolicy {
+    /// The TransportTrust policy that checks these rules for `host`: the SSL policy, plus ATS key strength when
+    /// required, and `transparency` unless the platform requires no Certificate Transparency at all.
+    public func trustPolicy(host: PeerName?, transparency: CertificateTransparencyOptions = CertificateTransparencyOptions()) -> TrustPolicy {
         var policy = TrustPolicy.ssl(host: host)
         policy.requiresATSStrength = requiresATSKeyStrength
+        policy.certificateTransparency = transparency
+        if !requiresCertificateTransparency { policy.certificateTransparency.mode = .off }
         return policy
     }
 }

@@ -195,7 +195,7 @@ public struct RequirementsResolver: Sendable {
             certRule = Provenance(keyPath: entry?.keyPath, rule: "ATS certificate rules: RSA ≥ 2048 or EC ≥ 256 bits, SHA-2 signature")
         }
         if let ct = entry?.requiresCertificateTransparency {
-            certRule.rule += "; \(ct.key) is obsolete (Certificate Transparency is required by the system from iOS 12.1)"
+            certRule.rule += "; \(ct.key) is obsolete (Certificate Transparency is required by the system from iOS 12.1.1)"
         }
         return ConnectionRequirements(
             url: url, target: target, profile: profile, context: context,
@@ -237,7 +237,7 @@ public struct RequirementsResolver: Sendable {
         return nil
     }
 
-    /// Certificate Transparency: enforced by the system from iOS 12.1 / macOS 10.14.2 whatever the plist says;
+    /// Certificate Transparency: enforced by the system from iOS 12.1.1 / macOS 10.14.2 (`ApplePlatform.enforcesCertificateTransparency`) whatever the plist says;
     /// on iOS 9 only when NSRequiresCertificateTransparency is YES.
     private func ctRequired(entry: ExceptionDomain?) -> Bool {
         if profile.generation >= .ats2 { return true }

@@ -7,7 +7,18 @@ import X509
 /// `anchorsOnly` has the meaning of `SecTrustSetAnchorCertificatesOnly`: when true only ``custom`` anchors are
 /// trusted; when false they are trusted in addition to the system roots. As on Apple platforms, setting custom
 /// anchors implies anchors-only unless you say otherwise.
+///
+/// The system roots are those of this machine or, with ``Store/apple``, Apple's trust store with Apple's limits on
+/// some of its roots (``AppleTrustStore``). Either counts as public: see ``RuleContext/anchorIsSystem``.
 public final class TrustAnchors: Sendable {
+    /// Which public roots are trusted when not anchors-only.
+    public enum Store: String, Sendable, Hashable, CaseIterable {
+        /// This machine's roots (`SSL_CERT_FILE`, `SSL_CERT_DIR`, or the distribution's bundle).
+        case system
+        /// Apple's trust store for iOS 26 (``AppleTrustStore``), with its constraints.
+        case apple
+    }
+
     public let custom: [InputCertificate]
     public let anchorsOnly: Bool
     /// Every anchor, custom first.
@@ -19,6 +30,10 @@ public final class TrustAnchors: Sendable {
     public let problems: [String]
     /// The system roots in use; nil when anchors-only.
     public let systemRoots: SystemRoots?
+    /// Where the public roots come from (even when anchors-only, so that a verdict can say what was asked for).
+    public let trustStore: Store
+    /// Apple's limits on its roots; empty for the system store.
+    let constraints: RootConstraints
     let store: CertificateStore
     let customDER: Set<DERKey>
     private let inputs: [CertificateKey: InputCertificate]
@@ -31,10 +46,21 @@ public final class TrustAnchors: Sendable {
     /// The system roots alone, loaded once per process.
     public static let system = TrustAnchors(custom: [], anchorsOnly: false)
 
-    public init(custom: [InputCertificate], anchorsOnly: Bool = true, systemRoots: SystemRoots? = nil) {
+    /// - Parameters:
+    ///   - systemRoots: the public roots to use instead of the store's (tests build them from generated roots).
+    ///   - store: the public roots when not anchors-only: this machine's, or Apple's with its constraints (which then
+    ///     also apply to chains through the custom anchors: a blocked certificate stays blocked).
+    public convenience init(custom: [InputCertificate], anchorsOnly: Bool = true, systemRoots: SystemRoots? = nil, store: Store = .system) {
+        self.init(custom: custom, anchorsOnly: anchorsOnly, systemRoots: systemRoots, store: store,
+                  constraints: store == .apple ? AppleTrustStore.shared.constraints : RootConstraints())
+    }
+
+    init(custom: [InputCertificate], anchorsOnly: Bool, systemRoots: SystemRoots?, store: Store, constraints: RootConstraints) {
         self.custom = custom
         self.anchorsOnly = anchorsOnly
-        let roots = anchorsOnly ? nil : (systemRoots ?? .shared)
+        self.trustStore = store
+        self.constraints = constraints
+        let roots = anchorsOnly ? nil : (systemRoots ?? (store == .apple ? .apple : .shared))
         self.systemRoots = roots
         let system = roots?.certificates ?? []
         self.all = custom + system
@@ -55,7 +81,7 @@ public final class TrustAnchors: Sendable {
         self.parsedExtensions = parsedExtensions
         var hash = SHA256()
         for c in custom { hash.update(data: c.der) }
-        hash.update(data: [anchorsOnly ? 1 : 0])
+        hash.update(data: [anchorsOnly ? 1 : 0, store == .apple ? 1 : 0, constraints.isEmpty ? 0 : 1])
         for c in system { hash.update(data: c.der) }
         self.identity = Array(hash.finalize())
     }

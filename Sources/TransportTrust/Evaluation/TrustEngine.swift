@@ -33,22 +33,39 @@ public final class TrustEngine: Sendable {
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)
         let fingerprint = RuleFingerprint(trust.policy)
         let hit = cache.lookup(key)
+        let transparency = trust.policy.transparencyCheck
         if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
-            return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [])
+            let anchor: AnchorSource = hit.anchorIsCustom ? .custom : .system
+            guard let transparency else { return TrustVerdict(anchor: anchor, chain: hit.path, failures: []) }
+            // CT depends on the time (an SCT from the future, the list's age). Inside the range where the remembered
+            // findings hold they are reused; outside it the arithmetic runs again on the remembered signature
+            // results. Should it fail, a full search decides.
+            let ct: TransparencyFindings
+            if let memo = hit.transparency, memo.options == transparency.options, memo.findings.stable.contains(time) {
+                ct = memo.findings
+            } else {
+                ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom),
+                                        cached: hit.sctAnalysis)
+            }
+            if ct.failure == nil {
+                return TrustVerdict(anchor: anchor, chain: hit.path, failures: [], notes: ct.note.map { [$0] } ?? [],
+                                    certificateTransparency: ct.report)
+            }
         }
         let revocationMemo = RevocationMemo()
         if let hit {
             let rules = trust.policy.rules
             let handled = Self.handledCriticalExtensions(rules)
-            let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom)
+            let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom, rootConstraints: trust.anchors.constraints)
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
-                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, context: context,
-                                                memo: revocationMemo)
+                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
+                                                context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
                 if findings.failures.isEmpty {
-                    if let fingerprint { cache.remember(fingerprint, for: key) }
-                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes)
+                    if let fingerprint { cache.remember(fingerprint, for: key, transparency: findings.ct.map { (trust.policy.certificateTransparency, $0) }) }
+                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
+                                        certificateTransparency: findings.ct?.report)
                 }
             }
             // Another path may still pass: fall through to a full search.
@@ -59,12 +76,15 @@ public final class TrustEngine: Sendable {
         case .parsed(let certificates): presented = certificates
         }
         var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo)
+        // A key swift-certificates cannot parse was refused as weak; say whether the platform would refuse it too.
+        verdict.failures = AppleKeySizeRule.accountingForPlatform(verdict.failures, chain: verdict.chain, policy: trust.policy)
         // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
         if !verdict.isTrusted, let misordered = Diagnosis.leafNotFirst(presented) {
             verdict.failures = [misordered]
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
-            cache.insert(key, path: verdict.chain, chain: passed, anchorIsCustom: anchor == .custom, passed: fingerprint)
+            cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom, passed: fingerprint,
+                         transparency: passed.ct.map { (trust.policy.certificateTransparency, $0) })
         }
         return verdict
     }
@@ -91,7 +111,7 @@ public final class TrustEngine: Sendable {
     }
 
     private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], time: Date,
-                              revocationMemo: RevocationMemo) async -> (TrustVerdict, UnverifiedCertificateChain?) {
+                              revocationMemo: RevocationMemo) async -> (TrustVerdict, RecordingPolicy.Passed?) {
         let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {
@@ -111,8 +131,9 @@ public final class TrustEngine: Sendable {
         byCertificate[CertificateKey(leaf)] = leafInput
 
         let rules = trust.policy.rules
+        let transparency = trust.policy.transparencyCheck
         let handled = Self.handledCriticalExtensions(rules)
-        let context = RuleContext(validationTime: time, anchorIsSystem: true)
+        let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         context.extensions.adopt(trust.anchors)
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
@@ -147,12 +168,13 @@ public final class TrustEngine: Sendable {
             if intermediates.count * SoleNamePath.searchLimit <= searchBudget,
                Self.passesPathBuilderChecks(chain, handled: handled)
             {
-                let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, context: soleContext,
-                                                memo: revocationMemo, rulesPassed: true)
+                let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
+                                                context: soleContext, memo: revocationMemo, rulesPassed: true)
                 // The leaf's entry in byCertificate is always leafInput: no lookup needed.
                 if findings.failures.isEmpty {
                     return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + inputs(sole.dropFirst()), failures: [],
-                                         notes: findings.notes), chain)
+                                         notes: findings.notes, certificateTransparency: findings.ct?.report),
+                            RecordingPolicy.Passed(chain: chain, notes: findings.notes, ct: findings.ct))
                 }
             }
         }
@@ -160,8 +182,8 @@ public final class TrustEngine: Sendable {
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
         let attempts = RecordingPolicy.Attempts()
         var verifier = Verifier(rootCertificates: trust.anchors.store) {
-            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, revocationMemo: revocationMemo, handled: handled,
-                            context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
+            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, transparency: transparency, revocationMemo: revocationMemo,
+                            handled: handled, context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
 
@@ -169,14 +191,15 @@ public final class TrustEngine: Sendable {
         case .validCertificate(let chain):
             let path = inputs(chain)
             let anchorDER = path.last?.der ?? []
+            let passed = attempts.passed
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
-                                 notes: attempts.passedNotes), attempts.passed)
+                                 notes: passed?.notes ?? [], certificateTransparency: passed?.ct?.report), passed)
         case .couldNotValidate:
             var verdict: TrustVerdict
             if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
                 let path = inputs(best.chain)
                 verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
-                                       chain: path, failures: best.failures)
+                                       chain: path, failures: best.failures, certificateTransparency: best.transparency)
             } else {
                 let (chain, failures) = Diagnosis.noPath(leaf: leafInput, intermediates: intermediates, unusable: unusable,
                                                           anchors: trust.anchors, handled: handled, lookup: byCertificate)
@@ -220,12 +243,21 @@ public final class TrustEngine: Sendable {
         return seen
     }
 
-    /// The rules' failures on a path, then revocation's if the rules pass. `rulesPassed` skips rules already run on this path.
-    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions, context: RuleContext,
-                      memo: RevocationMemo, rulesPassed: Bool = false) async -> PathFindings {
+    /// The rules' failures on a path, then CT's, then revocation's, each only if what came before passed: CT costs
+    /// signature checks and revocation may ask a responder. `rulesPassed` skips rules already run on this path.
+    static func check(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], revocation: RevocationOptions,
+                      transparency: CertificateTransparencyCheck?, context: RuleContext, memo: RevocationMemo,
+                      rulesPassed: Bool = false, cachedAnalysis: SCTAnalysis? = nil) async -> PathFindings {
         let failures = rulesPassed ? [] : ruleFailures(chain, rules: rules, context: context)
         guard failures.isEmpty else { return PathFindings(failures: failures) }
-        return await RevocationCheck(options: revocation, memo: memo).check(chain, validationTime: context.validationTime)
+        let ct = transparency?.check(chain, context: context, cached: cachedAnalysis)
+        if let failure = ct?.failure {
+            return PathFindings(failures: [failure], ct: ct)
+        }
+        var findings = await RevocationCheck(options: revocation, memo: memo).check(chain, validationTime: context.validationTime)
+        if let note = ct?.note { findings.notes.insert(note, at: 0) }
+        findings.ct = ct
+        return findings
     }
 
     static func ruleFailures(_ chain: UnverifiedCertificateChain, rules: [any ChainRule], context: RuleContext) -> [TrustFailure] {
@@ -245,6 +277,8 @@ struct PathFindings: Sendable {
     var failures: [TrustFailure] = []
     /// Facts that do not refuse the path: a revocation status soft-fail could not establish, and why.
     var notes: [String] = []
+    /// What CT found, when the policy looked.
+    var ct: TransparencyFindings?
 }
 
 /// The verifier policy that runs our rules and keeps each failed path with its structured failures.
@@ -252,6 +286,14 @@ struct RecordingPolicy: VerifierPolicy {
     struct Attempt {
         var chain: UnverifiedCertificateChain
         var failures: [TrustFailure]
+        var transparency: CertificateTransparencyReport?
+    }
+
+    /// The path that met the policy, with what the engine keeps of it.
+    struct Passed: Sendable {
+        var chain: UnverifiedCertificateChain
+        var notes: [String]
+        var ct: TransparencyFindings?
     }
 
     /// Shared with the engine: swift-certificates' policy builder hides the policy's concrete type.
@@ -266,20 +308,18 @@ struct RecordingPolicy: VerifierPolicy {
 
         var all: [Attempt] { lock.withLock { attempts } }
 
-        private var passedChain: UnverifiedCertificateChain?
-        private var notesOfPassed: [String] = []
-        /// The chain that met the policy, kept for the validated-path cache.
-        var passed: UnverifiedCertificateChain? { lock.withLock { passedChain } }
-        /// What soft-fail revocation noted on that chain.
-        var passedNotes: [String] { lock.withLock { notesOfPassed } }
+        private var passedPath: Passed?
+        /// The chain that met the policy, with its notes and CT findings, kept for the validated-path cache.
+        var passed: Passed? { lock.withLock { passedPath } }
 
-        func pass(_ chain: UnverifiedCertificateChain, notes: [String]) {
-            lock.withLock { (passedChain, notesOfPassed) = (chain, notes) }
+        func pass(_ passed: Passed) {
+            lock.withLock { passedPath = passed }
         }
     }
 
     let rules: [any ChainRule]
     let revocation: RevocationOptions
+    let transparency: CertificateTransparencyCheck?
     let revocationMemo: RevocationMemo
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
     let context: RuleContext
@@ -288,8 +328,9 @@ struct RecordingPolicy: VerifierPolicy {
     /// A path whose rules already passed before path building (``SoleNamePath``).
     let ruleAbiding: [Certificate]?
 
-    init(rules: [any ChainRule], revocation: RevocationOptions, revocationMemo: RevocationMemo, handled: [ASN1ObjectIdentifier],
-         context: RuleContext, anchors: TrustAnchors, attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
+    init(rules: [any ChainRule], revocation: RevocationOptions, transparency: CertificateTransparencyCheck?, revocationMemo: RevocationMemo,
+         handled: [ASN1ObjectIdentifier], context: RuleContext, anchors: TrustAnchors, attempts: Attempts, ruleAbiding: [Certificate]? = nil) {
+        self.transparency = transparency
         self.revocationMemo = revocationMemo
         self.attempts = attempts
         self.ruleAbiding = ruleAbiding
@@ -303,14 +344,14 @@ struct RecordingPolicy: VerifierPolicy {
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         var context = self.context
         context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
-        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, context: context, memo: revocationMemo,
-                                               rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
+        let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, transparency: transparency, context: context,
+                                               memo: revocationMemo, rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
         let failures = findings.failures
         if failures.isEmpty {
-            attempts.pass(chain, notes: findings.notes)
+            attempts.pass(Passed(chain: chain, notes: findings.notes, ct: findings.ct))
             return .meetsPolicy
         }
-        attempts.record(Attempt(chain: chain, failures: failures))
+        attempts.record(Attempt(chain: chain, failures: failures, transparency: findings.ct?.report))
         let summary = failures.map(\.code.rawValue).joined(separator: ", ")
         return .failsToMeetPolicy(reason: PolicyFailureReason(summary))
     }

@@ -22,6 +22,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case malformedCertificate
     case revoked
     case revocationUnknown
+    /// Apple's Certificate Transparency policy is not met: too few valid SCTs, or none embedded.
+    case certificateTransparency
     case chainTooLong
     /// The search for a path gave up after its budget; the input is hostile or pathological.
     case pathBuildingLimit
@@ -30,6 +32,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case hostNotAllowed
     case policy
     case internalError
+    /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; ``AppleValidityPeriodRule``).
+    case validityPeriodTooLong
 }
 
 /// One reason a chain is not trusted: a code, the certificate it concerns, and a sentence to act on.

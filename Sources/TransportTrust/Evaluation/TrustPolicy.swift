@@ -28,6 +28,11 @@ public struct TrustPolicy: Sendable {
     /// The purposes the leaf must be valid for. Defaults to serverAuth under the SSL policy, none under basic.
     public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     public var revocation: RevocationOptions = .off
+    /// Apple's CT policy, applied under the SSL policy to chains that end at a public root.
+    public var certificateTransparency = CertificateTransparencyOptions()
+    /// The Apple release whose TLS server rules apply under the SSL policy, whether or not ATS is on:
+    /// ``AppleKeySizeRule`` and ``AppleValidityPeriodRule``. The basic policy ignores it.
+    public var platform: ApplePlatform = .newest
 
     /// The SSL server policy. A nil host checks everything but the name.
     public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
@@ -58,10 +63,21 @@ public struct TrustPolicy: Sendable {
         if !requiredExtendedKeyUsages.isEmpty || isSSL {
             ExtendedKeyUsageRule(required: requiredExtendedKeyUsages, leafMustCarryEKU: isSSL)
         }
+        AppleRootConstraintsRule(sslServer: isSSL)
         SignatureStrengthRule()
         if requiresATSStrength { KeyStrengthRule() }
+        if isSSL {
+            if platform.requiresRSA2048ForTLSServers { AppleKeySizeRule(platform: platform) }
+            AppleValidityPeriodRule(platform: platform)
+        }
         if let host { HostnameRule(peer: host, refusesWildcardsOverPrivateSuffixes: profile == .webPKI) }
     }
 
     var isSSL: Bool { if case .ssl = kind { return true } else { return false } }
+
+    /// The CT step of this policy; nil when it has none (the basic policy, or CT off).
+    var transparencyCheck: CertificateTransparencyCheck? {
+        guard isSSL, certificateTransparency.mode != .off else { return nil }
+        return CertificateTransparencyCheck(options: certificateTransparency, platformRequiresCT: platform.enforcesCertificateTransparency)
+    }
 }

@@ -16,12 +16,16 @@ public struct TrustVerdict: Sendable {
     public var failures: [TrustFailure]
     /// Facts worth telling that do not change the verdict (soft-fail revocation, skipped anchors, report-only pins).
     public var notes: [String]
+    /// What Certificate Transparency found on the leaf, when the policy looked: its SCTs and Apple's verdict on them.
+    public var certificateTransparency: CertificateTransparencyReport?
 
-    public init(anchor: AnchorSource?, chain: [InputCertificate], failures: [TrustFailure], notes: [String] = []) {
+    public init(anchor: AnchorSource?, chain: [InputCertificate], failures: [TrustFailure], notes: [String] = [],
+                certificateTransparency: CertificateTransparencyReport? = nil) {
         self.anchor = anchor
         self.chain = chain
         self.failures = failures
         self.notes = notes
+        self.certificateTransparency = certificateTransparency
     }
 
     /// The per-certificate facts of ``chain``, computed on demand so that the hot path stays cheap.

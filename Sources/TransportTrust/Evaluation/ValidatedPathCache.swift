@@ -30,6 +30,10 @@ final class ValidatedPathCache: @unchecked Sendable {
         let validUntil: Date
         /// Policies under which every time-independent rule passed, newest last.
         var passed: [RuleFingerprint] = []
+        /// The leaf's SCTs with their signatures checked, when a policy looked at them.
+        var sctAnalysis: SCTAnalysis?
+        /// The last CT findings on this path, under the options that produced them.
+        var transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)?
 
         /// As ``ValidityRule``: whole seconds, both ends inclusive.
         func isValid(at time: Date) -> Bool {
@@ -58,12 +62,14 @@ final class ValidatedPathCache: @unchecked Sendable {
     }
 
     func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool,
-                passed fingerprint: RuleFingerprint?) {
+                passed fingerprint: RuleFingerprint?, transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
         guard capacity > 0, let validFrom = chain.map(\.notValidBefore).max(),
             let validUntil = chain.map(\.notValidAfter).min()
         else { return }
         var entry = Entry(path: path, chain: chain, anchorIsCustom: anchorIsCustom, validFrom: validFrom, validUntil: validUntil)
         if let fingerprint { entry.passed = [fingerprint] }
+        entry.sctAnalysis = transparency?.findings.analysis
+        entry.transparency = transparency
         lock.withLock {
             tick &+= 1
             entries[key] = (entry, tick)
@@ -76,9 +82,14 @@ final class ValidatedPathCache: @unchecked Sendable {
     }
 
     /// Records that the path cached under `key` passed every time-independent rule of a policy.
-    func remember(_ fingerprint: RuleFingerprint, for key: Key) {
+    func remember(_ fingerprint: RuleFingerprint, for key: Key,
+                  transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
         lock.withLock {
             guard var found = entries[key], !found.entry.passed.contains(fingerprint) else { return }
+            if let transparency {
+                if let analysis = transparency.findings.analysis { found.entry.sctAnalysis = analysis }
+                found.entry.transparency = transparency
+            }
             found.entry.passed.append(fingerprint)
             if found.entry.passed.count > Self.policiesPerPath { found.entry.passed.removeFirst() }
             entries[key] = found
@@ -96,6 +107,13 @@ struct RuleFingerprint: Hashable {
     let requiresATSStrength: Bool
     let maximumIntermediates: Int?
     let requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
+    let certificateTransparency: CertificateTransparencyOptions
+    let platform: ApplePlatform
+
+    /// The stored properties of ``TrustPolicy`` deliberately not keyed, each with the reason (checked by a test).
+    static let unkeyedPolicyFields: [String: String] = [
+        "revocation": "a policy that checks revocation is never answered from memory (init returns nil)",
+    ]
 
     /// nil when the policy's outcome depends on more than the path, the policy and the time.
     init?(_ policy: TrustPolicy) {
@@ -105,5 +123,7 @@ struct RuleFingerprint: Hashable {
         requiresATSStrength = policy.requiresATSStrength
         maximumIntermediates = policy.maximumIntermediates
         requiredExtendedKeyUsages = policy.requiredExtendedKeyUsages
+        certificateTransparency = policy.certificateTransparency
+        platform = policy.platform
     }
 }

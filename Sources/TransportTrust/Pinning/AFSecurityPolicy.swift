@@ -97,6 +97,7 @@ public struct AFSecurityPolicy: ServerTrustEvaluating {
         }
         policy.profile = trust.policy.profile
         policy.requiresATSStrength = trust.policy.requiresATSStrength
+        policy.platform = trust.policy.platform
         policy.maximumIntermediates = trust.policy.maximumIntermediates
         policy.revocation = trust.policy.revocation
         trust.policy = policy

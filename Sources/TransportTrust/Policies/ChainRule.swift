@@ -17,8 +17,11 @@ extension ChainRule {
 /// What a rule may need besides the chain.
 public struct RuleContext: Sendable {
     public var validationTime: Date
-    /// True when the anchor of this chain came from the system store rather than from the caller.
+    /// True when the anchor of this chain is a public root: from the system store (which includes `SSL_CERT_FILE`
+    /// and `SSL_CERT_DIR`) or Apple's, rather than a custom anchor from the caller.
     public var anchorIsSystem: Bool
+    /// Apple's limits on the roots of its store, when the anchors are Apple's (``TrustAnchors/Store/apple``).
+    var rootConstraints = RootConstraints()
     /// The evaluation's certificates' extensions, each parsed once; copies of a context share it.
     let extensions = ExtensionMemo()
 }

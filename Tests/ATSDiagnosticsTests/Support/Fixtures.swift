@@ -21,11 +21,13 @@ actor SharedServers {
 }
 
 
-/// A diagnoser that trusts the local CA only.
-func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30)) throws -> Diagnoser {
-    let anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))
+/// A diagnoser that trusts the local CA only; for a CT case, as a public root with the local CT log list.
+func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30), for testCase: BadSSLCase = .good) throws -> Diagnoser {
+    let trust = try servers.trust(for: testCase)
     // Long per-test limits: the whole package's tests share two cores. Tests about deadlines set their own.
-    return Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: timeout))
+    var options = DiagnosisOptions(anchors: trust.anchors, timeout: timeout)
+    options.certificateTransparency = trust.transparency
+    return Diagnoser(options: options)
 }
 
 /// Runs `ats` in-process and returns exit status, standard output and standard error.

@@ -50,6 +50,26 @@ struct OpenSSLTool {
         return first
     }
 
+    /// A root, an intermediate with an RSA-1024 key (which swift-certificates cannot parse) under it, and a P-256 leaf
+    /// for www.example.com under that.
+    static func chainWithRSA1024Intermediate() throws -> (root: TestCert, intermediate: InputCertificate, leaf: InputCertificate) {
+        let root = PKI.root()
+        let tool = try OpenSSLTool()
+        let rootName = try tool.export(root, as: "root")
+        try tool.newKey("weakca", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let weakCA = try tool.issue("weakca", cn: "Weak RSA CA", issuer: rootName, extensions: caExtensions)
+        try tool.newKey("leaf", p256Key)
+        return (root, weakCA, try tool.issue("leaf", cn: "www.example.com", issuer: "weakca", extensions: leafExtensions))
+    }
+
+    /// An RSA-1024 leaf for www.example.com (CN `cn`) issued by `issuer`.
+    static func rsa1024Leaf(cn: String, issuer: TestCert) throws -> InputCertificate {
+        let tool = try OpenSSLTool()
+        let ca = try tool.export(issuer, as: "ca")
+        try tool.newKey("leaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        return try tool.issue("leaf", cn: cn, issuer: ca, extensions: leafExtensions)
+    }
+
     /// `genpkey` arguments for the usual EC key, P-256.
     static let p256Key = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]
 

@@ -1,0 +1,163 @@
+import Foundation
+import X509
+
+/// Apple's Certificate Transparency policy for embedded SCTs, as trustd applies it (Security-61901,
+/// `trust/trustd/CertificateTransparency.m` and `SecPolicyServer.c`), which differs from support.apple.com/103214
+/// in places. Each difference is named where it is decided, and in docs/APPLE-PARITY.md.
+enum AppleCTPolicy {
+    /// "Issued after October 15, 2018": trustd compares the leaf's notBefore with 2018-10-16T00:00:00Z.
+    static let requiredFrom = Date(timeIntervalSince1970: 1_539_648_000)
+    /// The count table changed for certificates with notBefore on or after 2021-04-21T00:00:00Z.
+    static let currentTableFrom = Date(timeIntervalSince1970: 1_618_963_200)
+
+    /// Whether CT applies to a chain, and if not, why.
+    struct Applicability {
+        var isRequired: Bool
+        var reason: String
+    }
+
+    struct Inputs {
+        var time: Date
+        var anchorIsPublic: Bool
+        var anchorIsApple: Bool
+        var platformRequiresCT: Bool
+        var requiredByConfiguration: Bool
+    }
+
+    static func applicability(leaf: Certificate, _ inputs: Inputs) -> Applicability {
+        guard inputs.platformRequiresCT || inputs.requiredByConfiguration else {
+            return Applicability(isRequired: false, reason: "the platform does not require Certificate Transparency")
+        }
+        guard inputs.anchorIsPublic else {
+            return Applicability(isRequired: false, reason: "Apple requires CT only for chains to a public root, not to a user-supplied anchor")
+        }
+        guard !inputs.anchorIsApple else {
+            return Applicability(isRequired: false, reason: "Apple does not require CT for chains to its own roots")
+        }
+        guard inputs.requiredByConfiguration || leaf.notValidBefore >= requiredFrom else {
+            return Applicability(isRequired: false,
+                                 reason: "the certificate was issued before 2018-10-16 (notBefore \(RFC3339.day(leaf.notValidBefore))), when Apple began to require CT")
+        }
+        return Applicability(isRequired: true, reason: "")
+    }
+
+    /// SCTs from distinct logs required for a leaf, as trustd counts: by notAfter − notBefore in seconds (no +1 s) for
+    /// leaves issued from 2021-04-21, and by whole calendar months before that.
+    ///
+    /// Apple's page measures lifetime inclusively (+1 s), so a leaf of exactly 180 × 86,400 s needs 2 here and 3 there.
+    static func requiredCount(notBefore: Date, notAfter: Date) -> (count: Int, rule: String) {
+        if notBefore >= currentTableFrom {
+            let seconds = notAfter.timeIntervalSince(notBefore)
+            let days = Int((seconds / 86_400).rounded(.up))
+            if seconds <= 180 * 86_400 { return (2, "a certificate of \(days) days (180 or fewer)") }
+            if seconds <= 825 * 86_400 { return (3, "a certificate of \(days) days (more than 180)") }
+            return (4, "a certificate of \(days) days (more than 825)")
+        }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC") ?? utc.timeZone
+        let months = utc.dateComponents([.month], from: notBefore, to: notAfter).month ?? Int.max
+        let count = months < 15 ? 2 : months <= 27 ? 3 : months <= 39 ? 4 : 5
+        return (count, "a certificate of \(months) months issued before 2021-04-21")
+    }
+
+    /// Applies the policy to an analysis at `time`.
+    static func evaluate(_ analysis: SCTAnalysis, leaf: Certificate, list: CTLogList, time: Date) -> CertificateTransparencyReport {
+        let listName = list.summary
+        let (required, rule) = requiredCount(notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter)
+        let entries: [SCTAnalysis.Entry]
+        switch analysis.contents {
+        case .absent:
+            return CertificateTransparencyReport(
+                status: .noEmbeddedSCTs, requiredSCTs: required, countedSCTs: 0, scts: [],
+                explanation: "\(leaf.label) embeds no SCTs. Apple requires \(required) SCTs from distinct logs for \(rule). "
+                    + "An iPhone also accepts SCTs the server sends in the TLS handshake or in a stapled OCSP response; "
+                    + "swift-nio-ssl exposes neither, so they cannot be checked here. If the server sends none, ask the CA "
+                    + "for a certificate with embedded SCTs from \(required) logs in Apple's list",
+                logList: listName)
+        case .unreadable(let reason):
+            return CertificateTransparencyReport(
+                status: .nonCompliant, requiredSCTs: required, countedSCTs: 0, scts: [],
+                explanation: "\(leaf.label): \(reason); Apple requires \(required) valid SCTs for \(rule). Ask the CA to reissue the certificate",
+                logList: listName)
+        case .present(let e):
+            entries = e
+        }
+
+        let t = UInt64(max(0, time.timeIntervalSince1970 * 1000))
+        let notAfter = leaf.notValidAfter
+        // First pass: what each SCT is, apart from retirement, which needs the issuance time.
+        enum Verdict { case current, retired(Date), refused(String) }
+        let verdicts: [Verdict] = entries.map { entry in
+            let sct = entry.sct
+            guard sct.isVersion1 else { return .refused("it is version \(Int(sct.version) + 1); only v1 SCTs count") }
+            guard let log = entry.log else { return .refused("its log is not in \(listName)") }
+            guard log.isTrusted else {
+                return .refused("\(log.name) is \(log.state.rawValue) in the list since \(RFC3339.day(log.stateSince))")
+            }
+            guard sct.timestamp <= t else { return .refused("its timestamp \(RFC3339.format(sct.date)) is after the verification time") }
+            if log.state == .readonly, sct.date > log.stateSince {
+                return .refused("\(log.name) froze on \(RFC3339.format(log.stateSince)), before this SCT")
+            }
+            if let shard = log.temporalInterval, !shard.contains(notAfter) {
+                return .refused("\(log.name) only logs certificates expiring from \(RFC3339.day(shard.lowerBound)) until before \(RFC3339.day(shard.upperBound)); this one expires \(RFC3339.format(notAfter))")
+            }
+            switch entry.signature {
+            case .valid: break
+            case .invalid: return .refused("its signature does not verify over the certificate as issued")
+            case .unchecked(let why): return .refused(why)
+            }
+            return log.state == .retired ? .retired(log.stateSince) : .current
+        }
+        // trustd: the issuance time is the earliest timestamp among SCTs from currently approved logs.
+        let issuance = zip(entries, verdicts).compactMap { e, v -> UInt64? in if case .current = v { return e.sct.timestamp } else { return nil } }.min()
+
+        var counted = Set<[UInt8]>()
+        var currentCounted = false
+        var reports: [SCTReport] = []
+        for (entry, verdict) in zip(entries, verdicts) {
+            var report = SCTReport(logID: entry.sct.logIDBase64, log: entry.log?.name, operator: entry.log?.operatorName,
+                                   timestamp: entry.sct.isVersion1 ? entry.sct.date : nil,
+                                   verified: entry.signature == .valid ? true : entry.signature == .invalid ? false : nil,
+                                   counted: false, reason: nil)
+            switch verdict {
+            case .refused(let why):
+                report.reason = why
+            case .current, .retired:
+                if case .retired(let retired) = verdict {
+                    let ms = UInt64(max(0, retired.timeIntervalSince1970 * 1000))
+                    guard entry.sct.timestamp < ms, let issuance, issuance < ms else {
+                        report.reason = "\(entry.log?.name ?? "its log") retired on \(RFC3339.day(retired)); its SCTs count only when they and the certificate's issuance precede that"
+                        reports.append(report)
+                        continue
+                    }
+                    report.reason = "from a retired log, counted as once approved"
+                }
+                // trustd counts logs, not SCTs: a second SCT from one log adds nothing.
+                if counted.insert(entry.sct.logID).inserted {
+                    report.counted = true
+                    if case .current = verdict { currentCounted = true }
+                } else {
+                    report.reason = "another SCT from the same log already counts"
+                }
+            }
+            reports.append(report)
+        }
+
+        let compliant = currentCounted && counted.count >= required
+        let valid = counted.count == 1 ? "1 valid SCT" : "\(counted.count) valid SCTs"
+        let countedText = "\(valid) from distinct logs; Apple requires \(required) for \(rule)"
+        if compliant {
+            return CertificateTransparencyReport(status: .compliant, requiredSCTs: required, countedSCTs: counted.count, scts: reports,
+                                                 explanation: countedText.prefix(1).uppercased() + countedText.dropFirst(), logList: listName)
+        }
+        let logs = reports.filter(\.counted).map { "\($0.log ?? $0.logID) (\($0.operator ?? "unknown operator"))" }
+        let failed = zip(reports.indices, reports).filter { !$0.1.counted }.map { "SCT \($0.0 + 1): \($0.1.reason ?? "not counted")" }
+        var text = "\(leaf.label) has \(countedText)"
+        if !logs.isEmpty { text += "; counted: \(logs.joined(separator: ", "))" }
+        if !failed.isEmpty { text += "; not counted: \(failed.joined(separator: "; "))" }
+        if counted.count >= required && !currentCounted { text += "; none is from a currently approved log" }
+        text += ". Ask the CA to reissue the certificate with SCTs from at least \(required) distinct logs that are usable in Apple's list"
+        return CertificateTransparencyReport(status: .nonCompliant, requiredSCTs: required, countedSCTs: counted.count, scts: reports,
+                                             explanation: text, logList: listName)
+    }
+}

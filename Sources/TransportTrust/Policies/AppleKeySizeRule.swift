@@ -1,0 +1,52 @@
+import _CryptoExtras
+import X509
+
+/// Apple's TLS server key size rule: RSA keys of at least 2048 bits in the leaf and in every issuing CA, whatever
+/// the anchor, from iOS 13 and macOS 10.15 (support.apple.com/103769). EC keys need no bound here: swift-certificates
+/// parses only P-256 and larger.
+///
+/// swift-certificates cannot parse a certificate with an RSA key under 2048 bits at all, so such a certificate never
+/// reaches a rule: `Diagnosis` reports it from its raw DER, in the words of ``weakRSAKey(_:bits:at:platform:)``, and
+/// ``accountingForPlatform(_:chain:policy:)`` says so when the platform would not have refused the key.
+public struct AppleKeySizeRule: ChainRule {
+    public static let minimumRSABits = 2048
+    public var platform: ApplePlatform
+
+    public init(platform: ApplePlatform) { self.platform = platform }
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        for (i, cert) in chain.enumerated() {
+            if let rsa = _RSA.Signing.PublicKey(cert.publicKey), rsa.keySizeInBits < Self.minimumRSABits {
+                failures.append(Self.weakRSAKey(cert.label, bits: rsa.keySizeInBits, at: i, platform: platform))
+            }
+        }
+    }
+
+    /// The failure for an RSA key below 2048 bits when the rule applies, from this rule and from `Diagnosis` alike.
+    static func weakRSAKey(_ label: String, bits: Int, at index: Int, platform: ApplePlatform?) -> TrustFailure {
+        let who = platform.map { "\($0) requires" } ?? "Apple (iOS 13 and later) and ATS require"
+        return TrustFailure(.weakKey, certificate: index,
+            "\(label) has an RSA \(bits)-bit key; \(who) at least \(minimumRSABits) bits in every certificate of a TLS server chain "
+            + "(support.apple.com/103769). The certificate must be reissued with a stronger key")
+    }
+
+    /// The failures of a verdict, with each refusal of an RSA key under 2048 bits that the policy does not require
+    /// reworded: when neither this rule (an SSL policy for iOS 13, macOS 10.15 or later) nor ATS strength applies, the
+    /// platform would accept the key, and the chain is refused only because it cannot be checked here.
+    static func accountingForPlatform(_ failures: [TrustFailure], chain: [InputCertificate], policy: TrustPolicy) -> [TrustFailure] {
+        failures.map { failure in
+            guard failure.code == .weakKey, let index = failure.certificate, index < chain.count, let raw = chain[index].raw,
+                  case .rsa(let bits) = raw.keyAlgorithm, bits > 0, bits < minimumRSABits
+            else { return failure }
+            // Under 1024 bits trustd refuses a key under every policy (its weak-key floor): weak as reported.
+            let applies = bits < 1024 || policy.requiresATSStrength || (policy.isSSL && policy.platform.requiresRSA2048ForTLSServers)
+            if applies {
+                return bits < 1024 ? failure : weakRSAKey(raw.subject.label, bits: bits, at: index, platform: policy.isSSL && policy.platform.requiresRSA2048ForTLSServers ? policy.platform : nil)
+            }
+            let why = policy.isSSL ? "\(policy.platform) accepts it for a TLS server" : "the basic X.509 policy accepts it"
+            return TrustFailure(.unsupportedAlgorithm, certificate: index,
+                "\(raw.subject.label) has an RSA \(bits)-bit key, which \(why), but this verifier cannot check RSA keys under "
+                + "\(minimumRSABits) bits (swift-certificates refuses them); the chain is refused because it cannot be checked")
+        }
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import TestSupport
+import Testing
+import X509
+
+@testable import TransportTrust
+
+@Suite struct CertificateTransparencyTests {
+    static let logs = (0..<5).map { TestCTLog(name: "Test Log \($0)") }
+
+    // MARK: How many SCTs
+
+    @Test(arguments: 0...4)
+    func aNinetyDayCertificateNeedsTwoSCTsFromDistinctLogs(count: Int) async throws {
+        let pki = try CTTestPKI()
+        // No SCT at all is no extension: an empty list is malformed (see the hostile lists below).
+        let leaf = count == 0 ? pki.ca.leaf(notValidAfter: PKI.notBefore.addingTimeInterval(90 * 86400 - 1))
+            : pki.ca.leafWithSCTs(Array(Self.logs.prefix(count)))
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        let report = try #require(verdict.certificateTransparency)
+        #expect(report.requiredSCTs == 2)
+        #expect(report.countedSCTs == count)
+        #expect(verdict.isTrusted == (count >= 2))
+        switch count {
+        case 0:
+            #expect(report.status == .noEmbeddedSCTs)
+            #expect(verdict.failure(.certificateTransparency)?.message.contains("embeds no SCTs") == true)
+            #expect(verdict.failure(.certificateTransparency)?.message.contains("swift-nio-ssl") == true)
+        case 1:
+            #expect(report.status == .nonCompliant)
+            let message = try #require(verdict.failure(.certificateTransparency)?.message)
+            #expect(message.contains("has 1 valid SCT from distinct logs; Apple requires 2 for a certificate of 90 days"))
+            #expect(message.contains("Test Log 0 (Operator of Test Log 0)"))
+            #expect(message.contains("Ask the CA to reissue"))
+        default:
+            #expect(report.status == .compliant)
+            #expect(report.scts.allSatisfy { $0.verified == true && $0.counted })
+        }
+    }
+
+    @Test(arguments: [(90, 2), (180, 2), (181, 3), (398, 3)])
+    func theRequiredCountFollowsTheLifetime(days: Int, required: Int) async throws {
+        let pki = try CTTestPKI()
+        let notBefore = PKI.now.addingTimeInterval(-86400)
+        // Inclusive lifetimes: notAfter − notBefore is one second short of the days.
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), notValidBefore: notBefore,
+                                       notValidAfter: notBefore.addingTimeInterval(Double(days) * 86400 - 1))
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        #expect(verdict.certificateTransparency?.requiredSCTs == required)
+        #expect(verdict.isTrusted == (required == 2))
+    }
+
+    @Test func trustdCountsLifetimeWithoutTheExtraSecond() {
+        let nb = Date(timeIntervalSince1970: 1_700_000_000)
+        // Exactly 180 days: trustd needs 2 (seconds ≤ 180 × 86,400); Apple's page would call it 181 days and ask for 3.
+        #expect(AppleCTPolicy.requiredCount(notBefore: nb, notAfter: nb.addingTimeInterval(180 * 86400)).count == 2)
+        #expect(AppleCTPolicy.requiredCount(notBefore: nb, notAfter: nb.addingTimeInterval(180 * 86400 + 1)).count == 3)
+        #expect(AppleCTPolicy.requiredCount(notBefore: nb, notAfter: nb.addingTimeInterval(825 * 86400)).count == 3)
+        #expect(AppleCTPolicy.requiredCount(notBefore: nb, notAfter: nb.addingTimeInterval(825 * 86400 + 1)).count == 4)
+        for (days, count) in [(90, 2), (180, 2), (181, 3), (398, 3), (399, 3), (825, 3), (826, 4)] {
+            #expect(AppleCTPolicy.requiredCount(notBefore: nb, notAfter: nb.addingTimeInterval(Double(days) * 86400 - 1)).count == count)
+        }
+    }
+
+    @Test func certificatesIssuedBefore2021AreCountedInCalendarMonths() {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let nb = utc.date(from: DateComponents(year: 2019, month: 3, day: 10))!
+        func required(months: Int, plusSeconds: Double = 0) -> Int {
+            let na = utc.date(byAdding: .month, value: months, to: nb)!.addingTimeInterval(plusSeconds)
+            return AppleCTPolicy.requiredCount(notBefore: nb, notAfter: na).count
+        }
+        #expect(required(months: 14) == 2)
+        #expect(required(months: 15, plusSeconds: -1) == 2)
+        #expect(required(months: 15) == 3)
+        #expect(required(months: 27) == 3)
+        #expect(required(months: 28) == 4)
+        #expect(required(months: 39) == 4)
+        #expect(required(months: 40) == 5)
+    }
+
+    // MARK: Which SCTs count
+
+    @Test func sctsFromRejectedPendingAndUnknownLogsDoNotCount() async throws {
+        let pki = try CTTestPKI()
+        var rejected = TestCTLog(name: "Rejected Log")
+        rejected.state = "rejected"
+        var pending = TestCTLog(name: "Pending Log")
+        pending.state = "pending"
+        let unknown = TestCTLog(name: "Unlisted Log")
+        let leaf = pki.ca.leafWithSCTs([Self.logs[0], rejected, pending, unknown])
+        let verdict = try await pki.evaluate(leaf, logs: [Self.logs[0], rejected, pending])
+        let report = try #require(verdict.certificateTransparency)
+        #expect(!verdict.isTrusted)
+        #expect(report.countedSCTs == 1)
+        #expect(report.scts.map(\.counted) == [true, false, false, false])
+        #expect(report.scts[1].reason?.contains("Rejected Log is rejected") == true)
+        #expect(report.scts[2].reason?.contains("Pending Log is pending") == true)
+        #expect(report.scts[3].reason?.contains("not in the CT log list test list") == true)
+        #expect(report.scts[3].log == nil)
+    }
+
+    @Test func aReadonlyLogCountsOnlySCTsFromBeforeItFroze() async throws {
+        let pki = try CTTestPKI()
+        var frozen = TestCTLog(name: "Frozen Log")
+        frozen.state = "readonly"
+        let sctTime = PKI.notBefore.addingTimeInterval(60)
+        frozen.stateSince = sctTime.addingTimeInterval(1)
+        let before = try await pki.evaluate(pki.ca.leafWithSCTs([Self.logs[0], frozen], sctTime: sctTime), logs: [Self.logs[0], frozen])
+        #expect(before.isTrusted)
+        frozen.stateSince = sctTime.addingTimeInterval(-1)
+        let after = try await pki.evaluate(pki.ca.leafWithSCTs([Self.logs[0], frozen], sctTime: sctTime), logs: [Self.logs[0], frozen])
+        #expect(!after.isTrusted)
+        #expect(after.certificateTransparency?.scts[1].reason?.contains("Frozen Log froze on") == true)
+    }
+
+    @Test func aRetiredLogCountsOnlyWhenTheSCTAndTheIssuancePrecedeRetirement() async throws {
+        let pki = try CTTestPKI()
+        var retired = TestCTLog(name: "Retired Log")
+        retired.state = "retired"
+        let sctTime = PKI.notBefore.addingTimeInterval(60)
+        retired.stateSince = sctTime.addingTimeInterval(3600)
+        let leaf = pki.ca.leafWithSCTs([Self.logs[0], retired], sctTime: sctTime)
+        let counted = try await pki.evaluate(leaf, logs: [Self.logs[0], retired])
+        #expect(counted.isTrusted)
+        #expect(counted.certificateTransparency?.scts[1].reason == "from a retired log, counted as once approved")
+
+        retired.stateSince = sctTime.addingTimeInterval(-3600)
+        let late = try await pki.evaluate(leaf, logs: [Self.logs[0], retired])
+        #expect(!late.isTrusted)
+        #expect(late.certificateTransparency?.scts[1].reason?.contains("retired on") == true)
+
+        // Only retired logs: nothing is currently approved, so there is no issuance time and nothing counts.
+        var retired2 = TestCTLog(name: "Retired Log 2")
+        (retired2.state, retired2.stateSince) = ("retired", sctTime.addingTimeInterval(3600))
+        retired.stateSince = sctTime.addingTimeInterval(3600)
+        let onlyRetired = try await pki.evaluate(pki.ca.leafWithSCTs([retired, retired2], sctTime: sctTime), logs: [retired, retired2])
+        #expect(!onlyRetired.isTrusted)
+        #expect(onlyRetired.certificateTransparency?.countedSCTs == 0)
+    }
+
+    @Test func aShardCountsOnlyCertificatesThatExpireInsideItsWindow() async throws {
+        let pki = try CTTestPKI()
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)))
+        let notAfter = leaf.certificate.notValidAfter
+        var shard = Self.logs[1]
+        shard.interval = notAfter.addingTimeInterval(-86400)..<notAfter.addingTimeInterval(86400)
+        #expect(try await pki.evaluate(leaf, logs: [Self.logs[0], shard]).isTrusted)
+        // One day after the window: end_exclusive is the leaf's notAfter itself.
+        shard.interval = notAfter.addingTimeInterval(-86400 * 180)..<notAfter
+        let outside = try await pki.evaluate(leaf, logs: [Self.logs[0], shard])
+        #expect(!outside.isTrusted)
+        #expect(outside.certificateTransparency?.scts[1].reason?.contains("only logs certificates expiring from") == true)
+    }
+
+    @Test func anSCTFromTheFutureDoesNotCount() async throws {
+        let pki = try CTTestPKI()
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), sctTime: PKI.now.addingTimeInterval(3600))
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        #expect(!verdict.isTrusted)
+        #expect(verdict.certificateTransparency?.scts.allSatisfy { $0.reason?.contains("after the verification time") == true } == true)
+    }
+
+    @Test func aCorruptSignatureIsNamed() async throws {
+        let pki = try CTTestPKI()
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), corrupt: [1])
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        let report = try #require(verdict.certificateTransparency)
+        #expect(!verdict.isTrusted)
+        #expect(report.scts.map(\.verified) == [true, false])
+        #expect(verdict.failure(.certificateTransparency)?.message.contains("SCT 2: its signature does not verify") == true)
+    }
+
+    @Test func anRSALogIsVerified() async throws {
+        let pki = try CTTestPKI()
+        let rsaLog = TestCTLog(name: "RSA Log", key: .rsa(try .init(keySize: .bits2048)))
+        let verdict = try await pki.evaluate(pki.ca.leafWithSCTs([Self.logs[0], rsaLog]), logs: [Self.logs[0], rsaLog])
+        #expect(verdict.isTrusted)
+        #expect(verdict.certificateTransparency?.scts.map(\.verified) == [true, true])
+    }
+
+    @Test func twoSCTsFromOneLogCountOnce() async throws {
+        let pki = try CTTestPKI()
+        let leaf = pki.ca.leafWithSCTs([Self.logs[0], Self.logs[0]])
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        #expect(!verdict.isTrusted)
+        #expect(verdict.certificateTransparency?.countedSCTs == 1)
+        #expect(verdict.certificateTransparency?.scts[1].reason == "another SCT from the same log already counts")
+    }
+
+    @Test func aTruncatedOrOverlongListIsRefusedWithItsReason() async throws {
+        let pki = try CTTestPKI()
+        let good = pki.ca.leafWithSCTs([Self.logs[0]])
+        let scts = try #require(EmbeddedSCTs.read(from: good.certificate).present)
+        #expect(scts.count == 1)
+        // 5,000 SCTs of one byte each, in a list as long as an extension's TLS length allows: read up to the bound only.
+        let one: [UInt8] = [0x00, 0x01, 0x05]
+        let hostile: [UInt8] = [0x27, 0x10] + Array(repeating: one, count: 3333).flatMap { $0 } + [0x00]
+        for (raw, reason) in [([0x00, 0x10, 0x00, 0x02, 0x00], "list length says 16"), ([0x00, 0x00], "holds no SCT"),
+                              ([0x00, 0x03, 0x00, 0x05, 0x00], "ends early"), (hostile, "more than 32 SCTs")] as [([UInt8], String)] {
+            let leaf = pki.ca.leafWithSCTs([], rawList: raw)
+            let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+            #expect(!verdict.isTrusted)
+            #expect(verdict.certificateTransparency?.status == .nonCompliant)
+            #expect(verdict.failure(.certificateTransparency)?.message.contains(reason) == true, "\(raw)")
+        }
+    }
+
+    // MARK: When CT applies
+
+    @Test func aUserAnchorNeedsNoSCTs() async throws {
+        let pki = try CTTestPKI()
+        let verdict = try await pki.evaluate(pki.ca.leaf(), logs: Self.logs, public: false)
+        #expect(verdict.isTrusted)
+        #expect(verdict.certificateTransparency?.status == .notRequired)
+        #expect(verdict.certificateTransparency?.explanation.contains("user-supplied anchor") == true)
+    }
+
+    @Test func certificatesIssuedBeforeOctober2018NeedNoSCTs() async throws {
+        let pki = try CTTestPKI()
+        let nb = Date(timeIntervalSince1970: 1_539_647_999)  // 2018-10-15T23:59:59Z
+        let leaf = pki.ca.leaf(notValidBefore: nb, notValidAfter: nb.addingTimeInterval(90 * 86400))
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs, at: nb.addingTimeInterval(86400))
+        #expect(verdict.certificateTransparency?.status == .notRequired)
+        #expect(verdict.failure(.certificateTransparency) == nil)
+    }
+
+    @Test func reportModeNotesWhatEnforceWouldRefuse() async throws {
+        let pki = try CTTestPKI()
+        let leaf = pki.ca.leafWithSCTs([Self.logs[0]])
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs, mode: .report)
+        #expect(verdict.isTrusted)
+        #expect(verdict.certificateTransparency?.status == .nonCompliant)
+        #expect(verdict.notes.contains { $0.hasPrefix("Certificate Transparency (report only): ") })
+        let off = try await pki.evaluate(leaf, logs: Self.logs, mode: .off)
+        #expect(off.isTrusted)
+        #expect(off.certificateTransparency == nil)
+    }
+
+    @Test func theBundledListIsNotEnforcedWhenOutOfDateAndTheVerdictSaysSo() async throws {
+        let pki = try CTTestPKI()
+        let bundled = try CTLogList.bundled()
+        let date = try #require(bundled.date)
+        var policy = PKI.ssl("www.example.com")
+        policy.certificateTransparency = CertificateTransparencyOptions(mode: .enforce)
+        let leaf = pki.ca.leaf(notValidBefore: date.addingTimeInterval(-86400), notValidAfter: date.addingTimeInterval(200 * 86400))
+        func verdict(daysAfter days: Double) async -> TrustVerdict {
+            await TrustEngine(cacheCapacity: 0).evaluate(ServerTrust(certificates: [leaf.der, pki.ca.der], anchors: pki.publicAnchors,
+                                                                    policy: policy, validationTime: date.addingTimeInterval(days * 86400)))
+        }
+        let fresh = await verdict(daysAfter: 60)
+        #expect(fresh.certificateTransparency?.status == .noEmbeddedSCTs)
+        #expect(!fresh.isTrusted)
+        let stale = await verdict(daysAfter: 61)
+        #expect(stale.isTrusted)
+        #expect(stale.certificateTransparency?.status == .listOutOfDate)
+        #expect(stale.notes.contains { $0.contains("is 61 days old") && $0.contains("over 60 days") })
+    }
+
+    // MARK: The validated-path cache
+
+    @Test func theCacheNeverSkipsTheTimeOfAnSCT() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        let sctTime = PKI.now.addingTimeInterval(-3600)
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), sctTime: sctTime)
+        let cold = try await pki.evaluate(leaf, logs: Self.logs, engine: engine)
+        #expect(cold.isTrusted)
+        #expect(engine.cachedPathCount == 1)
+        let cached = try await pki.evaluate(leaf, logs: Self.logs, engine: engine)
+        #expect(cached.isTrusted)
+        #expect(cached.certificateTransparency == cold.certificateTransparency)
+        // Before the SCTs were issued, the leaf is valid but its SCTs are from the future.
+        let earlier = try await pki.evaluate(leaf, logs: Self.logs, at: sctTime.addingTimeInterval(-60), engine: engine)
+        #expect(!earlier.isTrusted)
+        #expect(earlier.codes == [.certificateTransparency])
+    }
+
+    @Test func theCacheNoticesWhenTheListGrowsOld() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)))
+        let dated = try CTLogList(json: TestCTLog.logList(Self.logs), source: .bundled, date: PKI.now.addingTimeInterval(-50 * 86400))
+        var policy = PKI.ssl("www.example.com")
+        policy.certificateTransparency = CertificateTransparencyOptions(logList: dated)
+        func at(_ days: Double) async -> TrustVerdict {
+            await engine.evaluate(ServerTrust(certificates: [leaf.der, pki.ca.der], anchors: pki.publicAnchors, policy: policy,
+                                              validationTime: PKI.now.addingTimeInterval(days * 86400)))
+        }
+        #expect(await at(0).certificateTransparency?.status == .compliant)
+        #expect(await at(10).certificateTransparency?.status == .compliant)
+        let old = await at(11)
+        #expect(old.isTrusted)
+        #expect(old.certificateTransparency?.status == .listOutOfDate)
+        #expect(old.notes.contains { $0.contains("is 61 days old") })
+        #expect(await at(1).certificateTransparency?.status == .compliant)
+    }
+
+    @Test func aPathCachedWithoutCTIsCheckedForCTLater() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        let leaf = pki.ca.leafWithSCTs([Self.logs[0]])
+        #expect(try await pki.evaluate(leaf, logs: Self.logs, mode: .off, engine: engine).isTrusted)
+        let enforced = try await pki.evaluate(leaf, logs: Self.logs, engine: engine)
+        #expect(!enforced.isTrusted)
+        #expect(enforced.codes == [.certificateTransparency])
+        // Another list is another policy.
+        var rejected = Self.logs[0]
+        rejected.state = "rejected"
+        let twoLeaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)))
+        #expect(try await pki.evaluate(twoLeaf, logs: Self.logs, engine: engine).isTrusted)
+        #expect(try await !pki.evaluate(twoLeaf, logs: [rejected] + Self.logs.dropFirst(), engine: engine).isTrusted)
+    }
+}
+
+extension EmbeddedSCTs.Reading {
+    var present: [SignedCertificateTimestamp]? {
+        if case .present(let s) = self { return s }
+        return nil
+    }
+}
