@@ -103,6 +103,7 @@ let package = Package(
                 "TransportTrust", "AppTransportSecurity", "TransportClient", "ATSDiagnostics", "ATSTestServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strict
         ),
