@@ -15,6 +15,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             against Apple's root store (iOS 26) with Apple's limits on its roots.
             With --limbo, runs every SERVER testcase of an x509-limbo file and writes limbo's result shape: the webpki profile \
             and iOS 26's TLS server rules under each case's own (custom) anchors; --platform and --trust-store do not apply.
+            With --pkits DIR, runs the NIST PKITS tests of DIR/tests.json (certificates in DIR/certs) under the basic policy, \
+            each with its own initial policy inputs and its root as the only anchor; CRL and DSA tests are skipped with the \
+            reason. Score the results with scripts/score-pkits.py.
             """
     )
 
@@ -80,17 +83,27 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Run an x509-limbo suite file instead of one chain.")
     var limbo: String?
 
-    @Option(help: "With --limbo: where to write the results.")
+    @Option(help: "Run the NIST PKITS suite in this directory (its tests.json and certs/) instead of one chain.")
+    var pkits: String?
+
+    @Option(help: "With --limbo or --pkits: where to write the results.")
     var output: String?
 
-    @Option(help: "With --limbo: only cases whose id contains this text.")
+    @Option(help: "With --limbo or --pkits: only cases whose id contains this text.")
     var only: String?
 
     enum PolicyName: String, ExpressibleByArgument, CaseIterable { case ssl, basic }
 
     func validate() throws {
-        if limbo == nil && chain == nil { throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE") }
+        if limbo == nil && pkits == nil && chain == nil {
+            throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE, or --pkits DIR")
+        }
+        if limbo != nil && pkits != nil { throw ValidationError("--limbo and --pkits are two runs; give one of them") }
         if limbo != nil && output == nil { throw ValidationError("--limbo needs --output RESULTS.json") }
+        if pkits != nil && output == nil { throw ValidationError("--pkits needs --output RESULTS.json") }
+        if pkits != nil && (!policyOIDs.isEmpty || requireExplicitPolicy || inhibitPolicyMapping || inhibitAnyPolicy) {
+            throw ValidationError("--pkits runs each test with its own initial policy inputs; drop --policy-oid, --require-explicit-policy, --inhibit-policy-mapping and --inhibit-any-policy")
+        }
         if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
         if policy == .basic && host != nil { throw ValidationError("--policy basic checks no host; drop --host or use --policy ssl") }
         if limbo != nil && !pinOptions.isEmpty { throw ValidationError("--pin and --pin-file check one chain; they cannot be combined with --limbo") }
@@ -101,6 +114,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     func execute(output out: Output) async -> Int32 {
         if let limbo, let output {
             return await LimboRunner(path: limbo, outputPath: output, filter: only).run(output: out)
+        }
+        if let pkits, let output {
+            return await PKITSRunner(directory: pkits, outputPath: output, filter: only).run(output: out)
         }
         do {
             let trust = try makeTrust(output: out)
