@@ -84,18 +84,9 @@ struct PKITSRunner {
         }
         watching.cancel()
         let elapsed = ContinuousClock.now - start
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        do {
-            let doc = Results(harness: "swift-transport-security-\(TransportSecurityVersion.current)", results: results)
-            try encoder.encode(doc).write(to: URL(fileURLWithPath: outputPath))
-        } catch {
-            output.error("ats verify --pkits: cannot write '\(outputPath)': \(error)\n")
-            return 2
-        }
-        var counts: [String: Int] = [:]
-        for r in results { counts[r.actual, default: 0] += 1 }
-        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let doc = Results(harness: "swift-transport-security-\(TransportSecurityVersion.current)", results: results)
+        guard ConformanceResults.write(doc, to: outputPath, mode: "pkits", output: output, pretty: true) else { return 2 }
+        let summary = ConformanceResults.summary(results.map(\.actual))
         output.write("pkits: \(results.count) tests in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))): \(summary); results in \(outputPath) (score with scripts/score-pkits.py)\n")
         return 0
     }
