@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
         .library(name: "TransportClient", targets: ["TransportClient"]),
+        .library(name: "TransportServer", targets: ["TransportServer"]),
         .library(name: "ATSDiagnostics", targets: ["ATSDiagnostics"]),
         .library(name: "ATSTestServers", targets: ["ATSTestServers"]),
         .executable(name: "ats", targets: ["ats"]),
@@ -67,6 +68,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The server side of mutual TLS: client certificates verified by the trust engine during the handshake.
+        // Free of any web framework and of ATS; Examples/ shows a framework reading the verdict.
+        .target(
+            name: "TransportServer",
+            dependencies: [
+                "TransportTrust",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // nscurl --ats-diagnostics for any platform: each test an ATS dictionary sent through TransportClient.
         .target(
             name: "ATSDiagnostics",
@@ -83,7 +99,7 @@ let package = Package(
         .target(
             name: "ATSTestServers",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "ATSDiagnostics",
+                "TransportTrust", "AppTransportSecurity", "ATSDiagnostics", "TransportServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -100,9 +116,13 @@ let package = Package(
         .target(
             name: "ATSCommandLine",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "TransportClient", "ATSDiagnostics", "ATSTestServers",
+                "TransportTrust", "AppTransportSecurity", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strict
@@ -145,6 +165,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Mutual-TLS handshakes per second (ours cold and cached, beside nginx) and RSS over refused handshakes (bench/mtls.sh).
+        .executableTarget(
+            name: "MTLSBenchmark",
+            dependencies: [
+                "TransportServer", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Support shared by the test targets.
         .target(
             name: "TestSupport",
@@ -184,6 +217,24 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TransportServerTests",
+            dependencies: [
+                "TestSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSCommandLine", "ATSTestServers",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -12,6 +12,10 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             Prints each case's URL, the CA file clients must trust, and what `ats diagnose` should find, then serves until \
             interrupted (Ctrl-C). Case i listens on --port-base + i and the plain-http redirect target on the port after the last.
             Try: ats diagnose --anchors CA_FILE URL
+
+            With --mtls it runs one HTTPS server instead, on --port, that verifies each client certificate against \
+            --client-anchors with the trust engine and answers every request with the verdict as JSON; refusals are \
+            printed with their reasons. Try: curl --cacert CA_FILE --cert client.pem --key client-key.pem URL
             """
     )
 
@@ -24,7 +28,16 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("case"), help: "Serve only this case. Repeatable. One of: \(BadSSLCase.allCases.map(\.rawValue).joined(separator: ", ")).")
     var cases: [String] = []
 
+    @OptionGroup var mtls: MutualTLSServeOptions
+
     func validate() throws {
+        try mtls.validate()
+        if mtls.enabled {
+            if !cases.isEmpty || portBase != 8443 {
+                throw ValidationError("--case and --port-base choose badssl cases, which --mtls does not serve; use --port")
+            }
+            return
+        }
         if portBase != 0 && !(1...(65535 - BadSSLCase.allCases.count)).contains(portBase) {
             throw ValidationError("--port-base must be 0 or between 1 and \(65535 - BadSSLCase.allCases.count), not \(portBase)")
         }
@@ -36,6 +49,7 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
+        if mtls.enabled { return await mtls.execute(directory: directory, output: out) }
         let servers: LocalServers
         do {
             let dir = try directory ?? Self.temporaryDirectory()

@@ -154,23 +154,8 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.profile = profile
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         trustPolicy.certificatePolicies = try certificatePolicyOptions()
-        var responses: [[UInt8]] = []
-        for path in ocspResponses {
-            let der: [UInt8]
-            do { der = Array(try InputFile.read(path)) } catch {
-                throw InputError("cannot read the OCSP response '\(InputFile.source(path))': \(error.reason)")
-            }
-            do { try RevocationOptions.checkResponseShape(der) } catch {
-                throw InputError("'\(InputFile.source(path))' is not an OCSP response: \(error)")
-            }
-            responses.append(der)
-        }
-        // A response handed in is there to be checked: a "revoked" in it must not pass unseen.
-        let mode = revocation ?? (responses.isEmpty ? .off : .soft)
-        if mode == .off && !responses.isEmpty {
-            throw InputError("--ocsp-response with --revocation off would ignore the response; use --revocation soft or hard, or drop it")
-        }
-        trustPolicy.revocation = RevocationOptions(mode: mode, responses: responses)
+        trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses,
+                                                                   options: ("--ocsp-response", "--revocation"))
         trustPolicy.certificateTransparency = try ctOptions.options()
         let time = try validationTime(at: at)
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)

@@ -6,9 +6,14 @@ enum ChainReport {
     /// every ATS rule; the TLS exception tests still require ATS key strength; the rest relax it.
     static let preference = ["default", "tls1.0", "tls1.1", "tls1.2", "tls1.3", "arbitrary-loads"]
 
+    /// The verdict the report describes: the most telling test's.
+    static func verdict(_ outcomes: [TestOutcome]) -> TrustVerdict? {
+        (preference.compactMap { id in outcomes.first { $0.test.id == id } } + outcomes).lazy.compactMap(\.verdict).first
+    }
+
     static func entries(host: String, outcomes: [TestOutcome]) -> [ChainEntry] {
         let ranked = preference.compactMap { id in outcomes.first { $0.test.id == id } } + outcomes
-        let verdict = ranked.lazy.compactMap(\.verdict).first
+        let verdict = Self.verdict(outcomes)
         let presented = ranked.lazy.map(\.presented).first { !$0.isEmpty } ?? []
         var certificates: [(der: [UInt8], presented: Bool)] = presented.map { ($0, true) }
         if certificates.isEmpty { certificates = (verdict?.chain ?? []).map { ($0.der, false) } }

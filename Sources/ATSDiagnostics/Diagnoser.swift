@@ -84,6 +84,7 @@ public struct Diagnoser: Sendable {
                              trustStore: options.anchors.trustStore.rawValue,
                              trustStoreVersion: options.anchors.trustStore == .apple ? AppleTrustStore.shared.version : nil, tests: outcomes,
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
+                             certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
                              recommendation: Recommendation.choose(host: host, outcomes: outcomes),
                              untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile),
                              milliseconds: (clock.now - start).milliseconds)

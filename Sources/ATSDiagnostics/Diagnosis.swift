@@ -146,6 +146,8 @@ public struct HostDiagnosis: Sendable, Codable {
     /// nscurl's tests in its order, then the probes.
     public var tests: [TestOutcome]
     public var chain: [ChainEntry]
+    /// What Apple's CT policy made of the leaf, from the verdict the chain report shows; nil when CT did not look.
+    public var certificateTransparency: CertificateTransparencyReport? = nil
     public var recommendation: Recommendation
     /// ATS-allowed suites this TLS library cannot offer: no test here proves or disproves them.
     public var untestableSuites: [String]

@@ -89,6 +89,10 @@ public enum DiagnosisRendering {
                 lines.append("    SCT \(sct.counted ? "counted" : "not counted"): \(who)\(sct.reason.map { ": \($0)" } ?? "")")
             }
         }
+        // Said even when it passes: a PASS with CT not enforced (an out-of-date list) must not look like a CT pass.
+        if let ct = d.certificateTransparency {
+            lines.append("Certificate Transparency : \(ct.status.rawValue): \(ct.explanation)")
+        }
         return lines
     }
 

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import TransportServer
 
 /// What a local server answers over HTTP.
 public enum LocalResponse: Sendable {
@@ -13,6 +14,8 @@ public enum LocalResponse: Sendable {
     case basicAuth(user: String, password: String)
     /// 302 to `location`.
     case redirect(to: String)
+    /// 200 with the connection's client-certificate verdict as JSON (`ats serve --mtls`, ``VerdictServer``).
+    case clientVerdict
 }
 
 /// How a hostile server misbehaves (for tests of timeouts and fail-closed handling).
@@ -59,8 +62,9 @@ public final class LocalServer: Sendable {
         }
     }
 
-    private static func bind(port: Int, group: any EventLoopGroup,
-                             _ configure: @escaping @Sendable (any Channel) throws -> Void) async throws -> LocalServer {
+    /// Listens on 127.0.0.1:`port` (0 picks one) and sets up each accepted channel with `configure`.
+    static func bind(port: Int, group: any EventLoopGroup,
+                     _ configure: @escaping @Sendable (any Channel) throws -> Void) async throws -> LocalServer {
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)
@@ -78,7 +82,7 @@ public final class LocalServer: Sendable {
     }
 }
 
-private final class Responder: ChannelInboundHandler {
+final class Responder: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
@@ -97,6 +101,7 @@ private final class Responder: ChannelInboundHandler {
             var headers = HTTPHeaders([("content-type", "text/plain; charset=utf-8")])
             let status: HTTPResponseStatus
             let body: String
+            var bytes: [UInt8]?
             switch response {
             case .text(let text):
                 status = .ok
@@ -115,16 +120,21 @@ private final class Responder: ChannelInboundHandler {
                 status = .found
                 body = "see \(location)\n"
                 headers.add(name: "location", value: location)
+            case .clientVerdict:
+                status = .ok
+                body = ""
+                bytes = VerdictServer.json(context.pipeline.syncOperations.clientCertificateVerdict)
+                headers.replaceOrAdd(name: "content-type", value: "application/json")
             }
-            let bytes = Array(body.utf8)
-            headers.add(name: "content-length", value: String(bytes.count))
+            let payload = bytes ?? Array(body.utf8)
+            headers.add(name: "content-length", value: String(payload.count))
             // A client that asked to close must be told and then closed on. Otherwise it may send its next request on
             // this connection, which NIO's pipeline has already given up on, and get a 400 (curl did, for every
             // other request).
             let keepAlive = head.isKeepAlive
             if !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: payload)))), promise: nil)
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                 if !keepAlive { channel.close(promise: nil) }

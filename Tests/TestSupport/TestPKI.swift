@@ -30,6 +30,15 @@ public enum TestKey: @unchecked Sendable {
 
     public var publicKey: Certificate.PublicKey { certificateKey.publicKey }
 
+    /// The private key as PEM, as servers, curl and openssl read it.
+    public var pemString: String {
+        switch self {
+        case .p256(let k): return k.pemRepresentation
+        case .p384(let k): return k.pemRepresentation
+        case .rsa(let k): return k.pemRepresentation
+        }
+    }
+
     public var defaultSignatureAlgorithm: Certificate.SignatureAlgorithm {
         switch self {
         case .p256: return .ecdsaWithSHA256

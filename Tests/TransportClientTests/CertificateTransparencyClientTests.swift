@@ -110,6 +110,21 @@ import TransportTrust
         }
     }
 
+    /// With the bundled list out of date CT is not enforced, and diagnose says so beside its PASS instead of passing
+    /// silently; with a current one the same server is NOT TESTABLE.
+    @Test func diagnoseSaysWhenCTWasNotEnforced() async throws {
+        try await Self.serving(scts: 0) { s in
+            let environment = ["SSL_CERT_FILE": s.pki.rootFile, "SSL_CERT_DIR": ""]
+            let result = try await ATSTool.run(["diagnose", s.url] + s.resolve, environment: environment)
+            if try CTLogList.bundled().isCurrent(at: Date()) {
+                #expect(result.status == 3, "\(result)")
+            } else {
+                #expect(result.status == 0, "\(result)")
+                #expect(result.standardOutput.contains("Certificate Transparency : listOutOfDate: Certificate Transparency was not enforced"))
+            }
+        }
+    }
+
     @Test func aLogListThatCannotBeReadIsAnInputError() async throws {
         let dir = try TemporaryDirectory()
         let bad = try dir.write("bad.json", "{\"operators\": []}")

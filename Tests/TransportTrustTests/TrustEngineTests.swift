@@ -232,6 +232,39 @@ import X509
         #expect(checked.notes.isEmpty)
     }
 
+    /// A sole path that passes its rules is decided without the path builder when every link would pass it; a search
+    /// budget too small for that shortcut sends the same chain to the path builder, which must agree.
+    @Test func aTrustedSolePathGetsThePathBuildersVerdict() async {
+        for key in [TestKey.p256(), .rsa2048(0)] {
+            let (root, intermediate, leaf) = PKI.chain(key: key)
+            let trust = PKI.trust([leaf, intermediate], anchors: [root])
+            let direct = await TrustEngine(cacheCapacity: 0).evaluate(trust)
+            let built = await TrustEngine(searchBudget: SoleNamePath.searchLimit - 1, cacheCapacity: 0).evaluate(trust)
+            #expect(direct.isTrusted, "\(direct.failures)")
+            #expect(built.isTrusted, "\(built.failures)")
+            #expect(direct.chainDER == [leaf.der, intermediate.der, root.der])
+            #expect(built.chainDER == direct.chainDER)
+            #expect(built.anchor == direct.anchor && direct.anchor == .custom)
+            #expect(built.notes == direct.notes)
+        }
+    }
+
+    /// Links the shortcut leaves to the path builder: an issuer with the name of a certificate below it (the path
+    /// builder's loop check then compares keys), and a signature that does not verify.
+    @Test func aSolePathLinkTheShortcutCannotJudgeGoesToThePathBuilder() async {
+        let root = PKI.root()
+        let intermediate = root.intermediate("Issuing CA")
+        let namesake = intermediate.leaf(subject: PKI.name("Issuing CA"))
+        let verdict = await PKI.evaluate(PKI.trust([namesake, intermediate], anchors: [root]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainDER == [namesake.der, intermediate.der, root.der])
+
+        let forged = PKI.root().intermediate("Issuing CA").leaf()
+        let refused = await PKI.evaluate(PKI.trust([forged, intermediate], anchors: [root]))
+        #expect(refused.codes == [.unknownIssuer])
+        #expect(refused.notes.isEmpty)
+    }
+
     // MARK: Backtracking
 
     @Test func backtracksPastAnExpiredCrossSignToAValidPath() async {

@@ -38,6 +38,8 @@ public final class TrustAnchors: Sendable {
     let customDER: Set<DERKey>
     private let inputs: [CertificateKey: InputCertificate]
     private let bySubject: [DistinguishedName: [Certificate]]
+    /// Each usable anchor's extensions, parsed once here rather than in every evaluation that reaches it.
+    let parsedExtensions: [ExtensionMemo.Key: ParsedExtensions]
     /// Distinguishes anchor sets in cache keys.
     let identity: [UInt8]
 
@@ -74,6 +76,9 @@ public final class TrustAnchors: Sendable {
         }
         self.inputs = inputs
         self.bySubject = Dictionary(grouping: all.compactMap(\.certificate), by: \.subject)
+        var parsedExtensions: [ExtensionMemo.Key: ParsedExtensions] = [:]
+        for cert in all.compactMap(\.certificate) { parsedExtensions[ExtensionMemo.Key(tbs: cert.tbsCertificateBytes)] = ParsedExtensions(cert) }
+        self.parsedExtensions = parsedExtensions
         var hash = SHA256()
         for c in custom { hash.update(data: c.der) }
         hash.update(data: [anchorsOnly ? 1 : 0, store == .apple ? 1 : 0, constraints.isEmpty ? 0 : 1])

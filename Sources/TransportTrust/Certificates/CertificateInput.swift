@@ -106,11 +106,21 @@ public struct InputCertificate: Sendable, Hashable {
     /// signatureAlgorithm with the signed one. Either lets anyone make a second encoding of a valid certificate,
     /// with a new fingerprint, that still verifies. OpenSSL, BoringSSL and Go refuse both.
     private static func requireStrictEncoding(_ root: ASN1Node) throws {
-        // A certificate without this shape is refused by swift-certificates, with its own reason.
-        guard let layout = try? CertificateLayout(root) else { return }
-        try requireWholeBytes(layout.signature, field: "signature")
-        guard layout.tbsFields[1].encodedBytes.elementsEqual(layout.signatureAlgorithm.encodedBytes) else { throw AlgorithmMismatch() }
-        guard case .constructed(let spkiParts) = layout.tbsFields[5].content else { return }
+        // A certificate without this shape is refused by swift-certificates, with its own reason. The fields are read
+        // as CertificateLayout reads them, without collecting them into an array: this runs on every certificate.
+        guard case .constructed(let top) = root.content, root.identifier == .sequence else { return }
+        var parts = top.makeIterator()
+        guard let tbs = parts.next(), let signatureAlgorithm = parts.next(), let signature = parts.next(),
+              case .constructed(let children) = tbs.content else { return }
+        var fields = children.makeIterator()
+        var first = fields.next()
+        if first?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) { first = fields.next() }
+        // serial, signature, issuer, validity, subject, subjectPublicKeyInfo
+        guard first != nil, let innerAlgorithm = fields.next(), fields.next() != nil, fields.next() != nil, fields.next() != nil,
+              let spkiNode = fields.next() else { return }
+        try requireWholeBytes(signature, field: "signature")
+        guard innerAlgorithm.encodedBytes.elementsEqual(signatureAlgorithm.encodedBytes) else { throw AlgorithmMismatch() }
+        guard case .constructed(let spkiParts) = spkiNode.content else { return }
         var spki = spkiParts.makeIterator()
         guard spki.next() != nil, let key = spki.next() else { return }
         try requireWholeBytes(key, field: "subjectPublicKey")

@@ -10,7 +10,7 @@ extension UnverifiedCertificateChain {
               MemoryLayout<UnverifiedCertificateChain>.size == MemoryLayout<[Certificate]>.size,
               MemoryLayout<UnverifiedCertificateChain>.alignment == MemoryLayout<[Certificate]>.alignment else { return nil }
         let chain = unsafeBitCast(certificates, to: UnverifiedCertificateChain.self)
-        guard chain.count == certificates.count, zip(chain, certificates).allSatisfy({ $0.serialNumber == $1.serialNumber }) else { return nil }
+        guard chain.count == certificates.count, certificates.indices.allSatisfy({ chain[$0].serialNumber == certificates[$0].serialNumber }) else { return nil }
         return chain
     }
 }

@@ -20,22 +20,27 @@ struct DERKey: Hashable {
 /// through its serialised form, which for an EC key costs a point conversion (a modular inversion) on every
 /// hash: a tenth of a limbo run. The signed bytes and the signature identify a certificate exactly.
 struct CertificateKey: Hashable {
-    let certificate: Certificate
+    // Only what identifies the certificate: keeping the whole Certificate made every key a retain per field.
+    let tbs: ArraySlice<UInt8>
+    let signatureAlgorithm: Certificate.SignatureAlgorithm
+    let signature: Certificate.Signature
 
-    init(_ certificate: Certificate) { self.certificate = certificate }
+    init(_ certificate: Certificate) {
+        (tbs, signatureAlgorithm, signature) = (certificate.tbsCertificateBytes, certificate.signatureAlgorithm, certificate.signature)
+    }
 
     static func == (a: CertificateKey, b: CertificateKey) -> Bool {
-        a.certificate.tbsCertificateBytes == b.certificate.tbsCertificateBytes
-            && a.certificate.signatureAlgorithm == b.certificate.signatureAlgorithm
-            && a.certificate.signature == b.certificate.signature
+        a.tbs == b.tbs && a.signatureAlgorithm == b.signatureAlgorithm && a.signature == b.signature
     }
 
     // The head holds the serial number, the tail the last extension; both tell certificates of one CA apart.
-    func hash(into h: inout Hasher) { Self.hashTBS(certificate.tbsCertificateBytes, into: &h) }
+    func hash(into h: inout Hasher) { Self.hashTBS(tbs, into: &h) }
 
+    /// The first 32 bytes reach past a serial of 20 octets (tag and length, version, serial); a cold evaluation
+    /// hashes some twenty keys, so each byte hashed counts.
     static func hashTBS(_ tbs: ArraySlice<UInt8>, into h: inout Hasher) {
         h.combine(tbs.count)
-        tbs.prefix(64).withUnsafeBytes { h.combine(bytes: $0) }
-        tbs.suffix(32).withUnsafeBytes { h.combine(bytes: $0) }
+        tbs.prefix(32).withUnsafeBytes { h.combine(bytes: $0) }
+        tbs.suffix(16).withUnsafeBytes { h.combine(bytes: $0) }
     }
 }

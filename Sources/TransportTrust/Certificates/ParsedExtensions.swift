@@ -76,19 +76,41 @@ final class ParsedExtensions: Sendable {
 final class ExtensionMemo: @unchecked Sendable {
     /// Extensions are part of the signed bytes, so those bytes alone say which parse applies. Keying by the whole
     /// `Certificate` copied it, a retain per field, on every lookup.
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let tbs: ArraySlice<UInt8>
         func hash(into h: inout Hasher) { CertificateKey.hashTBS(tbs, into: &h) }
     }
 
     private let lock = NSLock()
     private var parsed: [Key: ParsedExtensions] = [:]
+    /// Parses made before the evaluation: the anchors', made once per ``TrustAnchors``.
+    private var premade: [Key: ParsedExtensions] = [:]
+
+    /// Uses the anchors' parses, made once, instead of parsing each anchor's extensions again in every evaluation.
+    func adopt(_ anchors: TrustAnchors) {
+        lock.withLock { premade = anchors.parsedExtensions }
+    }
+
+    /// The first few certificates asked about, searched before hashing: a cold evaluation asks some fifteen times
+    /// about three certificates, and comparing slices of one buffer is a pointer check.
+    private var recent: [(tbs: ArraySlice<UInt8>, parsed: ParsedExtensions)] = []
+    private static let recentCapacity = 8
 
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
-        let key = Key(tbs: cert.tbsCertificateBytes)
-        if let known = lock.withLock({ parsed[key] }) { return known }
+        let tbs = cert.tbsCertificateBytes
+        let known: ParsedExtensions? = lock.withLock {
+            if let hit = recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
+            let key = Key(tbs: tbs)
+            guard let found = premade[key] ?? parsed[key] else { return nil }
+            if recent.count < Self.recentCapacity { recent.append((tbs, found)) }
+            return found
+        }
+        if let known { return known }
         let fresh = ParsedExtensions(cert)
-        lock.withLock { parsed[key] = fresh }
+        lock.withLock {
+            parsed[Key(tbs: tbs)] = fresh
+            if recent.count < Self.recentCapacity { recent.append((tbs, fresh)) }
+        }
         return fresh
     }
 }

@@ -40,8 +40,9 @@ enum SoleNamePath: Equatable {
         var partials: [[Int]] = [[]]
         var made = 1
         while let partial = partials.popLast() {
-            let tip = partial.last.map { intermediates[$0] } ?? leaf
-            for candidate in anchors.certificates(named: tip.issuer)
+            // The tip's issuer name alone: a whole certificate copied per partial path is a retain per field.
+            let issuer = partial.last.map { intermediates[$0].issuer } ?? leaf.issuer
+            for candidate in anchors.certificates(named: issuer)
             where candidate != leaf && !partial.contains(where: { intermediates[$0] == candidate }) {
                 guard found == nil else {
                     self = .several
@@ -50,7 +51,7 @@ enum SoleNamePath: Equatable {
                 found = partial
                 anchor = candidate
             }
-            for index in intermediates.indices where !partial.contains(index) && intermediates[index].subject == tip.issuer {
+            for index in intermediates.indices where !partial.contains(index) && intermediates[index].subject == issuer {
                 // Counted as made, not as examined: many certificates of one name would otherwise fill memory first.
                 made += 1
                 guard made <= Self.searchLimit else {
@@ -64,6 +65,10 @@ enum SoleNamePath: Equatable {
             self = .none
             return
         }
-        self = .found([leaf] + found.map { intermediates[$0] } + (anchor.map { [$0] } ?? []))
+        var path = [leaf]
+        path.reserveCapacity(found.count + 2)
+        for index in found { path.append(intermediates[index]) }
+        if let anchor { path.append(anchor) }
+        self = .found(path)
     }
 }

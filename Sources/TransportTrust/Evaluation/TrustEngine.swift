@@ -121,7 +121,7 @@ public final class TrustEngine: Sendable {
         var byCertificate: [CertificateKey: InputCertificate] = [:]
         var intermediates: [Certificate] = []
         var unusable: [InputCertificate] = []
-        for input in presented.dropFirst() + extra {
+        for input in [presented.dropFirst(), extra[...]].joined() {
             guard let cert = input.certificate else {
                 unusable.append(input)
                 continue
@@ -134,13 +134,19 @@ public final class TrustEngine: Sendable {
         let transparency = trust.policy.transparencyCheck
         let handled = Self.handledCriticalExtensions(rules)
         let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
+        context.extensions.adopt(trust.anchors)
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
         }
 
-        func inputs(_ chain: [Certificate]) -> [InputCertificate] {
-            chain.map { byCertificate[CertificateKey($0)] ?? trust.anchors.input(for: $0) ?? (try? InputCertificate($0)) }.compactMap { $0 }
+        func inputs(_ chain: some Collection<Certificate>) -> [InputCertificate] {
+            var found: [InputCertificate] = []
+            found.reserveCapacity(chain.count)
+            for cert in chain {
+                if let input = byCertificate[CertificateKey(cert)] ?? trust.anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
+            }
+            return found
         }
 
         // The rules first, on the one path the names allow; signatures only when it passes them.
@@ -157,6 +163,20 @@ public final class TrustEngine: Sendable {
                                      notes: [SoleNamePath.unverifiedNote]), nil)
             }
             ruleAbiding = sole
+            // The path builder could only return this path, and would: decide it here, without its search machinery.
+            // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
+            if intermediates.count * SoleNamePath.searchLimit <= searchBudget,
+               Self.passesPathBuilderChecks(chain, handled: handled)
+            {
+                let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
+                                                context: soleContext, memo: revocationMemo, rulesPassed: true)
+                // The leaf's entry in byCertificate is always leafInput: no lookup needed.
+                if findings.failures.isEmpty {
+                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + inputs(sole.dropFirst()), failures: [],
+                                         notes: findings.notes, certificateTransparency: findings.ct?.report),
+                            RecordingPolicy.Passed(chain: chain, notes: findings.notes, ct: findings.ct))
+                }
+            }
         }
 
         let store = BudgetedIntermediates(intermediates, limit: searchBudget)
@@ -169,7 +189,7 @@ public final class TrustEngine: Sendable {
 
         switch result {
         case .validCertificate(let chain):
-            let path = inputs(Array(chain))
+            let path = inputs(chain)
             let anchorDER = path.last?.der ?? []
             let passed = attempts.passed
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
@@ -177,7 +197,7 @@ public final class TrustEngine: Sendable {
         case .couldNotValidate:
             var verdict: TrustVerdict
             if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
-                let path = inputs(Array(best.chain))
+                let path = inputs(best.chain)
                 verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
                                        chain: path, failures: best.failures, certificateTransparency: best.transparency)
             } else {
@@ -196,8 +216,29 @@ public final class TrustEngine: Sendable {
         }
     }
 
+    /// Whether swift-certificates' path builder would accept each link of `chain`, the one path the names allow: every
+    /// issuer's critical extensions handled, no issuer repeating a certificate below it, every signature valid.
+    ///
+    /// On the sole name-linked path the path builder can build no other path, so when every link passes (and the
+    /// rules did) it returns this very path; running it costs a tenth of a cold evaluation in store lookups, issuer
+    /// sorting and candidate copies. A link it might judge otherwise (an issuer whose subject repeats one below it,
+    /// which its loop check compares by key and SAN) answers false, and the path builder decides as before. The
+    /// signatures are verified by swift-certificates' own `isValidSignature`, as the path builder does.
+    static func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier]) -> Bool {
+        guard chain.count > 1 else { return false }
+        for i in 1..<chain.count {
+            // By index: a certificate copied out of the chain is a retain per field.
+            guard Diagnosis.unhandledCritical(chain[i], handled: handled) == nil,
+                  !(0..<i).contains(where: { chain[$0].subject == chain[i].subject }),
+                  chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
+            else { return false }
+        }
+        return true
+    }
+
     static func handledCriticalExtensions(_ rules: [any ChainRule]) -> [ASN1ObjectIdentifier] {
         var seen: [ASN1ObjectIdentifier] = []
+        seen.reserveCapacity(8)
         for rule in rules { for oid in rule.handledCriticalExtensions where !seen.contains(oid) { seen.append(oid) } }
         return seen
     }

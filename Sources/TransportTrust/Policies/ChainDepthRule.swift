@@ -10,7 +10,7 @@ public struct ChainDepthRule: ChainRule {
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         guard chain.count > 2 else { return }
-        let logical = chain[1..<(chain.count - 1)].filter { !$0.isSelfIssued }.count
+        let logical = chain[1..<(chain.count - 1)].count { !$0.isSelfIssued }
         if logical > maximumIntermediates {
             failures.append(TrustFailure(.chainTooLong, certificate: chain.count - 1,
                 "the chain has \(logical) intermediate \(logical == 1 ? "CA" : "CAs"), more than the allowed \(maximumIntermediates)"))

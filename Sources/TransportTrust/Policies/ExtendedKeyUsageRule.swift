@@ -22,7 +22,6 @@ public struct ExtendedKeyUsageRule: ChainRule {
     public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.extendedKeyUsage] }
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        let names = required.map(Self.name).joined(separator: ", ")
         for (i, cert) in chain.enumerated() {
             let eku: ExtendedKeyUsage?
             switch context.extensions(cert).extendedKeyUsage {
@@ -36,7 +35,7 @@ public struct ExtendedKeyUsageRule: ChainRule {
                 guard let eku else {
                     if leafMustCarryEKU {
                         failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
-                            "\(cert.label) has no extendedKeyUsage extension; a TLS server certificate must list \(names)"))
+                            "\(cert.label) has no extendedKeyUsage extension; a TLS server certificate must list \(required.map(Self.name).joined(separator: ", "))"))
                     }
                     continue
                 }

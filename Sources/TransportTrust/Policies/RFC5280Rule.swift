@@ -6,7 +6,9 @@ import SwiftASN1
 ///
 /// swift-certificates reports only a sentence; this rule maps it to a stable code and a certificate index.
 public struct RFC5280Rule: ChainRule {
-    private let policy = RFC5280Policy.withValidityCheckDisabled()
+    /// One for all: the rule is made afresh for every evaluation, and the policy allocates on creation.
+    private static let sharedPolicy = RFC5280Policy.withValidityCheckDisabled()
+    private var policy: RFC5280Policy { Self.sharedPolicy }
 
     /// Paths whose name-constraint work exceeds this are left to ``StructureRule``, which refuses them.
     public var nameConstraintBudget: Int
@@ -15,9 +17,9 @@ public struct RFC5280Rule: ChainRule {
 
     /// subjectAltName too: the name-constraint check reads it, and RFC 5280 §4.2.1.6 makes it critical whenever the
     /// subject is empty, so a policy without a host (basic X.509, or SSL with host validation off) must accept it.
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] {
-        policy.verifyingCriticalExtensions + [.X509ExtensionID.subjectAlternativeName]
-    }
+    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { Self.handled }
+
+    private static let handled = sharedPolicy.verifyingCriticalExtensions + [.X509ExtensionID.subjectAlternativeName]
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):

@@ -8,15 +8,17 @@ public struct ValidityRule: ChainRule {
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let now = Self.wholeSeconds(context.validationTime)
         for (i, cert) in chain.enumerated() {
-            if cert.notValidAfter < cert.notValidBefore {
+            // Each read converts the certificate's time to a Date: once each.
+            let notValidBefore = cert.notValidBefore, notValidAfter = cert.notValidAfter
+            if notValidAfter < notValidBefore {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
                     "\(cert.label) has a validity period that ends before it starts; it can never be valid"))
-            } else if now > cert.notValidAfter {
+            } else if now > notValidAfter {
                 failures.append(TrustFailure(.expired, certificate: i,
-                    "\(cert.label) expired on \(RFC3339.format(cert.notValidAfter)); the server must install a renewed certificate"))
-            } else if now < cert.notValidBefore {
+                    "\(cert.label) expired on \(RFC3339.format(notValidAfter)); the server must install a renewed certificate"))
+            } else if now < notValidBefore {
                 failures.append(TrustFailure(.notYetValid, certificate: i,
-                    "\(cert.label) is not valid until \(RFC3339.format(cert.notValidBefore)); check the clock of this machine or of the issuing CA"))
+                    "\(cert.label) is not valid until \(RFC3339.format(notValidBefore)); check the clock of this machine or of the issuing CA"))
             }
         }
     }

@@ -149,12 +149,4 @@ extension TestKey {
     func nioPrivateKey() throws -> NIOSSLPrivateKey {
         try NIOSSLPrivateKey(bytes: Array(pemString.utf8), format: .pem)
     }
-
-    var pemString: String {
-        switch self {
-        case .p256(let k): return k.pemRepresentation
-        case .p384(let k): return k.pemRepresentation
-        case .rsa(let k): return k.pemRepresentation
-        }
-    }
 }

@@ -1,0 +1,27 @@
+import TransportTrust
+
+/// OCSP responses handed in as files (`ats verify --ocsp-response`, `ats serve --mtls --client-ocsp-response`).
+enum OCSPResponseFiles {
+    /// The revocation options for `mode` and the responses in `paths`: soft-fail when responses are given without a
+    /// mode, since a response handed in is there to be checked and a "revoked" in it must not pass unseen.
+    /// - Parameter options: the two options' names, for messages.
+    static func revocation(mode: RevocationOptions.Mode?, responses paths: [String],
+                           options: (response: String, mode: String)) throws -> RevocationOptions {
+        var responses: [[UInt8]] = []
+        for path in paths {
+            let der: [UInt8]
+            do { der = Array(try InputFile.read(path)) } catch {
+                throw InputError("cannot read the OCSP response '\(InputFile.source(path))': \(error.reason)")
+            }
+            do { try RevocationOptions.checkResponseShape(der) } catch {
+                throw InputError("'\(InputFile.source(path))' is not an OCSP response: \(error)")
+            }
+            responses.append(der)
+        }
+        let mode = mode ?? (responses.isEmpty ? .off : .soft)
+        if mode == .off && !responses.isEmpty {
+            throw InputError("\(options.response) with \(options.mode) off would ignore the response; use \(options.mode) soft or hard, or drop it")
+        }
+        return RevocationOptions(mode: mode, responses: responses)
+    }
+}

@@ -1,0 +1,7 @@
+/// The user inbound event that follows a completed handshake on a ``MutualTLSServer`` connection, before
+/// `TLSUserEvent.handshakeCompleted` itself: the verdict on the client, for handlers that want it pushed to them.
+public struct ClientCertificateVerifiedEvent: Sendable {
+    public var verdict: ClientCertificateVerdict
+
+    public init(verdict: ClientCertificateVerdict) { self.verdict = verdict }
+}

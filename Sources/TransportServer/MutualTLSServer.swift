@@ -1,0 +1,112 @@
+import Logging
+import NIOCore
+import NIOSSL
+import TransportTrust
+
+/// A swift-nio-ssl server whose client certificates are verified by the trust engine during the handshake.
+///
+/// Add ``configure(_:)`` to each accepted channel's pipeline, before the application's handlers:
+///
+/// ```swift
+/// let policy = ClientVerificationPolicy(anchors: clientCAs, nameRules: [try ClientNameRule(parsing: "uri:spiffe://example.org/*")])
+/// let server = try MutualTLSServer(certificateChain: chain, privateKey: key, policy: policy)
+/// ServerBootstrap(group: group).childChannelInitializer { channel in
+///     channel.eventLoop.makeCompletedFuture {
+///         try server.configure(channel.pipeline.syncOperations)
+///         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+///     }
+/// }
+/// ```
+///
+/// A refused client gets a TLS alert (certificate_unknown, or certificate_required when it sent none) and the
+/// ``logger`` gets one line: reason code, subject, SPKI hash, peer address. After the handshake the verdict
+/// reaches the application as ``ClientCertificateVerifiedEvent`` and through `Channel.clientCertificateVerdict()`.
+public final class MutualTLSServer: Sendable {
+    /// The decision each handshake runs.
+    public let verifier: ClientCertificateVerifier
+    /// The TLS context, shared by every connection: the server's identity, and client certificates asked for as
+    /// the policy's mode says.
+    public let sslContext: NIOSSLContext
+    /// How long a client has to finish its handshake; a stalled client is closed after it.
+    public let handshakeTimeout: TimeAmount
+    /// Where refusal lines go, at `notice`.
+    public let logger: Logger
+    /// The chains of recently verified clients, so that a resumed session's client can be verified again.
+    let recentChains = RecentChains(capacity: 4096)
+
+    /// - Parameters:
+    ///   - certificateChain: the server's certificates, leaf first.
+    ///   - privateKey: the key of the leaf.
+    ///   - policy: what client certificates must satisfy.
+    ///   - engine: the trust engine; its validated-path cache is what makes a reconnecting client cheap.
+    ///   - configure: further TLS settings (versions, suites); verification and trust roots are ours and are set
+    ///     after it.
+    /// - Throws: swift-nio-ssl's error when the certificate or key cannot be used.
+    public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, policy: ClientVerificationPolicy,
+                engine: TrustEngine = .shared, handshakeTimeout: TimeAmount = .seconds(10),
+                logger: Logger = Logger(label: "TransportServer.mtls"),
+                configure: (inout TLSConfiguration) -> Void = { _ in }) throws {
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain.map { .certificate($0) },
+                                                           privateKey: .privateKey(privateKey))
+        tls.minimumTLSVersion = .tlsv12
+        configure(&tls)
+        Self.applyVerification(policy.mode, to: &tls)
+        self.sslContext = try NIOSSLContext(configuration: tls)
+        self.verifier = ClientCertificateVerifier(policy: policy, engine: engine)
+        self.handshakeTimeout = handshakeTimeout
+        self.logger = logger
+    }
+
+    /// Sets how swift-nio-ssl asks for client certificates. Never `.none` unless no certificate is wanted: the
+    /// verification callback is not called then. The trust store is empty: the callback decides, not BoringSSL.
+    static func applyVerification(_ mode: ClientCertificateMode, to tls: inout TLSConfiguration) {
+        switch mode {
+        case .required: tls.certificateVerification = .noHostnameVerification
+        case .optional: tls.certificateVerification = .optionalVerification
+        case .none: tls.certificateVerification = .none
+        }
+        tls.trustRoots = .certificates([])
+        tls.additionalTrustRoots = []
+        tls.renegotiationSupport = .none
+    }
+
+    /// Adds the TLS handler and the ``ClientVerdictHandler`` to a new connection's pipeline.
+    public func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
+        let (tls, verdicts) = makeHandlers()
+        try pipeline.addHandler(tls)
+        try pipeline.addHandler(verdicts)
+    }
+
+    /// The two handlers of one connection, in pipeline order, for callers that place them themselves.
+    public func makeHandlers() -> (NIOSSLServerHandler, ClientVerdictHandler) {
+        let decided = ConnectionVerdict()
+        let verifier = self.verifier
+        let recentChains = self.recentChains
+        let tls = NIOSSLServerHandler(context: sslContext, customVerificationCallbackWithMetadata: { certificates, promise in
+            let presented: [[UInt8]]
+            do { presented = try certificates.map { try $0.toDERBytes() } } catch {
+                let verdict = ClientCertificateVerdict(outcome: .refused, failures: [
+                    TrustFailure(.malformedCertificate, certificate: nil, "the client's certificates cannot be read"),
+                ])
+                decided.set(verdict)
+                return promise.succeed(.failed)
+            }
+            Task {
+                let verdict = await verifier.verify(presented)
+                decided.set(verdict)
+                guard verdict.isVerified else { return promise.succeed(.failed) }
+                recentChains.remember(presented)
+                let built = verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) }
+                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
+            }
+        })
+        let handler = ClientVerdictHandler(decided: decided, mode: verifier.policy.mode, handshakeTimeout: handshakeTimeout,
+                                           logger: logger) { leaf in
+            guard let chain = recentChains.chain(forLeaf: leaf) else { return .unverifiedResumption(leaf: leaf) }
+            var verdict = await verifier.verify(chain)
+            verdict.notes.append("a resumed TLS session: verified again from the chain the client sent when it was made")
+            return verdict
+        }
+        return (tls, handler)
+    }
+}

@@ -1,0 +1,91 @@
+import ATSTestServers
+import Foundation
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import TestSupport
+import TransportServer
+import TransportTrust
+import X509
+
+/// Client and server PKIs for mutual-TLS tests, with the files curl and openssl need.
+///
+/// Clients: root "Client Root CA" → "Client Issuing CA" → leaves with clientAuth. The server: its own root and a
+/// leaf for 127.0.0.1.
+struct MTLSFixture: Sendable {
+    static let spiffeID = "spiffe://example.org/ns/payments/sa/api"
+
+    let clientRoot: TestCert
+    let clientCA: TestCert
+    /// A good client: clientAuth, SANs URI (SPIFFE), DNS and email.
+    let client: TestCert
+    let serverRoot: TestCert
+    let serverLeaf: TestCert
+    let directory: TemporaryDirectory
+
+    init() throws {
+        clientRoot = PKI.root("Client Root CA")
+        clientCA = clientRoot.intermediate("Client Issuing CA")
+        client = Self.clientLeaf(clientCA)
+        serverRoot = PKI.root("Server Root CA")
+        serverLeaf = serverRoot.leaf("127.0.0.1", dns: ["www.example.test"], ips: [[127, 0, 0, 1]])
+        directory = try TemporaryDirectory()
+        _ = try directory.write("server-ca.pem", serverRoot.pem)
+        _ = try directory.write("client-anchors.pem", clientRoot.pem)
+        _ = try directory.write("client-issuing-ca.pem", clientCA.pem)
+        try write(client, as: "client")
+    }
+
+    /// A client leaf issued by `issuer`; clientAuth and the three SAN kinds unless told otherwise.
+    static func clientLeaf(_ issuer: TestCert, cn: String = "payments-api", uri: String = spiffeID,
+                           eku: [ExtendedKeyUsage.Usage]? = [.clientAuth],
+                           notValidBefore: Date = PKI.notBefore, notValidAfter: Date = PKI.notAfter) -> TestCert {
+        issuer.leaf(cn, sans: [.uniformResourceIdentifier(uri), .dnsName("api.payments.internal"), .rfc822Name("api@example.org")],
+                    extendedKeyUsage: eku, notValidBefore: notValidBefore, notValidAfter: notValidAfter)
+    }
+
+    /// Writes NAME.pem (the leaf and `chain`) and NAME-key.pem.
+    func write(_ leaf: TestCert, chain: [TestCert]? = nil, as name: String) throws {
+        _ = try directory.write("\(name).pem", ([leaf] + (chain ?? [clientCA])).map(\.pem).joined())
+        _ = try directory.write("\(name)-key.pem", leaf.key.pemString)
+    }
+
+    /// NAME.p12 (password "pw") from the files ``write(_:chain:as:)`` made, by openssl run off the cooperative pool,
+    /// which the server's verification tasks need.
+    func pkcs12(_ name: String) async throws -> String {
+        let result = try await runProcess(opensslPath ?? "openssl", [
+            "pkcs12", "-export", "-in", directory.file("\(name).pem"), "-inkey", directory.file("\(name)-key.pem"),
+            "-passout", "pass:pw", "-out", directory.file("\(name).p12"),
+        ])
+        guard result.status == 0 else { throw OpenSSLCommand.Failure(description: "openssl pkcs12 failed: \(result.output)") }
+        return directory.file("\(name).p12")
+    }
+
+    func policy(mode: ClientCertificateMode = .required, pins: PinSet? = nil, revocation: RevocationOptions = .off,
+                nameRules: [ClientNameRule] = []) -> ClientVerificationPolicy {
+        ClientVerificationPolicy(anchors: [clientRoot.input], mode: mode, pins: pins, revocation: revocation, nameRules: nameRules)
+    }
+
+    /// A running `ats serve --mtls` server for `policy`, TLS versions as `maximum` allows, logging to `log`.
+    func serve(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
+               handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) async throws -> VerdictServer {
+        try await VerdictServer.start(try mutualTLSServer(policy, maximum: maximum, engine: engine, handshakeTimeout: handshakeTimeout, log: log))
+    }
+
+    /// The server's mutual-TLS half, for tests that reach into it.
+    func mutualTLSServer(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
+                         handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) throws -> MutualTLSServer {
+        try MutualTLSServer(
+            certificateChain: [try NIOSSLCertificate(bytes: serverLeaf.der, format: .der)],
+            privateKey: try serverLeaf.key.nioPrivateKey(), policy: policy, engine: engine,
+            handshakeTimeout: handshakeTimeout, logger: log.logger) { tls in
+            tls.maximumTLSVersion = maximum
+        }
+    }
+}
+
+extension TestKey {
+    func nioPrivateKey() throws -> NIOSSLPrivateKey {
+        try NIOSSLPrivateKey(bytes: Array(pemString.utf8), format: .pem)
+    }
+}

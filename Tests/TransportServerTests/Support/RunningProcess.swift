@@ -1,0 +1,88 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A long-running child process (`ats serve`) whose output lines a test can wait for, read on dispatch threads.
+final class RunningProcess: Sendable {
+    private let process: Process
+    private let state = NIOLockedValueBox<(out: String, err: String, waiters: [(Bool, String, CheckedContinuation<Bool, Never>)], ended: Bool)>(("", "", [], false))
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        self.process = process
+        try process.run()
+        for (pipe, isError) in [(out, false), (err, true)] {
+            let handle = pipe.fileHandleForReading
+            DispatchQueue.global().async { [self] in
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    append(String(decoding: data, as: UTF8.self), isError: isError)
+                }
+                if isError { finish() }
+            }
+        }
+    }
+
+    var output: String { state.withLockedValue { $0.out } }
+    var errors: String { state.withLockedValue { $0.err } }
+
+    private func append(_ text: String, isError: Bool) {
+        let ready = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
+            if isError { state.err += text } else { state.out += text }
+            let (out, err) = (state.out, state.err)
+            let done = state.waiters.filter { ($0.0 ? err : out).contains($0.1) }
+            state.waiters.removeAll { ($0.0 ? err : out).contains($0.1) }
+            return done.map(\.2)
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    private func finish() {
+        let waiting = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
+            state.ended = true
+            defer { state.waiters = [] }
+            return state.waiters.map(\.2)
+        }
+        for continuation in waiting { continuation.resume(returning: false) }
+    }
+
+    /// Whether `text` appears on standard output (or error); false when the process ends first.
+    func waitFor(_ text: String, onStandardError: Bool = false) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let answer: Bool? = state.withLockedValue { state in
+                if (onStandardError ? state.err : state.out).contains(text) { return true }
+                if state.ended { return false }
+                state.waiters.append((onStandardError, text, continuation))
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    func interrupt() { if process.isRunning { kill(process.processIdentifier, SIGINT) } }
+
+    /// The exit status, once the process has ended (waited for on a dispatch thread).
+    func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [process] in
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+/// The `ats` executable the package builds, beside this test runner.
+func atsExecutable() -> URL? {
+    [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("ats"),
+     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/ats")]
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+}

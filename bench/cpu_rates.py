@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Cold evaluations per CPU second of TrustBenchmark builds and of pyca's verifier, alternating, on one core.
+
+bench/run.sh divides by wall time, so on a shared machine another process on the core lowers whichever harness
+is running at that moment, and its ratios move by tens of percent between runs. Here each rate is evaluations
+over the process's user+system time, less a short run's (setup, warm-up, interpreter start).
+
+  bench/cpu_rates.py SECONDS BINARY...   (e.g. a build of main and one of a branch, copied out of .build/release)
+"""
+import os, statistics, subprocess, sys, tempfile
+
+seconds, binaries = float(sys.argv[1]), sys.argv[2:]
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+chains = tempfile.mkdtemp()
+subprocess.run(["taskset", "-c", "0", binaries[0], "--seconds", "0.1", "--write", chains], check=True, capture_output=True)
+
+def run(cmd):
+    done = subprocess.run(["/usr/bin/time", "-f", "%U %S"] + cmd, capture_output=True, text=True, check=True)
+    user, system = map(float, done.stderr.strip().split("\n")[-1].split())
+    return float(done.stdout.split()[-1].rstrip("/s")), user + system
+
+def per_cpu_second(command):
+    (rate, cpu), (short_rate, short_cpu) = run(command(seconds)), run(command(0.3))
+    return (rate * seconds - short_rate * 0.3) / (cpu - short_cpu)
+
+figures = {}
+for _ in range(2):
+    for flag, chain in [("p256", "ecdsa-p256"), ("rsa2048", "rsa-2048")]:
+        for b in binaries:
+            figures.setdefault((chain, b), []).append(per_cpu_second(
+                lambda s: ["taskset", "-c", "0", b, "--profile", "cold", "--chain", flag, "--seconds", str(s)]))
+        figures.setdefault((chain, "pyca"), []).append(per_cpu_second(
+            lambda s: ["taskset", "-c", "0", "python3", "bench/pyca_verify.py", f"{chains}/{chain}", "bench.example.test", str(s)]))
+for chain in ["ecdsa-p256", "rsa-2048"]:
+    pyca = statistics.median(figures[(chain, "pyca")])
+    cells = [f"{b}: {statistics.median(figures[(chain, b)]):.0f} ({statistics.median(figures[(chain, b)]) / pyca:.2f}x pyca)" for b in binaries]
+    print(f"{chain}: " + ", ".join(cells) + f"; pyca: {pyca:.0f}  (per CPU second, median of 2)")
