@@ -106,6 +106,18 @@ import X509
         #expect(refused.failures.first?.message.contains("narrowed by the anchor") == true, "\(refused.failures)")
         // The anchor's policies decide nothing when no explicit policy is required.
         #expect(await evaluate([narrowLeaf, narrowCA], anchor: narrowRoot).isTrusted)
+
+        // Its inhibitAnyPolicy counts from the first certificate below it; its policyMappings do not apply.
+        let inhibitingRoot = PKI.root("Inhibiting Root", extra: [P.inhibitAny(0), P.mappings([(P.oid(1), P.oid(2))])])
+        let anyCA = inhibitingRoot.intermediate("Any CA", extra: [P.policies([P.anyPolicy])])
+        let anyLeaf = anyCA.leaf(extra: [P.policies([P.oid(1)])])
+        let inhibited = await evaluate([anyLeaf, anyCA], anchor: inhibitingRoot, Self.explicit())
+        #expect(inhibited.codes == [.certificatePolicy])
+        #expect(inhibited.failures.first?.message.contains("anyPolicy is inhibited by the anchor \(inhibitingRoot.label) (inhibitAnyPolicy)") == true,
+                "\(inhibited.failures)")
+        let policyCA = inhibitingRoot.intermediate("Policy CA", extra: [P.policies([P.oid(1)])])
+        let policyLeaf = policyCA.leaf(extra: [P.policies([P.oid(1)])])
+        #expect(await evaluate([policyLeaf, policyCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)])).isTrusted)
     }
 
     @Test(arguments: [
