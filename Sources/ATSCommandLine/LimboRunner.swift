@@ -82,17 +82,8 @@ struct LimboRunner {
         watching.cancel()
         let elapsed = ContinuousClock.now - start
         let doc = Results(harness: "swift-transport-security-\(TransportSecurityVersion.current)", results: results)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        do {
-            try encoder.encode(doc).write(to: URL(fileURLWithPath: outputPath))
-        } catch {
-            output.error("ats verify --limbo: cannot write '\(outputPath)': \(error)\n")
-            return 2
-        }
-        var counts: [String: Int] = [:]
-        for r in results { counts[r.actual_result, default: 0] += 1 }
-        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        guard ConformanceResults.write(doc, to: outputPath, mode: "limbo", output: output) else { return 2 }
+        let summary = ConformanceResults.summary(results.map(\.actual_result))
         output.write("limbo: \(results.count) SERVER cases in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))): \(summary); results in \(outputPath)\n")
         return 0
     }

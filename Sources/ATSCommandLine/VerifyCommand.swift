@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SwiftASN1
 import TransportTrust
 
 struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
@@ -14,6 +15,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             against Apple's root store (iOS 26) with Apple's limits on its roots.
             With --limbo, runs every SERVER testcase of an x509-limbo file and writes limbo's result shape: the webpki profile \
             and iOS 26's TLS server rules under each case's own (custom) anchors; --platform and --trust-store do not apply.
+            With --pkits DIR, runs the NIST PKITS tests of DIR/tests.json (certificates in DIR/certs) under the basic policy, \
+            each with its own initial policy inputs and its root as the only anchor; CRL and DSA tests are skipped with the \
+            reason. Score the results with scripts/score-pkits.py.
             """
     )
 
@@ -52,6 +56,21 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Revocation checking: off (default, or soft with --ocsp-response), soft or hard.")
     var revocation: RevocationOptions.Mode?
 
+    @Option(name: .customLong("policy-oid"),
+            help: "A certificate policy the path may be valid for, as a dotted OID (RFC 5280 user-initial-policy-set). Repeatable; default anyPolicy (2.5.29.32.0).")
+    var policyOIDs: [String] = []
+
+    @Flag(name: .customLong("require-explicit-policy"),
+          help: "The path must be valid for one of the --policy-oid policies (RFC 5280 initial-explicit-policy).")
+    var requireExplicitPolicy = false
+
+    @Flag(name: .customLong("inhibit-policy-mapping"), help: "Refuse policy mapping (RFC 5280 initial-policy-mapping-inhibit).")
+    var inhibitPolicyMapping = false
+
+    @Flag(name: .customLong("inhibit-any-policy"),
+          help: "anyPolicy in a certificate stands for no other policy (RFC 5280 initial-any-policy-inhibit).")
+    var inhibitAnyPolicy = false
+
     @OptionGroup(title: "Certificate Transparency (embedded SCTs, under the SSL policy, for chains to a system root)")
     var ctOptions: CTOptions
 
@@ -64,17 +83,27 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Run an x509-limbo suite file instead of one chain.")
     var limbo: String?
 
-    @Option(help: "With --limbo: where to write the results.")
+    @Option(help: "Run the NIST PKITS suite in this directory (its tests.json and certs/) instead of one chain.")
+    var pkits: String?
+
+    @Option(help: "With --limbo or --pkits: where to write the results.")
     var output: String?
 
-    @Option(help: "With --limbo: only cases whose id contains this text.")
+    @Option(help: "With --limbo or --pkits: only cases whose id contains this text.")
     var only: String?
 
     enum PolicyName: String, ExpressibleByArgument, CaseIterable { case ssl, basic }
 
     func validate() throws {
-        if limbo == nil && chain == nil { throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE") }
+        if limbo == nil && pkits == nil && chain == nil {
+            throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE, or --pkits DIR")
+        }
+        if limbo != nil && pkits != nil { throw ValidationError("--limbo and --pkits are two runs; give one of them") }
         if limbo != nil && output == nil { throw ValidationError("--limbo needs --output RESULTS.json") }
+        if pkits != nil && output == nil { throw ValidationError("--pkits needs --output RESULTS.json") }
+        if pkits != nil && (!policyOIDs.isEmpty || requireExplicitPolicy || inhibitPolicyMapping || inhibitAnyPolicy) {
+            throw ValidationError("--pkits runs each test with its own initial policy inputs; drop --policy-oid, --require-explicit-policy, --inhibit-policy-mapping and --inhibit-any-policy")
+        }
         if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
         if policy == .basic && host != nil { throw ValidationError("--policy basic checks no host; drop --host or use --policy ssl") }
         if limbo != nil && !pinOptions.isEmpty { throw ValidationError("--pin and --pin-file check one chain; they cannot be combined with --limbo") }
@@ -85,6 +114,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     func execute(output out: Output) async -> Int32 {
         if let limbo, let output {
             return await LimboRunner(path: limbo, outputPath: output, filter: only).run(output: out)
+        }
+        if let pkits, let output {
+            return await PKITSRunner(directory: pkits, outputPath: output, filter: only).run(output: out)
         }
         do {
             let trust = try makeTrust(output: out)
@@ -121,11 +153,48 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.platform = platformOption.applePlatform
         trustPolicy.profile = profile
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
+        trustPolicy.certificatePolicies = try certificatePolicyOptions()
         trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses,
                                                                    options: ("--ocsp-response", "--revocation"))
         trustPolicy.certificateTransparency = try ctOptions.options()
         let time = try validationTime(at: at)
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
+    }
+}
+
+extension VerifyCommand {
+    /// RFC 5280's initial policy inputs from --policy-oid and the three flags.
+    func certificatePolicyOptions() throws -> CertificatePolicyOptions {
+        var acceptable = Set<ASN1ObjectIdentifier>()
+        for text in policyOIDs {
+            do { acceptable.insert(try Self.policyOID(text)) } catch {
+                throw InputError("--policy-oid '\(text)' is not an object identifier: \(error.text); write it in dotted form, like 2.16.840.1.101.3.2.1.48.1 (anyPolicy is 2.5.29.32.0)")
+            }
+        }
+        return CertificatePolicyOptions(acceptablePolicies: acceptable.isEmpty ? [CertificatePolicyOptions.anyPolicy] : acceptable,
+                                        requireExplicitPolicy: requireExplicitPolicy, inhibitPolicyMapping: inhibitPolicyMapping,
+                                        inhibitAnyPolicy: inhibitAnyPolicy)
+    }
+
+    struct OIDError: Error { var text: String }
+
+    /// A dotted OID as X.660 allows it: two arcs at least, the first 0 to 2, the second below 40 under 0 and 1, and
+    /// decimal arcs without leading zeros.
+    static func policyOID(_ text: String) throws(OIDError) -> ASN1ObjectIdentifier {
+        let arcs = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard arcs.count >= 2 else { throw OIDError(text: "it needs at least two arcs separated by dots") }
+        var values: [UInt] = []
+        for arc in arcs {
+            guard !arc.isEmpty, arc.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw OIDError(text: "'\(arc)' is not a decimal number")
+            }
+            guard arc == "0" || !arc.hasPrefix("0") else { throw OIDError(text: "the arc '\(arc)' has a leading zero") }
+            guard let value = UInt(arc) else { throw OIDError(text: "the arc '\(arc)' is too large") }
+            values.append(value)
+        }
+        guard values[0] <= 2 else { throw OIDError(text: "the first arc must be 0, 1 or 2") }
+        guard values[0] == 2 || values[1] < 40 else { throw OIDError(text: "under \(values[0]) the second arc must be below 40") }
+        do { return try ASN1ObjectIdentifier(elements: values) } catch { throw OIDError(text: "its arcs cannot be encoded") }
     }
 }
 

@@ -120,23 +120,23 @@ import X509
         #expect(engine.rememberedPaths == 1)
     }
 
-    @Test func aCachedPathDoesNotBypassCriticalExtensionsTheNewPolicyDoesNotProcess() async {
-        // policyConstraints (2.5.29.36) is processed by the strict profile only.
-        let policyConstraints = Certificate.Extension(oid: [2, 5, 29, 36], critical: true, value: [0x30, 0x03, 0x80, 0x01, 0x00])
+    @Test func aCachedPathDoesNotBypassCriticalExtensionsTheNewPolicyDoesNotProcess() async throws {
+        // A critical extendedKeyUsage is processed under the SSL policy (ExtendedKeyUsageRule) and by nothing under
+        // the basic policy without required purposes.
+        let eku = try Certificate.Extension(ExtendedKeyUsage([.serverAuth]), critical: true)
         let root = PKI.root()
-        let intermediate = root.intermediate("Policy CA", extra: [policyConstraints])
+        let intermediate = root.intermediate("Purpose CA", extra: [eku])
         let leaf = intermediate.leaf()
-        var strict = PKI.ssl("www.example.com")
-        strict.profile = .webPKI
-        let standard = PKI.ssl("www.example.com")
+        let ssl = PKI.ssl("www.example.com")
+        let basic = TrustPolicy.basicX509
 
-        let cold = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: standard))
+        let cold = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: basic))
         #expect(cold.codes == [.unhandledCriticalExtension])
 
         let engine = TrustEngine()
-        let first = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: strict))
+        let first = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: ssl))
         #expect(first.isTrusted, "\(first.failures)")
-        let cached = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: standard))
+        let cached = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: basic))
         #expect(cached.codes == cold.codes)
         #expect(cached.failures.first?.certificate == 1)
     }

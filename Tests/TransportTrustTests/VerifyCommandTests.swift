@@ -573,4 +573,43 @@ import X509
         #expect(text.contains("--no-anchors-only adds the store's roots"))
     }
 
+
+    // MARK: Certificate policies
+
+    /// A chain whose CA asserts policy 1 and maps it to 2, whose leaf asserts 2; and a CA asserting anyPolicy.
+    func policyFiles() throws -> (mapped: String, any: String, root: String) {
+        typealias P = PolicyExtension
+        let ca = pki.root.intermediate("Mapping CA", extra: [P.policies([P.oid(1)]), P.mappings([(P.oid(1), P.oid(2))])])
+        let anyCA = pki.root.intermediate("Any CA", extra: [P.policies([P.anyPolicy])])
+        return (try dir.write("mapped.pem", ca.leaf(extra: [P.policies([P.oid(2)])]).pem + ca.pem),
+                try dir.write("any.pem", anyCA.leaf(extra: [P.policies([P.oid(2)])]).pem + anyCA.pem),
+                try dir.write("root.pem", pki.root.pem))
+    }
+
+    @Test func policyOptionsSetTheInitialInputs() async throws {
+        let (mapped, any, root) = try policyFiles()
+        let base = ["--anchors", root, "--policy", "basic", "--at", Self.at, "--json"]
+        let p1 = PolicyExtension.oid(1).description
+        let p2 = PolicyExtension.oid(2).description
+        #expect(await run(["verify", mapped] + base).status == 0)
+        #expect(await run(["verify", mapped] + base + ["--require-explicit-policy", "--policy-oid", p2, "--policy-oid", p1]).status == 0)
+        let wrong = await run(["verify", mapped] + base + ["--require-explicit-policy", "--policy-oid", p2])
+        #expect(wrong.status == 1)
+        #expect(wrong.out.contains("\"certificatePolicy\""), "\(wrong.out)")
+        #expect(wrong.out.contains("none of them is acceptable (\(p2))"), "\(wrong.out)")
+        // Without an explicit policy required, the acceptable set alone refuses nothing (RFC 5280 §6.1.5).
+        #expect(await run(["verify", mapped] + base + ["--policy-oid", p2]).status == 0)
+        #expect(await run(["verify", mapped] + base + ["--require-explicit-policy", "--inhibit-policy-mapping"]).status == 1)
+        #expect(await run(["verify", any] + base + ["--require-explicit-policy"]).status == 0)
+        #expect(await run(["verify", any] + base + ["--require-explicit-policy", "--inhibit-any-policy"]).status == 1)
+    }
+
+    @Test(arguments: ["policy", "1", "3.1", "1.40", "1.2.03", "1..2", "1.2.x", "1.2.99999999999999999999999"])
+    func aPolicyOIDThatIsNotOneExitsTwoAndSaysHowToWriteIt(oid: String) async throws {
+        let (mapped, _, root) = try policyFiles()
+        let r = await run(["verify", mapped, "--anchors", root, "--policy", "basic", "--policy-oid", oid])
+        #expect(r.status == 2)
+        #expect(r.err.contains("--policy-oid '\(oid)' is not an object identifier"), "\(r.err)")
+        #expect(r.err.contains("write it in dotted form, like 2.16.840.1.101.3.2.1.48.1"), "\(r.err)")
+    }
 }

@@ -137,4 +137,14 @@ import X509
         #expect(v.failure(.basicConstraints)?.certificate == 0)
         #expect(v.failure(.basicConstraints)?.message.contains("end-entity certificate marked as a CA") == true)
     }
+
+    /// PKITS 4.9.x: a critical requireExplicitPolicy 0 and no certificatePolicies below it. The profile checked only
+    /// that policyConstraints was critical, yet declared it handled, so the chain was trusted.
+    @Test func aCriticalRequireExplicitPolicyIsNotTakenAsHandled() async {
+        let requireExplicit = Certificate.Extension(oid: [2, 5, 29, 36], critical: true, value: [0x30, 0x03, 0x80, 0x01, 0x00])
+        let ca = root.intermediate("Explicit Policy CA", extra: [requireExplicit])
+        let v = await evaluate([ca.leaf(), ca])
+        #expect(v.codes == [.certificatePolicy], "\(v.failures)")
+        #expect(v.failures.first?.certificate == 1)
+    }
 }

@@ -34,6 +34,9 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case internalError
     /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; ``AppleValidityPeriodRule``).
     case validityPeriodTooLong
+    /// RFC 5280 certificate policy processing refused the path: no acceptable policy where an explicit one is
+    /// required, anyPolicy mapped, or too much policy work (``CertificatePolicyRule``).
+    case certificatePolicy
 }
 
 /// One reason a chain is not trusted: a code, the certificate it concerns, and a sentence to act on.

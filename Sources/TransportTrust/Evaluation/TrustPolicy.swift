@@ -33,6 +33,9 @@ public struct TrustPolicy: Sendable {
     /// The Apple release whose TLS server rules apply under the SSL policy, whether or not ATS is on:
     /// ``AppleKeySizeRule`` and ``AppleValidityPeriodRule``. The basic policy ignores it.
     public var platform: ApplePlatform = .newest
+    /// RFC 5280's initial inputs to certificate policy processing (``CertificatePolicyRule``); by default any policy
+    /// is acceptable and none is required.
+    public var certificatePolicies = CertificatePolicyOptions()
 
     /// The SSL server policy. A nil host checks everything but the name.
     public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
@@ -57,6 +60,7 @@ public struct TrustPolicy: Sendable {
         // Before RFC5280Rule: it bounds name-constraint work that rule would otherwise do unbounded.
         StructureRule()
         RFC5280Rule()
+        CertificatePolicyRule(options: certificatePolicies)
         if profile == .webPKI { WebPKIProfileRule() }
         if let maximumIntermediates { ChainDepthRule(maximumIntermediates: maximumIntermediates) }
         KeyUsageRule()

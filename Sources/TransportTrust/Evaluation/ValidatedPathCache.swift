@@ -109,6 +109,7 @@ struct RuleFingerprint: Hashable {
     let requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     let certificateTransparency: CertificateTransparencyOptions
     let platform: ApplePlatform
+    let certificatePolicies: CertificatePolicyOptions
 
     /// The stored properties of ``TrustPolicy`` deliberately not keyed, each with the reason (checked by a test).
     static let unkeyedPolicyFields: [String: String] = [
@@ -125,5 +126,6 @@ struct RuleFingerprint: Hashable {
         requiredExtendedKeyUsages = policy.requiredExtendedKeyUsages
         certificateTransparency = policy.certificateTransparency
         platform = policy.platform
+        certificatePolicies = policy.certificatePolicies
     }
 }

@@ -10,8 +10,8 @@ import X509
 public struct WebPKIProfileRule: ChainRule {
     public init() {}
 
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [Self.policyConstraints] }
-
+    /// Only whether policyConstraints is critical is checked here. What it constrains is certificate policy
+    /// processing's to enforce, so the extension is not declared handled by this rule.
     static let policyConstraints: ASN1ObjectIdentifier = [2, 5, 29, 36]
 
     public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {

@@ -1,0 +1,156 @@
+import SwiftASN1
+import X509
+
+/// RFC 5280 §6.1 certificate policy processing: certificatePolicies, policyMappings, policyConstraints and
+/// inhibitAnyPolicy, critical or not, with the initial inputs of ``CertificatePolicyOptions``. The path is refused
+/// when an explicit policy is required (by the options or by a requireExplicitPolicy) and no acceptable policy is
+/// valid for it, when an intermediate maps anyPolicy, and when one of these extensions is malformed.
+///
+/// The trust anchor is not part of the path, but its own certificatePolicies, policyConstraints and inhibitAnyPolicy
+/// constrain it when present, as RFC 5937 reads trust anchor constraints: its policies narrow the acceptable set, and
+/// its SkipCerts count from the first certificate below it, as an initial input set to true does at zero. Its
+/// policyMappings do not apply.
+///
+/// The valid policy tree is a ``PolicyGraph``, so that a policy-mapping bomb (CVE-2023-0464) costs what its
+/// certificates weigh; a path whose graph would outgrow ``budget`` nodes and edges is refused.
+public struct CertificatePolicyRule: ChainRule {
+    public var options: CertificatePolicyOptions
+    /// Most nodes and edges of the policy graph allowed on one path before it is refused.
+    public var budget: Int
+
+    public init(options: CertificatePolicyOptions = CertificatePolicyOptions(), budget: Int = 1 << 16) {
+        self.options = options
+        self.budget = budget
+    }
+
+    public var handledCriticalExtensions: [ASN1ObjectIdentifier] {
+        [PolicyExtensions.certificatePoliciesOID, PolicyExtensions.policyMappingsOID,
+         PolicyExtensions.policyConstraintsOID, PolicyExtensions.inhibitAnyPolicyOID]
+    }
+
+    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+        // A lone certificate is its own anchor: there is no path.
+        guard chain.count > 1 else { return }
+        let any = PolicyExtensions.anyPolicy
+        let n = chain.count - 1
+        var parsed: [PolicyExtensions] = []
+        parsed.reserveCapacity(chain.count)
+        for (i, cert) in chain.enumerated() {
+            do { parsed.append(try PolicyExtensions(cert)) } catch {
+                failures.append(TrustFailure(.malformedCertificate, certificate: i,
+                    "\(cert.label) has a malformed \(error.extensionName) extension: \(error.reason)"))
+                return
+            }
+        }
+        func fail(_ index: Int, _ message: String) { failures.append(TrustFailure(.certificatePolicy, certificate: index, message)) }
+
+        // §6.1.4 (a), for every intermediate whatever else the path asks.
+        for c in 1..<n {
+            if let maps = parsed[c].mappings, maps.contains(where: { $0.issuer == any || $0.subject == any }) {
+                return fail(c, "\(chain[c].label) maps anyPolicy in its policyMappings, which RFC 5280 §6.1.4 (a) forbids")
+            }
+        }
+
+        var acceptable = options.acceptablePolicies
+        var explicit = options.requireExplicitPolicy ? 0 : n + 1
+        var mapping = options.inhibitPolicyMapping ? 0 : n + 1
+        var inhibitAny = options.inhibitAnyPolicy ? 0 : n + 1
+        var explicitBy = "the verification options require an explicit policy (initial-explicit-policy)"
+        var mappingBy = "the verification options (initial-policy-mapping-inhibit)"
+        var anyBy = "the verification options (initial-any-policy-inhibit)"
+        let anchor = parsed[n]
+        let anchorLabel = "the anchor \(chain[n].label)"
+        var narrowedByAnchor = false
+        if let own = anchor.policies, !own.contains(any) {
+            acceptable = acceptable.contains(any) ? Set(own) : acceptable.intersection(own)
+            narrowedByAnchor = true
+        }
+        if let r = anchor.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(anchorLabel) requires an explicit policy (policyConstraints)" }
+        if let m = anchor.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(anchorLabel) (policyConstraints)" }
+        if let a = anchor.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(anchorLabel) (inhibitAnyPolicy)" }
+
+        // Without an explicit policy required anywhere, every path is valid whatever its policies (§6.1.5).
+        guard explicit <= n || parsed[0..<n].contains(where: { $0.requireExplicitPolicy != nil }) else { return }
+
+        var graph = PolicyGraph()
+        var emptied: (index: Int, reason: String)?
+        func overBudget(_ c: Int) -> Bool {
+            guard graph.size > budget else { return false }
+            fail(c, "certificate policy processing of this path reached \(graph.size) policy graph entries at \(chain[c].label), more than the \(budget) allowed; its certificates assert or map too many policies, and it is refused as a denial-of-service guard")
+            return true
+        }
+        for i in 1...n {
+            let c = n - i
+            let cert = chain[c]
+            let ext = parsed[c]
+            // §6.1.3 (d) to (f).
+            if !graph.isNull {
+                if let policies = ext.policies {
+                    let before = graph
+                    graph.addDepth(policies: policies, anyPolicyCounts: inhibitAny > 0 || (i < n && cert.isSelfIssued))
+                    if graph.isNull {
+                        emptied = (c, policies.allSatisfy { $0 == any }
+                            ? "\(cert.label) asserts only anyPolicy, and anyPolicy is inhibited by \(anyBy)"
+                            : "\(cert.label) asserts \(Self.list(policies)), none of which its issuers allow (they allow \(Self.list(before.expectedPolicies)))")
+                    }
+                } else {
+                    graph.makeNull()
+                    emptied = (c, "\(cert.label) has no certificatePolicies extension")
+                }
+                if overBudget(c) { return }
+            }
+            if explicit == 0 && graph.isNull {
+                let at = emptied?.index ?? c
+                return fail(at, "no certificate policy is valid for the path down to \(cert.label), and \(explicitBy): \(emptied?.reason ?? "no policy remains")")
+            }
+            guard i < n else { break }
+            // §6.1.4 (b), (h) to (j).
+            if let maps = ext.mappings, !graph.isNull {
+                var grouped: [(issuer: ASN1ObjectIdentifier, subjects: [ASN1ObjectIdentifier])] = []
+                var slot: [ASN1ObjectIdentifier: Int] = [:]
+                for (issuer, subject) in maps {
+                    if let k = slot[issuer] {
+                        if !grouped[k].subjects.contains(subject) { grouped[k].subjects.append(subject) }
+                    } else {
+                        slot[issuer] = grouped.count
+                        grouped.append((issuer, [subject]))
+                    }
+                }
+                graph.apply(mappings: grouped, allowed: mapping > 0)
+                if graph.isNull {
+                    emptied = (c, "\(cert.label) maps \(Self.list(grouped.map(\.issuer))), and policy mapping is inhibited by \(mappingBy), so no valid policy remains")
+                }
+                if overBudget(c) { return }
+            }
+            if !cert.isSelfIssued {
+                if explicit > 0 { explicit -= 1 }
+                if mapping > 0 { mapping -= 1 }
+                if inhibitAny > 0 { inhibitAny -= 1 }
+            }
+            if let r = ext.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(cert.label) requires an explicit policy (policyConstraints)" }
+            if let m = ext.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(cert.label) (policyConstraints)" }
+            if let a = ext.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(cert.label) (inhibitAnyPolicy)" }
+        }
+        // §6.1.5 (a), (b) and (g).
+        if explicit > 0 { explicit -= 1 }
+        if parsed[0].requireExplicitPolicy == 0 { explicit = 0; explicitBy = "\(chain[0].label) requires an explicit policy (policyConstraints)" }
+        guard explicit == 0 else { return }
+        if graph.isNull {
+            return fail(emptied?.index ?? 0, "no certificate policy is valid for this path, and \(explicitBy): \(emptied?.reason ?? "no policy remains")")
+        }
+        if !graph.isValid(for: acceptable) {
+            var valid = Array(graph.authorityPolicies())
+            if graph.deepest[any] != nil { valid.append(any) }
+            let accepted = acceptable.isEmpty ? "no policy" : Self.list(Array(acceptable))
+            fail(0, "\(chain[0].label) is valid for \(Self.list(valid)), and none of them is acceptable (\(accepted)\(narrowedByAnchor ? ", as narrowed by the anchor's own certificatePolicies" : "")); \(explicitBy)")
+        }
+    }
+
+    /// OIDs for a sentence, anyPolicy by name, at most four.
+    static func list(_ oids: [ASN1ObjectIdentifier]) -> String {
+        guard !oids.isEmpty else { return "no policy" }
+        let names = oids.map { $0 == PolicyExtensions.anyPolicy ? "anyPolicy" : $0.description }.sorted()
+        let shown = names.prefix(4).joined(separator: ", ")
+        return names.count > 4 ? "\(shown) and \(names.count - 4) more" : shown
+    }
+}
