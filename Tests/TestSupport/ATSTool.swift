@@ -13,15 +13,17 @@ public enum ATSTool {
         public var description: String { "the ats executable was not found; build it with swift build --build-tests" }
     }
 
-    /// Beside the test runner, or in the package's debug build folder.
+    /// Beside the test runner, or in the package's debug build folder; nil when it has not been built.
+    public static var built: URL? {
+        [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("ats"),
+         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/ats")]
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
     public static func executable() throws -> URL {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("ats"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(".build/debug/ats"),
-        ]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else { throw NotBuilt() }
-        return found
+        guard let built else { throw NotBuilt() }
+        return built
     }
 
     /// Runs `ats` with `arguments`, adding `environment` to this process's, and waits for it to end.

@@ -38,20 +38,10 @@ import Testing
 
     // MARK: The tool
 
-    /// The `ats` executable the package builds, beside this test runner.
-    private static func atsExecutable() throws -> URL {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("ats"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(".build/debug/ats"),
-        ]
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "the ats executable, built by swift build --build-tests")
-    }
-
     /// Runs `ats` with standard output a pipe nobody reads, and returns how it ended and its standard error.
     private static func runWithoutAReader(_ arguments: [String]) throws -> (reason: Process.TerminationReason, status: Int32, err: String) {
         let process = Process()
-        process.executableURL = try atsExecutable()
+        process.executableURL = try ATSTool.executable()
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         try out.fileHandleForReading.close()

@@ -67,10 +67,10 @@ import TransportTrust
 
     /// The tool itself, as a user runs it: it prints its URL, answers curl with the verdict, prints refusals, and stops
     /// on Ctrl-C with status 0.
-    @Test(.enabled(if: curlPath != nil && atsExecutable() != nil)) func theToolServesVerdictsAndPrintsRefusals() async throws {
+    @Test(.enabled(if: curlPath != nil && ATSTool.built != nil)) func theToolServesVerdictsAndPrintsRefusals() async throws {
         let f = try MTLSFixture()
         try f.write(MTLSFixture.clientLeaf(f.clientCA, eku: [.serverAuth]), as: "serverauth")
-        let serve = try RunningProcess(try #require(atsExecutable()), [
+        let serve = try RunningProcess(try ATSTool.executable(), [
             "serve", "--mtls", "--client-anchors", f.directory.file("client-anchors.pem"), "--port", "0",
             "--directory", f.directory.path, "--client-name", "uri:spiffe://example.org/*", "--handshake-timeout", "120",
         ])

@@ -78,11 +78,3 @@ final class RunningProcess: Sendable {
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
-
-/// The `ats` executable the package builds, beside this test runner.
-func atsExecutable() -> URL? {
-    [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("ats"),
-     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/ats")]
-        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-}
