@@ -111,11 +111,11 @@ public struct CTLogList: Sendable, Hashable {
     /// Apple stops enforcing CT on a device whose list has not been confirmed current for 60 days.
     public static let maximumAgeDays = 60
 
+    /// The first instant at which the list is over ``maximumAgeDays`` whole days old; nil for a supplied list.
+    var outOfDateFrom: Date? { date.map { $0.addingTimeInterval(Double(Self.maximumAgeDays + 1) * 86_400) } }
+
     /// True when an iPhone with this list would still enforce CT at `time`.
-    public func isCurrent(at time: Date) -> Bool {
-        guard let age = age(at: time) else { return true }
-        return age <= Self.maximumAgeDays
-    }
+    public func isCurrent(at time: Date) -> Bool { outOfDateFrom.map { time < $0 } ?? true }
 
     /// The list in words, with its version and date: made once, since every CT report names it.
     public let summary: String

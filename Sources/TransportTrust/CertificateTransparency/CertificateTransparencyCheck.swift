@@ -60,7 +60,7 @@ struct CertificateTransparencyCheck: Sendable {
             return TransparencyFindings(report: CertificateTransparencyReport(
                 status: .notRequired, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: applies.reason, logList: list.summary))
         }
-        let listCurrentUntil = list.date.map { $0.addingTimeInterval(Double(CTLogList.maximumAgeDays + 1) * 86_400 - 0.001) } ?? .distantFuture
+        let outOfDateFrom = list.outOfDateFrom ?? .distantFuture
         guard list.isCurrent(at: context.validationTime) else {
             let age = list.age(at: context.validationTime) ?? 0
             let text = "Certificate Transparency was not enforced: \(list.summary) is \(age) days old at the verification time, "
@@ -68,7 +68,7 @@ struct CertificateTransparencyCheck: Sendable {
                 + "Give a current list with --ct-log-list (scripts/refresh-ct-log-list.py updates the bundled one)"
             return TransparencyFindings(note: text, report: CertificateTransparencyReport(
                 status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: text, logList: list.summary),
-                stable: listCurrentUntil.addingTimeInterval(0.001)...Date.distantFuture)
+                stable: outOfDateFrom...Date.distantFuture)
         }
         let analysis = cached.flatMap { $0.logList == list.identity ? $0 : nil } ?? SCTAnalysis(leaf: leaf, issuer: chain[1], list: list)
         let report = AppleCTPolicy.evaluate(analysis, leaf: leaf, list: list, time: context.validationTime)
@@ -76,7 +76,7 @@ struct CertificateTransparencyCheck: Sendable {
         // Before the latest SCT's timestamp some SCT is from the future, and the outcome holds only at this time.
         let latest = analysis.latestTimestamp ?? .distantPast
         let time = context.validationTime
-        findings.stable = time < latest ? time...time : latest...max(latest, listCurrentUntil)
+        findings.stable = time < latest ? time...time : latest...max(latest, outOfDateFrom.addingTimeInterval(-0.001))
         if report.refuses {
             if options.mode == .enforce {
                 findings.failure = TrustFailure(.certificateTransparency, certificate: 0, report.explanation)

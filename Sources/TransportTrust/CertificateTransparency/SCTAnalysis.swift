@@ -50,7 +50,8 @@ struct SCTAnalysis: Sendable {
                 guard let signed else {
                     return Entry(sct: sct, log: log, signature: .unchecked("the signed precertificate entry cannot be rebuilt from the certificate"))
                 }
-                let data = Self.precertEntry(sct, issuerKeyHash: signed.issuerKeyHash, tbs: signed.tbs)
+                let data = SCTEncoding.precertEntry(timestamp: sct.timestamp, issuerKeyHash: signed.issuerKeyHash, tbs: signed.tbs,
+                                                    extensions: sct.extensions)
                 return Entry(sct: sct, log: log, signature: Self.verify(sct, data: data, key: list.keys[log.logID] ?? .unusable))
             })
         }
@@ -60,10 +61,6 @@ struct SCTAnalysis: Sendable {
     var latestTimestamp: Date? {
         guard case .present(let entries) = contents else { return nil }
         return entries.filter(\.sct.isVersion1).map(\.sct.date).max()
-    }
-
-    static func precertEntry(_ sct: SignedCertificateTimestamp, issuerKeyHash: [UInt8], tbs: [UInt8]) -> [UInt8] {
-        SCTEncoding.precertEntry(timestamp: sct.timestamp, issuerKeyHash: issuerKeyHash, tbs: tbs, extensions: sct.extensions)
     }
 
     /// RFC 6962 §2.1.4: SHA-256 with ECDSA over NIST P-256, or RSASSA-PKCS1-v1_5 with a key of at least 2048 bits.
