@@ -14,7 +14,8 @@ enum Diagnosis {
         return "DER \(shown)\(der.count > 16 ? " …" : "")"
     }
 
-    static func unusable(_ input: InputCertificate, index: Int) -> TrustFailure {
+    /// - Parameter policy: decides whether an RSA key under 2048 bits is weak under it, or only cannot be checked here.
+    static func unusable(_ input: InputCertificate, index: Int, policy: TrustPolicy) -> TrustFailure {
         guard let raw = input.raw else {
             return TrustFailure(.malformedCertificate, certificate: index, "certificate \(index) cannot be parsed: \(input.parseFailure ?? "unknown error")")
         }
@@ -28,8 +29,7 @@ enum Diagnosis {
             return TrustFailure(.malformedCertificate, certificate: index,
                 "\(who) has an RSA public key that cannot be read (no valid modulus); the certificate must be reissued")
         case .rsa(let bits) where bits < 2048:
-            return TrustFailure(.weakKey, certificate: index,
-                "\(who) has an RSA \(bits)-bit key; at least 2048 bits are required. The certificate must be reissued with a stronger key")
+            return AppleKeySizeRule.unparsableRSAKey(who, bits: bits, at: index, policy: policy)
         case .ecdsa(let curve, let bits) where bits > 0 && bits < 256:
             return TrustFailure(.weakKey, certificate: index,
                 "\(who) has an EC \(curve) key; at least 256 bits (P-256) are required")
@@ -105,9 +105,10 @@ enum Diagnosis {
         unusable: [InputCertificate],
         anchors: TrustAnchors,
         handled: [ASN1ObjectIdentifier],
-        lookup: [CertificateKey: InputCertificate]
+        lookup: [CertificateKey: InputCertificate],
+        policy: TrustPolicy
     ) -> ([InputCertificate], [TrustFailure]) {
-        guard var tip = leaf.certificate else { return ([leaf], [Self.unusable(leaf, index: 0)]) }
+        guard var tip = leaf.certificate else { return ([leaf], [Self.unusable(leaf, index: 0, policy: policy)]) }
         var chain = [leaf]
         var used: Set<CertificateKey> = [CertificateKey(tip)]
         let where_ = anchors.anchorsOnly ? "the given anchors" : (anchors.custom.isEmpty ? "the system roots" : "the given anchors or the system roots")
@@ -142,7 +143,7 @@ enum Diagnosis {
             // RSA-1024 key, an unsupported algorithm): that, not a missing issuer, is why the path stops.
             if let weak = unusable.first(where: { $0.raw?.subject == tip.issuer }) ?? anchorsByName.first(where: { $0.certificate == nil }) {
                 chain.append(weak)
-                return (chain, [Self.unusable(weak, index: chain.count - 1)])
+                return (chain, [Self.unusable(weak, index: chain.count - 1, policy: policy)])
             }
             if !sentByName.isEmpty || !anchorsByName.isEmpty {
                 let what = sentByName.isEmpty ? "a trusted anchor" : "the server sent a certificate"

@@ -76,8 +76,6 @@ public final class TrustEngine: Sendable {
         case .parsed(let certificates): presented = certificates
         }
         var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo)
-        // A key swift-certificates cannot parse was refused as weak; say whether the platform would refuse it too.
-        verdict.failures = AppleKeySizeRule.accountingForPlatform(verdict.failures, chain: verdict.chain, policy: trust.policy)
         // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
         if !verdict.isTrusted, let misordered = Diagnosis.leafNotFirst(presented) {
             verdict.failures = [misordered]
@@ -115,7 +113,7 @@ public final class TrustEngine: Sendable {
         let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {
-            return (.refused(Diagnosis.unusable(leafInput, index: 0), chain: [leafInput]), nil)
+            return (.refused(Diagnosis.unusable(leafInput, index: 0, policy: trust.policy), chain: [leafInput]), nil)
         }
 
         var byCertificate: [CertificateKey: InputCertificate] = [:]
@@ -202,7 +200,8 @@ public final class TrustEngine: Sendable {
                                        chain: path, failures: best.failures, certificateTransparency: best.transparency)
             } else {
                 let (chain, failures) = Diagnosis.noPath(leaf: leafInput, intermediates: intermediates, unusable: unusable,
-                                                          anchors: trust.anchors, handled: handled, lookup: byCertificate)
+                                                          anchors: trust.anchors, handled: handled, lookup: byCertificate,
+                                                          policy: trust.policy)
                 verdict = TrustVerdict(anchor: nil, chain: chain, failures: failures)
             }
             if store.counter.wasExhausted {

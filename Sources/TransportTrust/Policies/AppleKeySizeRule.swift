@@ -7,7 +7,7 @@ import X509
 ///
 /// swift-certificates cannot parse a certificate with an RSA key under 2048 bits at all, so such a certificate never
 /// reaches a rule: `Diagnosis` reports it from its raw DER, in the words of ``weakRSAKey(_:bits:at:platform:)``, and
-/// ``accountingForPlatform(_:chain:policy:)`` says so when the platform would not have refused the key.
+/// ``unparsableRSAKey(_:bits:at:policy:)`` says so when the platform would not have refused the key.
 public struct AppleKeySizeRule: ChainRule {
     public static let minimumRSABits = 2048
     public var platform: ApplePlatform
@@ -30,23 +30,22 @@ public struct AppleKeySizeRule: ChainRule {
             + "(support.apple.com/103769). The certificate must be reissued with a stronger key")
     }
 
-    /// The failures of a verdict, with each refusal of an RSA key under 2048 bits that the policy does not require
-    /// reworded: when neither this rule (an SSL policy for iOS 13, macOS 10.15 or later) nor ATS strength applies, the
-    /// platform would accept the key, and the chain is refused only because it cannot be checked here.
-    static func accountingForPlatform(_ failures: [TrustFailure], chain: [InputCertificate], policy: TrustPolicy) -> [TrustFailure] {
-        failures.map { failure in
-            guard failure.code == .weakKey, let index = failure.certificate, index < chain.count, let raw = chain[index].raw,
-                  case .rsa(let bits) = raw.keyAlgorithm, bits > 0, bits < minimumRSABits
-            else { return failure }
-            // Under 1024 bits trustd refuses a key under every policy (its weak-key floor): weak as reported.
-            let applies = bits < 1024 || policy.requiresATSStrength || (policy.isSSL && policy.platform.requiresRSA2048ForTLSServers)
-            if applies {
-                return bits < 1024 ? failure : weakRSAKey(raw.subject.label, bits: bits, at: index, platform: policy.isSSL && policy.platform.requiresRSA2048ForTLSServers ? policy.platform : nil)
-            }
-            let why = policy.isSSL ? "\(policy.platform) accepts it for a TLS server" : "the basic X.509 policy accepts it"
-            return TrustFailure(.unsupportedAlgorithm, certificate: index,
-                "\(raw.subject.label) has an RSA \(bits)-bit key, which \(why), but this verifier cannot check RSA keys under "
-                + "\(minimumRSABits) bits (swift-certificates refuses them); the chain is refused because it cannot be checked")
+    /// The refusal of a certificate whose RSA key of `bits` (under 2048) swift-certificates cannot parse. When neither
+    /// this rule (an SSL policy for iOS 13, macOS 10.15 or later) nor ATS strength applies, the platform would accept
+    /// the key, and the chain is refused only because it cannot be checked here.
+    static func unparsableRSAKey(_ label: String, bits: Int, at index: Int, policy: TrustPolicy) -> TrustFailure {
+        // Under 1024 bits trustd refuses a key under every policy (its weak-key floor).
+        guard bits >= 1024 else {
+            return TrustFailure(.weakKey, certificate: index,
+                "\(label) has an RSA \(bits)-bit key; at least 2048 bits are required. The certificate must be reissued with a stronger key")
         }
+        let platformRule = policy.isSSL && policy.platform.requiresRSA2048ForTLSServers
+        if platformRule || policy.requiresATSStrength {
+            return weakRSAKey(label, bits: bits, at: index, platform: platformRule ? policy.platform : nil)
+        }
+        let why = policy.isSSL ? "\(policy.platform) accepts it for a TLS server" : "the basic X.509 policy accepts it"
+        return TrustFailure(.unsupportedAlgorithm, certificate: index,
+            "\(label) has an RSA \(bits)-bit key, which \(why), but this verifier cannot check RSA keys under "
+            + "\(minimumRSABits) bits (swift-certificates refuses them); the chain is refused because it cannot be checked")
     }
 }
