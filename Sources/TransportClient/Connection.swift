@@ -154,9 +154,12 @@ final class Connection: Sendable {
             flag.set(phase)
             channel.close(promise: nil)
         }
-        defer { timer.cancel() }
+        // Cancelled on the event loop the timer runs on, so a handshake that finishes is never then cut off by it.
+        handshakePromise.futureResult.whenComplete { _ in timer.cancel() }
         do {
             try await handshakePromise.futureResult.get()
+            // The timer fired in the same turn of the loop as the handshake finished, and closed the channel.
+            if flag.phase != nil { throw ExchangeFailure.closed }
         } catch {
             channel.close(promise: nil)
             if let refusal = verifier.outcome?.refusal { throw refusal }
