@@ -28,21 +28,7 @@ public enum ATSTool {
 
     /// Runs `ats` with `arguments`, adding `environment` to this process's, and waits for it to end.
     public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        // Read both pipes while it runs, so that neither fills and stalls it.
-        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        try process.run()
-        let (o, e) = await (stdout, stderr)
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, standardOutput: String(decoding: o, as: UTF8.self),
-                      standardError: String(decoding: e, as: UTF8.self))
+        let result = try await Subprocess.run(try executable(), arguments, environment: environment)
+        return Result(status: result.status, standardOutput: result.output, standardError: result.errors)
     }
 }

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A child process run to its end without holding a thread of Swift's cooperative pool.
+///
+/// The pool has one thread per core. A test that blocks one in `readDataToEndOfFile` or `waitUntilExit` while the
+/// child talks to a server in this process starves that server's verification tasks, and on a two-core machine
+/// the handshake then runs out its time limit. So the pipes are read, and the exit awaited, on dispatch threads.
+public enum Subprocess {
+    public struct Result: Sendable, CustomStringConvertible {
+        public var status: Int32
+        public var standardOutput: Data
+        /// Empty when standard error was merged into standard output.
+        public var standardError: Data
+
+        public var output: String { String(decoding: standardOutput, as: UTF8.self) }
+        public var errors: String { String(decoding: standardError, as: UTF8.self) }
+        public var description: String { "exit \(status)\nstdout: \(output)\nstderr: \(errors)" }
+    }
+
+    /// Runs `executable` with `arguments` and waits for it to end.
+    /// - Parameters:
+    ///   - environment: added to this process's environment.
+    ///   - input: written to standard input, which is then closed; without it standard input is /dev/null.
+    ///   - mergingErrors: standard error goes to the same pipe as standard output.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                           directory: URL? = nil, input: Data? = nil, mergingErrors: Bool = false) async throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe()
+        let err = mergingErrors ? out : Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            let group = DispatchGroup()
+            let errors = ErrorBox()
+            if let stdin, let input {
+                DispatchQueue.global().async(group: group) {
+                    try? stdin.fileHandleForWriting.write(contentsOf: input)
+                    try? stdin.fileHandleForWriting.close()
+                }
+            }
+            if !mergingErrors {
+                DispatchQueue.global().async(group: group) { errors.data = err.fileHandleForReading.readDataToEndOfFile() }
+            }
+            DispatchQueue.global().async {
+                let output = out.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                process.waitUntilExit()
+                continuation.resume(returning: Result(status: process.terminationStatus, standardOutput: output,
+                                                      standardError: errors.data))
+            }
+        }
+    }
+
+    /// Written by one dispatch thread before the group it belongs to is waited for.
+    private final class ErrorBox: @unchecked Sendable {
+        var data = Data()
+    }
+}
