@@ -289,8 +289,11 @@ import TransportTrust
         #expect(pins.domain == "bank.example.com")
         #expect(pins.caIdentities?.map(\.base64) == [ATSFixture.validPinA, ATSFixture.validPinB])
         #expect(pins.leafIdentities == nil)
-        #expect(pins.isSatisfied(leafSPKISHA256: "x", authoritySPKISHA256: [ATSFixture.validPinB]))
-        #expect(!pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinA, authoritySPKISHA256: []))
+        // Checked as every pin format is: a CA-scoped set, for the entry's pattern with its subdomains.
+        let host = pins.pinnedHost
+        #expect(host.pattern == HostPattern(canonicalName: "bank.example.com", kind: .subdomains))
+        #expect(host.pinSet.caPins == [ATSFixture.validPinA, ATSFixture.validPinB].map { Pin.spkiSHA256(Array(Data(base64Encoded: $0) ?? Data())) })
+        #expect(host.pinSet.leafPins.isEmpty && host.pinSet.pins.isEmpty && host.pinSet.enforcePinning && host.pinSet.expirationDate == nil)
         #expect(try resolver.requirements(for: "https://example.com").pins.value == nil)
     }
 
@@ -308,13 +311,18 @@ import TransportTrust
         }
     }
 
-    @Test func bothPinListsMustMatch() {
+    @Test func bothPinListsBecomeScopesThatMustEachMatch() {
         let pins = PinRequirement(domain: "a", includesSubdomains: false,
                                   caIdentities: [PinnedIdentity(scope: .certificateAuthority, base64: ATSFixture.validPinA)],
                                   leafIdentities: [PinnedIdentity(scope: .leaf, base64: ATSFixture.validPinB)])
-        #expect(pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinB, authoritySPKISHA256: [ATSFixture.validPinA]))
-        #expect(!pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinB, authoritySPKISHA256: []))
-        #expect(!pins.isSatisfied(leafSPKISHA256: "other", authoritySPKISHA256: [ATSFixture.validPinA]))
+        let set = pins.pinnedHost.pinSet
+        #expect(set.groups.map(\.scope) == [.ca, .leaf])
+        #expect(set.leafPins == [Pin.spkiSHA256(Array(Data(base64Encoded: ATSFixture.validPinB) ?? Data()))])
+        // An array that is present but holds nothing usable still must match: its scope gets a pin that matches nothing.
+        let empty = PinRequirement(domain: "a", includesSubdomains: false, caIdentities: [], leafIdentities: nil).pinnedHost.pinSet
+        #expect(empty.caPins == [.spkiSHA256([])])
+        let neither = PinRequirement(domain: "a", includesSubdomains: false, caIdentities: nil, leafIdentities: nil).pinnedHost.pinSet
+        #expect(neither.allPins.isEmpty)
     }
 
     // MARK: Inputs

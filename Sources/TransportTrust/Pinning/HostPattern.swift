@@ -56,7 +56,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A pattern from a name already in canonical form.
-    init(canonicalName: String, kind: Kind) {
+    package init(canonicalName: String, kind: Kind) {
         self.name = canonicalName
         self.kind = kind
     }
