@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
+        .library(name: "TransportDecision", targets: ["TransportDecision"]),
         .library(name: "TransportClient", targets: ["TransportClient"]),
         .library(name: "TransportServer", targets: ["TransportServer"]),
         .library(name: "ATSDiagnostics", targets: ["ATSDiagnostics"]),
@@ -51,11 +52,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Whether one connection may proceed: TLS parameters before the handshake, one typed decision after it.
+        // No I/O, so the client, the diagnostics and the tests run the same decision.
+        .target(
+            name: "TransportDecision",
+            dependencies: ["TransportTrust", "AppTransportSecurity"],
+            swiftSettings: strict
+        ),
         // The HTTPS client: ATS, trust and pins enforced during the TLS handshake.
         .target(
             name: "TransportClient",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity",
+                "TransportTrust", "AppTransportSecurity", "TransportDecision",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -201,6 +209,11 @@ let package = Package(
             ],
             // Real chains read from the source tree by path (#filePath), not bundled.
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TransportDecisionTests",
+            dependencies: ["TestSupport", "TransportDecision", "TransportTrust", "AppTransportSecurity"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -20,10 +20,17 @@ struct PoolKey: Hashable, Sendable {
 struct Target: Sendable {
     var url: String
     var scheme: String
+    /// The host in canonical form: ``peer``'s text.
     var host: String
+    var peer: PeerName
     var port: Int
     var path: String
     var requirements: ConnectionRequirements
+
+    /// The decision plan for a connection to this target under `configuration`.
+    func plan(_ configuration: HTTPSClientConfiguration) -> ConnectionPlan {
+        ConnectionPlan(peer: peer, port: port, requirements: requirements, settings: configuration.trustSettings)
+    }
 }
 
 /// Which phase a deadline expired in, set by the timer before it closes the channel.
@@ -71,7 +78,7 @@ final class Connection: Sendable {
         }
         let address = override ?? host
         let observation = HandshakeObservation()
-        let verifier = HandshakeVerifier(requirements: target.requirements, configuration: configuration, host: host, port: port,
+        let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
                                          observation: observation)
         let eventLoop = group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
@@ -79,7 +86,7 @@ final class Connection: Sendable {
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
-        let sni: String? = (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
+        let sni = verifier.plan.serverName
 
         // The connect limit, or what is left of the request's when that is less (never below NIO's 1 ms floor).
         let remaining = deadline - .now()
@@ -179,7 +186,7 @@ final class Connection: Sendable {
             guard let outcome = verifier.outcome, outcome.refusal == nil else {
                 channel.close(promise: nil)
                 throw TransportError(.serverTrustRefused, phase: .handshake, host: host, port: port,
-                                     "the TLS handshake completed without server trust evaluation (was a session resumed?); refusing")
+                                     ConnectionPlan.unevaluatedHandshake.message)
             }
             report = ConnectionReport(scheme: "https", host: host, port: port, handshake: outcome.handshake, verdict: outcome.verdict,
                                       atsEvaluation: outcome.evaluation, requirements: target.requirements, notes: outcome.notes)

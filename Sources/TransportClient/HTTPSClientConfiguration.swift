@@ -1,4 +1,5 @@
 import Foundation
+import TransportDecision
 import TransportTrust
 
 /// Time limits for each phase of a request.
@@ -96,4 +97,10 @@ public struct HTTPSClientConfiguration: Sendable {
     }
 
     func identity(forHost host: String) -> ClientIdentity? { clientIdentities[host.lowercased()] ?? clientIdentity }
+
+    /// The trust half of this configuration, as a connection plan takes it.
+    var trustSettings: TrustSettings {
+        TrustSettings(anchors: anchors, trustManager: trustManager, platform: platform, certificateTransparency: certificateTransparency,
+                      revocation: revocation, ocspSource: ocspSource, validationTime: validationTime)
+    }
 }

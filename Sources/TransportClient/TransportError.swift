@@ -119,18 +119,3 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// What the handshake negotiated, as observed by the client.
-public struct HandshakeSummary: Sendable, Equatable {
-    /// The negotiated version, read from the ServerHello.
-    public var tlsVersion: TLSVersion?
-    /// The negotiated cipher suite (IANA name, or `0x…` when unknown), read from the ServerHello.
-    public var cipherSuite: String?
-    /// The cipher suite's code point.
-    public var cipherSuiteCode: UInt16?
-
-    public init(tlsVersion: TLSVersion?, cipherSuite: String?, cipherSuiteCode: UInt16?) {
-        self.tlsVersion = tlsVersion
-        self.cipherSuite = cipherSuite
-        self.cipherSuiteCode = cipherSuiteCode
-    }
-}
