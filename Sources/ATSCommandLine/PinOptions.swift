@@ -1,4 +1,5 @@
 import ArgumentParser
+import AppTransportSecurity
 import Foundation
 import TransportTrust
 
