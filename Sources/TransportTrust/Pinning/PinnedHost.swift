@@ -65,7 +65,7 @@ public struct PinnedHost: Sendable, Hashable {
         if rules.contains(.backupPin) && !pinSet.enforcePinning && Set(all).count < 2 {
             warnings.append(PinConfigurationWarning(.noBackupPin, source: source, "the report-only pin set for \(pattern) has no backup pin"))
         }
-        if rules.contains(.noSubdomainsOnPublicSuffix) && pattern.kind != .exact && PublicSuffixList.isPublicSuffix(pattern.name) {
+        if rules.contains(.noSubdomainsOnPublicSuffix) && pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name) {
             let what = pattern.name.contains(".") ? "the public suffix '\(pattern.name)'" : "the single label '\(pattern.name)'"
             throw PinConfigurationError(.subdomainsOnPublicSuffix, source: source,
                 "\(pattern) sets includeSubdomains on \(what), which would pin every site registered under it (TrustKit refuses it)",

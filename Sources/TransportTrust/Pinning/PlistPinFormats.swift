@@ -187,7 +187,7 @@ enum PlistPinFormats {
                 w.append(PinConfigurationWarning(.lossyConversion, "ATS has no any-certificate scope; the pins of \(host.pattern) were written as NSPinnedCAIdentities. Move a leaf key's pin to NSPinnedLeafIdentities"))
             }
             s += "\t\t\t<key>\(escape(host.pattern.name))</key>\n\t\t\t<dict>\n"
-            if host.pattern.kind != .exact { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
+            if host.pattern.coversSubdomains { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
             let ca = hashes(host.pinSet.pins + host.pinSet.caPins, host: host, format: "ATS", warnings: &w)
             let leaf = hashes(host.pinSet.leafPins, host: host, format: "ATS", warnings: &w)
             for (key, list) in [("NSPinnedCAIdentities", ca), ("NSPinnedLeafIdentities", leaf)] where !list.isEmpty {
@@ -207,7 +207,7 @@ enum PlistPinFormats {
         for host in configuration.hosts {
             func bool(_ b: Bool) -> String { json ? (b ? "true" : "false") : (b ? "<true/>" : "<false/>") }
             if host.isExempt {
-                if host.pattern.kind != .exact {
+                if host.pattern.coversSubdomains {
                     w.append(PinConfigurationWarning(.lossyConversion, "TrustKit exempts exact names only; the exemption of \(host.pattern) was written for \(host.pattern.name) alone"))
                 }
                 domains.append((host.pattern.name, [(excludeKeys[0], bool(true))]))
@@ -228,7 +228,7 @@ enum PlistPinFormats {
             func string(_ t: String) -> String { json ? "\"\(Self.jsonEscape(t))\"" : "<string>\(escape(t))</string>" }
             entry.append(("TSKEnforcePinning", bool(host.pinSet.enforcePinning)))
             if let e = host.pinSet.expirationDate { entry.append(("TSKExpirationDate", string(RFC3339.day(e)))) }
-            entry.append(("TSKIncludeSubdomains", bool(host.pattern.kind != .exact)))
+            entry.append(("TSKIncludeSubdomains", bool(host.pattern.coversSubdomains)))
             entry.append(("TSKPublicKeyHashes", list(hs)))
             if !host.pinSet.reportURIs.isEmpty { entry.append(("TSKReportUris", list(host.pinSet.reportURIs))) }
             domains.append((host.pattern.name, entry))
