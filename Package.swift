@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
+        .library(name: "AppBundles", targets: ["AppBundles"]),
         .library(name: "TransportDecision", targets: ["TransportDecision"]),
         .library(name: "TransportClient", targets: ["TransportClient"]),
         .library(name: "TransportServer", targets: ["TransportServer"]),
@@ -46,8 +47,14 @@ let package = Package(
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
         .target(
             name: "AppTransportSecurity",
+            dependencies: ["TransportTrust"],
+            swiftSettings: strict
+        ),
+        // ATS configurations read from a path, an .app folder or an .ipa: the one module that links an unzipper.
+        .target(
+            name: "AppBundles",
             dependencies: [
-                "TransportTrust",
+                "AppTransportSecurity", "TransportTrust",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict
@@ -107,7 +114,7 @@ let package = Package(
         .target(
             name: "ATSTestServers",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "ATSDiagnostics", "TransportServer",
+                "TransportTrust", "AppTransportSecurity", "TransportServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -124,7 +131,7 @@ let package = Package(
         .target(
             name: "ATSCommandLine",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
+                "TransportTrust", "AppTransportSecurity", "AppBundles", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -152,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "ATSBenchmark",
             dependencies: [
-                "AppTransportSecurity", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                "AppTransportSecurity", "AppBundles", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
@@ -202,7 +209,8 @@ let package = Package(
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
+                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity", "AppBundles",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,5 +1,3 @@
-import ATSDiagnostics
-
 /// The known cases `ats serve` runs, each on its own port of 127.0.0.1, with what a diagnosis must find.
 public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
     case good
@@ -65,15 +63,6 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The recommendation a diagnosis must make.
-    public var expectedRecommendation: Recommendation.Kind {
-        switch self {
-        case .good, .basicAuth: return .noneNeeded
-        case .tls10Only, .tls11Only, .staticRSA, .redirectToHTTP: return .exception
-        default: return .noExceptionHelps
-        }
-    }
-
     /// The id of the test whose dictionary is recommended, when an exception is.
     public var expectedConfiguration: String? {
         switch self {
@@ -98,11 +87,5 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         case .clientCertificateRequired: return "clientCertificateRejected"
         case .redirectToHTTP: return "redirectRefused"
         }
-    }
-
-    /// The expected default result and recommendation, in the words `ats serve` prints.
-    public var expectedText: String {
-        Recommendation.outcomeText(defaultResult: expectedMatrix.hasPrefix("P") ? "PASS" : "FAIL", kind: expectedRecommendation,
-                                   configuration: expectedConfiguration)
     }
 }
