@@ -68,7 +68,7 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Apple enforces it (chains to a system root). SCTs sent in the TLS extension or a stapled OCSP response cannot
     /// be read through swift-nio-ssl.
     public var certificateTransparency = CertificateTransparencyOptions()
-    /// The Apple release whose TLS server rules the server's chain must meet (``TrustPolicy/platform``).
+    /// The Apple release whose TLS server rules the server's chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform = .newest
 
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,

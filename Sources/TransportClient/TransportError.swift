@@ -67,7 +67,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case internalError
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// The stage that failed.
     public var phase: Phase
     /// The host the failure concerns (for redirects, the hop that failed).
     public var host: String

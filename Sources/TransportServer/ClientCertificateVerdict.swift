@@ -6,6 +6,7 @@ import TransportTrust
 /// It reaches the application after the handshake in ``ClientCertificateVerifiedEvent`` and from
 /// ``ClientVerdictHandler/verdict``.
 public struct ClientCertificateVerdict: Sendable {
+    /// Whether the client was verified, refused, or sent no certificate where none is required.
     public enum Outcome: String, Sendable, Hashable, Codable {
         /// The client sent a certificate and it passed every check.
         case verified
@@ -46,7 +47,7 @@ public struct ClientCertificateVerdict: Sendable {
     /// A refusal the server decided without the engine, which has no ``TrustFailureCode`` of its own.
     var serverReason: String?
 
-    /// The reason code of a refusal: the first failure's code (``TrustFailureCode``), `nameNotAllowed` for a name
+    /// The reason code of a refusal: the first failure's code (`TrustFailureCode`), `nameNotAllowed` for a name
     /// rule, `noCertificate` when none was sent, `unverifiedResumption` for a resumed session that cannot be verified
     /// again. Nil unless refused.
     public var reasonCode: String? {

@@ -7,6 +7,7 @@
 /// Comparison is case-insensitive, ignores one trailing dot and compares IDNs in A-label form, so
 /// `Bücher.example.` and `xn--bcher-kva.example` are the same name.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+    /// How far below its name a pattern reaches.
     public enum Kind: Sendable, Hashable {
         /// The name itself.
         case exact

@@ -31,7 +31,10 @@ public struct PinnedHost: Sendable, Hashable {
     /// - ``PinValidationRules/pinsRequired``: the set has a pin;
     /// - ``PinValidationRules/backupPin``: an enforced set has at least two pins, so that one can be a backup;
     /// - ``PinValidationRules/noSubdomainsOnPublicSuffix``: no includeSubdomains on a single label or a public suffix.
-    /// - Parameter now: the time to judge expiry against.
+    /// - Parameters:
+    ///   - now: the time to judge expiry against.
+    ///   - source: the file the entry came from, for messages.
+    ///   - rules: the checks of the system the entry is for.
     public func validate(now: Date = Date(), source: String? = nil, rules: PinValidationRules = .trustKit)
         throws(PinConfigurationError) -> [PinConfigurationWarning]
     {

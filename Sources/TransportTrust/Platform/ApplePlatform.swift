@@ -7,6 +7,7 @@
 /// Sources: support.apple.com/103769 (iOS 13 and macOS 10.15 TLS server requirements), 102028 (398-day limit),
 /// 103214 (Certificate Transparency policy).
 public struct ApplePlatform: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Apple's operating systems, each with its own release numbers.
     public enum OS: String, Sendable, Hashable, CaseIterable {
         case iOS = "ios"
         case macOS = "macos"
