@@ -31,7 +31,9 @@ public struct HTTPRequest: Sendable {
 public struct ConnectionReport: Sendable {
     /// `http` or `https`.
     public var scheme: String
+    /// The host connected to, as the URL names it.
     public var host: String
+    /// The port connected to.
     public var port: Int
     /// Nil for plain HTTP.
     public var handshake: HandshakeSummary?
@@ -53,6 +55,7 @@ public struct HTTPResponse: Sendable {
     /// The final response's status, after redirects and authentication.
     public var status: HTTPResponseStatus
     public var headers: HTTPHeaders
+    /// The whole body, up to ``HTTPSClientConfiguration/maximumResponseBytes``.
     public var body: [UInt8]
     /// The URL that produced this response, after redirects.
     public var url: String

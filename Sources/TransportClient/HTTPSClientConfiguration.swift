@@ -71,6 +71,7 @@ public struct HTTPSClientConfiguration: Sendable {
     /// The Apple release whose TLS server rules the server's chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform = .newest
 
+    /// A configuration; every setting has the default its property describes.
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
                 validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],
                 challengeHandler: ChallengeHandler? = nil, credentialStore: (any CredentialStore)? = nil,

@@ -73,6 +73,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var phase: Phase
     /// The host the failure concerns (for redirects, the hop that failed).
     public var host: String
+    /// The port of the connection that failed.
     public var port: Int
     /// A sentence saying what happened and what to do.
     public var message: String

@@ -16,6 +16,7 @@ public struct ClientCertificateVerdict: Sendable {
         case notPresented = "not-presented"
     }
 
+    /// Verified, refused, or no certificate presented.
     public var outcome: Outcome
     /// Verified: the chain as built, leaf first and anchor last. Refused: the longest chain the engine got to,
     /// or the leaf as sent.
@@ -42,6 +43,7 @@ public struct ClientCertificateVerdict: Sendable {
         self.notes = notes
     }
 
+    /// True when the client presented a certificate and it passed every check.
     public var isVerified: Bool { outcome == .verified }
 
     /// A refusal the server decided without the engine, which has no ``TrustFailureCode`` of its own.
@@ -90,6 +92,7 @@ public struct ClientCertificateVerdict: Sendable {
 public struct ClientCertificateMatch: Sendable, Hashable, CustomStringConvertible {
     /// The name rule that matched, and the name it matched; nil when no name rules are configured.
     public var nameRule: ClientNameRule?
+    /// The client's name that ``nameRule`` matched.
     public var name: String?
     /// The pins that matched, and at which certificate; empty when no pins are configured.
     public var pins: [PinCheck.Match]

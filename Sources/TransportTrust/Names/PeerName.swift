@@ -90,6 +90,7 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True for an IP address, false for a DNS name.
     public var isIPAddress: Bool { if case .ip = self { return true } else { return false } }
 }
 

@@ -19,6 +19,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The name, lowercased, in A-label form, without a trailing dot; or an IP address.
     public let name: String
+    /// How far below ``name`` the pattern reaches.
     public let kind: Kind
 
     /// Reads `text` (`example.com`, `*.example.com`, `**.example.com`). `includeSubdomains` turns a plain name

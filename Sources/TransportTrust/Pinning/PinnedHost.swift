@@ -2,6 +2,7 @@ import Foundation
 
 /// A host pattern and the pin set that applies to it: one entry of a pin configuration.
 public struct PinnedHost: Sendable, Hashable {
+    /// The hosts the entry covers.
     public var pattern: HostPattern
     public var pinSet: PinSet
     /// The hosts of the pattern are covered but not pinned: their chain is validated only. Being more specific, the
@@ -9,6 +10,7 @@ public struct PinnedHost: Sendable, Hashable {
     /// `<domain-config>` whose pin set is empty or unset.
     public var isExempt: Bool
 
+    /// An entry that pins the hosts of `pattern` with `pinSet`.
     public init(_ pattern: HostPattern, _ pinSet: PinSet) {
         self.pattern = pattern
         self.pinSet = pinSet

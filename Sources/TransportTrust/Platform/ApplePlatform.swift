@@ -13,11 +13,16 @@ public struct ApplePlatform: Sendable, Hashable, Comparable, CustomStringConvert
         case macOS = "macos"
     }
 
+    /// The operating system.
     public var os: OS
+    /// The major release number (13 in iOS 13.4.1).
     public var major: Int
+    /// The minor release number (4 in iOS 13.4.1).
     public var minor: Int
+    /// The patch number (1 in iOS 13.4.1).
     public var patch: Int
 
+    /// The release `major.minor.patch` of `os`.
     public init(_ os: OS, _ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
         self.os = os
         self.major = major
