@@ -13,7 +13,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "PinMigration",
-            dependencies: [.product(name: "TransportTrust", package: "swift-transport-security")]
+            dependencies: [
+                .product(name: "TransportTrust", package: "swift-transport-security"),
+                .product(name: "AppTransportSecurity", package: "swift-transport-security"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import AppTransportSecurity  // PinConfigurationFormat.read: ATS files go through the ATS parser
 import Foundation
 import TransportTrust
 
@@ -9,7 +10,8 @@ let pins = "\(examples)/PinMigration/Pins"
 let chain = try CertificateLoader.certificates(atPath: "\(examples)/chain.pem")
 let root = try CertificateLoader.certificates(atPath: "\(examples)/root.pem")
 // At a fixed time inside the example leaf's life, so that the example outlives it.
-let trust = ServerTrust(chain: chain, anchors: TrustAnchors(custom: root), policy: .ssl(host: try PeerName("www.example.test")),
+let host = try PeerName("www.example.test")
+let trust = ServerTrust(chain: chain, anchors: TrustAnchors(custom: root), policy: .ssl(host: host),
                         validationTime: try Date("2027-06-01T00:00:00Z", strategy: .iso8601))
 
 var unexpected = 0
@@ -36,24 +38,24 @@ let alamofire = try ServerTrustManager(evaluators: [
         PinnedCertificatesTrustEvaluator(certificates: root),
     ]),
 ])
-let alamofireVerdict = await alamofire.evaluate(trust, forHost: "www.example.test")
+let alamofireVerdict = await alamofire.evaluate(trust, forHost: host)
 // A host no key matches is refused with hostNotAllowed, as allHostsMustBeEvaluated defaults to true.
 // snippet.end
 expect(alamofireVerdict, trusted: true, "Alamofire-style evaluators")
-expect(await alamofire.evaluate(trust, forHost: "api.example.com"), trusted: false, "Alamofire-style: an unlisted host")
+expect(await alamofire.evaluate(trust, forHost: try PeerName("api.example.com")), trusted: false, "Alamofire-style: an unlisted host")
 
 // snippet.start trustkit
 let (trustKitPins, _) = try PinConfigurationFormat.read(path: "\(pins)/trustkit.json")
 // Validated as TrustKit validates at start-up (two pins when enforcing, hashes of 32 bytes, …); throws otherwise.
 let trustKit = try ServerTrustManager(configuration: trustKitPins)
-let trustKitVerdict = await trustKit.evaluate(trust, forHost: "www.example.test")
+let trustKitVerdict = await trustKit.evaluate(trust, forHost: host)
 // snippet.end
 expect(trustKitVerdict, trusted: true, "TrustKit JSON")
 
 // snippet.start okhttp
 let (okHttpPins, _) = try PinConfigurationFormat.read(path: "\(pins)/okhttp-pins.txt")
 let okHttp = try ServerTrustManager(configuration: okHttpPins)
-let okHttpVerdict = await okHttp.evaluate(trust, forHost: "www.example.test")
+let okHttpVerdict = await okHttp.evaluate(trust, forHost: host)
 // `*.example.test` is one label, as in OkHttp: `example.test` itself is not pinned by it.
 // snippet.end
 expect(okHttpVerdict, trusted: true, "OkHttp CertificatePinner lines")
@@ -62,7 +64,7 @@ expect(okHttpVerdict, trusted: true, "OkHttp CertificatePinner lines")
 let (androidPins, warnings) = try PinConfigurationFormat.read(path: "\(pins)/network_security_config.xml")
 for warning in warnings { print(warning) }
 let android = try ServerTrustManager(configuration: androidPins)
-let androidVerdict = await android.evaluate(trust, forHost: "www.example.test")
+let androidVerdict = await android.evaluate(trust, forHost: host)
 // snippet.end
 expect(androidVerdict, trusted: true, "Android Network Security Config")
 

@@ -20,8 +20,8 @@ let root = try CertificateLoader.certificates(atPath: rootPath)
 
 // Only the given root is trusted (anchorsOnly defaults to true), under the SSL policy for the host. The time is
 // fixed inside the example leaf's 825 days so that this keeps working; leave validationTime out to check now.
-let trust = ServerTrust(chain: chain, anchors: TrustAnchors(custom: root),
-                        policy: .ssl(host: try PeerName("www.example.test")),
+let host = try PeerName("www.example.test")
+let trust = ServerTrust(chain: chain, anchors: TrustAnchors(custom: root), policy: .ssl(host: host),
                         validationTime: try Date("2027-06-01T00:00:00Z", strategy: .iso8601))
 let verdict = await trust.evaluate()
 
@@ -50,7 +50,7 @@ let rootPin = try Pin(parsing: "sha256/h17Mi0oufhjDR7Jkibv/IA1i4L52CGIWIU2lPDM8T
 let manager = ServerTrustManager(rules: [
     .init(try HostPattern("**.example.test"), PinSetEvaluator(pins: [rootPin], scope: .ca)),
 ])
-let pinned = await manager.evaluate(trust, forHost: "www.example.test")
+let pinned = await manager.evaluate(trust, forHost: host)
 // pinned.isTrusted: the chain validates and its root carries the pinned key.
 // snippet.end
 expect(pinned.isTrusted, "the root pin matches the built chain")
@@ -60,7 +60,7 @@ let backupOnly = ServerTrustManager(rules: [
     .init(try HostPattern("www.example.test"),
           PinSetEvaluator(pins: [try Pin(parsing: "sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")])),
 ])
-let mismatch = await backupOnly.evaluate(trust, forHost: "www.example.test")
+let mismatch = await backupOnly.evaluate(trust, forHost: host)
 // mismatch.failures.first?.code == .pinMismatch; the message lists the chain's actual sha256/ hashes.
 // snippet.end
 expect(mismatch.failures.map(\.code) == [.pinMismatch], "a pin the chain does not carry is refused with pinMismatch")
