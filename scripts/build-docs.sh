@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
 if (( ${#targets[@]} == 0 )); then
-  targets=(TransportTrust AppTransportSecurity TransportClient TransportServer ATSDiagnostics ATSTestServers)
+  targets=(TransportTrust AppTransportSecurity TransportDecision TransportClient TransportServer ATSDiagnostics ATSTestServers)
 fi
 
 python3 scripts/check-doc-snippets.py
