@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        // `swift package generate-documentation` for the DocC catalogs (scripts/build-docs.sh); a plugin, never linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
     ],
     targets: [
         // Trust evaluation: chain building, policies, verdicts. No network I/O.

@@ -15,7 +15,7 @@ public enum TestResult: String, Sendable, Codable {
 
 /// Why a test failed: the closest Apple error and our own reasons.
 public struct TestFailure: Sendable, Codable, Hashable {
-    /// ``TransportError/Kind`` raw value.
+    /// `TransportError.Kind` raw value.
     public var kind: String
     public var phase: String
     public var message: String

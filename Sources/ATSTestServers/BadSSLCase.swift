@@ -46,7 +46,7 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The expected result of each of nscurl's 16 tests, in ``ATSTestCase/nscurl`` order: `P` pass, `F` fail.
+    /// The expected result of each of nscurl's 16 tests, in `ATSTestCase.nscurl` order: `P` pass, `F` fail.
     public var expectedMatrix: String {
         let allPass = String(repeating: "P", count: 16)
         let allFail = String(repeating: "F", count: 16)

@@ -23,6 +23,7 @@ import TransportTrust
 /// never resumes a client session, so every handshake runs the verification callback; a handshake that
 /// completes without it is refused.
 public final class HTTPSClient: Sendable {
+    /// What every request of this client is held to.
     public let configuration: HTTPSClientConfiguration
     private let group: any EventLoopGroup
     private let pool: ConnectionPool
@@ -30,7 +31,10 @@ public final class HTTPSClient: Sendable {
     private let sessionCredentials = InMemoryCredentialStore()
     private let ownedOCSPSource: HTTPOCSPResponseSource?
 
-    /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
+    /// A client that holds every request to `configuration`.
+    /// - Parameters:
+    ///   - configuration: ATS, trust, pins, identities and limits; fixed for the client's life.
+    ///   - eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         var configuration = configuration
         // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.

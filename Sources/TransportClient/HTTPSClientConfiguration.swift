@@ -68,9 +68,10 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Apple enforces it (chains to a system root). SCTs sent in the TLS extension or a stapled OCSP response cannot
     /// be read through swift-nio-ssl.
     public var certificateTransparency = CertificateTransparencyOptions()
-    /// The Apple release whose TLS server rules the server's chain must meet (``TrustPolicy/platform``).
+    /// The Apple release whose TLS server rules the server's chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform = .newest
 
+    /// A configuration; every setting has the default its property describes.
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
                 validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],
                 challengeHandler: ChallengeHandler? = nil, credentialStore: (any CredentialStore)? = nil,

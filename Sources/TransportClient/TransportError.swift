@@ -67,10 +67,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case internalError
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// The stage that failed.
     public var phase: Phase
     /// The host the failure concerns (for redirects, the hop that failed).
     public var host: String
+    /// The port of the connection that failed.
     public var port: Int
     /// A sentence saying what happened and what to do.
     public var message: String

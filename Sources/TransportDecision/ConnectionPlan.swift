@@ -3,7 +3,7 @@ import TransportTrust
 
 /// Everything decided about one connection before a byte is sent, and the decision made after its handshake.
 ///
-/// A plan joins what ATS requires of the peer (``ConnectionRequirements``) with how the client evaluates trust
+/// A plan joins what ATS requires of the peer (`ConnectionRequirements`) with how the client evaluates trust
 /// (``TrustSettings``). It answers every question the handshake asks, the TLS versions and suites, the server
 /// name, the trust policy and its evaluators, and then turns the handshake's certificates and negotiated
 /// parameters into one ``ConnectionDecision``. It does no I/O: the client, the diagnostics and the tests all

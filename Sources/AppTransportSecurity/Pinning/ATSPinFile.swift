@@ -6,9 +6,12 @@ extension PinConfigurationFormat {
     ///
     /// An ATS file (an Info.plist, or a bare NSAppTransportSecurity dictionary) is read by the parser that reads
     /// every ATS configuration, so its NSPinnedDomains mean exactly what they mean to ``RequirementsResolver``.
-    /// - Parameter source: the file name, for error messages.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - source: the file name, for error messages.
+    ///   - format: the format, or nil to recognise it from the document's structure.
     /// - Returns: the configuration and any warnings. The configuration is read but not validated; call
-    ///   ``PinConfiguration/validate(now:source:)``, which applies the format's rules.
+    ///   `PinConfiguration.validate(now:source:)`, which applies the format's rules.
     public static func read(_ bytes: [UInt8], source: String, format: PinConfigurationFormat? = nil)
         throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
     {

@@ -26,7 +26,7 @@ public struct PinRequirement: Sendable, Equatable, Codable {
     /// Every pin, CA first.
     public var allIdentities: [PinnedIdentity] { (caIdentities ?? []) + (leafIdentities ?? []) }
 
-    /// The entry as a pinned host, so that ATS pins are checked by ``PinSetEvaluator`` like every other format:
+    /// The entry as a pinned host, so that ATS pins are checked by `PinSetEvaluator` like every other format:
     /// CA identities in the CA scope, leaf identities in the leaf scope, always enforced, never expiring.
     ///
     /// A present array must match even when none of its hashes is well formed (such a hash never matches), so a

@@ -19,7 +19,9 @@ public final class TrustAnchors: Sendable {
         case apple
     }
 
+    /// The anchors the caller supplied.
     public let custom: [InputCertificate]
+    /// When true, only ``custom`` anchors are trusted; when false, the public roots of ``trustStore`` as well.
     public let anchorsOnly: Bool
     /// Every anchor, custom first.
     public let all: [InputCertificate]
@@ -46,7 +48,10 @@ public final class TrustAnchors: Sendable {
     /// The system roots alone, loaded once per process.
     public static let system = TrustAnchors(custom: [], anchorsOnly: false)
 
+    /// Trusts `custom`, and, unless `anchorsOnly`, the public roots of `store`.
     /// - Parameters:
+    ///   - custom: anchors the caller supplies.
+    ///   - anchorsOnly: when true (the default), only `custom` is trusted.
     ///   - systemRoots: the public roots to use instead of the store's (tests build them from generated roots).
     ///   - store: the public roots when not anchors-only: this machine's, or Apple's with its constraints (which then
     ///     also apply to chains through the custom anchors: a blocked certificate stays blocked).

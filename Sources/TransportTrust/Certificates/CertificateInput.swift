@@ -64,6 +64,7 @@ public struct InputCertificate: Sendable, Hashable {
 
     private let storage: Storage
 
+    /// The certificate's DER, exactly as given.
     public var der: [UInt8] { storage.der }
     /// nil when swift-certificates cannot parse the certificate (RSA-PSS, RSA-1024, unknown key types).
     public var certificate: Certificate? { storage.certificate }
@@ -132,6 +133,7 @@ public struct InputCertificate: Sendable, Hashable {
         throw UnusedBits(field: field, bits: Int(unused))
     }
 
+    /// A certificate swift-certificates already parsed, with its DER.
     public init(_ certificate: Certificate) throws(CertificateInputError) {
         var serializer = DER.Serializer()
         do { try serializer.serialize(certificate) } catch {
@@ -177,7 +179,9 @@ public enum CertificateLoader {
     }
 
     /// Reads every certificate in `bytes`, which may be DER (one certificate) or PEM (any number of blocks).
-    /// - Parameter source: a name for the input, used in error messages.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - source: a name for the input, used in error messages.
     public static func certificates(from bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
         if ByteSearch.contains(begin, in: bytes) {
             return try pemCertificates(bytes, source: source)

@@ -10,6 +10,7 @@
 /// Comparison is case-insensitive, ignores one trailing dot and compares IDNs in A-label form, so
 /// `Bücher.example.` and `xn--bcher-kva.example` are the same name.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+    /// How far below its name a pattern reaches.
     public enum Kind: Sendable, Hashable {
         /// The name itself.
         case exact
@@ -23,6 +24,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The name, lowercased, in A-label form, without a trailing dot; or an IP address.
     public let name: String
+    /// How far below ``name`` the pattern reaches.
     public let kind: Kind
 
     /// Reads `text` (`example.com`, `*.example.com`, `**.example.com`). `includeSubdomains` turns a plain name

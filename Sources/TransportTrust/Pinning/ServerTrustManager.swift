@@ -10,20 +10,26 @@ import Foundation
 public struct ServerTrustManager: Sendable {
     /// One host pattern and its evaluator.
     public struct Rule: Sendable {
+        /// The hosts the rule covers.
         public var pattern: HostPattern
+        /// What evaluates the trust of those hosts.
         public var evaluator: any ServerTrustEvaluating
 
+        /// A rule that evaluates the hosts of `pattern` with `evaluator`.
         public init(_ pattern: HostPattern, _ evaluator: any ServerTrustEvaluating) {
             self.pattern = pattern
             self.evaluator = evaluator
         }
     }
 
+    /// When true, a host no rule covers is refused with ``TrustFailureCode/hostNotAllowed``; when false, it gets ``defaultEvaluator``.
     public var allHostsMustBeEvaluated: Bool
+    /// The rules; for a host, the one with the most specific matching pattern applies.
     public var rules: [Rule]
     /// What unlisted hosts get when not every host must be evaluated: system-style chain validation.
     public var defaultEvaluator: any ServerTrustEvaluating
 
+    /// A manager with these rules; by default every host must have one.
     public init(allHostsMustBeEvaluated: Bool = true, rules: [Rule],
                 defaultEvaluator: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
