@@ -16,6 +16,7 @@ let package = Package(
                 .product(name: "TransportClient", package: "swift-transport-security"),
                 .product(name: "TransportTrust", package: "swift-transport-security"),
                 .product(name: "AppTransportSecurity", package: "swift-transport-security"),
+                .product(name: "AppBundles", package: "swift-transport-security"),
                 .product(name: "ATSTestServers", package: "swift-transport-security"),
             ]
         ),
