@@ -11,9 +11,9 @@ import X509
 /// - the names of self-issued intermediates, which it checks although RFC 5280 §6.1.3 exempts them.
 ///
 /// A name is within a DN subtree when the subtree's RDNs are its first RDNs. Attribute values are compared as
-/// RFC 5280 §7.1 asks, approximately: strings case-folded with runs of white space collapsed. The comparison
-/// fails closed both ways: a value that cannot be read as a string matches an excluded subtree unless its bytes
-/// are unequal *and* both are strings, and matches a permitted subtree only byte for byte.
+/// RFC 5280 §7.1 asks (``ComparableName``). The comparison fails closed both ways: a value that cannot be
+/// prepared as a string matches an excluded subtree unless its bytes are unequal *and* both are strings, and
+/// matches a permitted subtree only byte for byte.
 enum NameConstraintGaps {
     /// The chain with the subtrees above taken out (DN subtrees, and the no-op ones), and without the SANs of
     /// self-issued intermediates, whose names RFC 5280 §6.1.3 exempts and swift-certificates checks anyway; for
@@ -176,14 +176,8 @@ enum NameConstraintGaps {
     private static func sameAttribute(_ a: RelativeDistinguishedName.Attribute, _ b: RelativeDistinguishedName.Attribute,
                                       excluding: Bool) -> Bool {
         guard a.type == b.type else { return false }
-        if a.value == b.value { return true }
-        if let x = String(a.value), let y = String(b.value) { return folded(x) == folded(y) }
-        // BMPString, TeletexString and the like: not read here, so equal only when excluding.
-        return excluding
-    }
-
-    private static func folded(_ s: String) -> String {
-        s.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        // TeletexString and the like, or a prohibited character: uncertain, so equal only when excluding.
+        return ComparableName.sameValue(a.value, b.value) ?? excluding
     }
 }
 
