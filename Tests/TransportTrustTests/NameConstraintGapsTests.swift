@@ -135,11 +135,18 @@ import X509
         let root = PKI.root()
         let ca = root.intermediate("CA", nameConstraints: NameConstraints(permittedEmailAddresses: ["example.com"]))
         #expect(await evaluate([ca.leaf(), ca], anchors: [root]).isTrusted)
-        let mailbox = try DistinguishedName {
+        let inside = try DistinguishedName {
             CommonName("leaf")
             EmailAddress("ops@example.com")
         }
-        #expect(await evaluate([ca.leaf(subject: mailbox), ca], anchors: [root]).codes == [.nameConstraints])
+        #expect(await evaluate([ca.leaf(subject: inside), ca], anchors: [root]).isTrusted)
+        let outside = try DistinguishedName {
+            CommonName("leaf")
+            EmailAddress("ops@example.org")
+        }
+        let v = await evaluate([ca.leaf(subject: outside), ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].message.contains("the subject emailAddress 'ops@example.org'"), "\(v.failures[0].message)")
     }
 
     // MARK: Self-issued intermediates

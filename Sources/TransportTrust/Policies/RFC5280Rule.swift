@@ -25,12 +25,27 @@ public struct RFC5280Rule: ChainRule {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
         // there is no path to validate, and swift-certificates would refuse it for not being a CA.
         guard chain.count > 1 else { return }
-        guard NameConstraintLoad(chain, extensions: context.extensions).work <= nameConstraintBudget,
-            case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
-            return
-        }
-        var text = reason.description
+        guard NameConstraintLoad(chain, extensions: context.extensions).work <= nameConstraintBudget else { return }
         var chain = chain
+        var text: String
+        if NameConstraintGaps.hasSubtreesCheckedHere(chain) {
+            // directoryName, rfc822Name and URI subtrees are ours to check; swift-certificates checks the rest.
+            guard let stripped = NameConstraintGaps.withoutSubtreesLeftToUs(chain) else {
+                failures.append(TrustFailure(.nameConstraints, certificate: nil, "the name constraints in this chain could not be prepared for checking; refused"))
+                return
+            }
+            switch policy.chainMeetsPolicyRequirements(chain: stripped) {
+            case .meetsPolicy:
+                if let violation = NameConstraintGaps.violation(in: chain) { failures.append(violation) }
+                return
+            case .failsToMeetPolicy(let reason):
+                text = reason.description
+                chain = stripped
+            }
+        } else {
+            guard case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else { return }
+            text = reason.description
+        }
         let refusedUnchecked = text.mentions("directoryName name constraints are not supported") || text.mentions("unsupported constraint")
         let exemptNames = (text.mentions("subtree") || text.mentions("name constraints")) && chain.indices.contains { NameConstraintGaps.isExempt(chain, $0) }
         if refusedUnchecked || exemptNames, let stripped = NameConstraintGaps.withoutSubtreesLeftToUs(chain) {
@@ -112,7 +127,7 @@ public struct RFC5280Rule: ChainRule {
 
     /// The name kind of a subtree swift-certificates has no matcher for, as its reason writes the subtree.
     static func unmatchedKind(in text: String) -> String? {
-        let kinds = [("OtherName(", "otherName"), ("RFC822Name(", "rfc822Name (email)"), ("X400Address(", "x400Address"),
+        let kinds = [("OtherName(", "otherName"), ("X400Address(", "x400Address"),
                      ("EDIPartyName(", "ediPartyName"), ("RegisteredID(", "registeredID"), ("URI(", "URI")]
         return kinds.first { text.mentions("for name " + $0.0) }?.1
     }
