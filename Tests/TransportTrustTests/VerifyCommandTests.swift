@@ -612,4 +612,28 @@ import X509
         #expect(r.err.contains("--policy-oid '\(oid)' is not an object identifier"), "\(r.err)")
         #expect(r.err.contains("write it in dotted form, like 2.16.840.1.101.3.2.1.48.1"), "\(r.err)")
     }
+
+    // MARK: Key purposes
+
+    @Test func ekuSetsTheKeyPurposesOfTheBasicPolicy() async throws {
+        let (chain, root) = try files()
+        let base = ["verify", chain, "--anchors", root, "--policy", "basic", "--at", Self.at]
+        #expect(await run(base + ["--eku", "serverAuth"]).status == 0)
+        #expect(await run(base + ["--eku", "1.3.6.1.5.5.7.3.1"]).status == 0)
+        let signing = await run(base + ["--eku", "codeSigning", "--json"])
+        #expect(signing.status == 1)
+        #expect(signing.out.contains("\"extendedKeyUsage\""), "\(signing.out)")
+        #expect(signing.out.contains("not valid for codeSigning"), "\(signing.out)")
+        #expect(await run(base + ["--eku", "serverAuth", "--eku", "clientAuth"]).status == 1)
+    }
+
+    @Test(arguments: [(["--eku", "signing", "--policy", "basic"], "--eku 'signing' is not a key purpose; use one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, ocspSigning, any, or a dotted OID"),
+                      (["--eku", "1.3.x", "--policy", "basic"], "--eku '1.3.x' is not an object identifier"),
+                      (["--eku", "clientAuth"], "--eku sets the key purposes of --policy basic")])
+    func aBadKeyPurposeExitsTwoAndSaysWhy(_ arguments: [String], _ message: String) async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root] + arguments)
+        #expect(r.status == 2)
+        #expect(r.err.contains(message), "\(r.err)")
+    }
 }

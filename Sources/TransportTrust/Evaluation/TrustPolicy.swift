@@ -25,7 +25,8 @@ public struct TrustPolicy: Sendable {
     public var requiresATSStrength = false
     /// The most logical intermediates allowed between leaf and anchor.
     public var maximumIntermediates: Int? = 8
-    /// The purposes the leaf must be valid for. Defaults to serverAuth under the SSL policy, none under basic.
+    /// The purposes the leaf must be valid for (``ExtendedKeyUsageRule``): its EKU, if it carries one, lists each, and
+    /// every CA's EKU allows each. Defaults to serverAuth under the SSL policy, none under basic.
     public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     public var revocation: RevocationOptions = .off
     /// Apple's CT policy, applied under the SSL policy to chains that end at a public root.
