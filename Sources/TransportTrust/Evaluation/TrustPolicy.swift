@@ -62,7 +62,7 @@ public struct TrustPolicy: Sendable {
         StructureRule()
         RFC5280Rule()
         CertificatePolicyRule(options: certificatePolicies)
-        if profile == .webPKI { WebPKIProfileRule() }
+        if profile == .webPKI { WebPKIProfileRule(tlsServer: isSSL) }
         if let maximumIntermediates { ChainDepthRule(maximumIntermediates: maximumIntermediates) }
         KeyUsageRule()
         if !requiredExtendedKeyUsages.isEmpty || isSSL {
