@@ -481,6 +481,35 @@ import X509
         #expect(verdict?.failures.first?.message.contains("has 10000 attributes") == true, "\(verdict?.failures ?? [])")
     }
 
+    // MARK: Anchors in the leaf position
+
+    /// As SecTrust and OpenSSL's partial chain do: a leaf that is an anchor needs no path above it.
+    @Test func aLeafThatIsItselfAnAnchorIsTrustedAsOne() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let alone = await PKI.evaluate(PKI.trust([leaf], anchors: [leaf]))
+        #expect(alone.isTrusted, "\(alone.failures)")
+        #expect(alone.leafIsAnchor)
+        #expect(alone.anchor == .custom)
+        #expect(alone.chainDER == [leaf.der])
+        // Its issuers at hand change nothing: the path stops at the first anchor, the leaf.
+        let withIssuers = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root, leaf]))
+        #expect(withIssuers.leafIsAnchor)
+        #expect(withIssuers.chainDER == [leaf.der])
+        let path = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(path.isTrusted && !path.leafIsAnchor)
+    }
+
+    @Test func aLeafAnchorStillMeetsThePolicy() async {
+        let (_, intermediate, leaf) = PKI.chain()
+        let otherHost = await PKI.evaluate(PKI.trust([leaf], anchors: [leaf], policy: PKI.ssl("other.example.com")))
+        #expect(otherHost.codes == [.hostnameMismatch])
+        #expect(!otherHost.leafIsAnchor)
+        let expired = intermediate.leaf(notValidBefore: PKI.now.addingTimeInterval(-90 * 86400), notValidAfter: PKI.now.addingTimeInterval(-86400))
+        #expect(await PKI.evaluate(PKI.trust([expired], anchors: [expired])).codes == [.expired])
+        let clientOnly = intermediate.leaf(extendedKeyUsage: [.clientAuth])
+        #expect(await PKI.evaluate(PKI.trust([clientOnly], anchors: [clientOnly])).codes == [.extendedKeyUsage])
+    }
+
     // MARK: Evaluators
 
     @Test func defaultEvaluatorCanSkipTheHostButNotTheRest() async {

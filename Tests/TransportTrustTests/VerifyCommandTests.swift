@@ -613,7 +613,7 @@ import X509
         #expect(r.err.contains("write it in dotted form, like 2.16.840.1.101.3.2.1.48.1"), "\(r.err)")
     }
 
-    // MARK: Key purposes
+    // MARK: Key purposes, anchors in the leaf position
 
     @Test func ekuSetsTheKeyPurposesOfTheBasicPolicy() async throws {
         let (chain, root) = try files()
@@ -635,5 +635,16 @@ import X509
         let r = await run(["verify", chain, "--anchors", root] + arguments)
         #expect(r.status == 2)
         #expect(r.err.contains(message), "\(r.err)")
+    }
+
+    @Test func aLeafThatIsAnAnchorIsSaidToBeOne() async throws {
+        let leaf = try dir.write("leaf.pem", pki.leaf.pem)
+        let text = await run(["verify", leaf, "--anchors", leaf, "--host", "www.example.com", "--at", Self.at])
+        #expect(text.status == 0, "\(text.out)")
+        #expect(text.out.contains("[leaf, anchor (custom)]"), "\(text.out)")
+        #expect(text.out.contains("anchored at a custom anchor: the leaf is itself the anchor"), "\(text.out)")
+        let object = try json(await run(["verify", leaf, "--anchors", leaf, "--host", "www.example.com", "--at", Self.at, "--json"]).out)
+        #expect(object["leafIsAnchor"] as? Bool == true)
+        #expect(object["anchor"] as? String == "custom")
     }
 }
