@@ -72,6 +72,10 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             help: "With --policy basic, a key purpose the leaf must be valid for: serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, ocspSigning, any (anyExtendedKeyUsage), or a dotted OID. Repeatable. The leaf's extendedKeyUsage, if any, must list it; a CA's, if any, must list it or anyExtendedKeyUsage.")
     var keyPurposes: [String] = []
 
+    @Option(name: .customLong("distrust"),
+            help: "Refuse every path through a certificate or key this file lists: PEM certificates (or one DER certificate), PEM PUBLIC KEY blocks, and sha256/BASE64 lines (SHA-256 of the SubjectPublicKeyInfo); # starts a comment. Repeatable.")
+    var distrustFiles: [String] = []
+
     @Flag(name: .customLong("inhibit-any-policy"),
           help: "anyPolicy in a certificate stands for no other policy (RFC 5280 initial-any-policy-inhibit).")
     var inhibitAnyPolicy = false
@@ -112,6 +116,9 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
         if !keyPurposes.isEmpty && (limbo != nil || pkits != nil) {
             throw ValidationError("--limbo and --pkits take each case's key purposes from the suite; drop --eku")
+        }
+        if !distrustFiles.isEmpty && (limbo != nil || pkits != nil) {
+            throw ValidationError("--distrust checks one chain; it cannot be combined with --limbo or --pkits")
         }
         if !keyPurposes.isEmpty && policy != .basic {
             throw ValidationError("--eku sets the key purposes of --policy basic; the SSL policy always requires serverAuth. Add --policy basic")
@@ -166,6 +173,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         trustPolicy.certificatePolicies = try certificatePolicyOptions()
         if !keyPurposes.isEmpty { trustPolicy.requiredExtendedKeyUsages = try requiredKeyPurposes() }
+        trustPolicy.distrusted = try distrustLists()
         trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses,
                                                                    options: ("--ocsp-response", "--revocation"))
         trustPolicy.certificateTransparency = try ctOptions.options()
@@ -205,6 +213,19 @@ extension VerifyCommand {
             if !usages.contains(usage) { usages.append(usage) }
         }
         return usages
+    }
+
+    /// The lists of --distrust, one per file.
+    func distrustLists() throws -> [DistrustList] {
+        var lists: [DistrustList] = []
+        for path in distrustFiles {
+            let data: Data
+            do { data = try InputFile.read(path) } catch { throw InputError("--distrust \(InputFile.source(path)): \(error.reason)") }
+            do { lists.append(try DistrustList(source: InputFile.source(path), contents: Array(data))) } catch {
+                throw InputError("--distrust \(error)")
+            }
+        }
+        return lists
     }
 
     static let keyPurposes: [(name: String, usage: ExtendedKeyUsage.Usage)] = [

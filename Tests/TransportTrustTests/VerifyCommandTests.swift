@@ -613,7 +613,7 @@ import X509
         #expect(r.err.contains("write it in dotted form, like 2.16.840.1.101.3.2.1.48.1"), "\(r.err)")
     }
 
-    // MARK: Key purposes, anchors in the leaf position
+    // MARK: Key purposes, distrust, anchors in the leaf position
 
     @Test func ekuSetsTheKeyPurposesOfTheBasicPolicy() async throws {
         let (chain, root) = try files()
@@ -635,6 +635,28 @@ import X509
         let r = await run(["verify", chain, "--anchors", root] + arguments)
         #expect(r.status == 2)
         #expect(r.err.contains(message), "\(r.err)")
+    }
+
+    @Test func distrustRefusesAPathThroughAListedKey() async throws {
+        let (chain, root) = try files()
+        let list = try dir.write("distrust.txt", "# retired CA key\nsha256/\(try #require(pki.intermediate.input.spkiSHA256Base64))\n")
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--distrust", list])
+        #expect(r.status == 1)
+        #expect(r.out.contains("distrusted (certificate 1)"), "\(r.out)")
+        #expect(r.out.contains("is listed in \(list)"), "\(r.out)")
+        let other = try dir.write("other.pem", PKI.root("Unrelated").pem)
+        #expect(await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--distrust", other]).status == 0)
+    }
+
+    @Test func anUnreadableDistrustListExitsTwoAndNamesTheLine() async throws {
+        let (chain, root) = try files()
+        let list = try dir.write("distrust.txt", "sha256/\(try #require(pki.intermediate.input.spkiSHA256Base64))\nwhatever\n")
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--distrust", list])
+        #expect(r.status == 2)
+        #expect(r.err.contains("--distrust \(list) line 2: 'whatever' is neither a PEM block nor a key hash"), "\(r.err)")
+        let missing = await run(["verify", chain, "--anchors", root, "--distrust", dir.path + "/absent.txt"])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("absent.txt"), "\(missing.err)")
     }
 
     @Test func aLeafThatIsAnAnchorIsSaidToBeOne() async throws {

@@ -37,6 +37,8 @@ public struct TrustPolicy: Sendable {
     /// RFC 5280's initial inputs to certificate policy processing (``CertificatePolicyRule``); by default any policy
     /// is acceptable and none is required.
     public var certificatePolicies = CertificatePolicyOptions()
+    /// Certificates and keys no path may go through (``DistrustRule``, one per list).
+    public var distrusted: [DistrustList] = []
 
     /// The SSL server policy. A nil host checks everything but the name.
     public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
@@ -57,6 +59,8 @@ public struct TrustPolicy: Sendable {
     /// The rules this policy checks on every candidate path, in order.
     @ChainRuleBuilder
     public var rules: [any ChainRule] {
+        // First: a distrusted path is refused for that, whatever else is wrong with it.
+        for list in distrusted { DistrustRule(list: list) }
         ValidityRule()
         // Before RFC5280Rule: it bounds name-constraint work that rule would otherwise do unbounded.
         StructureRule()
