@@ -110,9 +110,9 @@ enum NameConstraintGaps {
 
     /// True when a CA on the path has a subtree of a type checked here: swift-certificates must then see the path
     /// without it, or it refuses the path or judges the names otherwise.
-    static func hasSubtreesCheckedHere(_ chain: UnverifiedCertificateChain) -> Bool {
+    static func hasSubtreesCheckedHere(_ chain: UnverifiedCertificateChain, extensions: ExtensionMemo) -> Bool {
         chain.dropFirst().contains { cert in
-            guard let nc = try? cert.extensions.nameConstraints else { return false }
+            guard let nc = extensions(cert).nameConstraints.value else { return false }
             return (nc.permittedSubtrees + nc.excludedSubtrees).contains { NameKind($0).isCheckedHere }
         }
     }
