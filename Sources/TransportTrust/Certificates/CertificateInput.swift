@@ -79,7 +79,12 @@ public struct InputCertificate: Sendable, Hashable {
         do {
             let root = try DER.parse(der)
             try Self.requireStrictEncoding(root)
-            storage = Storage(der: der, certificate: try Certificate(derEncoded: root), parseFailure: nil, fallback: nil)
+            let certificate: Certificate
+            do { certificate = try Certificate(derEncoded: root) } catch {
+                guard let withoutIDs = UniqueIdentifiers.certificate(root, der: der) else { throw error }
+                certificate = withoutIDs
+            }
+            storage = Storage(der: der, certificate: certificate, parseFailure: nil, fallback: nil)
         } catch {
             storage = Storage(der: der, certificate: nil, parseFailure: dependencyErrorText(error), fallback: try RawCertificate(der: der))
         }

@@ -59,6 +59,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     /// RFC 5280 certificate policy processing refused the path: no acceptable policy where an explicit one is
     /// required, anyPolicy mapped, or too much policy work (``CertificatePolicyRule``).
     case certificatePolicy
+    /// A certificate on the path, or its key, is on a distrust list the caller gave (``DistrustRule``).
+    case distrusted
 }
 
 /// One reason a chain is not trusted: a code, the certificate it concerns, and a sentence to act on.

@@ -30,7 +30,8 @@ public struct TrustPolicy: Sendable {
     public var requiresATSStrength = false
     /// The most logical intermediates allowed between leaf and anchor.
     public var maximumIntermediates: Int? = 8
-    /// The purposes the leaf must be valid for. Defaults to serverAuth under the SSL policy, none under basic.
+    /// The purposes the leaf must be valid for (``ExtendedKeyUsageRule``): its EKU, if it carries one, lists each, and
+    /// every CA's EKU allows each. Defaults to serverAuth under the SSL policy, none under basic.
     public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     /// OCSP revocation checking of the built path; off by default, as in URLSession.
     public var revocation: RevocationOptions = .off
@@ -42,6 +43,8 @@ public struct TrustPolicy: Sendable {
     /// RFC 5280's initial inputs to certificate policy processing (``CertificatePolicyRule``); by default any policy
     /// is acceptable and none is required.
     public var certificatePolicies = CertificatePolicyOptions()
+    /// Certificates and keys no path may go through (``DistrustRule``, one per list).
+    public var distrusted: [DistrustList] = []
 
     /// The SSL server policy. A nil host checks everything but the name.
     public static func ssl(host: PeerName?) -> TrustPolicy { TrustPolicy(kind: .ssl(host)) }
@@ -64,12 +67,14 @@ public struct TrustPolicy: Sendable {
     /// The rules this policy checks on every candidate path, in order.
     @ChainRuleBuilder
     public var rules: [any ChainRule] {
+        // First: a distrusted path is refused for that, whatever else is wrong with it.
+        for list in distrusted { DistrustRule(list: list) }
         ValidityRule()
         // Before RFC5280Rule: it bounds name-constraint work that rule would otherwise do unbounded.
         StructureRule()
         RFC5280Rule()
         CertificatePolicyRule(options: certificatePolicies)
-        if profile == .webPKI { WebPKIProfileRule() }
+        if profile == .webPKI { WebPKIProfileRule(tlsServer: isSSL) }
         if let maximumIntermediates { ChainDepthRule(maximumIntermediates: maximumIntermediates) }
         KeyUsageRule()
         if !requiredExtendedKeyUsages.isEmpty || isSSL {

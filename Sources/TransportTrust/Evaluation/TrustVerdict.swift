@@ -31,6 +31,10 @@ public struct TrustVerdict: Sendable {
         self.certificateTransparency = certificateTransparency
     }
 
+    /// True when the leaf is itself one of the anchors and is trusted as one, without a path above it, as SecTrust and
+    /// OpenSSL's partial chain trust it. Its own validity, key purposes and name still apply; ``anchor`` says which kind.
+    public var leafIsAnchor: Bool { isTrusted && anchor != nil && chain.count == 1 }
+
     /// The per-certificate facts of ``chain``, computed on demand so that the hot path stays cheap.
     public var chainSummaries: [CertificateSummary] { chain.map(CertificateSummary.init) }
 
