@@ -29,6 +29,7 @@ public final class HTTPSClient: Sendable {
     private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     private let sessionCredentials = InMemoryCredentialStore()
     private let ownedOCSPSource: HTTPOCSPResponseSource?
+    private let ownedCRLSource: HTTPCRLSource?
 
     /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
@@ -41,6 +42,13 @@ public final class HTTPSClient: Sendable {
         } else {
             ownedOCSPSource = nil
         }
+        if (configuration.revocation != .off || configuration.trustManager != nil) && configuration.crlSource == nil {
+            let source = HTTPCRLSource(addressOverrides: configuration.addressOverrides)
+            configuration.crlSource = source
+            ownedCRLSource = source
+        } else {
+            ownedCRLSource = nil
+        }
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost)
@@ -50,6 +58,7 @@ public final class HTTPSClient: Sendable {
     public func shutdown() async {
         await pool.shutdown()
         await ownedOCSPSource?.shutdown()
+        await ownedCRLSource?.shutdown()
     }
 
     /// Idle pooled connections, for tests and diagnostics.

@@ -67,7 +67,7 @@ final class HandshakeVerifier: Sendable {
         var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: configuration.certificateTransparency)
         policy.platform = configuration.platform
         // The source goes with the trust even when the client checks nothing, for evaluators that do.
-        policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
+        policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource, crlSource: configuration.crlSource)
         let trust = ServerTrust(certificates: presented, anchors: configuration.anchors, policy: policy,
                                 validationTime: configuration.validationTime)
         let verdict: TrustVerdict
