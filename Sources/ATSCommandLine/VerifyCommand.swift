@@ -53,7 +53,11 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             help: "A DER OCSP response (stapled or fetched), checked against every certificate of the chain; with no --revocation, soft-fail. Repeatable.")
     var ocspResponses: [String] = []
 
-    @Option(help: "Revocation checking: off (default, or soft with --ocsp-response), soft or hard.")
+    @Option(name: .customLong("crl"),
+            help: "A CRL file (DER or PEM, complete or delta), checked against every certificate of the chain (RFC 5280 §6.3); with no --revocation, soft-fail. Repeatable.")
+    var crls: [String] = []
+
+    @Option(help: "Revocation checking: off (default, or soft with --ocsp-response or --crl), soft or hard.")
     var revocation: RevocationOptions.Mode?
 
     @Option(name: .customLong("policy-oid"),
@@ -154,7 +158,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.profile = profile
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         trustPolicy.certificatePolicies = try certificatePolicyOptions()
-        trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses,
+        trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses, crls: crls,
                                                                    options: ("--ocsp-response", "--revocation"))
         trustPolicy.certificateTransparency = try ctOptions.options()
         let time = try validationTime(at: at)
