@@ -35,20 +35,13 @@ public final class HTTPSClient: Sendable {
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         var configuration = configuration
         // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.
-        if (configuration.revocation != .off || configuration.trustManager != nil) && configuration.ocspSource == nil {
-            let source = HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides)
-            configuration.ocspSource = source
-            ownedOCSPSource = source
-        } else {
-            ownedOCSPSource = nil
-        }
-        if (configuration.revocation != .off || configuration.trustManager != nil) && configuration.crlSource == nil {
-            let source = HTTPCRLSource(addressOverrides: configuration.addressOverrides)
-            configuration.crlSource = source
-            ownedCRLSource = source
-        } else {
-            ownedCRLSource = nil
-        }
+        let mayCheck = configuration.revocation != .off || configuration.trustManager != nil
+        let ocsp = mayCheck && configuration.ocspSource == nil ? HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides) : nil
+        let crl = mayCheck && configuration.crlSource == nil ? HTTPCRLSource(addressOverrides: configuration.addressOverrides) : nil
+        if let ocsp { configuration.ocspSource = ocsp }
+        if let crl { configuration.crlSource = crl }
+        ownedOCSPSource = ocsp
+        ownedCRLSource = crl
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost)

@@ -176,7 +176,8 @@ struct RevocationCheck: Sendable {
                              anchors: chain.last.map { [$0] } ?? [])
         let first = check.status(of: certificate, issuer: issuer)
         guard case .undetermined(var why) = first, fetch, let source = options.crlSource, !uris.isEmpty else { return first }
-        for uri in uris {
+        // A certificate may name many points; each costs up to the source's timeout, so only the first few are asked.
+        for uri in uris.prefix(Self.maximumFetchedPoints) {
             switch await memo.crl(at: uri, from: source) {
             case .success(let crl): check.crls.append(crl)
             case .failure(let error): why.append("the CRL at \(uri) \(error.description)")
@@ -243,6 +244,7 @@ struct RevocationCheck: Sendable {
     }
 
     private static let revokedPrefix = "revoked through OCSP"
+    static let maximumFetchedPoints = 3
     private static let nothingFetched = "its responder gave no answer"
 
     static func namesResponder(_ cert: Certificate) -> Bool {
