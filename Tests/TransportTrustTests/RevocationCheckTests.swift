@@ -319,4 +319,13 @@ import X509
         #expect(hard.failures.first?.message.contains("could not be fetched") == true, "\(hard.failures)")
         #expect(await evaluate(RevocationOptions(mode: .soft, crlSource: silent), leaf: leaf).isTrusted)
     }
+
+    @Test func aCertificateNamingManyPointsCostsAtMostThreeFetches() async throws {
+        let uris = (0..<200).map { "http://crl.example.test/\($0).crl" }
+        let leaf = pki.intermediate.leaf(extra: [CRLBuilder.distributionPoints(uris)])
+        let silent = Source([:])
+        let v = await evaluate(RevocationOptions(mode: .hard, crlSource: silent), leaf: leaf)
+        #expect(v.codes == [.revocationUnknown])
+        #expect(silent.asked == Array(uris.prefix(3)))
+    }
 }

@@ -74,6 +74,8 @@ public struct RevocationOptions: Sendable {
 /// it asks once per certificate, so each (certificate, response) pair is put to it on its own: the certificate and
 /// its issuer as a chain of two, in hard-fail mode, with a requester that answers with that one response.
 /// A certificate that names no responder is put to it as a stand-in that does ("OCSP stand-in" below).
+///
+/// CRLs, handed in or fetched from the certificate's distribution points, are decided by ``CRLCheck`` (RFC 5280 §6.3).
 struct RevocationCheck: Sendable {
     var options: RevocationOptions
     /// Statuses already established in this evaluation: a remembered path that fails is searched again, and the
