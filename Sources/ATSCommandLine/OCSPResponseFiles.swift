@@ -7,7 +7,7 @@ enum OCSPResponseFiles {
     /// - Parameter options: the two options' names, for messages.
     /// - Parameter crls: CRL files (`--crl`), DER or PEM; like responses, they turn soft-fail on.
     static func revocation(mode: RevocationOptions.Mode?, responses paths: [String], crls crlPaths: [String] = [],
-                           options: (response: String, mode: String)) throws -> RevocationOptions {
+                           options: (response: String, mode: String), crlOption: String = "--crl") throws -> RevocationOptions {
         var responses: [[UInt8]] = []
         for path in paths {
             let der: [UInt8]
@@ -25,7 +25,7 @@ enum OCSPResponseFiles {
             throw InputError("\(options.response) with \(options.mode) off would ignore the response; use \(options.mode) soft or hard, or drop it")
         }
         if mode == .off && !crls.isEmpty {
-            throw InputError("--crl with \(options.mode) off would ignore the CRL; use \(options.mode) soft or hard, or drop it")
+            throw InputError("\(crlOption) with \(options.mode) off would ignore the CRL; use \(options.mode) soft or hard, or drop it")
         }
         return RevocationOptions(mode: mode, responses: responses, crls: crls)
     }
