@@ -18,8 +18,9 @@ import X509
 
     func status(_ crls: [CertificateRevocationList], certificate: TestCert? = nil, issuer: TestCert? = nil,
                 candidates: [TestCert] = [], at time: Date = PKI.now) -> CRLCheck.Status {
-        CRLCheck(crls: crls, validationTime: time, candidates: candidates.map(\.certificate), anchors: [pki.root.certificate])
-            .status(of: (certificate ?? pki.leaf).certificate, issuer: (issuer ?? pki.intermediate).certificate)
+        let certificate = (certificate ?? pki.leaf).certificate, issuer = (issuer ?? pki.intermediate).certificate
+        return CRLCheck(crls: crls, validationTime: time, path: [certificate, issuer], candidates: candidates.map(\.certificate),
+                        anchors: [pki.root.certificate]).status(of: certificate, issuer: issuer)
     }
 
     func reasons(_ status: CRLCheck.Status) -> String {
@@ -145,5 +146,16 @@ import X509
         #expect(status([list, rootCRL], candidates: [signer]) == .notRevoked)
         let revokedSigner = try crl({ $0.entries = [.revoking(signer)] }, issuer: pki.root)
         #expect(reasons(status([list, revokedSigner], candidates: [signer])).contains("is revoked"))
+    }
+
+    @Test func aSignerThePeerVouchesForItselfSignsNothing() throws {
+        // A forged CRL that omits the revoked leaf, signed by a self-signed certificate with the CA's name that the peer
+        // sent along (a man in the middle on the CRL's plain-http fetch could serve both).
+        let forger = PKI.issue(subject: pki.intermediate.subject, key: .p256(), issuer: nil,
+                               extensions: [try Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true)])
+        let forged = try crl({ _ in }, signer: forger.key)
+        let forgedAboutItself = try crl({ _ in }, signer: forger.key)
+        let s = status([forged, forgedAboutItself, try crl({ _ in }, issuer: pki.root)], candidates: [forger])
+        #expect(reasons(s).contains("does not chain to the path"), "\(s)")
     }
 }

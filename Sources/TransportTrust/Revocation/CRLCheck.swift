@@ -11,7 +11,10 @@ import X509
 struct CRLCheck {
     var crls: [CertificateRevocationList]
     var validationTime: Date
-    /// Certificates that may sign a CRL besides the issuer: the rest of the chain and what the peer sent.
+    /// The validated path below its anchor. Only these and the anchors may have issued a CRL signer that is not the
+    /// certificate's own issuer: a certificate the peer merely sent vouches for nothing.
+    var path: [Certificate]
+    /// Other certificates the peer sent, any of which may sign a CRL if the path issued it.
     var candidates: [Certificate]
     /// Certificates whose keys are trusted without a path: the anchors of the path.
     var anchors: [Certificate]
@@ -154,7 +157,7 @@ struct CRLCheck {
                             vouched: Certificate?) -> Result<Certificate, SignerFailure> {
         var reasons: [String] = []
         var tried = Set<CertificateKey>()
-        for (candidate, isIssuer) in [(issuer, true)] + (candidates + anchors).map({ ($0, false) }) {
+        for (candidate, isIssuer) in [(issuer, true)] + (path + candidates + anchors).map({ ($0, false) }) {
             guard candidate.subject == crl.issuer, tried.insert(CertificateKey(candidate)).inserted else { continue }
             if let keyID = crl.authorityKeyID, let ski = try? candidate.extensions.subjectKeyIdentifier, ski.keyIdentifier != keyID {
                 continue
@@ -186,13 +189,14 @@ struct CRLCheck {
         return .failure(SignerFailure(text: reasons.joined(separator: "; ")))
     }
 
-    /// A CRL signer outside the path: issued by a certificate of the path or an anchor, current, and not revoked.
+    /// A CRL signer other than the issuer: issued by a certificate of the path or an anchor (never by one the peer only
+    /// sent, which would let a forged signer vouch for a forged CRL), current, and not revoked.
     private func validateSigner(_ signer: Certificate, depth: Int) -> String? {
         guard depth < 2 else { return "the CRL signer \(signer.label) is too far from the path to be checked" }
         guard signer.notValidBefore <= validationTime, validationTime <= signer.notValidAfter else {
             return "the CRL signer \(signer.label) is not valid at the validation time"
         }
-        let parents = (candidates + anchors).filter { $0.subject == signer.issuer && $0.publicKey.isValidSignature(signer.signature, for: signer) }
+        let parents = (path + anchors).filter { $0.subject == signer.issuer && $0.publicKey.isValidSignature(signer.signature, for: signer) }
         guard let parent = parents.first else { return "the CRL signer \(signer.label) does not chain to the path" }
         switch status(of: signer, issuer: parent, depth: depth + 1, vouched: signer) {
         case .notRevoked: return nil

@@ -174,7 +174,7 @@ struct RevocationCheck: Sendable {
     /// distribution points.
     private func crlStatus(of certificate: Certificate, issuer: Certificate, chain: UnverifiedCertificateChain, uris: [String],
                            fetch: Bool, time: Date) async -> CRLCheck.Status {
-        var check = CRLCheck(crls: options.crls, validationTime: time, candidates: Array(chain.dropLast()) + memo.signerCandidates,
+        var check = CRLCheck(crls: options.crls, validationTime: time, path: Array(chain.dropLast()), candidates: memo.signerCandidates,
                              anchors: chain.last.map { [$0] } ?? [])
         let first = check.status(of: certificate, issuer: issuer)
         guard case .undetermined(var why) = first, fetch, let source = options.crlSource, !uris.isEmpty else { return first }
