@@ -173,6 +173,17 @@ let package = Package(
             dependencies: ["TransportTrust", "BenchmarkSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // Reading and searching a CRL of a million entries, beside `openssl crl` (bench/crl.sh, docs/BENCHMARKS.md).
+        .executableTarget(
+            name: "CRLBenchmark",
+            dependencies: [
+                "TransportTrust", "BenchmarkSupport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // `ats diagnose` timed on loopback: one full diagnosis, and a fleet scan (docs/DIAGNOSE.md).
         .executableTarget(
             name: "DiagnoseBenchmark",

@@ -69,7 +69,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var resolveOptions: ResolveOptions
 
-    @Option(help: "OCSP revocation checking of the server's chain, fetched from each certificate's responder: off (default), soft or hard.")
+    @Option(help: "Revocation checking of the server's chain, from each certificate's OCSP responder and then its http CRL distribution points: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
 
     @OptionGroup(title: "Certificate Transparency (embedded SCTs; SCTs in the TLS extension or a stapled OCSP response cannot be read)")

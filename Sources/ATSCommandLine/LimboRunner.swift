@@ -106,9 +106,6 @@ struct LimboRunner {
 
     static func run(_ tc: Testcase, engine: TrustEngine, anchorSets: AnchorSets) async -> Result {
         func result(_ actual: String, _ context: String) -> Result { Result(id: tc.id, actual_result: actual, context: context) }
-        if !(tc.crls ?? []).isEmpty || (tc.features ?? []).contains("has-crl") {
-            return result("SKIPPED", "CRLs are not supported: revocation is checked with OCSP only")
-        }
         do {
             let leaf = try CertificateLoader.certificates(from: Array(tc.peer_certificate.utf8), source: "peer_certificate")
             var intermediates: [InputCertificate] = []
@@ -147,6 +144,16 @@ struct LimboRunner {
                     }
                 }
                 policy.requiredExtendedKeyUsages = usages
+            }
+            if let pems = tc.crls, !pems.isEmpty {
+                var crls: [CertificateRevocationList] = []
+                for pem in pems {
+                    do { crls.append(try CertificateRevocationList(bytes: Array(pem.utf8))) } catch {
+                        return result("FAILURE", "a CRL is rejected: \(error)")
+                    }
+                }
+                // The CRLs given are the issuers' own: every certificate below the anchor needs a status from them.
+                policy.revocation = RevocationOptions(mode: .hard, crls: crls, methods: .crl)
             }
             var time: Date?
             if let t = tc.validation_time {

@@ -32,7 +32,10 @@ struct MutualTLSServeOptions: ParsableArguments {
     @Option(name: .customLong("client-ocsp-response"), help: "A DER OCSP response about a client certificate; with no --client-revocation, soft-fail. Repeatable.")
     var clientOCSPResponses: [String] = []
 
-    @Option(name: .customLong("client-revocation"), help: "Revocation checking of client chains: off (default, or soft with --client-ocsp-response), soft or hard.")
+    @Option(name: .customLong("client-crl"), help: "A CRL (DER or PEM) that client chains are checked against (RFC 5280 §6.3); with no --client-revocation, soft-fail. Repeatable.")
+    var clientCRLs: [String] = []
+
+    @Option(name: .customLong("client-revocation"), help: "Revocation checking of client chains: off (default, or soft with --client-ocsp-response or --client-crl), soft or hard.")
     var clientRevocation: RevocationOptions.Mode?
 
     @Option(name: .customLong("cert"), help: "The server's certificate chain (PEM, leaf first). Without it a local CA is generated and its server-ca.pem written.")
@@ -82,8 +85,8 @@ struct MutualTLSServeOptions: ParsableArguments {
         for text in clientNames {
             do { rules.append(try ClientNameRule(parsing: text)) } catch { throw InputError("--client-name: \(error)") }
         }
-        let revocation = try OCSPResponseFiles.revocation(mode: clientRevocation, responses: clientOCSPResponses,
-                                                           options: ("--client-ocsp-response", "--client-revocation"))
+        let revocation = try OCSPResponseFiles.revocation(mode: clientRevocation, responses: clientOCSPResponses, crls: clientCRLs,
+                                                           options: ("--client-ocsp-response", "--client-revocation"), crlOption: "--client-crl")
         return ClientVerificationPolicy(anchors: anchors, mode: clientMode, pins: pins, revocation: revocation, nameRules: rules)
     }
 

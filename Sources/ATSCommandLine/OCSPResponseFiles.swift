@@ -5,8 +5,9 @@ enum OCSPResponseFiles {
     /// The revocation options for `mode` and the responses in `paths`: soft-fail when responses are given without a
     /// mode, since a response handed in is there to be checked and a "revoked" in it must not pass unseen.
     /// - Parameter options: the two options' names, for messages.
-    static func revocation(mode: RevocationOptions.Mode?, responses paths: [String],
-                           options: (response: String, mode: String)) throws -> RevocationOptions {
+    /// - Parameter crls: CRL files (`--crl`), DER or PEM; like responses, they turn soft-fail on.
+    static func revocation(mode: RevocationOptions.Mode?, responses paths: [String], crls crlPaths: [String] = [],
+                           options: (response: String, mode: String), crlOption: String = "--crl") throws -> RevocationOptions {
         var responses: [[UInt8]] = []
         for path in paths {
             let der: [UInt8]
@@ -18,10 +19,14 @@ enum OCSPResponseFiles {
             }
             responses.append(der)
         }
-        let mode = mode ?? (responses.isEmpty ? .off : .soft)
+        let crls = try CRLFiles.load(crlPaths)
+        let mode = mode ?? (responses.isEmpty && crls.isEmpty ? .off : .soft)
         if mode == .off && !responses.isEmpty {
             throw InputError("\(options.response) with \(options.mode) off would ignore the response; use \(options.mode) soft or hard, or drop it")
         }
-        return RevocationOptions(mode: mode, responses: responses)
+        if mode == .off && !crls.isEmpty {
+            throw InputError("\(crlOption) with \(options.mode) off would ignore the CRL; use \(options.mode) soft or hard, or drop it")
+        }
+        return RevocationOptions(mode: mode, responses: responses, crls: crls)
     }
 }

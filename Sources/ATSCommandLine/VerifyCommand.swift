@@ -54,7 +54,11 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             help: "A DER OCSP response (stapled or fetched), checked against every certificate of the chain; with no --revocation, soft-fail. Repeatable.")
     var ocspResponses: [String] = []
 
-    @Option(help: "Revocation checking: off (default, or soft with --ocsp-response), soft or hard.")
+    @Option(name: .customLong("crl"),
+            help: "A CRL file (DER or PEM, complete or delta), checked against every certificate of the chain (RFC 5280 §6.3); with no --revocation, soft-fail. Repeatable.")
+    var crls: [String] = []
+
+    @Option(help: "Revocation checking: off (default, or soft with --ocsp-response or --crl), soft or hard.")
     var revocation: RevocationOptions.Mode?
 
     @Option(name: .customLong("policy-oid"),
@@ -174,7 +178,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.certificatePolicies = try certificatePolicyOptions()
         if !keyPurposes.isEmpty { trustPolicy.requiredExtendedKeyUsages = try requiredKeyPurposes() }
         trustPolicy.distrusted = try distrustLists()
-        trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses,
+        trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses, crls: crls,
                                                                    options: ("--ocsp-response", "--revocation"))
         trustPolicy.certificateTransparency = try ctOptions.options()
         let time = try validationTime(at: at)

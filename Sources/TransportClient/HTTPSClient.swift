@@ -30,6 +30,7 @@ public final class HTTPSClient: Sendable {
     private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     private let sessionCredentials = InMemoryCredentialStore()
     private let ownedOCSPSource: HTTPOCSPResponseSource?
+    private let ownedCRLSource: HTTPCRLSource?
 
     /// A client that holds every request to `configuration`.
     /// - Parameters:
@@ -38,13 +39,13 @@ public final class HTTPSClient: Sendable {
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         var configuration = configuration
         // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.
-        if (configuration.revocation != .off || configuration.trustManager != nil) && configuration.ocspSource == nil {
-            let source = HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides)
-            configuration.ocspSource = source
-            ownedOCSPSource = source
-        } else {
-            ownedOCSPSource = nil
-        }
+        let mayCheck = configuration.revocation != .off || configuration.trustManager != nil
+        let ocsp = mayCheck && configuration.ocspSource == nil ? HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides) : nil
+        let crl = mayCheck && configuration.crlSource == nil ? HTTPCRLSource(addressOverrides: configuration.addressOverrides) : nil
+        if let ocsp { configuration.ocspSource = ocsp }
+        if let crl { configuration.crlSource = crl }
+        ownedOCSPSource = ocsp
+        ownedCRLSource = crl
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
         self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost)
@@ -54,6 +55,7 @@ public final class HTTPSClient: Sendable {
     public func shutdown() async {
         await pool.shutdown()
         await ownedOCSPSource?.shutdown()
+        await ownedCRLSource?.shutdown()
     }
 
     /// Idle pooled connections, for tests and diagnostics.

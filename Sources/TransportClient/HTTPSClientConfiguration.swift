@@ -57,13 +57,17 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Called once per TLS handshake that reaches server trust evaluation, with its outcome. For logging
     /// and `--verbose`.
     public var handshakeObserver: (@Sendable (HandshakeReport) -> Void)?
-    /// OCSP revocation checking of every server chain: off (the default, as URLSession), soft-fail or hard-fail.
+    /// Revocation checking of every server chain (OCSP, then the CRL distribution points): off (the default, as
+    /// URLSession), soft-fail or hard-fail.
     /// Responses are fetched from the responder each certificate names; swift-nio-ssl offers no access to a
     /// stapled response.
     public var revocation: RevocationOptions.Mode = .off
     /// Where OCSP responses come from when ``revocation`` is on; nil means an ``HTTPOCSPResponseSource`` that
     /// the client creates, shares between handshakes and shuts down with itself.
     public var ocspSource: (any OCSPResponseSource)?
+    /// Where CRLs come from when ``revocation`` is on and a certificate names an http distribution point; nil means an
+    /// ``HTTPCRLSource`` that the client creates, shares between handshakes and shuts down with itself.
+    public var crlSource: (any CRLSource)?
     /// Certificate Transparency for every server chain: Apple's policy on embedded SCTs, enforced by default where
     /// Apple enforces it (chains to a system root). SCTs sent in the TLS extension or a stapled OCSP response cannot
     /// be read through swift-nio-ssl.
@@ -102,6 +106,6 @@ public struct HTTPSClientConfiguration: Sendable {
     /// The trust half of this configuration, as a connection plan takes it.
     var trustSettings: TrustSettings {
         TrustSettings(anchors: anchors, trustManager: trustManager, platform: platform, certificateTransparency: certificateTransparency,
-                      revocation: revocation, ocspSource: ocspSource, validationTime: validationTime)
+                      revocation: revocation, ocspSource: ocspSource, crlSource: crlSource, validationTime: validationTime)
     }
 }

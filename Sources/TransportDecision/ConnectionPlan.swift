@@ -44,7 +44,7 @@ public struct ConnectionPlan: Sendable {
         var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: settings.certificateTransparency)
         policy.platform = settings.platform
         // The source goes with the trust even when the client checks nothing, for evaluators that do.
-        policy.revocation = RevocationOptions(mode: settings.revocation, source: settings.ocspSource)
+        policy.revocation = RevocationOptions(mode: settings.revocation, source: settings.ocspSource, crlSource: settings.crlSource)
         return policy
     }
 

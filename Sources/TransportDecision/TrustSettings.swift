@@ -12,18 +12,22 @@ public struct TrustSettings: Sendable {
     public var revocation: RevocationOptions.Mode
     /// Where OCSP responses come from; handed to evaluators even when ``revocation`` is off, for those that check.
     public var ocspSource: (any OCSPResponseSource)?
+    /// Where CRLs come from (the distribution points), handed to evaluators as ``ocspSource`` is.
+    public var crlSource: (any CRLSource)?
     /// The time to evaluate at; nil for now.
     public var validationTime: Date?
 
     public init(anchors: TrustAnchors = .system, trustManager: ServerTrustManager? = nil, platform: ApplePlatform = .newest,
                 certificateTransparency: CertificateTransparencyOptions = CertificateTransparencyOptions(),
-                revocation: RevocationOptions.Mode = .off, ocspSource: (any OCSPResponseSource)? = nil, validationTime: Date? = nil) {
+                revocation: RevocationOptions.Mode = .off, ocspSource: (any OCSPResponseSource)? = nil,
+                crlSource: (any CRLSource)? = nil, validationTime: Date? = nil) {
         self.anchors = anchors
         self.trustManager = trustManager
         self.platform = platform
         self.certificateTransparency = certificateTransparency
         self.revocation = revocation
         self.ocspSource = ocspSource
+        self.crlSource = crlSource
         self.validationTime = validationTime
     }
 }

@@ -51,12 +51,27 @@ import TransportTrust
         #expect(policy.revocation.mode == .off)
     }
 
+    @Test func aClientCRLTurnsSoftFailOn() throws {
+        let dir = try TemporaryDirectory()
+        let root = PKI.root("Client Root CA")
+        let anchors = try dir.write("ca.pem", root.pem)
+        let crl = try dir.write("ca.crl", CRLBuilder(issuer: root).pem(by: root.key))
+        let policy = try MutualTLSServeOptions.parse(["--mtls", "--client-anchors", anchors, "--client-crl", crl]).policy(output: .capture())
+        #expect(policy.revocation.mode == .soft)
+        #expect(policy.revocation.crls.count == 1)
+        let off = try MutualTLSServeOptions.parse(["--mtls", "--client-anchors", anchors, "--client-crl", crl, "--client-revocation", "off"])
+        #expect { try off.policy(output: .capture()) } throws: { "\($0)".contains("--client-crl with --client-revocation off") }
+    }
+
     @Test func badPinsNamesAndOCSPResponsesAreInputErrors() throws {
         let dir = try TemporaryDirectory()
         let anchors = try dir.write("ca.pem", PKI.root("Client Root CA").pem)
         let notOCSP = try dir.write("r.der", bytes: [0x30, 0x00])
+        let notCRL = try dir.write("c.crl", bytes: [0x30, 0x00])
         for (extra, message) in [(["--client-pin", "sha256/short"], "--client-pin"), (["--client-name", "nofield"], "--client-name: the name rule 'nofield'"),
-                                 (["--client-ocsp-response", notOCSP], "is not an OCSP response")] {
+                                 (["--client-ocsp-response", notOCSP], "is not an OCSP response"),
+                                 (["--client-crl", notCRL], "'\(notCRL)' is not a usable CRL"),
+                                 (["--client-crl", notCRL, "--client-revocation", "off"], "is not a usable CRL")] {
             let options = try MutualTLSServeOptions.parse(["--mtls", "--client-anchors", anchors] + extra)
             #expect(throws: (any Error).self) { try options.policy(output: .capture()) }
             do { _ = try options.policy(output: .capture()) } catch {

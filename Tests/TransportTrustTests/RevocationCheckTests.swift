@@ -240,3 +240,92 @@ import X509
         #expect(revoked.seen.all.count == 1)
     }
 }
+
+/// CRLs through the engine: soft- and hard-fail as for OCSP, the methods and the fetching source.
+@Suite struct RevocationCheckCRLTests {
+    let pki = PKI.chain()
+
+    func crl(_ issuer: TestCert, _ configure: (inout CRLBuilder) -> Void = { _ in }) throws -> CertificateRevocationList {
+        var builder = CRLBuilder(issuer: issuer)
+        configure(&builder)
+        return try CertificateRevocationList(bytes: try builder.signed(by: issuer.key))
+    }
+
+    func evaluate(_ options: RevocationOptions, leaf: TestCert? = nil) async -> TrustVerdict {
+        var policy = PKI.ssl("www.example.com")
+        policy.revocation = options
+        return await PKI.evaluate(PKI.trust([leaf ?? pki.leaf, pki.intermediate], anchors: [pki.root], policy: policy))
+    }
+
+    @Test func aRevokedLeafFailsInBothModesAndNamesTheCRL() async throws {
+        let list = try crl(pki.intermediate) { $0.entries = [.revoking(pki.leaf, reason: 1)] }
+        for mode in [RevocationOptions.Mode.soft, .hard] {
+            let v = await evaluate(RevocationOptions(mode: mode, crls: [list, try crl(pki.root)]))
+            #expect(v.codes == [.revoked], "\(v.failures)")
+            #expect(v.failures.first?.message.contains("the CRL from \(pki.intermediate.label) lists it (reason: keyCompromise)") == true)
+        }
+    }
+
+    @Test func aRevokedIntermediateFails() async throws {
+        let v = await evaluate(RevocationOptions(mode: .soft, crls: [try crl(pki.root) { $0.entries = [.revoking(pki.intermediate)] }]))
+        #expect(v.failures.first?.code == .revoked)
+        #expect(v.failures.first?.certificate == 1)
+    }
+
+    @Test func hardFailNeedsACRLForEveryCertificateOnceCRLsAreHandedIn() async throws {
+        let leafCRL = try crl(pki.intermediate)
+        let both = await evaluate(RevocationOptions(mode: .hard, crls: [leafCRL, try crl(pki.root)]))
+        #expect(both.isTrusted, "\(both.failures)")
+        let missing = await evaluate(RevocationOptions(mode: .hard, crls: [leafCRL]))
+        #expect(missing.codes == [.revocationUnknown])
+        #expect(missing.failures.first?.message.contains("no CRL covers \(pki.intermediate.label)") == true)
+        let soft = await evaluate(RevocationOptions(mode: .soft, crls: [leafCRL]))
+        #expect(soft.isTrusted)
+        #expect(soft.notes.contains { $0.contains(pki.intermediate.label) && $0.contains("soft-fail accepts it") })
+    }
+
+    @Test func hardFailRefusesAnUnusableCRLWithItsReason() async throws {
+        let unknown = try crl(pki.intermediate) { $0.extensions = [Certificate.Extension(oid: [1, 2, 3, 4], critical: true, value: [0x05, 0x00])] }
+        let v = await evaluate(RevocationOptions(mode: .hard, crls: [unknown, try crl(pki.root)]))
+        #expect(v.codes == [.revocationUnknown])
+        #expect(v.failures.first?.message.contains("1.2.3.4") == true, "\(v.failures)")
+    }
+
+    @Test func theOCSPMethodAloneIgnoresCRLs() async throws {
+        let list = try crl(pki.intermediate) { $0.entries = [.revoking(pki.leaf)] }
+        #expect(await evaluate(RevocationOptions(mode: .hard, crls: [list], methods: .ocsp)).isTrusted)
+    }
+
+    /// Hands out CRLs by URI and counts the fetches.
+    final class Source: CRLSource, @unchecked Sendable {
+        let crls: [String: [UInt8]]
+        private(set) var asked: [String] = []
+        init(_ crls: [String: [UInt8]]) { self.crls = crls }
+        func crl(at uri: String) async -> [UInt8]? { asked.append(uri); return crls[uri] }
+    }
+
+    @Test func theSourceIsAskedForTheDistributionPoint() async throws {
+        let uri = "http://crl.example.test/ca.crl"
+        let leaf = pki.intermediate.leaf(extra: [CRLBuilder.distributionPoints([uri])])
+        var builder = CRLBuilder(issuer: pki.intermediate)
+        builder.entries = [.revoking(leaf)]
+        let source = Source([uri: Array(try builder.pem(by: pki.intermediate.key).utf8)])
+        let v = await evaluate(RevocationOptions(mode: .soft, crlSource: source), leaf: leaf)
+        #expect(v.codes == [.revoked], "\(v.failures)")
+        #expect(source.asked == [uri])
+        let silent = Source([:])
+        let hard = await evaluate(RevocationOptions(mode: .hard, crlSource: silent), leaf: leaf)
+        #expect(hard.codes == [.revocationUnknown])
+        #expect(hard.failures.first?.message.contains("could not be fetched") == true, "\(hard.failures)")
+        #expect(await evaluate(RevocationOptions(mode: .soft, crlSource: silent), leaf: leaf).isTrusted)
+    }
+
+    @Test func aCertificateNamingManyPointsCostsAtMostThreeFetches() async throws {
+        let uris = (0..<200).map { "http://crl.example.test/\($0).crl" }
+        let leaf = pki.intermediate.leaf(extra: [CRLBuilder.distributionPoints(uris)])
+        let silent = Source([:])
+        let v = await evaluate(RevocationOptions(mode: .hard, crlSource: silent), leaf: leaf)
+        #expect(v.codes == [.revocationUnknown])
+        #expect(silent.asked == Array(uris.prefix(3)))
+    }
+}

@@ -234,6 +234,47 @@ import X509
         #expect(off.err.contains("--revocation soft or hard"))
     }
 
+    @Test func revocationWithHandedInCRLs() async throws {
+        let (chain, root) = try files()
+        var leafCRL = CRLBuilder(issuer: pki.intermediate)
+        leafCRL.entries = [.revoking(pki.leaf, reason: 1)]
+        let revoked = try dir.write("revoked.crl", leafCRL.pem(by: pki.intermediate.key))
+        let clean = try dir.write("clean.crl", bytes: CRLBuilder(issuer: pki.intermediate).signed(by: pki.intermediate.key))
+        let rootCRL = try dir.write("root.crl", bytes: CRLBuilder(issuer: pki.root).signed(by: pki.root.key))
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at]
+        // With no --revocation a CRL is checked soft-fail, and a PEM one reads as well as DER.
+        let implied = await run(base + ["--crl", revoked])
+        #expect(implied.status == 1)
+        #expect(implied.out.contains("revoked (certificate 0)"), "\(implied.out)")
+        #expect(implied.out.contains("keyCompromise"))
+        #expect(await run(base + ["--revocation", "hard", "--crl", clean, "--crl", rootCRL]).status == 0)
+        let noRoot = await run(base + ["--revocation", "hard", "--crl", clean])
+        #expect(noRoot.status == 1)
+        #expect(noRoot.out.contains("revocationUnknown"))
+        let off = await run(base + ["--revocation", "off", "--crl", clean])
+        #expect(off.status == 2)
+        #expect(off.err.contains("--crl with --revocation off"))
+    }
+
+    @Test func aFileThatIsNotACRLIsAnInputErrorNamingIt() async throws {
+        let (chain, root) = try files()
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--crl"]
+        let whole = try CRLBuilder(issuer: pki.intermediate).signed(by: pki.intermediate.key)
+        let cases: [(String, [UInt8], String)] = [
+            ("garbage.crl", [0xDE, 0xAD, 0xBE, 0xEF], "neither DER"),
+            ("cert.pem", Array(pki.leaf.pem.utf8), "no 'X509 CRL' PEM block"),
+            ("cut.crl", Array(whole.dropLast(9)), "not a DER CertificateList"),
+        ]
+        for (name, bytes, reason) in cases {
+            let r = await run(base + [try dir.write(name, bytes: bytes)])
+            #expect(r.status == 2, "\(name)")
+            #expect(r.err.contains(name) && r.err.contains(reason), "\(name): \(r.err)")
+        }
+        let missing = await run(base + [dir.file("nope.crl")])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("nope.crl"))
+    }
+
     @Test func aFileThatIsNotAnOCSPResponseIsAnInputError() async throws {
         let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
         let root = try dir.write("root.pem", pki.root.pem)
@@ -408,7 +449,7 @@ import X509
         let suite: [String: Any] = ["version": 1, "testcases": [
             limboCase("good::chain"),
             limboCase("bad::host", host: ("DNS", "mail.example.com")),
-            limboCase("skip::crl", crls: ["-----BEGIN X509 CRL-----\n-----END X509 CRL-----\n"]),
+            limboCase("bad::crl", crls: ["-----BEGIN X509 CRL-----\n-----END X509 CRL-----\n"]),
             limboCase("skip::email", host: ("RFC822", "someone@example.com")),
             limboCase("client::case", kind: "CLIENT"),
         ]]
@@ -422,12 +463,13 @@ import X509
         #expect((results["harness"] as? String)?.hasPrefix("swift-transport-security-") == true)
         let rows = try #require(results["results"] as? [[String: Any]])
         let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as? String ?? "", $0) })
-        #expect(byID.keys.sorted() == ["bad::host", "good::chain", "skip::crl", "skip::email"])
+        #expect(byID.keys.sorted() == ["bad::crl", "bad::host", "good::chain", "skip::email"])
         #expect(byID["good::chain"]?["actual_result"] as? String == "SUCCESS")
         #expect(byID["bad::host"]?["actual_result"] as? String == "FAILURE")
         #expect((byID["bad::host"]?["context"] as? String)?.contains("hostnameMismatch") == true)
-        #expect(byID["skip::crl"]?["actual_result"] as? String == "SKIPPED")
-        #expect((byID["skip::crl"]?["context"] as? String)?.contains("CRL") == true)
+        // CRLs are read now; one that is not a CRL fails the case, saying so.
+        #expect(byID["bad::crl"]?["actual_result"] as? String == "FAILURE")
+        #expect((byID["bad::crl"]?["context"] as? String)?.contains("a CRL is rejected") == true)
         #expect(byID["skip::email"]?["actual_result"] as? String == "SKIPPED")
 
         let only = await run(["verify", "--limbo", input, "--output", output, "--only", "good"])

@@ -141,6 +141,8 @@ public final class TrustEngine: Sendable {
             }
             if byCertificate.updateValue(input, forKey: CertificateKey(cert)) == nil { intermediates.append(cert) }
         }
+        // A CRL may be signed by a certificate the peer sent beside the path (RFC 5280 §6.3.3 (f)).
+        if trust.policy.revocation.mode != .off { revocationMemo.signerCandidates = intermediates }
         byCertificate[CertificateKey(leaf)] = leafInput
 
         let rules = trust.policy.rules

@@ -1,8 +1,10 @@
 /// Alamofire's `RevocationTrustEvaluator`: the chain must validate and must not be revoked.
 ///
-/// Revocation is checked with OCSP, from stapled responses and, unless `networkAccessDisabled`, from the
-/// responder through ``source``, or else the source the trust carries (TransportClient's `HTTPSClient` gives every trust one).
-/// With neither, nothing can be asked: soft-fail notes that, hard-fail refuses. Without `requirePositiveResponse` the check is soft:
+/// Revocation is checked with OCSP (`.ocsp`), from stapled responses and, unless `networkAccessDisabled`, from the
+/// responder through ``source``, or else the source the trust carries (TransportClient's `HTTPSClient` gives every trust one), and
+/// with CRLs (`.crl`, RFC 5280 §6.3), handed in or fetched from the distribution points through ``crlSource`` or the
+/// trust's. `.preferCRL` asks for a CRL first. With no source and nothing handed in, nothing can be asked: soft-fail
+/// notes that, hard-fail refuses. Without `requirePositiveResponse` the check is soft:
 /// only a "revoked" answer fails. With it the check is hard: only a verified "good" answer passes.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// Alamofire's `RevocationTrustEvaluator.Options`.
@@ -10,7 +12,7 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// CRLs. Not implemented here: with `.crl` alone the evaluator refuses, rather than passing unchecked.
+        /// CRLs (RFC 5280 §6.3).
         public static let crl = Options(rawValue: 1 << 0)
         public static let ocsp = Options(rawValue: 1 << 1)
         public static let preferCRL = Options(rawValue: 1 << 2)
@@ -28,15 +30,21 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// Stapled or already fetched OCSP responses, DER.
     public let responses: [[UInt8]]
     public let source: (any OCSPResponseSource)?
+    /// CRLs already at hand, complete or delta.
+    public let crls: [CertificateRevocationList]
+    public let crlSource: (any CRLSource)?
     public let engine: TrustEngine
 
     public init(options: Options = .any, performDefaultValidation: Bool = true, validateHost: Bool = true,
-                responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil, engine: TrustEngine = .shared) {
+                responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil, crls: [CertificateRevocationList] = [],
+                crlSource: (any CRLSource)? = nil, engine: TrustEngine = .shared) {
         self.options = options
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
         self.responses = responses
         self.source = source
+        self.crls = crls
+        self.crlSource = crlSource
         self.engine = engine
     }
 
@@ -44,9 +52,12 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     public var mode: RevocationOptions.Mode { options.contains(.requirePositiveResponse) ? .hard : .soft }
 
     public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
-        guard options.contains(.ocsp) else {
+        var methods: RevocationOptions.Methods = []
+        if options.contains(.ocsp) { methods.insert(.ocsp) }
+        if options.contains(.crl) { methods.insert(.crl) }
+        guard !methods.isEmpty else {
             return .refused(TrustFailure(.policy, certificate: nil,
-                "revocation checking by CRL alone is not supported (revocationPolicyCreationFailed); add .ocsp to the options"))
+                "the revocation options name no method (revocationPolicyCreationFailed); add .ocsp, .crl or both"))
         }
         var trust = trust
         if performDefaultValidation {
@@ -57,10 +68,12 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         }
         if !validateHost, case .ssl = trust.policy.kind { trust.policy.kind = .ssl(nil) }
         // The trust may carry a source already (the HTTPS client's): keep it, as SecTrust keeps its network access.
-        trust.policy.revocation = RevocationOptions(mode: mode, responses: responses + trust.policy.revocation.responses,
-                                                    source: options.contains(.networkAccessDisabled) ? nil : source ?? trust.policy.revocation.source)
-        var verdict = await engine.evaluate(trust)
-        if options.contains(.crl) { verdict.notes.append("CRLs are not checked; revocation was checked with OCSP only") }
-        return verdict
+        let offline = options.contains(.networkAccessDisabled)
+        let carried = trust.policy.revocation
+        trust.policy.revocation = RevocationOptions(mode: mode, responses: responses + carried.responses,
+                                                    source: offline ? nil : source ?? carried.source,
+                                                    crls: crls + carried.crls, crlSource: offline ? nil : crlSource ?? carried.crlSource,
+                                                    methods: methods, preferCRL: options.contains(.preferCRL))
+        return await engine.evaluate(trust)
     }
 }

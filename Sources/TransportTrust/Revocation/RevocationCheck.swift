@@ -10,15 +10,32 @@ public protocol OCSPResponseSource: Sendable {
     func response(for request: [UInt8], responderURI: String) async -> [UInt8]?
 }
 
+/// Fetches CRLs from the distribution points certificates name. The network implementation lives with the HTTPS
+/// client; the trust library never does I/O itself.
+public protocol CRLSource: Sendable {
+    /// Returns the CRL (DER or PEM) at `uri`, or nil when none could be had.
+    func crl(at uri: String) async -> [UInt8]?
+}
+
 /// How revocation is checked.
 public struct RevocationOptions: Sendable {
+    /// The ways a status may be established, as Alamofire's `.ocsp` and `.crl`.
+    public struct Methods: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let ocsp = Methods(rawValue: 1 << 0)
+        public static let crl = Methods(rawValue: 1 << 1)
+        public static let all: Methods = [.ocsp, .crl]
+    }
+
     /// How revocation failures count.
     public enum Mode: String, Sendable, Codable {
         /// No revocation checking.
         case off
         /// A verified response that says "revoked" fails the chain; anything else (no response, a bad one) passes.
         case soft
-        /// As soft; in addition, every certificate that names an OCSP responder needs a verified "good" response.
+        /// As soft; in addition, every certificate that names an OCSP responder or a CRL distribution point needs a
+        /// verified "good" response or a CRL that covers it; with CRLs handed in, every certificate but the anchor does.
         case hard
     }
 
@@ -27,11 +44,24 @@ public struct RevocationOptions: Sendable {
     /// certificate of the chain (but the anchor), whether or not that certificate names a responder.
     public var responses: [[UInt8]]
     public var source: (any OCSPResponseSource)?
+    /// CRLs handed in, complete or delta (RFC 5280 §6.3). Handing one in says the issuers publish CRLs: under hard-fail
+    /// every certificate of the chain but the anchor then needs a status.
+    public var crls: [CertificateRevocationList]
+    /// Where CRLs come from for a certificate that names an http distribution point.
+    public var crlSource: (any CRLSource)?
+    public var methods: Methods
+    /// Ask for a CRL before an OCSP responder (Alamofire's `.preferCRL`); a CRL that settles the status saves the query.
+    public var preferCRL: Bool
 
-    public init(mode: Mode = .off, responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil) {
+    public init(mode: Mode = .off, responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil,
+                crls: [CertificateRevocationList] = [], crlSource: (any CRLSource)? = nil, methods: Methods = .all, preferCRL: Bool = false) {
         self.mode = mode
         self.responses = responses
         self.source = source
+        self.crls = crls
+        self.crlSource = crlSource
+        self.methods = methods
+        self.preferCRL = preferCRL
     }
 
     public static let off = RevocationOptions()
@@ -45,6 +75,8 @@ public struct RevocationOptions: Sendable {
 /// it asks once per certificate, so each (certificate, response) pair is put to it on its own: the certificate and
 /// its issuer as a chain of two, in hard-fail mode, with a requester that answers with that one response.
 /// A certificate that names no responder is put to it as a stand-in that does ("OCSP stand-in" below).
+///
+/// CRLs, handed in or fetched from the certificate's distribution points, are decided by ``CRLCheck`` (RFC 5280 §6.3).
 struct RevocationCheck: Sendable {
     var options: RevocationOptions
     /// Statuses already established in this evaluation: a remembered path that fails is searched again, and the
@@ -54,15 +86,20 @@ struct RevocationCheck: Sendable {
     func check(_ chain: UnverifiedCertificateChain, validationTime: Date) async -> PathFindings {
         var findings = PathFindings()
         guard options.mode != .off, chain.count >= 2 else { return findings }
+        let ocsp = options.methods.contains(.ocsp), crl = options.methods.contains(.crl)
         for index in 0..<(chain.count - 1) {
             let certificate = chain[index], issuer = chain[index + 1]
-            let namesResponder = Self.namesResponder(certificate)
-            guard namesResponder || !options.responses.isEmpty else { continue }
+            let namesResponder = ocsp && Self.namesResponder(certificate)
+            let crlURIs = crl ? CRLDistributionPoint.httpURIs(of: certificate) : []
+            // A certificate with a way to a status must have one under hard-fail.
+            let needsStatus = namesResponder || (crl && (!options.crls.isEmpty || !crlURIs.isEmpty))
+            guard needsStatus || (ocsp && !options.responses.isEmpty) else { continue }
             let status: Status
             if let known = memo[certificate, issuer] {
                 status = known
             } else {
-                status = await self.status(of: certificate, issuer: issuer, namesResponder: namesResponder, validationTime: validationTime)
+                status = await self.status(of: certificate, issuer: issuer, chain: chain, namesResponder: namesResponder, crlURIs: crlURIs,
+                                           validationTime: validationTime)
                 memo[certificate, issuer] = status
             }
             switch status {
@@ -71,12 +108,17 @@ struct RevocationCheck: Sendable {
             case .revoked(let reason):
                 findings.failures.append(Self.revokedFailure(certificate, index: index, reason: reason))
                 return findings
+            case .revokedByCRL(let reason):
+                findings.failures.append(Self.revokedFailure(certificate, index: index, crl: reason))
+                return findings
             case .unestablished(let reasons):
                 // A certificate that names no responder needs no status; only a verified "revoked" counts against it.
-                guard namesResponder else { continue }
+                guard needsStatus else { continue }
                 if options.mode == .hard {
                     let message = reasons.isEmpty
-                        ? "\(certificate.label) names an OCSP responder but no response was available; hard-fail revocation needs a stapled or fetched response"
+                        ? (namesResponder
+                            ? "\(certificate.label) names an OCSP responder but no response was available; hard-fail revocation needs a stapled or fetched response"
+                            : "no CRL covers \(certificate.label); hard-fail revocation needs a current CRL from its issuer for every certificate")
                         : "the revocation status of \(certificate.label) could not be established under hard-fail: \(Self.explain(reasons, certificate: certificate, issuer: issuer))"
                     findings.failures.append(TrustFailure(.revocationUnknown, certificate: index, message))
                     return findings
@@ -91,11 +133,66 @@ struct RevocationCheck: Sendable {
     enum Status: Sendable {
         case good
         case revoked(String)
+        /// Revoked by a CRL: which CRL and the reason, in words.
+        case revokedByCRL(String)
         /// Why each response tried says nothing verified about the certificate; empty when there was none to try.
         case unestablished([String])
     }
 
-    private func status(of certificate: Certificate, issuer: Certificate, namesResponder: Bool, validationTime: Date) async -> Status {
+    /// OCSP and CRLs together: a verified "revoked" from either wins, then a "good" from either.
+    private func status(of certificate: Certificate, issuer: Certificate, chain: UnverifiedCertificateChain, namesResponder: Bool,
+                        crlURIs: [String], validationTime: Date) async -> Status {
+        let useOCSP = options.methods.contains(.ocsp) && (namesResponder || !options.responses.isEmpty)
+        let useCRL = options.methods.contains(.crl)
+        var crl: CRLCheck.Status?
+        if useCRL, options.preferCRL || !useOCSP {
+            crl = await crlStatus(of: certificate, issuer: issuer, chain: chain, uris: crlURIs, fetch: true, time: validationTime)
+            if case .revoked(let reason)? = crl { return .revokedByCRL(reason) }
+        }
+        var ocsp: Status?
+        if useOCSP {
+            // A CRL that settled the status saves the responder's round trip; responses handed in are still read.
+            ocsp = await ocspStatus(of: certificate, issuer: issuer, namesResponder: namesResponder, useSource: crl != .notRevoked,
+                                    validationTime: validationTime)
+            if case .revoked(let reason)? = ocsp { return .revoked(reason) }
+        }
+        if useCRL, crl == nil {
+            // After a verified "good" only the CRLs handed in are read (a "revoked" in one still wins); otherwise fetch.
+            var good = false
+            if case .good? = ocsp { good = true }
+            crl = await crlStatus(of: certificate, issuer: issuer, chain: chain, uris: crlURIs, fetch: !good, time: validationTime)
+            if case .revoked(let reason)? = crl { return .revokedByCRL(reason) }
+        }
+        if crl == .notRevoked { return .good }
+        if case .good? = ocsp { return .good }
+        var reasons: [String] = []
+        if case .unestablished(let why)? = ocsp { reasons += why }
+        if case .undetermined(let why)? = crl { reasons += why }
+        return .unestablished(reasons)
+    }
+
+    /// RFC 5280 §6.3 with the CRLs handed in and, when `fetch` allows and they settle nothing, those of the certificate's
+    /// distribution points.
+    private func crlStatus(of certificate: Certificate, issuer: Certificate, chain: UnverifiedCertificateChain, uris: [String],
+                           fetch: Bool, time: Date) async -> CRLCheck.Status {
+        var check = CRLCheck(crls: options.crls, validationTime: time, path: Array(chain.dropLast()), candidates: memo.signerCandidates,
+                             anchors: chain.last.map { [$0] } ?? [])
+        let first = check.status(of: certificate, issuer: issuer)
+        guard case .undetermined(var why) = first, fetch, let source = options.crlSource, !uris.isEmpty else { return first }
+        // A certificate may name many points; each costs up to the source's timeout, so only the first few are asked.
+        for uri in uris.prefix(Self.maximumFetchedPoints) {
+            switch await memo.crl(at: uri, from: source) {
+            case .success(let crl): check.crls.append(crl)
+            case .failure(let error): why.append("the CRL at \(uri) \(error.description)")
+            }
+        }
+        let fetched = check.status(of: certificate, issuer: issuer)
+        if case .undetermined(let more) = fetched { return .undetermined(why + more) }
+        return fetched
+    }
+
+    private func ocspStatus(of certificate: Certificate, issuer: Certificate, namesResponder: Bool, useSource: Bool,
+                            validationTime: Date) async -> Status {
         let subject: Certificate
         if namesResponder {
             subject = certificate
@@ -112,11 +209,12 @@ struct RevocationCheck: Sendable {
             switch await Self.verify(subject, issuer: issuer, tail: tail, requester: FixedResponse(bytes: response), time: validationTime) {
             case .good: good = true
             case .revoked(let reason): return .revoked(reason)
+            case .revokedByCRL(let reason): return .revokedByCRL(reason)
             case .unestablished(let why): reasons += why
             }
         }
         if good { return .good }
-        if namesResponder, let source = options.source {
+        if namesResponder, useSource, let source = options.source {
             let fetched = SourceRequester(source: source)
             let status = await Self.verify(subject, issuer: issuer, tail: tail, requester: fetched, time: validationTime)
             if case .unestablished = status, !fetched.answered.value {
@@ -149,10 +247,19 @@ struct RevocationCheck: Sendable {
     }
 
     private static let revokedPrefix = "revoked through OCSP"
+    static let maximumFetchedPoints = 3
     private static let nothingFetched = "its responder gave no answer"
 
     static func namesResponder(_ cert: Certificate) -> Bool {
         ((try? cert.extensions.authorityInformationAccess)??.contains { $0.method == .ocspServer }) ?? false
+    }
+
+    static func revokedFailure(_ certificate: Certificate, index: Int, crl reason: String) -> TrustFailure {
+        if index == 0 {
+            return TrustFailure(.revoked, certificate: 0, "\(certificate.label) is revoked: \(reason); the server must install a new certificate")
+        }
+        return TrustFailure(.revoked, certificate: index,
+            "the intermediate \(certificate.label) is revoked: \(reason); the server must send a chain through a current intermediate from its CA")
     }
 
     static func revokedFailure(_ certificate: Certificate, index: Int, reason: String) -> TrustFailure {
@@ -183,7 +290,7 @@ struct RevocationCheck: Sendable {
             if r.contains("nonce does not match") { return "a response's nonce does not match the request's" }
             if r.contains("deserialisation failed") { return "a response is not a readable DER OCSPResponse" }
             if r.hasPrefix("ocsp request failed") { return "the responder refused (\(reason.dropFirst("OCSP request failed ".count)))" }
-            return String(reason.prefix(200))
+            return String(reason.prefix(400))
         }
         var seen = Set<String>()
         let unique = worded.filter { seen.insert($0).inserted }
@@ -261,6 +368,27 @@ final class RevocationMemo: @unchecked Sendable {
 
     private let lock = NSLock()
     private var known: [Key: RevocationCheck.Status] = [:]
+    private var fetched: [String: Result<CertificateRevocationList, CRLFormatError>] = [:]
+    private var _signerCandidates: [Certificate] = []
+
+    /// The certificates the peer sent, any of which may have signed a CRL.
+    var signerCandidates: [Certificate] {
+        get { lock.withLock { _signerCandidates } }
+        set { lock.withLock { _signerCandidates = newValue } }
+    }
+
+    /// A CRL fetched once per evaluation, however many paths or certificates name it.
+    func crl(at uri: String, from source: any CRLSource) async -> Result<CertificateRevocationList, CRLFormatError> {
+        if let known = lock.withLock({ fetched[uri] }) { return known }
+        let result: Result<CertificateRevocationList, CRLFormatError>
+        if let bytes = await source.crl(at: uri) {
+            do { result = .success(try CertificateRevocationList(bytes: bytes)) } catch { result = .failure(CRLFormatError("cannot be read: \(error)")) }
+        } else {
+            result = .failure(CRLFormatError("could not be fetched"))
+        }
+        lock.withLock { fetched[uri] = result }
+        return result
+    }
 
     subscript(certificate: Certificate, issuer: Certificate) -> RevocationCheck.Status? {
         get { lock.withLock { known[Key(certificate: CertificateKey(certificate), issuer: CertificateKey(issuer))] } }

@@ -1,0 +1,37 @@
+import Foundation
+import TransportTrust
+
+/// Fetches CRLs from the http distribution points certificates name (RFC 5280 §4.2.1.13), with this package's own
+/// client: a plain GET.
+///
+/// As for OCSP, plain HTTP is by design: the CRL is signed by its issuer and the trust engine verifies that signature,
+/// so ATS does not apply. Each fetch has a short deadline, a size limit and no redirect, so a slow or hostile server
+/// costs a handshake at most ``timeout``; the policy's soft- or hard-fail mode decides what a missing CRL means.
+public final class HTTPCRLSource: CRLSource {
+    public let timeout: Duration
+    public let maximumBytes: Int
+    private let client: HTTPSClient
+
+    /// - Parameters:
+    ///   - maximumBytes: the largest CRL read; a larger body fails the fetch (at most ``CertificateRevocationList/maximumBytes``).
+    ///   - addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for distribution points.
+    public init(timeout: Duration = .seconds(5), maximumBytes: Int = 10 << 20, addressOverrides: [String: String] = [:]) {
+        self.timeout = timeout
+        self.maximumBytes = min(maximumBytes, CertificateRevocationList.maximumBytes)
+        client = HTTPSClient(configuration: HTTPSClientConfiguration(
+            ats: .disabled, timeouts: Timeouts(connect: timeout, handshake: timeout, request: timeout), maximumRedirects: 0,
+            maximumResponseBytes: self.maximumBytes, addressOverrides: addressOverrides))
+    }
+
+    public func crl(at uri: String) async -> [UInt8]? {
+        // https would need trust in its own right, and a loop when the CRL server's chain names the same point.
+        guard URLComponents(string: uri)?.scheme?.lowercased() == "http" else { return nil }
+        var get = HTTPRequest(url: uri, method: .GET)
+        get.headers.add(name: "Accept", value: "application/pkix-crl")
+        guard let response = try? await client.execute(get), response.statusCode == 200, !response.body.isEmpty else { return nil }
+        return response.body
+    }
+
+    /// Closes idle connections to distribution points.
+    public func shutdown() async { await client.shutdown() }
+}

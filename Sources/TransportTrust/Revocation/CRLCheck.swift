@@ -1,0 +1,225 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// RFC 5280 §6.3: the revocation status of one certificate from the CRLs at hand. Free of I/O: the CRLs are given.
+///
+/// Each of the certificate's distribution points (or, when it names none, the default one: its issuer, every reason)
+/// is checked against each complete CRL whose issuer and scope fit (§6.3.3 (b)), whose reasons add to what is known
+/// (c, d), that is current (a) and signed by a certificate allowed to sign it (f, g); a delta CRL of the same scope
+/// and issuer is applied on top (h, i). The status is "not revoked" only once every reason is covered.
+struct CRLCheck {
+    var crls: [CertificateRevocationList]
+    var validationTime: Date
+    /// The validated path below its anchor. Only these and the anchors may have issued a CRL signer that is not the
+    /// certificate's own issuer: a certificate the peer merely sent vouches for nothing.
+    var path: [Certificate]
+    /// Other certificates the peer sent, any of which may sign a CRL if the path issued it.
+    var candidates: [Certificate]
+    /// Certificates whose keys are trusted without a path: the anchors of the path.
+    var anchors: [Certificate]
+
+    enum Status: Equatable, Sendable {
+        case notRevoked
+        case revoked(reason: String)
+        /// Nothing decided; why, in words (empty when no CRL was about the certificate).
+        case undetermined([String])
+    }
+
+    /// - Parameter vouched: a CRL signer whose own status is being decided: it may sign the CRL that decides it (§6.3.3 (f)
+    ///   ends there, as PKITS 4.14.30 expects).
+    func status(of certificate: Certificate, issuer: Certificate, depth: Int = 0, vouched: Certificate? = nil) -> Status {
+        let points: [CRLDistributionPoint]
+        do { points = try CRLDistributionPoint.all(in: certificate) } catch {
+            return .undetermined(["\(certificate.label)'s cRLDistributionPoints cannot be read: \(error)"])
+        }
+        // §6.3.3: a certificate without the extension has the default point, its issuer and every reason.
+        let scopes = points.isEmpty ? [CRLDistributionPoint(name: nil, reasons: nil, crlIssuer: nil)] : points
+        var covered = CRLReasons()
+        var reasons: [String] = []
+        let isCA = certificate.isCA
+        for point in scopes where covered != .all {
+            for crl in crls where !crl.isDelta && covered != .all {
+                switch evaluate(crl, point: point, certificate: certificate, issuer: issuer, isCA: isCA, covered: covered, depth: depth,
+                                vouched: vouched) {
+                case .skip: continue
+                case .unusable(let why): reasons.append(why)
+                case .revoked(let reason): return .revoked(reason: reason)
+                case .covers(let mask): covered.formUnion(mask)
+                }
+            }
+        }
+        if covered == .all { return .notRevoked }
+        if reasons.isEmpty && covered.isEmpty { return .undetermined([]) }
+        if !covered.isEmpty { reasons.append("the CRLs at hand cover only some revocation reasons") }
+        return .undetermined(reasons)
+    }
+
+    private enum Outcome {
+        case skip
+        case unusable(String)
+        case revoked(String)
+        case covers(CRLReasons)
+    }
+
+    private func evaluate(_ crl: CertificateRevocationList, point: CRLDistributionPoint, certificate: Certificate, issuer: Certificate,
+                          isCA: Bool, covered: CRLReasons, depth: Int, vouched: Certificate?) -> Outcome {
+        // (b)(1): the CRL's issuer is the one the point names, or the certificate's issuer.
+        let indirect = crl.issuingDistributionPoint?.indirectCRL ?? false
+        if let crlIssuer = point.crlIssuer {
+            guard crlIssuer.contains(.directoryName(crl.issuer)), indirect else { return .skip }
+        } else if !ComparableName.matches(crl.issuer, certificate.issuer) {
+            return .skip
+        }
+        // (b)(2): the scope of the CRL covers the certificate.
+        var mask = point.reasons ?? .all
+        if let idp = crl.issuingDistributionPoint {
+            if let name = idp.name {
+                let idpNames = Set(name.names(issuer: crl.issuer))
+                let pointNames: [GeneralName]
+                if let pointName = point.name {
+                    pointNames = pointName.names(issuer: point.crlIssuer.flatMap(Self.directoryName) ?? certificate.issuer)
+                } else {
+                    pointNames = point.crlIssuer ?? [.directoryName(certificate.issuer)]
+                }
+                guard pointNames.contains(where: idpNames.contains) else { return .skip }
+            }
+            if idp.onlyContainsUserCerts && isCA { return .skip }
+            if idp.onlyContainsCACerts && !isCA { return .skip }
+            if idp.onlyContainsAttributeCerts { return .skip }
+            if let some = idp.onlySomeReasons { mask.formIntersection(some) }
+        }
+        // (d): only a CRL that adds reasons is worth its signature check.
+        guard !mask.subtracting(covered).isEmpty else { return .skip }
+        // (a): current at the validation time.
+        if crl.thisUpdate > validationTime {
+            return .unusable("a CRL from \(crl.issuer.label) is not yet valid (thisUpdate \(Self.format(crl.thisUpdate)))")
+        }
+        if let next = crl.nextUpdate, next < validationTime {
+            return .unusable("the CRL from \(crl.issuer.label) is out of date (nextUpdate \(Self.format(next)) has passed)")
+        }
+        if let why = crl.unusable { return .unusable("the CRL from \(crl.issuer.label) cannot be used: \(why)") }
+        // (f), (g): signed by a certificate allowed to sign it.
+        let signer: Certificate
+        switch findSigner(crl, issuer: issuer, depth: depth, vouched: vouched) {
+        case .success(let found): signer = found
+        case .failure(let why): return .unusable(why.text)
+        }
+        // (h), (i): a current delta CRL of the same issuer and scope, signed by the same key, comes first.
+        for delta in crls where delta.isDelta && ComparableName.matches(delta.issuer, crl.issuer) && delta.issuingDistributionPoint == crl.issuingDistributionPoint {
+            guard let base = delta.deltaBase, let number = crl.number, Self.compare(base, number) <= 0,
+                  let deltaNumber = delta.number, Self.compare(deltaNumber, number) > 0 else { continue }
+            guard CRLSignature.verify(delta, with: signer.publicKey) == .valid else { continue }
+            // A delta of this CRL that cannot be used leaves the status open: it may hold the latest revocations (§6.3.3 (a) (2)).
+            if let why = delta.unusable { return .unusable("a delta CRL from \(crl.issuer.label) cannot be used: \(why)") }
+            if delta.thisUpdate > validationTime { return .unusable("a delta CRL from \(crl.issuer.label) is not yet valid") }
+            if let next = delta.nextUpdate, next < validationTime {
+                return .unusable("the delta CRL from \(crl.issuer.label) is out of date (nextUpdate \(Self.format(next)) has passed)")
+            }
+            if let entry = Self.entry(for: certificate, in: delta, indirect: indirect) {
+                if entry.reason == 8 { return .covers(mask) }  // removeFromCRL: no longer revoked (§6.3.3 (i)).
+                return .revoked(Self.describe(entry.reason, crl: delta, delta: true))
+            }
+        }
+        // (j): the complete CRL.
+        if let entry = Self.entry(for: certificate, in: crl, indirect: indirect) {
+            // removeFromCRL belongs in delta CRLs only (§5.3.1); in a complete CRL it revokes nothing.
+            if entry.reason == 8 { return .covers(mask) }
+            return .revoked(Self.describe(entry.reason, crl: crl, delta: false))
+        }
+        return .covers(mask)
+    }
+
+    private static func directoryName(_ names: [GeneralName]) -> DistinguishedName? {
+        for name in names { if case .directoryName(let dn) = name { return dn } }
+        return nil
+    }
+
+    /// The entry about `certificate`, which in an indirect CRL must be listed under the certificate's issuer.
+    private static func entry(for certificate: Certificate, in crl: CertificateRevocationList, indirect: Bool) -> RevokedEntries.Entry? {
+        let found = crl.entries.entries(for: certificate.serialNumber.bytes)
+        return found.first { entry in
+            crl.entries.issuers[Int(entry.issuer)].contains(.directoryName(certificate.issuer))
+        }
+    }
+
+    private static func describe(_ reason: UInt8, crl: CertificateRevocationList, delta: Bool) -> String {
+        let source = delta ? "a delta CRL" : "the CRL"
+        let why = reason == RevokedEntries.noReason ? "" : " (reason: \(CRLReasons.name(Int(reason))))"
+        return "\(source) from \(crl.issuer.label) lists it\(why)"
+    }
+
+    struct SignerFailure: Error { var text: String }
+
+    /// The certificate that signed `crl`: the issuer itself, or another certificate of the CRL issuer's name that the
+    /// issuer or an anchor signed and that is itself not revoked (§6.3.3 (f)). It must assert cRLSign when it has keyUsage.
+    private func findSigner(_ crl: CertificateRevocationList, issuer: Certificate, depth: Int,
+                            vouched: Certificate?) -> Result<Certificate, SignerFailure> {
+        var reasons: [String] = []
+        var tried = Set<CertificateKey>()
+        for (candidate, isIssuer) in [(issuer, true)] + (path + candidates + anchors).map({ ($0, false) }) {
+            guard ComparableName.matches(candidate.subject, crl.issuer), tried.insert(CertificateKey(candidate)).inserted else { continue }
+            if let keyID = crl.authorityKeyID, let ski = try? candidate.extensions.subjectKeyIdentifier, ski.keyIdentifier != keyID {
+                continue
+            }
+            let signature = CRLSignature.verify(crl, with: candidate.publicKey)
+            if case .unsupported(let what) = signature {
+                reasons.append("the CRL from \(crl.issuer.label) is signed with \(what)")
+                continue
+            }
+            guard signature == .valid else { continue }
+            if let usage = try? candidate.extensions.keyUsage, !usage.cRLSign {
+                reasons.append("\(candidate.label) signed the CRL from \(crl.issuer.label) but its keyUsage does not assert cRLSign (RFC 5280 §4.2.1.3)")
+                continue
+            }
+            if (try? candidate.extensions.keyUsage) == nil, candidate.extensions[oid: .X509ExtensionID.keyUsage] != nil {
+                reasons.append("\(candidate.label)'s keyUsage cannot be read")
+                continue
+            }
+            if isIssuer || anchors.contains(candidate) || candidate == vouched { return .success(candidate) }
+            if let why = validateSigner(candidate, depth: depth) {
+                reasons.append(why)
+                continue
+            }
+            return .success(candidate)
+        }
+        if reasons.isEmpty {
+            reasons.append("the CRL from \(crl.issuer.label) is not signed by \(issuer.label) or another certificate allowed to sign it")
+        }
+        return .failure(SignerFailure(text: reasons.joined(separator: "; ")))
+    }
+
+    /// A CRL signer other than the issuer: issued by a certificate of the path or an anchor (never by one the peer only
+    /// sent, which would let a forged signer vouch for a forged CRL), current, and not revoked.
+    private func validateSigner(_ signer: Certificate, depth: Int) -> String? {
+        guard depth < 2 else { return "the CRL signer \(signer.label) is too far from the path to be checked" }
+        guard signer.notValidBefore <= validationTime, validationTime <= signer.notValidAfter else {
+            return "the CRL signer \(signer.label) is not valid at the validation time"
+        }
+        let parents = (path + anchors).filter { ComparableName.matches($0.subject, signer.issuer) && $0.publicKey.isValidSignature(signer.signature, for: signer) }
+        guard let parent = parents.first else { return "the CRL signer \(signer.label) does not chain to the path" }
+        switch status(of: signer, issuer: parent, depth: depth + 1, vouched: signer) {
+        case .notRevoked: return nil
+        case .revoked(let reason): return "the CRL signer \(signer.label) is revoked: \(reason)"
+        case .undetermined(let why):
+            return "the revocation status of the CRL signer \(signer.label) is unknown" + (why.isEmpty ? "" : ": " + why.joined(separator: "; "))
+        }
+    }
+
+    /// Orders two unsigned big-endian numbers without leading zeros.
+    static func compare(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
+        if a.count != b.count { return a.count < b.count ? -1 : 1 }
+        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
+        return 0
+    }
+
+    static func format(_ date: Date) -> String { date.formatted(.iso8601) }
+}
+
+extension Certificate {
+    /// True for a CA certificate (basicConstraints cA), as onlyContainsCACerts and onlyContainsUserCerts read it.
+    var isCA: Bool {
+        if case .isCertificateAuthority? = try? extensions.basicConstraints { return true }
+        return false
+    }
+}
