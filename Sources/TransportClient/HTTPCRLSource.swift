@@ -13,7 +13,8 @@ public final class HTTPCRLSource: CRLSource {
     private let client: HTTPSClient
 
     /// - Parameters:
-    ///   - maximumBytes: the largest CRL read; a larger body fails the fetch (at most ``CertificateRevocationList/maximumBytes``).
+    ///   - timeout: the limit for each fetch, connection included.
+    ///   - maximumBytes: the largest CRL read; a larger body fails the fetch (at most `CertificateRevocationList.maximumBytes`).
     ///   - addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for distribution points.
     public init(timeout: Duration = .seconds(5), maximumBytes: Int = 10 << 20, addressOverrides: [String: String] = [:]) {
         self.timeout = timeout

@@ -4,7 +4,7 @@ import SwiftASN1
 import X509
 
 /// Certificates and keys never to trust on any path, whoever issued them (`ats verify --distrust FILE`), as a
-/// value: a ``TrustPolicy`` holds its lists, and ``DistrustRule`` enforces each.
+/// value: a ``TrustPolicy`` holds its lists, and `DistrustRule` enforces each.
 ///
 /// A list is read from one file of any mix of:
 /// - certificates, PEM (`CERTIFICATE`) or a single DER certificate: a path through that very certificate is refused;

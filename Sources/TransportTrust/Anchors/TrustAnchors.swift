@@ -9,7 +9,7 @@ import X509
 /// anchors implies anchors-only unless you say otherwise.
 ///
 /// The system roots are those of this machine or, with ``Store/apple``, Apple's trust store with Apple's limits on
-/// some of its roots (``AppleTrustStore``). Either counts as public: see ``RuleContext/anchorIsSystem``.
+/// some of its roots (``AppleTrustStore``). Either counts as public: see `RuleContext/anchorIsSystem`.
 public final class TrustAnchors: Sendable {
     /// Which public roots are trusted when not anchors-only.
     public enum Store: String, Sendable, Hashable, CaseIterable {

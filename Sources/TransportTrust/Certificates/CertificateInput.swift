@@ -153,7 +153,7 @@ public struct InputCertificate: Sendable, Hashable {
     public func hash(into h: inout Hasher) { DERKey.hashTail(of: der, into: &h) }
 
     /// The DER fields: SPKI bytes, key type and size. Read on demand, as they are off the hot path.
-    public var raw: RawCertificate? { fallback ?? (try? RawCertificate(der: der)) }
+    package var raw: RawCertificate? { fallback ?? (try? RawCertificate(der: der)) }
 
     /// base64(SHA-256(SubjectPublicKeyInfo)).
     public var spkiSHA256Base64: String? { raw?.spkiSHA256Base64 }

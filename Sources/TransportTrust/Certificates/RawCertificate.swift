@@ -7,21 +7,21 @@ import X509
 /// swift-certificates refuses RSA-PSS and RSA-1024 keys at parse time. Pins and verdicts still need the
 /// subject, the key type and size, and the SPKI hash of such certificates, so they are read here from the
 /// DER structure alone.
-public struct RawCertificate: Sendable, Hashable {
+package struct RawCertificate: Sendable, Hashable {
     /// The whole certificate DER.
-    public let der: [UInt8]
+    package let der: [UInt8]
     /// The DER of the SubjectPublicKeyInfo, exactly as the certificate carries it: what SPKI pins hash.
-    public let subjectPublicKeyInfo: [UInt8]
-    public let subject: DistinguishedName
-    public let issuer: DistinguishedName
-    public let serialNumber: [UInt8]
-    public let keyAlgorithm: KeyAlgorithm
-    public let signatureAlgorithmOID: ASN1ObjectIdentifier
+    package let subjectPublicKeyInfo: [UInt8]
+    package let subject: DistinguishedName
+    package let issuer: DistinguishedName
+    package let serialNumber: [UInt8]
+    package let keyAlgorithm: KeyAlgorithm
+    package let signatureAlgorithmOID: ASN1ObjectIdentifier
     /// The DER of the signature AlgorithmIdentifier's parameters, nil when absent.
-    public let signatureAlgorithmParameters: [UInt8]?
+    package let signatureAlgorithmParameters: [UInt8]?
 
     /// Reads `der` as an X.509 certificate.
-    public init(der: [UInt8]) throws(CertificateInputError) {
+    package init(der: [UInt8]) throws(CertificateInputError) {
         do {
             let root = try DER.parse(der)
             let layout = try CertificateLayout(root)
@@ -46,7 +46,7 @@ public struct RawCertificate: Sendable, Hashable {
     }
 
     /// The first extension the certificate carries twice. Read only to explain why swift-certificates refused it.
-    public var repeatedExtension: ASN1ObjectIdentifier? {
+    package var repeatedExtension: ASN1ObjectIdentifier? {
         guard let extensions = extensionNodes else { return nil }
         var seen: Set<ASN1ObjectIdentifier> = []
         for ext in extensions {
@@ -58,7 +58,7 @@ public struct RawCertificate: Sendable, Hashable {
     }
 
     /// The X.509 version as written (1, 2 or 3): the TBSCertificate's version field plus one, 1 when it is absent.
-    public var version: Int {
+    package var version: Int {
         guard let root = try? DER.parse(der), case .constructed(let top) = root.content, let tbs = top.first(where: { _ in true }),
               case .constructed(let fields) = tbs.content, let first = fields.first(where: { _ in true }),
               first.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
@@ -71,7 +71,7 @@ public struct RawCertificate: Sendable, Hashable {
     /// The basicConstraints extension, read from the DER with swift-certificates' own decoder, so that it is known
     /// for certificates swift-certificates cannot parse whole (RSA-1024, RSA-PSS keys). nil when the certificate
     /// has no such extension or it cannot be decoded.
-    public var basicConstraints: BasicConstraints? {
+    package var basicConstraints: BasicConstraints? {
         guard let nodes = extensionNodes else { return nil }
         for node in nodes {
             guard let ext = try? Certificate.Extension(derEncoded: node), ext.oid == .X509ExtensionID.basicConstraints else { continue }
@@ -105,7 +105,7 @@ public struct RawCertificate: Sendable, Hashable {
     }
 
     /// SHA-256 of the whole SubjectPublicKeyInfo DER, base64: the ATS / TrustKit / HPKP / OkHttp pin form.
-    public var spkiSHA256Base64: String {
+    package var spkiSHA256Base64: String {
         Base64.encode(Array(SHA256.hash(data: subjectPublicKeyInfo)))
     }
 }
@@ -138,7 +138,7 @@ struct CertificateLayout {
 }
 
 /// A certificate's public key type and size, read from its SubjectPublicKeyInfo.
-public enum KeyAlgorithm: Sendable, Hashable, CustomStringConvertible {
+package enum KeyAlgorithm: Sendable, Hashable, CustomStringConvertible {
     case rsa(bits: Int)
     case rsaPSS(bits: Int)
     case ecdsa(curve: String, bits: Int)
@@ -206,7 +206,7 @@ public enum KeyAlgorithm: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The key size in bits, where one applies.
-    public var bits: Int? {
+    package var bits: Int? {
         switch self {
         case .rsa(let b), .rsaPSS(let b): return b
         case .ecdsa(_, let b): return b
@@ -216,7 +216,7 @@ public enum KeyAlgorithm: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .rsa(let b): return "RSA \(b)"
         case .rsaPSS(let b): return "RSA-PSS \(b)"

@@ -1,6 +1,6 @@
 import SwiftASN1
 
-/// The four initial inputs of RFC 5280 §6.1.1 to certificate policy processing (``CertificatePolicyRule``).
+/// The four initial inputs of RFC 5280 §6.1.1 to certificate policy processing (`CertificatePolicyRule`).
 ///
 /// The defaults accept any policy and require none, which is what SecTrust's SSL and basic policies ask.
 public struct CertificatePolicyOptions: Sendable, Hashable {

@@ -4,22 +4,22 @@ import Foundation
 ///
 /// Format styles rather than `ISO8601DateFormatter`: they are Sendable values, and making a formatter costs ICU set-up
 /// each time (a tenth of a whole limbo run; a tenth of a diagnosis's first report).
-public enum RFC3339 {
+package enum RFC3339 {
     /// Why a text is not an RFC 3339 timestamp (RFC 3339 §5.6 `date-time`).
-    public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What is wrong, e.g. "2027-02 has no day 30".
-        public var reason: String
-        public var description: String { reason }
+        package var reason: String
+        package var description: String { reason }
     }
 
     /// Reads a timestamp, with or without fractional seconds; nil when it is not RFC 3339.
-    public static func parse(_ text: String) -> Date? { try? parseStrictly(text) }
+    package static func parse(_ text: String) -> Date? { try? parseStrictly(text) }
 
     /// Reads an RFC 3339 §5.6 `date-time`: `YYYY-MM-DDThh:mm:ss`, an optional fraction, then `Z` or `±hh:mm`; `T` and
     /// `Z` may be lower case. Each field is checked against its range and the calendar first, because Foundation's
     /// ISO 8601 reader rolls 2027-02-30 and 24:00:00 over into the next day and takes `+0100` and `2027-1-1T0:0:0Z`.
     /// A leap second (`:60`) is read as the first second of the next minute.
-    public static func parseStrictly(_ text: String) throws(FormatError) -> Date {
+    package static func parseStrictly(_ text: String) throws(FormatError) -> Date {
         let b = Array(text.utf8)
         func fail(_ reason: String) -> FormatError { FormatError(reason: reason) }
         func digits(_ at: Int, _ count: Int) -> Int? {
@@ -76,8 +76,8 @@ public enum RFC3339 {
     }
 
     /// `2026-01-31T12:00:00Z`: whole seconds, UTC.
-    public static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+    package static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
     /// `2026-01-31`: the UTC day.
-    public static func day(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle().year().month().day()) }
+    package static func day(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle().year().month().day()) }
 }

@@ -37,7 +37,7 @@ public final class TrustEngine: Sendable {
 
     /// Decides whether `trust`'s certificates are trusted under its anchors, policy and time.
     ///
-    /// Builds a path from the leaf to an anchor on which every rule of ``TrustPolicy/rules`` holds, then checks
+    /// Builds a path from the leaf to an anchor on which every rule of `TrustPolicy/rules` holds, then checks
     /// Certificate Transparency and revocation as the policy asks. A path validated before is reused without a
     /// signature check. Never throws: whatever goes wrong, including an internal error, is a refusal with its reason.
     ///

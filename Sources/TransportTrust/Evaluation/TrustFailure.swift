@@ -54,12 +54,12 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case policy
     /// Something failed inside the evaluation; it fails closed.
     case internalError
-    /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; ``AppleValidityPeriodRule``).
+    /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; `AppleValidityPeriodRule`).
     case validityPeriodTooLong
     /// RFC 5280 certificate policy processing refused the path: no acceptable policy where an explicit one is
-    /// required, anyPolicy mapped, or too much policy work (``CertificatePolicyRule``).
+    /// required, anyPolicy mapped, or too much policy work (`CertificatePolicyRule`).
     case certificatePolicy
-    /// A certificate on the path, or its key, is on a distrust list the caller gave (``DistrustRule``).
+    /// A certificate on the path, or its key, is on a distrust list the caller gave (`DistrustRule`).
     case distrusted
 }
 

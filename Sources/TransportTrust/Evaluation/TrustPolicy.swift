@@ -30,7 +30,7 @@ public struct TrustPolicy: Sendable {
     public var requiresATSStrength = false
     /// The most logical intermediates allowed between leaf and anchor.
     public var maximumIntermediates: Int? = 8
-    /// The purposes the leaf must be valid for (``ExtendedKeyUsageRule``): its EKU, if it carries one, lists each, and
+    /// The purposes the leaf must be valid for (`ExtendedKeyUsageRule`): its EKU, if it carries one, lists each, and
     /// every CA's EKU allows each. Defaults to serverAuth under the SSL policy, none under basic.
     public var requiredExtendedKeyUsages: [ExtendedKeyUsage.Usage]
     /// OCSP revocation checking of the built path; off by default, as in URLSession.
@@ -38,12 +38,12 @@ public struct TrustPolicy: Sendable {
     /// Apple's CT policy, applied under the SSL policy to chains that end at a public root.
     public var certificateTransparency = CertificateTransparencyOptions()
     /// The Apple release whose TLS server rules apply under the SSL policy, whether or not ATS is on:
-    /// ``AppleKeySizeRule`` and ``AppleValidityPeriodRule``. The basic policy ignores it.
+    /// `AppleKeySizeRule` and `AppleValidityPeriodRule`. The basic policy ignores it.
     public var platform: ApplePlatform = .newest
-    /// RFC 5280's initial inputs to certificate policy processing (``CertificatePolicyRule``); by default any policy
+    /// RFC 5280's initial inputs to certificate policy processing (`CertificatePolicyRule`); by default any policy
     /// is acceptable and none is required.
     public var certificatePolicies = CertificatePolicyOptions()
-    /// Certificates and keys no path may go through (``DistrustRule``, one per list).
+    /// Certificates and keys no path may go through (`DistrustRule`, one per list).
     public var distrusted: [DistrustList] = []
 
     /// The SSL server policy. A nil host checks everything but the name.
@@ -66,7 +66,7 @@ public struct TrustPolicy: Sendable {
 
     /// The rules this policy checks on every candidate path, in order.
     @ChainRuleBuilder
-    public var rules: [any ChainRule] {
+    package var rules: [any ChainRule] {
         // First: a distrusted path is refused for that, whatever else is wrong with it.
         for list in distrusted { DistrustRule(list: list) }
         ValidityRule()

@@ -5,7 +5,7 @@ import X509
 /// anchor set. A hit lets an evaluation skip parsing, path building and every signature verification.
 ///
 /// Each entry also remembers the policies its path has fully passed, and the window in which every
-/// certificate of the path is valid. Only ``ValidityRule`` and revocation depend on the time, so a repeat
+/// certificate of the path is valid. Only `ValidityRule` and revocation depend on the time, so a repeat
 /// evaluation under a remembered policy rechecks the time against that window and nothing else.
 final class ValidatedPathCache: @unchecked Sendable {
     struct Key: Hashable {
@@ -35,7 +35,7 @@ final class ValidatedPathCache: @unchecked Sendable {
         /// The last CT findings on this path, under the options that produced them.
         var transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)?
 
-        /// As ``ValidityRule``: whole seconds, both ends inclusive.
+        /// As `ValidityRule`: whole seconds, both ends inclusive.
         func isValid(at time: Date) -> Bool {
             let now = ValidityRule.wholeSeconds(time)
             return validFrom <= now && now <= validUntil

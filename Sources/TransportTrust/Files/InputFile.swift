@@ -8,22 +8,22 @@ import Darwin
 /// Reads the files people hand to the tools, including the ones that are not regular files: `-` for standard
 /// input, `/dev/stdin`, and a shell's `<(…)`. Foundation's `Data(contentsOf:)` refuses those on Linux with
 /// "You don't have permission", which sends people looking at file modes.
-public enum InputFile {
+package enum InputFile {
     /// Why a file could not be read: a sentence for the caller to place in its own error.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var reason: String
-        public var description: String { reason }
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
     }
 
     /// The most bytes read from a stream. A regular file's size is known before it is read; a stream's is not, and
     /// one such as `/dev/zero` never ends.
-    public static let streamLimit = 64 << 20
+    package static let streamLimit = 64 << 20
 
     /// The path as messages place it (`path:line: …`): `<stdin>` for `-`.
-    public static func source(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+    package static func source(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
     /// The bytes of the file at `path`, or of standard input for `-`.
-    public static func read(_ path: String) throws(Failure) -> Data {
+    package static func read(_ path: String) throws(Failure) -> Data {
         if path == "-" { return try readStream(FileHandle.standardInput) }
         let files = FileManager.default
         guard files.fileExists(atPath: path) else { throw Failure(reason: "there is no such file") }

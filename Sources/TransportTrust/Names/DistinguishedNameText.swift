@@ -26,7 +26,7 @@ extension DistinguishedName {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// How a verdict quotes this name (``NameDisplay/quoted(_:)``).
+    /// How a verdict quotes this name (`NameDisplay/quoted(_:)`).
     var label: String { NameDisplay.quoted(text) }
 
     private static func key(_ type: ASN1ObjectIdentifier) -> String {

@@ -5,7 +5,7 @@
 /// certificate for `*.co.uk` would cover every company in the UK, so such wildcards never match; one for
 /// `*.github.io` is what GitHub Pages serves, and it matches (see ``isICANNPublicSuffix(_:)``). Pin sets may
 /// not include subdomains of a suffix of either section (see ``isPublicSuffix(_:)``).
-public enum PublicSuffixList {
+package enum PublicSuffixList {
     private struct Rules {
         var exact = Set<Substring>(), wildcard = Set<Substring>(), exception = Set<Substring>()
 
@@ -57,11 +57,11 @@ public enum PublicSuffixList {
 
     /// Whether `name` (lowercased, A-label, no trailing dot) is itself a public suffix of either section:
     /// `com`, `co.uk`, `github.io`. A single label always is (the list's implicit `*` rule).
-    public static func isPublicSuffix(_ name: String) -> Bool { both.isSuffix(Substring(name)) }
+    package static func isPublicSuffix(_ name: String) -> Bool { both.isSuffix(Substring(name)) }
 
     /// Whether `name` (lowercased, A-label, no trailing dot) is a public suffix of the ICANN section: `com`,
     /// `co.uk`, but not `github.io`. A single label always is. This is the suffix a wildcard may not sit on:
     /// Chromium checks wildcards against ICANN registries only, and the CA/Browser Forum's Baseline Requirements
     /// (§3.2.2.6) tell CAs to consult the ICANN section only.
-    public static func isICANNPublicSuffix(_ name: String) -> Bool { icann.isSuffix(Substring(name)) }
+    package static func isICANNPublicSuffix(_ name: String) -> Bool { icann.isSuffix(Substring(name)) }
 }

@@ -2,7 +2,7 @@ import Crypto
 
 /// What pins compare against for one certificate: its DER, its SubjectPublicKeyInfo and the SPKI hashes.
 ///
-/// Computed from the DER alone (``RawCertificate``), so keys swift-certificates cannot parse (RSA-1024,
+/// Computed from the DER alone (`RawCertificate`), so keys swift-certificates cannot parse (RSA-1024,
 /// RSA-PSS, unknown curves) still have hashes.
 public struct CertificateFingerprint: Sendable, Hashable {
     public let der: [UInt8]

@@ -57,7 +57,7 @@ public struct PinConfiguration: Sendable, Hashable {
         return nil
     }
 
-    /// Validates every entry under ``rules`` (see ``PinnedHost/validate(now:source:rules:)``) and refuses the same
+    /// Validates every entry under `rules` (see ``PinnedHost/validate(now:source:rules:)``) and refuses the same
     /// pattern twice.
     public func validate(now: Date = Date(), source: String? = nil) throws(PinConfigurationError) -> [PinConfigurationWarning] {
         var warnings: [PinConfigurationWarning] = []

@@ -2,7 +2,7 @@
 ///
 /// Parsed from the names `ats --platform` takes (`ios17`, `ios13.2`, `macos10.15`, `macos14`, `iOS 12.1.1`). The
 /// features below say which of Apple's TLS server rules a release enforces; the rules themselves are
-/// ``AppleKeySizeRule`` and ``AppleValidityPeriodRule``, which ``TrustPolicy`` adds under the SSL policy.
+/// `AppleKeySizeRule` and `AppleValidityPeriodRule`, which ``TrustPolicy`` adds under the SSL policy.
 ///
 /// Sources: support.apple.com/103769 (iOS 13 and macOS 10.15 TLS server requirements), 102028 (398-day limit),
 /// 103214 (Certificate Transparency policy).
@@ -76,7 +76,7 @@ public struct ApplePlatform: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// At most 825 days (trustd: 825 × 86,400 s + 3,600 s) for TLS server leaves, whatever the anchor: iOS 13 and
     /// macOS 10.15 (support.apple.com/103769). For system-trusted leaves trustd counts from notBefore 2018-03-01, for
-    /// other trust from 2019-07-01 (see ``AppleValidityPeriodRule``).
+    /// other trust from 2019-07-01 (see `AppleValidityPeriodRule`).
     public var limitsLifetimeTo825Days: Bool { requiresRSA2048ForTLSServers }
 
     /// At most 398 days for TLS server leaves issued on or after 2020-09-01 that chain to a public root

@@ -8,13 +8,13 @@ import X509
 /// swift-certificates cannot parse a certificate with an RSA key under 2048 bits at all, so such a certificate never
 /// reaches a rule: `Diagnosis` reports it from its raw DER, in the words of `weakRSAKey(_:bits:at:platform:)`, and
 /// `unparsableRSAKey(_:bits:at:policy:)` says so when the platform would not have refused the key.
-public struct AppleKeySizeRule: ChainRule {
-    public static let minimumRSABits = 2048
-    public var platform: ApplePlatform
+package struct AppleKeySizeRule: ChainRule {
+    package static let minimumRSABits = 2048
+    package var platform: ApplePlatform
 
-    public init(platform: ApplePlatform) { self.platform = platform }
+    package init(platform: ApplePlatform) { self.platform = platform }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated() {
             if let rsa = _RSA.Signing.PublicKey(cert.publicKey), rsa.keySizeInBits < Self.minimumRSABits {
                 failures.append(Self.weakRSAKey(cert.label, bits: rsa.keySizeInBits, at: i, platform: platform))

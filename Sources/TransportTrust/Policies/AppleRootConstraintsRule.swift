@@ -11,13 +11,13 @@ import X509
 ///   `untrustedRoot`. trustd decides by the leaf's issuance time, the earliest timestamp of its SCTs from currently
 ///   approved logs; this rule uses the leaf's notBefore, which a CA could backdate.
 /// - A certificate on Apple's last published blocked list (iOS 17) anywhere in the path: `policy`.
-public struct AppleRootConstraintsRule: ChainRule {
+package struct AppleRootConstraintsRule: ChainRule {
     /// True under the SSL policy: TLS-only limits apply.
-    public var sslServer: Bool
+    package var sslServer: Bool
 
-    public init(sslServer: Bool) { self.sslServer = sslServer }
+    package init(sslServer: Bool) { self.sslServer = sslServer }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let constraints = context.rootConstraints
         guard !constraints.isEmpty else { return }
         for (i, cert) in chain.enumerated() {

@@ -14,12 +14,12 @@ import X509
 /// | public root | ≥ 2020-09-01T00:00:00Z | 398 days | support.apple.com/102028 | iOS 14, macOS 11 |
 /// | any other | > 2019-06-30T23:00:00Z | 825 days + 3,600 s | support.apple.com/103769 | iOS 13, macOS 10.15 |
 ///
-/// A public root is one from the system store or Apple's (``RuleContext/anchorIsSystem``). A leaf that is itself a
+/// A public root is one from the system store or Apple's (`RuleContext/anchorIsSystem`). A leaf that is itself a
 /// custom anchor is not checked, as trustd skips leaves that are user- or admin-trusted anchors.
-public struct AppleValidityPeriodRule: ChainRule {
-    public var platform: ApplePlatform
+package struct AppleValidityPeriodRule: ChainRule {
+    package var platform: ApplePlatform
 
-    public init(platform: ApplePlatform) { self.platform = platform }
+    package init(platform: ApplePlatform) { self.platform = platform }
 
     /// One row of the table: leaves whose notBefore is on or after `from` (after it, when `fromExclusive`) may be
     /// valid for at most `maximum` seconds.
@@ -61,7 +61,7 @@ public struct AppleValidityPeriodRule: ChainRule {
         return limits
     }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A leaf that is its own (custom) anchor: trustd skips the check.
         guard chain.count > 1 || context.anchorIsSystem else { return }
         let leaf = chain[0]

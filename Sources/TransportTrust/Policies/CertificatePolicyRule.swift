@@ -13,22 +13,22 @@ import X509
 ///
 /// The valid policy tree is a `PolicyGraph`, so that a policy-mapping bomb (CVE-2023-0464) costs what its
 /// certificates weigh; a path whose graph would outgrow ``budget`` nodes and edges is refused.
-public struct CertificatePolicyRule: ChainRule {
-    public var options: CertificatePolicyOptions
+package struct CertificatePolicyRule: ChainRule {
+    package var options: CertificatePolicyOptions
     /// Most nodes and edges of the policy graph allowed on one path before it is refused.
-    public var budget: Int
+    package var budget: Int
 
-    public init(options: CertificatePolicyOptions = CertificatePolicyOptions(), budget: Int = 1 << 16) {
+    package init(options: CertificatePolicyOptions = CertificatePolicyOptions(), budget: Int = 1 << 16) {
         self.options = options
         self.budget = budget
     }
 
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] {
+    package var handledCriticalExtensions: [ASN1ObjectIdentifier] {
         [PolicyExtensions.certificatePoliciesOID, PolicyExtensions.policyMappingsOID,
          PolicyExtensions.policyConstraintsOID, PolicyExtensions.inhibitAnyPolicyOID]
     }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate is its own anchor: there is no path.
         guard chain.count > 1 else { return }
         let any = PolicyExtensions.anyPolicy

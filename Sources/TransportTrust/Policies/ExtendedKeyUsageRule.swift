@@ -9,20 +9,20 @@ import X509
 /// - an issuing CA that carries an EKU constrains what it may issue, so it must include the purpose or
 ///   anyExtendedKeyUsage;
 /// - a trust anchor's EKU, when present, constrains the same way.
-public struct ExtendedKeyUsageRule: ChainRule {
+package struct ExtendedKeyUsageRule: ChainRule {
     /// The purposes the leaf must be valid for.
-    public var required: [ExtendedKeyUsage.Usage]
+    package var required: [ExtendedKeyUsage.Usage]
     /// True for the CA/B Forum profile: the leaf must carry the extension at all.
-    public var leafMustCarryEKU: Bool
+    package var leafMustCarryEKU: Bool
 
-    public init(required: [ExtendedKeyUsage.Usage] = [.serverAuth], leafMustCarryEKU: Bool = true) {
+    package init(required: [ExtendedKeyUsage.Usage] = [.serverAuth], leafMustCarryEKU: Bool = true) {
         self.required = required
         self.leafMustCarryEKU = leafMustCarryEKU
     }
 
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.extendedKeyUsage] }
+    package var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.extendedKeyUsage] }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated() {
             let eku: ExtendedKeyUsage?
             switch context.extensions(cert).extendedKeyUsage {

@@ -5,20 +5,20 @@ import X509
 ///
 /// Only dNSName and iPAddress entries count. Unlike swift-certificates' `ServerIdentityPolicy`, there is no
 /// fallback to the subject common name: Apple (since iOS 13) and the CA/Browser Forum do not fall back.
-public struct HostnameRule: ChainRule {
-    public var peer: PeerName
+package struct HostnameRule: ChainRule {
+    package var peer: PeerName
     /// Whether a wildcard over a suffix of the Public Suffix List's PRIVATE section (`*.github.io`) is refused
     /// too, not only one over an ICANN suffix (`*.co.uk`). Only the strict profile does.
-    public var refusesWildcardsOverPrivateSuffixes: Bool
+    package var refusesWildcardsOverPrivateSuffixes: Bool
 
-    public init(peer: PeerName, refusesWildcardsOverPrivateSuffixes: Bool = false) {
+    package init(peer: PeerName, refusesWildcardsOverPrivateSuffixes: Bool = false) {
         self.peer = peer
         self.refusesWildcardsOverPrivateSuffixes = refusesWildcardsOverPrivateSuffixes
     }
 
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
+    package var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         guard let leaf = chain.first else { return }
         let names: SubjectAlternativeNames?
         switch context.extensions(leaf).subjectAlternativeNames {

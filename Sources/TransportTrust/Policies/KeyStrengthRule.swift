@@ -3,16 +3,16 @@ import _CryptoExtras
 import X509
 
 /// ATS certificate strength: RSA keys of at least 2048 bits, EC keys of at least 256 bits, on every certificate.
-public struct KeyStrengthRule: ChainRule {
-    public var minimumRSABits: Int
+package struct KeyStrengthRule: ChainRule {
+    package var minimumRSABits: Int
 
     /// EC keys need no bound here: swift-certificates parses only P-256 and larger, and smaller curves are
     /// reported as weak keys when the certificate fails to parse.
-    public init(minimumRSABits: Int = 2048) {
+    package init(minimumRSABits: Int = 2048) {
         self.minimumRSABits = minimumRSABits
     }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated() {
             let key = cert.publicKey
             if let rsa = _RSA.Signing.PublicKey(key) {

@@ -3,12 +3,12 @@ import X509
 
 /// keyUsage on issuers: a certificate that signs another and carries keyUsage must assert keyCertSign
 /// (RFC 5280 §4.2.1.3). The leaf's own usage is left to the TLS stack, which checks it against the handshake.
-public struct KeyUsageRule: ChainRule {
-    public init() {}
+package struct KeyUsageRule: ChainRule {
+    package init() {}
 
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.keyUsage] }
+    package var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.keyUsage] }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated().dropFirst() {
             guard let usage = context.extensions(cert).keyUsage.value else { continue }
             if !usage.keyCertSign {

@@ -3,7 +3,7 @@ import Foundation
 import X509
 
 /// Name constraints swift-certificates refuses outright or matches otherwise than RFC 5280 says, which
-/// ``RFC5280Rule`` settles here:
+/// `RFC5280Rule` settles here:
 /// - directoryName subtrees (RFC 5280 §4.2.1.10 makes them a MUST), which it refuses: checked here;
 /// - rfc822Name subtrees, which it refuses, and uniformResourceIdentifier subtrees, which it matches as DNS names
 ///   (so that `example.com` would admit `http://www.example.com`): checked here, as §4.2.1.10 defines them;

@@ -2,26 +2,26 @@ import SwiftASN1
 @_spi(DisableValidityCheck) import X509
 
 /// RFC 5280 path checks that swift-certificates implements: version, basic constraints, path length and name
-/// constraints. Validity is left to ``ValidityRule`` so that it gets its own codes.
+/// constraints. Validity is left to `ValidityRule` so that it gets its own codes.
 ///
 /// swift-certificates reports only a sentence; this rule maps it to a stable code and a certificate index.
-public struct RFC5280Rule: ChainRule {
+package struct RFC5280Rule: ChainRule {
     /// One for all: the rule is made afresh for every evaluation, and the policy allocates on creation.
     private static let sharedPolicy = RFC5280Policy.withValidityCheckDisabled()
     private var policy: RFC5280Policy { Self.sharedPolicy }
 
-    /// Paths whose name-constraint work exceeds this are left to ``StructureRule``, which refuses them.
-    public var nameConstraintBudget: Int
+    /// Paths whose name-constraint work exceeds this are left to `StructureRule`, which refuses them.
+    package var nameConstraintBudget: Int
 
-    public init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
+    package init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
 
     /// subjectAltName too: the name-constraint check reads it, and RFC 5280 §4.2.1.6 makes it critical whenever the
     /// subject is empty, so a policy without a host (basic X.509, or SSL with host validation off) must accept it.
-    public var handledCriticalExtensions: [ASN1ObjectIdentifier] { Self.handled }
+    package var handledCriticalExtensions: [ASN1ObjectIdentifier] { Self.handled }
 
     private static let handled = sharedPolicy.verifyingCriticalExtensions + [.X509ExtensionID.subjectAlternativeName]
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
         // there is no path to validate, and swift-certificates would refuse it for not being a CA.
         guard chain.count > 1 else { return }

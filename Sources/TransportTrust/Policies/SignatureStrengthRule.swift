@@ -3,10 +3,10 @@ import X509
 /// Signatures must use SHA-256 or stronger, on every certificate but the trust anchor's own self-signature.
 ///
 /// swift-certificates accepts SHA-1; Apple's SSL policy has refused it since iOS 13, and so does ATS.
-public struct SignatureStrengthRule: ChainRule {
-    public init() {}
+package struct SignatureStrengthRule: ChainRule {
+    package init() {}
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate that is itself the anchor has no signature that matters.
         // By index: dropLast on the enumerated sequence copied every certificate into an array first.
         for i in chain.indices.dropLast() {

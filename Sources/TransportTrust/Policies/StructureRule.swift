@@ -7,13 +7,13 @@ import X509
 /// extensions that do not parse, a CA without a subject name, keyUsage that contradicts basicConstraints,
 /// name constraints where they cannot apply or in a form that cannot be evaluated, and name-constraint
 /// work large enough to be a denial of service.
-public struct StructureRule: ChainRule {
+package struct StructureRule: ChainRule {
     /// Most (constraint × name) comparisons allowed on one path before it is refused.
-    public var nameConstraintBudget: Int
+    package var nameConstraintBudget: Int
 
-    public init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
+    package init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         for (i, cert) in chain.enumerated() {
             let parsed = context.extensions(cert)
             if let bad = parsed.unreadable {
@@ -103,7 +103,7 @@ public struct StructureRule: ChainRule {
 }
 
 /// How much name-constraint matching a path asks for: every constraint on the path against every name of the
-/// leaf. ``RFC5280Rule`` consults it too, so that the quadratic check is never started on a hostile path.
+/// leaf. `RFC5280Rule` consults it too, so that the quadratic check is never started on a hostile path.
 struct NameConstraintLoad {
     var names: [GeneralName] = []
     var constraints = 0

@@ -2,10 +2,10 @@ import Foundation
 import X509
 
 /// Every certificate, the anchor included, must be valid at the validation time (as SecTrust checks).
-public struct ValidityRule: ChainRule {
-    public init() {}
+package struct ValidityRule: ChainRule {
+    package init() {}
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let now = Self.wholeSeconds(context.validationTime)
         for (i, cert) in chain.enumerated() {
             // Each read converts the certificate's time to a Date: once each.

@@ -7,12 +7,12 @@ import X509
 ///
 /// Apple's SecTrust does not check these, and some older private PKIs break them, so they are opt-in
 /// (``TrustPolicy/Profile/webPKI``). Every violation is a sign of a mis-issued certificate.
-public struct WebPKIProfileRule: ChainRule {
+package struct WebPKIProfileRule: ChainRule {
     /// True when the leaf is a TLS server certificate (the SSL policy): the Baseline Requirements' EKU rules for
     /// subscriber and subordinate CA certificates then apply.
-    public var tlsServer: Bool
+    package var tlsServer: Bool
 
-    public init(tlsServer: Bool = true) { self.tlsServer = tlsServer }
+    package init(tlsServer: Bool = true) { self.tlsServer = tlsServer }
 
     /// Key purposes a TLS subscriber certificate must not list (BR 7.1.2.7.10); anyExtendedKeyUsage is refused for
     /// every leaf.
@@ -22,7 +22,7 @@ public struct WebPKIProfileRule: ChainRule {
     /// processing's to enforce, so the extension is not declared handled by this rule.
     static let policyConstraints: ASN1ObjectIdentifier = [2, 5, 29, 36]
 
-    public func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
+    package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let last = chain.count - 1
         for (i, cert) in chain.enumerated() {
             func fail(_ code: TrustFailureCode, _ message: String) {
