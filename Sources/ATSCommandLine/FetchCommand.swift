@@ -68,6 +68,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var resolveOptions: ResolveOptions
 
+    @OptionGroup(title: "Proxies (https goes through a CONNECT tunnel: the origin's TLS, trust and pins are checked end to end)")
+    var proxyOptions: ProxyOptions
+
     @Option(help: "OCSP revocation checking of the server's chain, fetched from each certificate's responder: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
 
@@ -117,7 +120,12 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         do throws(TransportError) { response = try await client.stream(request) } catch {
             return refused(error, output: out)
         }
-        if verbose { out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore)) }
+        if verbose {
+            if let proxy = client.configuration.proxy?.proxy(scheme: response.connection.scheme, host: response.connection.host) {
+                out.error("* through the proxy \(proxy)\(response.connection.scheme == "https" ? " (CONNECT tunnel; the origin's TLS is end to end)" : "")\n")
+            }
+            out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore))
+        }
         // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
         // memory; --json reads it to the end without keeping it.
         var file: FileHandle?
@@ -234,6 +242,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             let origin = url
             handler = { challenge in
                 let space = challenge.protectionSpace
+                // --user is the origin's; a proxy's credential comes only in the --proxy URL or its variable.
+                if space.isProxy { return .performDefaultHandling }
                 switch space.authenticationMethod {
                 case .httpBasic, .httpDigest:
                     // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
@@ -256,6 +266,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         configuration.revocation = revocation
         configuration.certificateTransparency = try ctOptions.options()
         configuration.platform = platformOption.applePlatform
+        configuration.proxy = try proxyOptions.configuration()
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 

@@ -14,6 +14,8 @@ struct PoolKey: Hashable, Sendable {
     var port: Int
     /// The TLS settings and identity; connections made under other requirements are not reused.
     var settings: String
+    /// The proxy the connection goes through (``Proxy/description``), or empty for a direct connection.
+    var proxy: String = ""
 }
 
 /// A request's destination.
@@ -56,11 +58,14 @@ final class Connection: Sendable {
 
     // MARK: Opening
 
+    /// - Parameter tunnel: a channel already open to a proxy (and through its CONNECT tunnel, for https); nil to
+    ///   connect to the target directly. The target's handshake and evaluation are the same either way.
     static func open(target: Target, key: PoolKey, configuration: HTTPSClientConfiguration, identity: ClientIdentity?,
-                     sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Connection {
+                     sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline,
+                     over tunnel: (any Channel)? = nil) async throws(TransportError) -> Connection {
         let host = target.host
         let port = target.port
-        let override = AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port)
+        let override = tunnel == nil ? AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port) : nil
         var overrideAddress: SocketAddress?
         if let override {
             guard let socketAddress = AddressOverrides.socketAddress(override, port: port) else {
@@ -73,70 +78,62 @@ final class Connection: Sendable {
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(requirements: target.requirements, configuration: configuration, host: host, port: port,
                                          observation: observation)
-        let eventLoop = group.next()
+        let eventLoop = tunnel?.eventLoop ?? group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
         let exchangePromise = eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
-        // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
-        let sni: String? = (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
+        let sni = serverName(host)
+
+        let install: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let sync = channel.pipeline.syncOperations
+                if isTLS, let sslContext {
+                    try sync.addHandlers(tlsHandlers(context: sslContext, serverName: sni, verifier: verifier, observation: observation,
+                                                     handshakePromise: handshakePromise))
+                } else {
+                    handshakePromise.succeed(())
+                }
+                try sync.addHTTPClientHandlers()
+                let exchange = ExchangeHandler(death: death)
+                try sync.addHandler(exchange)
+                exchangePromise.succeed(NIOLoopBound(exchange, eventLoop: channel.eventLoop))
+            }
+        }
 
         // The connect limit, or what is left of the request's when that is less (never below NIO's 1 ms floor).
         let remaining = deadline - .now()
         let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(connectLimit)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if isTLS, let sslContext {
-                        let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: sni,
-                                                              customVerificationCallbackWithMetadata: { certificates, promise in
-                            let presented: [[UInt8]]
-                            do { presented = try certificates.map { try $0.toDERBytes() } } catch {
-                                promise.succeed(.failed)
-                                return
-                            }
-                            Task {
-                                let allowed = await verifier.verify(presented: presented)
-                                guard allowed else { return promise.succeed(.failed) }
-                                // The metadata chain is the chain as built, leaf to anchor.
-                                let built = verifier.outcome?.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
-                                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
-                            }
-                        })
-                        try sync.addHandler(ServerHelloObserver(observation: observation))
-                        try sync.addHandler(handler)
-                        try sync.addHandler(HandshakeWaiter(promise: handshakePromise))
-                    } else {
-                        handshakePromise.succeed(())
-                    }
-                    try sync.addHTTPClientHandlers()
-                    let exchange = ExchangeHandler(death: death)
-                    try sync.addHandler(exchange)
-                    exchangePromise.succeed(NIOLoopBound(exchange, eventLoop: channel.eventLoop))
-                }
-            }
-
         let channel: any Channel
-        do {
-            if let overrideAddress {
-                channel = try await bootstrap.connect(to: overrideAddress).get()
-            } else {
-                channel = try await bootstrap.connect(host: host, port: port).get()
+        if let tunnel {
+            do { try await tunnel.eventLoop.flatSubmit { install(tunnel) }.get() } catch {
+                tunnel.close(promise: nil)
+                throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection through the proxy could not be set up: \(error)")
             }
-        } catch {
-            handshakePromise.fail(ExchangeFailure.closed)
-            exchangePromise.fail(ExchangeFailure.closed)
-            if case ChannelError.connectTimeout = error {
-                throw TransportError(.timedOut, phase: .connect, host: host, port: port,
-                                     connectTimeoutMessage(address: address, port: port, limit: connectLimit,
-                                                           byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
-                                     underlying: "\(error)")
+            channel = tunnel
+        } else {
+            let bootstrap = ClientBootstrap(group: eventLoop)
+                .connectTimeout(connectLimit)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelInitializer(install)
+            do {
+                if let overrideAddress {
+                    channel = try await bootstrap.connect(to: overrideAddress).get()
+                } else {
+                    channel = try await bootstrap.connect(host: host, port: port).get()
+                }
+            } catch {
+                handshakePromise.fail(ExchangeFailure.closed)
+                exchangePromise.fail(ExchangeFailure.closed)
+                if case ChannelError.connectTimeout = error {
+                    throw TransportError(.timedOut, phase: .connect, host: host, port: port,
+                                         connectTimeoutMessage(address: address, port: port, limit: connectLimit,
+                                                               byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
+                                         underlying: "\(error)")
+                }
+                throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
+                                     "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
             }
-            throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
-                                 "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
         }
 
         let exchange: NIOLoopBound<ExchangeHandler>
@@ -190,6 +187,33 @@ final class Connection: Sendable {
         }
         configuration.handshakeObserver?(report)
         return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+    }
+
+    /// The SNI name for `host`: none for IP literals (RFC 6066 §3), on which swift-nio-ssl also throws.
+    static func serverName(_ host: String) -> String? {
+        (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
+    }
+
+    /// The TLS client handler whose verification callback runs `verifier`, with the ServerHello observer before it
+    /// and the handshake waiter after it.
+    static func tlsHandlers(context: NIOSSLContext, serverName: String?, verifier: HandshakeVerifier, observation: HandshakeObservation,
+                            handshakePromise: EventLoopPromise<Void>) throws -> [any ChannelHandler] {
+        let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName,
+                                              customVerificationCallbackWithMetadata: { certificates, promise in
+            let presented: [[UInt8]]
+            do { presented = try certificates.map { try $0.toDERBytes() } } catch {
+                promise.succeed(.failed)
+                return
+            }
+            Task {
+                let allowed = await verifier.verify(presented: presented)
+                guard allowed else { return promise.succeed(.failed) }
+                // The metadata chain is the chain as built, leaf to anchor.
+                let built = verifier.outcome?.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
+                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
+            }
+        })
+        return [ServerHelloObserver(observation: observation), handler, HandshakeWaiter(promise: handshakePromise)]
     }
 
     /// Which limit ran out, and how long it was, rounded for people.

@@ -24,10 +24,12 @@ import TransportTrust
 /// completes without it is refused.
 public final class HTTPSClient: Sendable {
     public let configuration: HTTPSClientConfiguration
-    private let group: any EventLoopGroup
+    let group: any EventLoopGroup
     private let pool: ConnectionPool
     private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     private let sessionCredentials = InMemoryCredentialStore()
+    /// Proxy → the Proxy-Authorization that last opened it, sent first on the next connection through it.
+    let proxyAuthorizations = NIOLockedValueBox<[String: String]>([:])
     private let ownedOCSPSource: HTTPOCSPResponseSource?
 
     /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
@@ -133,6 +135,8 @@ public final class HTTPSClient: Sendable {
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?
         var staleRetries = 0
+        var proxyFailures = 0
+        var pendingProxy: ProxyAnswer?
 
         while true {
             let (connection, started, stream) = try await send(request, to: target, deadline: deadline, streaming: streaming)
@@ -184,6 +188,24 @@ public final class HTTPSClient: Sendable {
                 }
                 request = nextRequest
                 target = nextTarget
+                continue
+            }
+
+            if let pending = pendingProxy, status != 407 {
+                await remember(pending.credential, for: pending.space)
+                pendingProxy = nil
+            }
+
+            // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
+            if status == 407, let proxy = proxy(for: target), target.scheme == "http" {
+                let end: ExchangeEnd
+                do { end = try await started.finished() } catch {
+                    throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
+                }
+                await release(connection, reusable: end.reusable)
+                let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
+                                           redirects: redirects, connection: connection.report)
+                pendingProxy = try await answerProxyChallenge(started.head, proxy: proxy, target: target, failures: &proxyFailures, failure: failure)
                 continue
             }
 
@@ -310,6 +332,14 @@ public final class HTTPSClient: Sendable {
         let defaultPort = target.scheme == "https" ? 443 : 80
         let hostHeader = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
         if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
+        // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
+        // request goes inside the tunnel, where the proxy credential never is.
+        if target.scheme == "http", let proxy = proxy(for: target) {
+            head.uri = "http://\(hostHeader)\(target.path)"
+            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) {
+                head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
+            }
+        }
         if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
         if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
 
@@ -355,12 +385,16 @@ public final class HTTPSClient: Sendable {
     }
 
     private func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
+        let route = proxy(for: target)
         let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
-                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "")
+                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "",
+                          proxy: route?.description ?? "")
         if let pooled = await pool.take(key) { return (pooled, true) }
         let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+        var tunnel: (any Channel)?
+        if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
         let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
-                                                   sslContext: context, group: group, deadline: deadline)
+                                                   sslContext: context, group: group, deadline: deadline, over: tunnel)
         return (connection, false)
     }
 
@@ -454,7 +488,7 @@ public final class HTTPSClient: Sendable {
         return nil
     }
 
-    private func storedCredential(for space: ProtectionSpace) async -> Credential? {
+    func storedCredential(for space: ProtectionSpace) async -> Credential? {
         if let found = await sessionCredentials.credential(for: space) {
             return .password(user: found.user, password: found.password, persistence: .forSession)
         }
@@ -464,7 +498,7 @@ public final class HTTPSClient: Sendable {
         return nil
     }
 
-    private func remember(_ credential: Credential, for space: ProtectionSpace) async {
+    func remember(_ credential: Credential, for space: ProtectionSpace) async {
         guard let (user, password) = credential.userPassword else { return }
         switch credential.persistence {
         case .none:
