@@ -219,6 +219,21 @@ import TransportTrust
         #expect(error?.message.contains("not HTTP") == true)
     }
 
+    @Test func aRefusedCONNECTNamesTheProxyAndItsStatus() async throws {
+        let pki = ServerPKI(dns: [host])
+        let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
+        defer { Task { await proxy.shutdown() } }
+        let closed = try await Tinyproxy.freePort()
+        let client = client(pki, proxy: try via(proxy.url))
+        defer { Task { await client.shutdown() } }
+        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(closed)/")) }
+        #expect(error?.kind == .proxyRefused)
+        #expect(error?.phase == .proxy)
+        #expect(error?.message.contains("502") == true)
+        #expect(error?.message.contains("proxy \(proxy.url)") == true)
+        #expect(error?.message.contains("\(host):\(closed)") == true)
+    }
+
     @Test func aProxyThatNeverAnswersOrHangsInTheTunnelTimesOut() async throws {
         let pki = ServerPKI(dns: [host])
         // Long enough for an in-process proxy to answer CONNECT on a loaded machine, short enough to wait out twice.
