@@ -171,6 +171,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if json { out.write(FetchJSON.encode(jsonNaming(FetchJSON(error: error))) + "\n") }
         if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out, store: anchorOptions.trustStore)) }
         if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
+        // The TLS library's own code and text, for whoever debugs the server; the message says it in words.
+        if verbose, let reason = error.tlsReason { out.error("* TLS library reason: \(reason.rawValue)\n") }
+        if verbose, let underlying = error.underlying { out.error("* underlying error: \(underlying)\n") }
         out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
@@ -312,6 +315,10 @@ struct FetchJSON: Encodable {
         var host: String
         var port: Int
         var message: String
+        /// BoringSSL's reason code and who must fix it, for a failed handshake.
+        var tlsReason: String?
+        var fixedBy: String?
+        var underlying: String?
     }
 
     var url: String?
@@ -338,7 +345,8 @@ struct FetchJSON: Encodable {
     }
 
     init(error: TransportError) {
-        self.error = Failure(kind: error.kind.rawValue, phase: error.phase.rawValue, host: error.host, port: error.port, message: error.message)
+        self.error = Failure(kind: error.kind.rawValue, phase: error.phase.rawValue, host: error.host, port: error.port, message: error.message,
+                             tlsReason: error.tlsReason?.rawValue, fixedBy: error.tlsReason?.fixedBy.rawValue, underlying: error.underlying)
         fill(error.handshake, error.verdict, error.atsEvaluation)
     }
 

@@ -314,6 +314,12 @@ final class Connection: Sendable {
                 return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                       "the server reset the connection", verdict: report.verdict, underlying: text)
             }
+            if isTLS, let reason = TLSFailureReason(boringSSLText: text) {
+                var error = TransportError(.tlsFailure, phase: phase, host: host, port: port, "the TLS connection failed: \(reason.sentence)",
+                                           verdict: report.verdict, handshake: report.handshake, underlying: text)
+                error.tlsReason = reason
+                return error
+            }
             return TransportError(isTLS ? .tlsFailure : .malformedResponse, phase: phase, host: host, port: port,
                                   "the exchange failed: \(text)", verdict: report.verdict, underlying: text)
         default:

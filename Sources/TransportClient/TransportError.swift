@@ -88,6 +88,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var handshake: HandshakeSummary?
     /// The lower-level error, as text, for diagnosis.
     public var underlying: String?
+    /// BoringSSL's reason for a failed handshake, when it gave one this client knows; ``message`` has it in words.
+    public var tlsReason: TLSFailureReason?
 
     public init(_ kind: Kind, phase: Phase, host: String, port: Int, _ message: String,
                 verdict: TrustVerdict? = nil, atsEvaluation: ConnectionEvaluation? = nil,
