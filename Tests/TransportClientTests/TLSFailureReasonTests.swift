@@ -42,19 +42,11 @@ import X509
 
     // MARK: Real servers
 
-    private func serve(_ pki: ServerPKI, _ extra: [String]) throws -> (OpenSSLServer, TemporaryDirectory) {
-        let dir = try TemporaryDirectory()
-        try dir.write("leaf.pem", pki.leaf.pem)
-        try dir.write("intermediate.pem", pki.intermediate.pem)
-        try dir.write("key.pem", pki.leaf.key.pemString)
-        return (try OpenSSLServer(arguments: ["-cert", "leaf.pem", "-cert_chain", "intermediate.pem", "-key", "key.pem", "-www"] + extra, in: dir.path), dir)
-    }
-
     @Test(.enabled(if: opensslAvailable))
     func aStaticRSAServerWhoseCertificateLacksKeyEnciphermentIsTheServersToFix() async throws {
         // The example: RSA key exchange needs keyEncipherment; this leaf has digitalSignature only.
         let pki = ServerPKI(key: .rsa2048(), leafKeyUsage: KeyUsage(digitalSignature: true))
-        let (server, dir) = try serve(pki, ["-tls1_2", "-cipher", "AES128-SHA"])
+        let (server, dir) = try opensslServer(pki, ["-tls1_2", "-cipher", "AES128-SHA"])
         defer { server.stop(); _ = dir }
         let ats = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionRequiresForwardSecrecy": .boolean(false)]]))
         let error = await transportError { try await makeClient(anchors: pki.anchors, ats: ats).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
@@ -70,7 +62,7 @@ import X509
     @Test(.enabled(if: opensslAvailable))
     func aServerWithoutACertificateForTheNameSaysSo() async throws {
         let pki = ServerPKI()
-        let (server, dir) = try serve(pki, ["-servername", "other.example.test", "-cert2", "leaf.pem", "-key2", "key.pem", "-servername_fatal"])
+        let (server, dir) = try opensslServer(pki, ["-servername", "other.example.test", "-cert2", "leaf.pem", "-key2", "key.pem", "-servername_fatal"])
         defer { server.stop(); _ = dir }
         let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
         #expect(error?.tlsReason == .alertUnrecognizedName)
@@ -81,7 +73,7 @@ import X509
     @Test(.enabled(if: opensslAvailable))
     func aServerOfferingOnlyAnOlderVersionKeepsTheATSAdviceAndGainsItsCode() async throws {
         let pki = ServerPKI()
-        let (server, dir) = try serve(pki, ["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"])
+        let (server, dir) = try opensslServer(pki, ["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { server.stop(); _ = dir }
         let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
         #expect(error?.kind == .atsRefused)
