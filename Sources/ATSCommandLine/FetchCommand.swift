@@ -77,6 +77,12 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @OptionGroup(title: "Certificate Transparency (embedded SCTs; SCTs in the TLS extension or a stapled OCSP response cannot be read)")
     var ctOptions: CTOptions
 
+    @Flag(name: .customLong("http1.1"), help: "Offer only HTTP/1.1 through ALPN.")
+    var http11 = false
+
+    @Flag(name: .customLong("http2"), help: "Offer only HTTP/2 (h2) through ALPN, and fail when the server does not agree. Without either flag both are offered and the server chooses.")
+    var http2 = false
+
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
 
@@ -88,6 +94,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if identity != nil && passwordFile == nil { throw ValidationError("--identity needs --password-file") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if let user, !user.contains(":") { throw ValidationError("--user takes NAME:PASSWORD") }
+        if http11 && http2 { throw ValidationError("give either --http1.1 or --http2, not both") }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must be 0 or more") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
     }
@@ -270,6 +277,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         configuration.certificateTransparency = try ctOptions.options()
         configuration.platform = platformOption.applePlatform
         configuration.proxy = try proxyOptions.configuration()
+        configuration.httpVersions = http11 ? .http1Only : http2 ? .http2Only : .negotiate
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 
@@ -288,6 +296,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
         if let handshake = report.handshake {
             s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
+            s += "* \(report.httpVersion) (\(report.httpVersion == "HTTP/2" ? "h2" : "HTTP/1.1") chosen through ALPN)\n"
         }
         if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out, store: store) }
         s += describe(report.atsEvaluation)
@@ -331,6 +340,8 @@ struct FetchJSON: Encodable {
     var certificateTransparency: CertificateTransparencyReport?
     var ats: [ATSCheck]?
     var redirects: [String]?
+    /// `HTTP/1.1` or `HTTP/2`.
+    var httpVersion: String?
     var error: Failure?
     /// The public roots ("system" or "apple") and the Apple release whose TLS server rules applied.
     var trustStore: String?
@@ -341,6 +352,7 @@ struct FetchJSON: Encodable {
         url = response.url
         status = Int(response.status.code)
         redirects = response.redirects
+        httpVersion = response.connection.httpVersion
         fill(response.connection.handshake, response.connection.verdict, response.connection.atsEvaluation)
     }
 

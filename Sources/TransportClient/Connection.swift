@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import TransportTrust
@@ -42,6 +43,9 @@ final class Connection: Sendable {
     let report: ConnectionReport
     private let exchange: NIOLoopBound<ExchangeHandler>
     private let death: NIOLockedValueBox<ExchangeFailure?>
+    /// The HTTP/2 connection this is a stream of; nil for an HTTP/1.1 connection. A stream is one exchange: closing
+    /// it resets the stream, never the connection.
+    let session: HTTP2Session?
 
     private init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
                  death: NIOLockedValueBox<ExchangeFailure?>) {
@@ -50,6 +54,23 @@ final class Connection: Sendable {
         self.report = report
         self.exchange = exchange
         self.death = death
+        self.session = nil
+    }
+
+    /// A stream of an HTTP/2 connection.
+    init(stream: any Channel, session: HTTP2Session, exchange: NIOLoopBound<ExchangeHandler>, death: NIOLockedValueBox<ExchangeFailure?>) {
+        self.channel = stream
+        self.key = session.key
+        self.report = session.report
+        self.exchange = exchange
+        self.death = death
+        self.session = session
+    }
+
+    /// What ALPN settled, and the handlers it put in place.
+    enum Negotiated: Sendable {
+        case http1(NIOLoopBound<ExchangeHandler>)
+        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<Bool>)
     }
 
     var isActive: Bool { channel.isActive }
@@ -80,24 +101,47 @@ final class Connection: Sendable {
                                          observation: observation)
         let eventLoop = tunnel?.eventLoop ?? group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
-        let exchangePromise = eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
+        let exchangePromise = eventLoop.makePromise(of: Negotiated.self)
+        // Every path that does not succeed it fails it here; completing a completed promise is a no-op.
+        defer { exchangePromise.fail(ExchangeFailure.closed) }
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
         let sni = serverName(host)
+        if !isTLS && configuration.httpVersions == .http2Only {
+            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
+                                 "HTTP/2 is spoken only over TLS here (h2, negotiated by ALPN); plain http:// uses HTTP/1.1")
+        }
 
+        // The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,
+        // so that nothing the server sends after its Finished goes unread.
+        @Sendable func installHTTP(_ sync: ChannelPipeline.SynchronousOperations, _ alpn: String?, _ loop: any EventLoop) throws {
+            if alpn == "h2" {
+                let goingAway = NIOLockedValueBox(false)
+                let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) {
+                    // Server push is off (SETTINGS_ENABLE_PUSH 0 by NIO's default settings); refuse any stream it opens.
+                    $0.close()
+                }
+                try sync.addHandler(GoAwayObserver(goingAway: goingAway))
+                exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway))
+            } else {
+                try sync.addHTTPClientHandlers()
+                let exchange = ExchangeHandler(death: death)
+                try sync.addHandler(exchange)
+                exchangePromise.succeed(.http1(NIOLoopBound(exchange, eventLoop: loop)))
+            }
+        }
         let install: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
                 if isTLS, let sslContext {
                     try sync.addHandlers(tlsHandlers(context: sslContext, serverName: sni, verifier: verifier, observation: observation,
-                                                     handshakePromise: handshakePromise))
+                                                     handshakePromise: handshakePromise) { sync, alpn in
+                        try installHTTP(sync, alpn, channel.eventLoop)
+                    })
                 } else {
                     handshakePromise.succeed(())
+                    try installHTTP(sync, nil, channel.eventLoop)
                 }
-                try sync.addHTTPClientHandlers()
-                let exchange = ExchangeHandler(death: death)
-                try sync.addHandler(exchange)
-                exchangePromise.succeed(NIOLoopBound(exchange, eventLoop: channel.eventLoop))
             }
         }
 
@@ -136,12 +180,6 @@ final class Connection: Sendable {
             }
         }
 
-        let exchange: NIOLoopBound<ExchangeHandler>
-        do { exchange = try await exchangePromise.futureResult.get() } catch {
-            channel.close(promise: nil)
-            throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection could not be set up: \(error)")
-        }
-
         // The handshake deadline: its own limit, within the request's.
         let flag = TimeoutFlag()
         let ownDeadline = NIODeadline.now() + configuration.timeouts.handshake.timeAmount
@@ -170,7 +208,12 @@ final class Connection: Sendable {
                 .classify(error, identityPresented: identity != nil)
         }
 
-        let report: ConnectionReport
+        let negotiated: Negotiated
+        do { negotiated = try await exchangePromise.futureResult.get() } catch {
+            channel.close(promise: nil)
+            throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection could not be set up: \(error)")
+        }
+        var report: ConnectionReport
         if isTLS {
             // Fail closed: a handshake that completed without our evaluation (a resumed session, say) is refused.
             guard let outcome = verifier.outcome, outcome.refusal == nil else {
@@ -185,8 +228,23 @@ final class Connection: Sendable {
                                       atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
                                       requirements: target.requirements, notes: [])
         }
-        configuration.handshakeObserver?(report)
-        return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+        switch negotiated {
+        case .http1(let exchange):
+            report.httpVersion = "HTTP/1.1"
+            if isTLS && configuration.httpVersions == .http2Only {
+                channel.close(promise: nil)
+                throw TransportError(.malformedResponse, phase: .handshake, host: host, port: port,
+                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); drop --http2 to use HTTP/1.1",
+                                     verdict: report.verdict, handshake: report.handshake)
+            }
+            configuration.handshakeObserver?(report)
+            return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+        case .http2(let multiplexer, let goingAway):
+            report.httpVersion = "HTTP/2"
+            configuration.handshakeObserver?(report)
+            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway)
+            return try await session.openStream()
+        }
     }
 
     /// The SNI name for `host`: none for IP literals (RFC 6066 §3), on which swift-nio-ssl also throws.
@@ -196,8 +254,10 @@ final class Connection: Sendable {
 
     /// The TLS client handler whose verification callback runs `verifier`, with the ServerHello observer before it
     /// and the handshake waiter after it.
+    /// - Parameter onCompleted: called on the event loop when the handshake completes, with the ALPN protocol chosen.
     static func tlsHandlers(context: NIOSSLContext, serverName: String?, verifier: HandshakeVerifier, observation: HandshakeObservation,
-                            handshakePromise: EventLoopPromise<Void>) throws -> [any ChannelHandler] {
+                            handshakePromise: EventLoopPromise<Void>,
+                            onCompleted: ((ChannelPipeline.SynchronousOperations, String?) throws -> Void)? = nil) throws -> [any ChannelHandler] {
         let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName,
                                               customVerificationCallbackWithMetadata: { certificates, promise in
             let presented: [[UInt8]]
@@ -213,7 +273,7 @@ final class Connection: Sendable {
                 promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
             }
         })
-        return [ServerHelloObserver(observation: observation), handler, HandshakeWaiter(promise: handshakePromise)]
+        return [ServerHelloObserver(observation: observation), handler, HandshakeWaiter(promise: handshakePromise, onCompleted: onCompleted)]
     }
 
     /// Which limit ran out, and how long it was, rounded for people.
@@ -245,6 +305,7 @@ final class Connection: Sendable {
     func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
                stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
+        let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
         let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
                                       limit: limit, stream: stream, delivered: NIOLockedValueBox(false))
         let flag = TimeoutFlag()
@@ -294,6 +355,10 @@ final class Connection: Sendable {
         case ExchangeFailure.tooLarge(let limit):
             return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
                                   "the response body is larger than the limit of \(limit) bytes; raise HTTPSClientConfiguration.maximumResponseBytes, or read it with HTTPSClient.stream, which has no limit")
+        case ExchangeFailure.refused:
+            return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                  "the server refused the HTTP/2 stream before processing it (REFUSED_STREAM or GOAWAY)",
+                                  verdict: report.verdict, handshake: report.handshake, underlying: ExchangeFailure.refusedMarker)
         case ExchangeFailure.closed:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)

@@ -2,6 +2,8 @@
 /// reusing it carries that decision, and any new connection is evaluated afresh.
 actor ConnectionPool {
     private var idle: [PoolKey: [Connection]] = [:]
+    /// HTTP/2 connections, shared by every request to their key as streams.
+    private var sessions: [PoolKey: HTTP2Session] = [:]
     private let maximumPerKey: Int
     private var closed = false
 
@@ -16,8 +18,30 @@ actor ConnectionPool {
         return nil
     }
 
+    /// The HTTP/2 connection for `key` that may take another stream, if any.
+    func session(_ key: PoolKey) -> HTTP2Session? {
+        guard let session = sessions[key] else { return nil }
+        if session.isUsable { return session }
+        sessions[key] = nil
+        return nil
+    }
+
+    /// Shares an HTTP/2 connection. When one is already shared for the key (two requests raced to connect), that one
+    /// stays, and the newer is closed when its only stream ends (``put(_:)``).
+    func add(_ session: HTTP2Session) {
+        guard !closed else { return session.close() }
+        if let current = sessions[session.key], current.isUsable, current !== session { return session.markSurplus() }
+        sessions[session.key] = session
+    }
+
     /// Keeps `connection` for reuse, or closes it when the pool is full or shut down.
     func put(_ connection: Connection) {
+        // An HTTP/2 stream is one exchange; its connection stays shared in `sessions`.
+        if let session = connection.session {
+            connection.close()
+            if session.isSurplus { session.close() }
+            return
+        }
         guard !closed, maximumPerKey > 0, connection.isActive else { return connection.close() }
         var list = idle[connection.key, default: []].filter(\.isActive)
         // One connection twice in the list would be handed to two requests at once.
@@ -27,11 +51,13 @@ actor ConnectionPool {
         idle[connection.key] = list
     }
 
-    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.isActive).count } }
+    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.isActive).count } + sessions.values.filter(\.isUsable).count }
 
     func shutdown() {
         closed = true
         for connection in idle.values.joined() { connection.close() }
         idle = [:]
+        for session in sessions.values { session.close() }
+        sessions = [:]
     }
 }

@@ -38,6 +38,8 @@ public struct ConnectionReport: Sendable {
     public var requirements: ConnectionRequirements
     /// Facts worth telling: a delegate that loosened trust, an expired pin set, soft-fail revocation.
     public var notes: [String]
+    /// `HTTP/1.1` or `HTTP/2` (chosen by ALPN on TLS).
+    public var httpVersion: String = "HTTP/1.1"
 }
 
 /// A completed handshake's report, for ``HTTPSClientConfiguration/handshakeObserver``.

@@ -311,10 +311,12 @@ public final class HTTPSClient: Sendable {
     private func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {
         let key = TLSSettings.cacheKey(for: requirements, identity: identity)
         if let cached = contexts.withLockedValue({ $0[key] }) { return cached }
-        let tls: TLSConfiguration
+        var tls: TLSConfiguration
         do throws(TLSSettingsError) { tls = try TLSSettings.configuration(for: requirements, identity: identity) } catch {
             throw TransportError(.atsRefused, phase: .handshake, host: host, port: port, error.message)
         }
+        // Per client, so the key above need not name it.
+        tls.applicationProtocols = configuration.httpVersions.alpn
         let context: NIOSSLContext
         do { context = try NIOSSLContext(configuration: tls) } catch {
             throw TransportError(identity == nil ? .internalError : .invalidClientIdentity, phase: .handshake, host: host, port: port,
@@ -348,9 +350,11 @@ public final class HTTPSClient: Sendable {
         var askedForIdentity = false
         while true {
             var reused = false
+            var multiplexed = false
             do throws(TransportError) {
                 let connection: Connection
                 (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline)
+                multiplexed = connection.session != nil
                 var stream: AsyncThrowingStream<[UInt8], any Error>?
                 var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
                 if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
@@ -358,8 +362,11 @@ public final class HTTPSClient: Sendable {
                                                          deadline: deadline, stream: continuation)
                 return (connection, started, stream)
             } catch {
-                // A pooled connection the server closed while idle: try once more on a new one.
-                if reused && !retried && error.kind == .connectionClosed {
+                // A pooled connection the server closed while idle: try once more on a new one. On HTTP/2 only what
+                // the server left unprocessed (a refused stream), or an idempotent request (RFC 9110 §9.2.2).
+                let refused = error.underlying == ExchangeFailure.refusedMarker
+                let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
+                if !retried && error.kind == .connectionClosed && (refused || (reused && (!multiplexed || idempotent))) {
                     retried = true
                     continue
                 }
@@ -389,12 +396,14 @@ public final class HTTPSClient: Sendable {
         let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
                           settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "",
                           proxy: route?.description ?? "")
+        if let session = await pool.session(key) { return (try await session.openStream(), true) }
         if let pooled = await pool.take(key) { return (pooled, true) }
         let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
         var tunnel: (any Channel)?
         if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
         let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
                                                    sslContext: context, group: group, deadline: deadline, over: tunnel)
+        if let session = connection.session { await pool.add(session) }
         return (connection, false)
     }
 
