@@ -70,7 +70,7 @@ final class Connection: Sendable {
     /// What ALPN settled, and the handlers it put in place.
     enum Negotiated: Sendable {
         case http1(NIOLoopBound<ExchangeHandler>)
-        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<Bool>)
+        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<HTTP2StreamID?>)
     }
 
     var isActive: Bool { channel.isActive }
@@ -116,7 +116,7 @@ final class Connection: Sendable {
         // so that nothing the server sends after its Finished goes unread.
         @Sendable func installHTTP(_ sync: ChannelPipeline.SynchronousOperations, _ alpn: String?, _ loop: any EventLoop) throws {
             if alpn == "h2" {
-                let goingAway = NIOLockedValueBox(false)
+                let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
                 let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) {
                     // Server push is off (SETTINGS_ENABLE_PUSH 0 by NIO's default settings); refuse any stream it opens.
                     $0.close()

@@ -4,6 +4,9 @@ actor ConnectionPool {
     private var idle: [PoolKey: [Connection]] = [:]
     /// HTTP/2 connections, shared by every request to their key as streams.
     private var sessions: [PoolKey: HTTP2Session] = [:]
+    /// Keys a connection is being opened for, with the requests waiting to learn whether it is an HTTP/2 one they can
+    /// share: without this, requests that start together each open a connection.
+    private var opening: [PoolKey: [CheckedContinuation<HTTP2Session?, Never>]] = [:]
     private let maximumPerKey: Int
     private var closed = false
 
@@ -32,6 +35,28 @@ actor ConnectionPool {
         guard !closed else { return session.close() }
         if let current = sessions[session.key], current.isUsable, current !== session { return session.markSurplus() }
         sessions[session.key] = session
+    }
+
+    /// Whether the caller is to open the connection for `key` (true), or another request is opening one already.
+    /// A true answer must be followed by ``finishOpening(_:session:)``.
+    func beginOpening(_ key: PoolKey) -> Bool {
+        guard opening[key] == nil else { return false }
+        opening[key] = []
+        return true
+    }
+
+    /// Waits for the connection another request is opening for `key`: its HTTP/2 session, or nil when it is not
+    /// one (HTTP/1.1, or it failed), and the caller opens its own.
+    func waitForOpening(_ key: PoolKey) async -> HTTP2Session? {
+        guard opening[key] != nil else { return session(key) }
+        return await withCheckedContinuation { opening[key, default: []].append($0) }
+    }
+
+    /// Ends an opening begun with ``beginOpening(_:)``, sharing `session` when it is HTTP/2.
+    func finishOpening(_ key: PoolKey, session: HTTP2Session?) {
+        if let session { add(session) }
+        let shared = session.flatMap { self.session($0.key) }
+        for waiter in opening.removeValue(forKey: key) ?? [] { waiter.resume(returning: shared) }
     }
 
     /// Keeps `connection` for reuse, or closes it when the pool is full or shut down.

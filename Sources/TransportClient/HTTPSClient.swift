@@ -398,13 +398,24 @@ public final class HTTPSClient: Sendable {
                           proxy: route?.description ?? "")
         if let session = await pool.session(key) { return (try await session.openStream(), true) }
         if let pooled = await pool.take(key) { return (pooled, true) }
-        let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
-        var tunnel: (any Channel)?
-        if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
-        let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
-                                                   sslContext: context, group: group, deadline: deadline, over: tunnel)
-        if let session = connection.session { await pool.add(session) }
-        return (connection, false)
+        // Requests that start together wait for one connection when it may be HTTP/2, and share it if it is.
+        var opener = false
+        if target.scheme == "https" && configuration.httpVersions != .http1Only {
+            opener = await pool.beginOpening(key)
+            if !opener, let session = await pool.waitForOpening(key) { return (try await session.openStream(), true) }
+        }
+        do throws(TransportError) {
+            let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+            var tunnel: (any Channel)?
+            if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
+            let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
+                                                       sslContext: context, group: group, deadline: deadline, over: tunnel)
+            if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }
+            return (connection, false)
+        } catch {
+            if opener { await pool.finishOpening(key, session: nil) }
+            throw error
+        }
     }
 
     // MARK: HTTP authentication

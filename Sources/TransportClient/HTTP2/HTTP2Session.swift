@@ -30,10 +30,11 @@ final class HTTP2Session: Sendable {
     let key: PoolKey
     let report: ConnectionReport
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
-    private let goingAway: NIOLockedValueBox<Bool>
+    /// The last stream ID of a GOAWAY the server sent, once it has.
+    private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
 
     init(channel: any Channel, key: PoolKey, report: ConnectionReport, multiplexer: NIOHTTP2Handler.StreamMultiplexer,
-         goingAway: NIOLockedValueBox<Bool>) {
+         goingAway: NIOLockedValueBox<HTTP2StreamID?>) {
         self.channel = channel
         self.key = key
         self.report = report
@@ -48,7 +49,7 @@ final class HTTP2Session: Sendable {
     func markSurplus() { surplus.withLockedValue { $0 = true } }
 
     /// Whether new streams may start here: open, and no GOAWAY received.
-    var isUsable: Bool { channel.isActive && !goingAway.withLockedValue { $0 } }
+    var isUsable: Bool { channel.isActive && goingAway.withLockedValue { $0 } == nil }
 
     func close() { channel.close(promise: nil) }
 
@@ -56,6 +57,7 @@ final class HTTP2Session: Sendable {
     /// stream's frames into the same request and response parts as on HTTP/1.1.
     func openStream() async throws(TransportError) -> Connection {
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
+        let goingAway = self.goingAway
         let exchangePromise = channel.eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
         let stream: any Channel
         let exchange: NIOLoopBound<ExchangeHandler>
@@ -64,7 +66,7 @@ final class HTTP2Session: Sendable {
                 stream.eventLoop.makeCompletedFuture {
                     let sync = stream.pipeline.syncOperations
                     try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
-                    try sync.addHandler(StreamRefusal())
+                    try sync.addHandler(StreamRefusal(goingAway: goingAway))
                     let handler = ExchangeHandler(death: death)
                     try sync.addHandler(handler)
                     exchangePromise.succeed(NIOLoopBound(handler, eventLoop: stream.eventLoop))
@@ -95,24 +97,35 @@ final class HTTP2Session: Sendable {
 final class GoAwayObserver: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
 
-    private let goingAway: NIOLockedValueBox<Bool>
+    private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
 
-    init(goingAway: NIOLockedValueBox<Bool>) { self.goingAway = goingAway }
+    init(goingAway: NIOLockedValueBox<HTTP2StreamID?>) { self.goingAway = goingAway }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .goAway = unwrapInboundIn(data).payload { goingAway.withLockedValue { $0 = true } }
+        if case .goAway(let lastStreamID, _, _) = unwrapInboundIn(data).payload {
+            // A second GOAWAY may only lower the last stream ID (RFC 9113 §6.8).
+            goingAway.withLockedValue { $0 = min($0 ?? lastStreamID, lastStreamID) }
+        }
         context.fireChannelRead(data)
     }
 }
 
-/// Turns a stream the server refused (RST_STREAM or GOAWAY with REFUSED_STREAM: not processed, RFC 9113 §8.7)
-/// into ``ExchangeFailure/refused``, which any request may be retried after.
+/// Turns a stream the server left unprocessed into ``ExchangeFailure/refused``, which any request may be retried
+/// after (RFC 9113 §8.7): one reset with REFUSED_STREAM, or one above a GOAWAY's last stream ID (NIO closes those
+/// with CANCEL).
 final class StreamRefusal: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
 
+    private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
+
+    init(goingAway: NIOLockedValueBox<HTTP2StreamID?>) { self.goingAway = goingAway }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream {
-            return context.fireErrorCaught(ExchangeFailure.refused)
+        if let closed = error as? NIOHTTP2Errors.StreamClosed {
+            let last = goingAway.withLockedValue { $0 }
+            if closed.errorCode == .refusedStream || (closed.errorCode == .cancel && last.map { closed.streamID > $0 } == true) {
+                return context.fireErrorCaught(ExchangeFailure.refused)
+            }
         }
         context.fireErrorCaught(error)
     }

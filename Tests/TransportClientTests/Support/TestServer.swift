@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -63,6 +64,37 @@ final class TestServer: Sendable {
         configure(&tls)
         let context = try NIOSSLContext(configuration: tls)
         return try await start(tls: context, responder: responder)
+    }
+
+    /// An HTTPS server that speaks HTTP/2 only (ALPN h2), answering each stream through NIO's HTTP/2-to-HTTP/1 codec
+    /// with `responder`, as ``https(chain:key:responder:configure:)`` answers each request.
+    static func http2(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
+            privateKey: .privateKey(try key.nioPrivateKey()))
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let box = NIOLockedValueBox<TestServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    box.withLockedValue { $0 }?.noteConnection()
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(NIOSSLServerHandler(context: context))
+                    _ = try sync.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(HTTPResponder(responder: responder, server: box))
+                        }
+                    }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
+        let server = TestServer(channel: channel, port: port)
+        box.withLockedValue { $0 = server }
+        return server
     }
 
     /// A plain HTTP server.
