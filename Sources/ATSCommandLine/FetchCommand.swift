@@ -296,7 +296,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
         if let handshake = report.handshake {
             s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
-            s += "* \(report.httpVersion) (\(report.httpVersion == "HTTP/2" ? "h2" : "HTTP/1.1") chosen through ALPN)\n"
+            s += "* \(report.httpVersion) (ALPN: \(report.alpn.map { "the server chose \($0)" } ?? "the server chose none"))\n"
         }
         if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out, store: store) }
         s += describe(report.atsEvaluation)

@@ -114,7 +114,9 @@ final class Connection: Sendable {
 
         // The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,
         // so that nothing the server sends after its Finished goes unread.
+        let chosen = NIOLockedValueBox<String?>(nil)
         @Sendable func installHTTP(_ sync: ChannelPipeline.SynchronousOperations, _ alpn: String?, _ loop: any EventLoop) throws {
+            chosen.withLockedValue { $0 = alpn }
             if alpn == "h2" {
                 let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
                 let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) {
@@ -228,6 +230,7 @@ final class Connection: Sendable {
                                       atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
                                       requirements: target.requirements, notes: [])
         }
+        report.alpn = chosen.withLockedValue { $0 }
         switch negotiated {
         case .http1(let exchange):
             report.httpVersion = "HTTP/1.1"

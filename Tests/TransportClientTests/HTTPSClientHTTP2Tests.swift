@@ -109,12 +109,27 @@ import TransportTrust
         let verbose = Output.capture()
         #expect(await ATSCommand.run(arguments: base + ["--http2", "--verbose"], output: verbose) == 0, "\(verbose.standardError)")
         #expect(verbose.standardOutput == "fetched")
-        #expect(verbose.standardError.contains("* HTTP/2 (h2 chosen through ALPN)"))
+        #expect(verbose.standardError.contains("* HTTP/2 (ALPN: the server chose h2)"))
         let json = Output.capture()
         #expect(await ATSCommand.run(arguments: base + ["--json"], output: json) == 0)
         #expect(json.standardOutput.contains("\"httpVersion\" : \"HTTP/2\""))
         let both = Output.capture()
         #expect(await ATSCommand.run(arguments: base + ["--http2", "--http1.1"], output: both) == 2)
+    }
+
+    @Test(.enabled(if: Nghttpd.path != nil, "\(missing)"))
+    func atsDiagnoseReportsWhatALPNChose() async throws {
+        let pki = ServerPKI()
+        let server = try await Nghttpd.start(pki, files: ["index.html": Array("diagnosed".utf8)])
+        defer { server.stop() }
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("root.pem", pki.root.pem)
+        let output = Output.capture()
+        _ = await ATSCommand.run(arguments: ["diagnose", "https://\(host):\(server.port)/index.html", "--anchors", anchors,
+                                             "--resolve", "\(host):127.0.0.1"], output: output)
+        let negotiated = output.standardOutput.components(separatedBy: "\n").filter { $0.hasPrefix("Negotiated : TLSv1.3") }
+        #expect(!negotiated.isEmpty, "\(output.standardOutput)")
+        #expect(negotiated.allSatisfy { $0.contains("ALPN h2") })
     }
 
     // MARK: The same behaviour as on HTTP/1.1, against an in-process HTTP/2 server
