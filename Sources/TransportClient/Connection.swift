@@ -246,7 +246,10 @@ final class Connection: Sendable {
             report.httpVersion = "HTTP/2"
             configuration.handshakeObserver?(report)
             let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway)
-            return try await session.openStream()
+            do throws(TransportError) { return try await session.openStream() } catch {
+                session.close()
+                throw error
+            }
         }
     }
 

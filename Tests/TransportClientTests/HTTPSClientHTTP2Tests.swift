@@ -217,9 +217,7 @@ private final class GoAwayServer: Sendable {
     func shutdown() async { try? await channel.close() }
 
     static func start(_ pki: ServerPKI, answerAfter: Int) async throws -> GoAwayServer {
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try pki.served.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
-            privateKey: .privateKey(try pki.leaf.key.nioPrivateKey()))
+        var tls = try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key)
         tls.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let counts = NIOLockedValueBox<(connections: Int, answered: Int)>((0, 0))

@@ -260,9 +260,7 @@ import TransportTrust
     @Test func aProxyInjectingItsOwnCertificateIsRefused() async throws {
         let pki = ServerPKI(dns: [host])
         let impostor = ServerPKI(dns: [host])
-        let tls = try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: try impostor.served.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
-            privateKey: .privateKey(try impostor.leaf.key.nioPrivateKey())))
+        let tls = try NIOSSLContext(configuration: TestServer.tlsConfiguration(chain: impostor.served, key: impostor.leaf.key))
         let proxy = try await TestProxy.start(.inject(tls))
         defer { Task { await proxy.shutdown() } }
         let client = client(pki, proxy: try via(proxy.url))
@@ -321,9 +319,7 @@ import TransportTrust
         defer { Task { await server.shutdown() } }
         let proxyPKI = ServerPKI()
         let proxyLeaf = proxyPKI.intermediate.leaf(dns: [], ips: [[127, 0, 0, 1]], key: .p256())
-        let tls = try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: try [proxyLeaf, proxyPKI.intermediate].map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
-            privateKey: .privateKey(try proxyLeaf.key.nioPrivateKey())))
+        let tls = try NIOSSLContext(configuration: TestServer.tlsConfiguration(chain: [proxyLeaf, proxyPKI.intermediate], key: proxyLeaf.key))
         let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil), tls: tls)
         defer { Task { await proxy.shutdown() } }
         // The origin is pinned; the proxy's certificate matches no pin and need not.
