@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .library(name: "TransportTrust", targets: ["TransportTrust"]),
         .library(name: "AppTransportSecurity", targets: ["AppTransportSecurity"]),
+        .library(name: "AppBundles", targets: ["AppBundles"]),
+        .library(name: "TransportDecision", targets: ["TransportDecision"]),
         .library(name: "TransportClient", targets: ["TransportClient"]),
         .library(name: "TransportServer", targets: ["TransportServer"]),
         .library(name: "ATSDiagnostics", targets: ["ATSDiagnostics"]),
@@ -27,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
+        // `swift package generate-documentation` for the DocC catalogs (scripts/build-docs.sh); a plugin, never linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
     ],
     targets: [
         // Trust evaluation: chain building, policies, verdicts. No network I/O.
@@ -46,17 +50,30 @@ let package = Package(
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.
         .target(
             name: "AppTransportSecurity",
+            dependencies: ["TransportTrust"],
+            swiftSettings: strict
+        ),
+        // ATS configurations read from a path, an .app folder or an .ipa: the one module that links an unzipper.
+        .target(
+            name: "AppBundles",
             dependencies: [
-                "TransportTrust",
+                "AppTransportSecurity", "TransportTrust",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
+            swiftSettings: strict
+        ),
+        // Whether one connection may proceed: TLS parameters before the handshake, one typed decision after it.
+        // No I/O, so the client, the diagnostics and the tests run the same decision.
+        .target(
+            name: "TransportDecision",
+            dependencies: ["TransportTrust", "AppTransportSecurity"],
             swiftSettings: strict
         ),
         // The HTTPS client: ATS, trust and pins enforced during the TLS handshake.
         .target(
             name: "TransportClient",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity",
+                "TransportTrust", "AppTransportSecurity", "TransportDecision",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -101,7 +118,7 @@ let package = Package(
         .target(
             name: "ATSTestServers",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "ATSDiagnostics", "TransportServer",
+                "TransportTrust", "AppTransportSecurity", "TransportServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,7 +135,7 @@ let package = Package(
         .target(
             name: "ATSCommandLine",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
+                "TransportTrust", "AppTransportSecurity", "AppBundles", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -146,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "ATSBenchmark",
             dependencies: [
-                "AppTransportSecurity", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                "AppTransportSecurity", "AppBundles", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
@@ -196,13 +213,19 @@ let package = Package(
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
+                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity", "AppBundles",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             // Real chains read from the source tree by path (#filePath), not bundled.
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TransportDecisionTests",
+            dependencies: ["TestSupport", "TransportDecision", "TransportTrust", "AppTransportSecurity"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Regenerates the example PKI under Examples/: a root, an intermediate and a leaf for www.example.test,
-# valid for 30 years so that the README's first command keeps working. Private keys are not kept.
+# Regenerates the example PKI under Examples/: a root and an intermediate valid for 30 years, and a leaf for
+# www.example.test valid for 825 days, the longest Apple allows a TLS server certificate (AppleValidityPeriodRule): a
+# 30-year leaf is refused. The example packages evaluate at a fixed time inside the leaf's life, so they keep working
+# after it ends. Private keys are not kept; the SPKI pins in Examples/VerifyChain and Examples/PinMigration change.
 set -eu
 cd "$(dirname "$0")/../Examples"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -28,7 +30,7 @@ subjectKeyIdentifier=hash
 authorityKeyIdentifier=keyid
 X
 openssl req -new -key "$tmp/leaf.key" -subj "/CN=www.example.test" -out "$tmp/leaf.csr"
-openssl x509 -req -in "$tmp/leaf.csr" -CA "$tmp/int.pem" -CAkey "$tmp/int.key" -CAcreateserial -days 10950 -sha256 \
+openssl x509 -req -in "$tmp/leaf.csr" -CA "$tmp/int.pem" -CAkey "$tmp/int.key" -CAcreateserial -days 825 -sha256 \
   -extfile "$tmp/leaf.ext" -out "$tmp/leaf.pem"
 cat "$tmp/leaf.pem" "$tmp/int.pem" > chain.pem
 rm -f root.srl

@@ -1,3 +1,4 @@
+import AppBundles
 import AppTransportSecurity
 import ArgumentParser
 import Foundation

@@ -1,3 +1,4 @@
+import AppBundles
 import AppTransportSecurity
 import ArgumentParser
 import Foundation
@@ -111,8 +112,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             out.error("ats fetch: \(error)\n")
             return 2
         }
-        defer { Task { await client.shutdown() } }
         let status = await fetch(client, request, output: out)
+        await client.shutdown()
         // A pin failure report is on its way; let it finish (bounded by its own timeouts) before the process ends.
         if let reporter {
             await reporter.shutdown()

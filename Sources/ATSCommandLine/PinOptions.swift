@@ -1,4 +1,5 @@
 import ArgumentParser
+import AppTransportSecurity
 import Foundation
 import TransportTrust
 
@@ -15,82 +16,47 @@ struct PinOptions: ParsableArguments {
 
     var isEmpty: Bool { pins.isEmpty && pinFile == nil }
 
-    /// What these options pin for one host: a pattern and a set, and, when the `--pin` hashes cannot join a pin
-    /// file's set without being demoted (it is report-only or expires), those hashes as a set of their own.
-    struct Pinning {
-        var pattern: HostPattern?
-        var pinSet: PinSet
-        /// `--pin` hashes checked on their own, always enforced, never expiring.
-        var commandLine: PinSet?
-    }
-
-    /// What these options pin for `host`, or nil when they pin nothing for it (no pins given, or a pin file that
-    /// exempts the host or does not cover it, which is said on standard error): the chain is then validated only,
-    /// as ATS, TrustKit, OkHttp and Android treat a host their configuration does not pin.
-    ///
-    /// A pin file's entry for the host supplies the pattern, enforcement, expiry and report URIs. `--pin` hashes
-    /// join an enforced entry without an expiration date (any pin passes); otherwise they form their own enforced
-    /// set, so that they are never demoted to report-only or expire with the file's pins. The whole pin file is
-    /// validated first under its own system's rules, as that system would at start-up: an error refuses it, and
-    /// warnings (an expired set, a legacy pin) are printed. A legacy `sha1/` `--pin` is accepted with a warning.
+    /// The pin sources these options give: the pin file, read and validated under its own system's rules as that
+    /// system would at start-up (an error refuses it; warnings are printed), and the `--pin` hashes. A legacy
+    /// `sha1/` `--pin` is accepted with a warning.
     /// - Parameter now: the time an expiration date is judged against.
-    func pinning(for host: String?, now: Date = Date(), output out: Output) throws -> Pinning? {
-        if isEmpty { return nil }
-        var commandLine = PinSet()
-        var pattern: HostPattern?
-        if let host { pattern = try? HostPattern(host) }
+    func sources(now: Date = Date(), output out: Output) throws -> PinSources {
+        var direct = PinSet()
         for text in pins {
             let pin: Pin
             do { pin = try Pin(parsing: text) } catch { throw InputError("--pin: \(error)") }
             if pin.isLegacySHA1 {
                 out.error("warning: --pin \(pin) is a legacy SHA-1 pin; replace it with the sha256/ pin of the same key (`ats pins CERT.pem` prints it)\n")
             }
-            commandLine[pinScope].append(pin)
+            direct[pinScope].append(pin)
         }
-        guard let pinFile else { return Pinning(pattern: pattern, pinSet: commandLine) }
+        guard let pinFile else { return PinSources(pins: direct) }
         let source = InputFile.source(pinFile)
         let (config, warnings) = try PinConfigurationFormat.read(path: pinFile)
         let checks = try config.validate(now: now, source: source)
         for w in warnings + checks { out.error("\(w)\n") }
-        let entry: PinnedHost?
-        if let host { entry = config.entry(for: host) } else { entry = config.hosts.count == 1 ? config.hosts.first : nil }
-        let rest = commandLine.allPins.isEmpty ? "its chain is validated only" : "only the --pin pins are checked"
-        guard let entry else {
-            guard let host else {
-                throw InputError("\(source) pins \(config.hosts.count) hosts (\(Self.patterns(config))); give --host to choose one")
-            }
-            // Every system leaves a host its configuration does not list unpinned: chain validation only.
-            out.error("warning: \(source) pins nothing for \(host): none of its patterns (\(Self.patterns(config))) covers it, so \(rest)\n")
-            return commandLine.allPins.isEmpty ? nil : Pinning(pattern: pattern, pinSet: commandLine)
-        }
-        if entry.isExempt {
-            // TrustKit's excluded subdomain, Android's domain-config without pins: covered, and not pinned.
-            out.error("note: \(source) exempts \(host ?? entry.pattern.name) from pinning (\(entry.pattern)), so \(rest)\n")
-            return commandLine.allPins.isEmpty ? nil : Pinning(pattern: pattern, pinSet: commandLine)
-        }
-        let file = entry.pinSet
-        if commandLine.allPins.isEmpty { return Pinning(pattern: entry.pattern, pinSet: file) }
-        guard file.enforcePinning && file.expirationDate == nil else {
-            return Pinning(pattern: entry.pattern, pinSet: file, commandLine: commandLine)
-        }
-        var merged = file
-        for scope in PinScope.allCases { merged[scope] += commandLine[scope] }
-        return Pinning(pattern: entry.pattern, pinSet: merged)
+        return PinSources(configuration: config, configurationSource: source, pins: direct)
     }
 
-    /// The patterns of `config` for a message, at most `limit` of them: a pin file can hold thousands.
-    static func patterns(_ config: PinConfiguration, limit: Int = 8) -> String {
-        let shown = config.hosts.prefix(limit).map(\.pattern.description).joined(separator: ", ")
-        return config.hosts.count > limit ? "\(shown) and \(config.hosts.count - limit) more" : shown
-    }
-
-    /// A pin-set evaluator that runs `validation` first, or nil when the options pin nothing for `host`. When the
-    /// `--pin` hashes are a set of their own, it is checked between validation and the pin file's set.
+    /// A pin-set evaluator that runs `validation` first, or nil when the options pin nothing for `host` (no pins
+    /// given, or a pin file that exempts the host or does not cover it, which is said on standard error).
     func evaluator(for host: String?, now: Date = Date(), validation: any ServerTrustEvaluating, output out: Output) throws -> PinSetEvaluator? {
-        guard let pinning = try pinning(for: host, now: now, output: out) else { return nil }
-        let first: any ServerTrustEvaluating = pinning.commandLine.map { PinSetEvaluator(pinSet: $0, validation: validation) } ?? validation
-        return pinning.pattern.map { PinSetEvaluator(PinnedHost($0, pinning.pinSet), validation: first) }
-            ?? PinSetEvaluator(pinSet: pinning.pinSet, validation: first)
+        if isEmpty { return nil }
+        var peer: PeerName?
+        if let host {
+            do { peer = try PeerName(host) } catch { throw InputError("--host: '\(host)' is not a host name or address: \(error)") }
+        }
+        let sources = try sources(now: now, output: out)
+        let result: (evaluator: PinSetEvaluator?, notices: [PinSources.Notice])
+        do {
+            result = try sources.evaluator(for: peer, validation: validation)
+        } catch {
+            guard error.code == .invalidHost, peer == nil else { throw error }
+            throw InputError("\(sources.configurationSource) \(error.problem); give --host to choose one")
+        }
+        let (evaluator, notices) = result
+        for notice in notices { out.error("\(notice)\n") }
+        return evaluator
     }
 }
 

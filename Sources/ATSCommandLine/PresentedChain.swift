@@ -16,9 +16,9 @@ enum PresentedChain {
             },
             timeouts: Timeouts(connect: timeout, handshake: timeout, request: timeout))
         let client = HTTPSClient(configuration: configuration)
-        defer { Task { await client.shutdown() } }
         var failure: TransportError?
         do throws(TransportError) { _ = try await client.execute(HTTPRequest(url: url)) } catch { failure = error }
+        await client.shutdown()
         let der = captured.value
         guard !der.isEmpty else {
             let timedOut = failure?.kind == .timedOut

@@ -6,6 +6,8 @@ enum VerdictRendering {
     struct JSONVerdict: Encodable {
         var trusted: Bool
         var anchor: AnchorSource?
+        /// Present (true) only when the leaf is itself the anchor (``TrustVerdict/leafIsAnchor``).
+        var leafIsAnchor: Bool?
         var chain: [ChainEntry]
         var failures: [TrustFailure]
         var notes: [String]
@@ -44,7 +46,8 @@ enum VerdictRendering {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let value = JSONVerdict(trusted: verdict.isTrusted, anchor: verdict.anchor, chain: chainEntries(verdict),
+        let value = JSONVerdict(trusted: verdict.isTrusted, anchor: verdict.anchor, leafIsAnchor: verdict.leafIsAnchor ? true : nil,
+                                chain: chainEntries(verdict),
                                 failures: verdict.failures, notes: verdict.notes + (anchors?.problems ?? []),
                                 certificateTransparency: verdict.certificateTransparency,
                                 trustStore: anchors?.trustStore.rawValue,
@@ -77,7 +80,9 @@ enum VerdictRendering {
             let indent = String(repeating: "   ", count: i)
             let branch = i == 0 ? "" : "└─ "
             let flag = verdict.failures.contains { $0.certificate == i } ? output.red(" ✗") : ""
-            let role = i == 0 ? "leaf" : (i == summaries.count - 1 && verdict.anchor != nil ? "anchor (\(verdict.anchor?.rawValue ?? ""))" : "intermediate")
+            let anchorRole = "anchor (\(verdict.anchor?.rawValue ?? ""))"
+            let role = i == 0 ? (verdict.leafIsAnchor ? "leaf, \(anchorRole)" : "leaf")
+                : (i == summaries.count - 1 && verdict.anchor != nil ? anchorRole : "intermediate")
             s += "\(indent)\(branch)\(NameDisplay.plain(c.subject))\(flag)  \(output.dim("[\(role)]"))\n"
             let pad = indent + (i == 0 ? "   " : "      ")
             var facts = ["\(c.keyType)", c.signatureAlgorithm]
@@ -93,7 +98,8 @@ enum VerdictRendering {
         s += "\n"
         if verdict.isTrusted {
             let from = verdict.anchor == .custom ? "a custom anchor" : (store == .apple ? "a root of Apple's trust store" : "a system root")
-            s += output.green("✓ trusted") + (host.map { " for \($0)" } ?? "") + ", anchored at \(from)\n"
+            s += output.green("✓ trusted") + (host.map { " for \($0)" } ?? "") + ", anchored at \(from)"
+                + (verdict.leafIsAnchor ? ": the leaf is itself the anchor" : "") + "\n"
         } else {
             s += output.red("✗ not trusted") + (host.map { " for \($0)" } ?? "") + "\n"
             for f in verdict.failures {

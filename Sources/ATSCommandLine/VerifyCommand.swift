@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SwiftASN1
 import TransportTrust
+import X509
 
 struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     static let configuration = CommandConfiguration(
@@ -67,6 +68,14 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(name: .customLong("inhibit-policy-mapping"), help: "Refuse policy mapping (RFC 5280 initial-policy-mapping-inhibit).")
     var inhibitPolicyMapping = false
 
+    @Option(name: .customLong("eku"),
+            help: "With --policy basic, a key purpose the leaf must be valid for: serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, ocspSigning, any (anyExtendedKeyUsage), or a dotted OID. Repeatable. The leaf's extendedKeyUsage, if any, must list it; a CA's, if any, must list it or anyExtendedKeyUsage.")
+    var keyPurposes: [String] = []
+
+    @Option(name: .customLong("distrust"),
+            help: "Refuse every path through a certificate or key this file lists: PEM certificates (or one DER certificate), PEM PUBLIC KEY blocks, and sha256/BASE64 lines (SHA-256 of the SubjectPublicKeyInfo); # starts a comment. Repeatable.")
+    var distrustFiles: [String] = []
+
     @Flag(name: .customLong("inhibit-any-policy"),
           help: "anyPolicy in a certificate stands for no other policy (RFC 5280 initial-any-policy-inhibit).")
     var inhibitAnyPolicy = false
@@ -105,6 +114,15 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             throw ValidationError("--pkits runs each test with its own initial policy inputs; drop --policy-oid, --require-explicit-policy, --inhibit-policy-mapping and --inhibit-any-policy")
         }
         if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
+        if !keyPurposes.isEmpty && (limbo != nil || pkits != nil) {
+            throw ValidationError("--limbo and --pkits take each case's key purposes from the suite; drop --eku")
+        }
+        if !distrustFiles.isEmpty && (limbo != nil || pkits != nil) {
+            throw ValidationError("--distrust checks one chain; it cannot be combined with --limbo or --pkits")
+        }
+        if !keyPurposes.isEmpty && policy != .basic {
+            throw ValidationError("--eku sets the key purposes of --policy basic; the SSL policy always requires serverAuth. Add --policy basic")
+        }
         if policy == .basic && host != nil { throw ValidationError("--policy basic checks no host; drop --host or use --policy ssl") }
         if limbo != nil && !pinOptions.isEmpty { throw ValidationError("--pin and --pin-file check one chain; they cannot be combined with --limbo") }
     }
@@ -154,6 +172,8 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.profile = profile
         if let maxDepth { trustPolicy.maximumIntermediates = maxDepth }
         trustPolicy.certificatePolicies = try certificatePolicyOptions()
+        if !keyPurposes.isEmpty { trustPolicy.requiredExtendedKeyUsages = try requiredKeyPurposes() }
+        trustPolicy.distrusted = try distrustLists()
         trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses,
                                                                    options: ("--ocsp-response", "--revocation"))
         trustPolicy.certificateTransparency = try ctOptions.options()
@@ -175,6 +195,43 @@ extension VerifyCommand {
                                         requireExplicitPolicy: requireExplicitPolicy, inhibitPolicyMapping: inhibitPolicyMapping,
                                         inhibitAnyPolicy: inhibitAnyPolicy)
     }
+
+    /// The purposes named by --eku, each once, in the order given.
+    func requiredKeyPurposes() throws -> [ExtendedKeyUsage.Usage] {
+        var usages: [ExtendedKeyUsage.Usage] = []
+        for text in keyPurposes {
+            let usage: ExtendedKeyUsage.Usage
+            if let named = Self.keyPurposes.first(where: { $0.name.caseInsensitiveCompare(text) == .orderedSame }) {
+                usage = named.usage
+            } else if text.first?.isNumber == true {
+                do { usage = ExtendedKeyUsage.Usage(oid: try Self.policyOID(text)) } catch {
+                    throw InputError("--eku '\(text)' is not an object identifier: \(error.text); write a dotted OID like 1.3.6.1.5.5.7.3.1")
+                }
+            } else {
+                throw InputError("--eku '\(text)' is not a key purpose; use one of \(Self.keyPurposes.map(\.name).joined(separator: ", ")), or a dotted OID")
+            }
+            if !usages.contains(usage) { usages.append(usage) }
+        }
+        return usages
+    }
+
+    /// The lists of --distrust, one per file.
+    func distrustLists() throws -> [DistrustList] {
+        var lists: [DistrustList] = []
+        for path in distrustFiles {
+            let data: Data
+            do { data = try InputFile.read(path) } catch { throw InputError("--distrust \(InputFile.source(path)): \(error.reason)") }
+            do { lists.append(try DistrustList(source: InputFile.source(path), contents: Array(data))) } catch {
+                throw InputError("--distrust \(error)")
+            }
+        }
+        return lists
+    }
+
+    static let keyPurposes: [(name: String, usage: ExtendedKeyUsage.Usage)] = [
+        ("serverAuth", .serverAuth), ("clientAuth", .clientAuth), ("codeSigning", .codeSigning), ("emailProtection", .emailProtection),
+        ("timeStamping", .timeStamping), ("ocspSigning", .ocspSigning), ("any", .any),
+    ]
 
     struct OIDError: Error { var text: String }
 

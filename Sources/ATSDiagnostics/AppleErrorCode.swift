@@ -138,10 +138,10 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
         case .hostNotAllowed, .pinMismatch: self.init(.cancelled)
         case .serverTrustRefused: self = Self.trust(error.verdict?.failures.map(\.code) ?? [])
         case .atsRefused:
-            let checks = Set(error.atsEvaluation?.blockingReasons.map(\.check) ?? [])
-            if checks.contains("certificate") {
+            let checks = Set(error.atsEvaluation?.blockingReasons.map(\.kind) ?? [])
+            if checks.contains(.certificate) {
                 self.init(.secureConnectionFailed, .badCertificate)
-            } else if checks.contains("tls-version") || error.message.contains("TLS version") || error.message.contains("NSExceptionMinimumTLSVersion") {
+            } else if checks.contains(.tlsVersion) || error.message.contains("TLS version") || error.message.contains("NSExceptionMinimumTLSVersion") {
                 self.init(.secureConnectionFailed, .peerProtocolVersion)
             } else {
                 self.init(.secureConnectionFailed, .peerHandshakeFail)

@@ -12,19 +12,20 @@ public struct DiagnosisInputError: Error, Sendable, CustomStringConvertible {
 
 /// What every test of a diagnosis shares.
 public struct DiagnosisOptions: Sendable {
+    /// Whose ATS rules the tests apply; the newest by default.
     public var profile: PlatformProfile
     /// The roots chains must reach (system roots by default).
     public var anchors: TrustAnchors
     /// The limit for each test's whole request; tests of one host run in parallel, so a host costs about this.
     public var timeout: Duration
     /// Host, or `host:port`, → IP literal to connect to, as curl's `--resolve` (see
-    /// ``HTTPSClientConfiguration/addressOverrides``).
+    /// `HTTPSClientConfiguration.addressOverrides`).
     public var addressOverrides: [String: String]
     /// The time certificates are checked at; nil is now.
     public var validationTime: Date?
     /// Certificate Transparency, as the client applies it.
     public var certificateTransparency = CertificateTransparencyOptions()
-    /// The Apple release whose TLS server rules the chain must meet (``TrustPolicy/platform``).
+    /// The Apple release whose TLS server rules the chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform
 
     public init(profile: PlatformProfile = .newest, anchors: TrustAnchors = .system, timeout: Duration = .seconds(10),
@@ -40,11 +41,13 @@ public struct DiagnosisOptions: Sendable {
 
 /// `nscurl --ats-diagnostics`, on any platform.
 ///
-/// Every test is an ATS dictionary handed to AppTransportSecurity's resolver and sent through ``HTTPSClient``'s
+/// Every test is an ATS dictionary handed to AppTransportSecurity's resolver and sent through `HTTPSClient`'s
 /// real request path, the same as `ats fetch --plist`, so a PASS here is exactly a load the client accepts.
 public struct Diagnoser: Sendable {
+    /// What every test of a diagnosis shares.
     public var options: DiagnosisOptions
 
+    /// A diagnoser with these options.
     public init(options: DiagnosisOptions = DiagnosisOptions()) { self.options = options }
 
     /// Checks that `url` can be diagnosed: an absolute http(s) URL with a host and a valid port, and no whitespace or

@@ -15,7 +15,7 @@ public enum TestResult: String, Sendable, Codable {
 
 /// Why a test failed: the closest Apple error and our own reasons.
 public struct TestFailure: Sendable, Codable, Hashable {
-    /// ``TransportError/Kind`` raw value.
+    /// `TransportError.Kind` raw value.
     public var kind: String
     public var phase: String
     public var message: String
@@ -29,7 +29,7 @@ public struct TestFailure: Sendable, Codable, Hashable {
         message = error.message
         apple = AppleErrorCode(error)
         var reasons = error.verdict?.failures.map { f in f.certificate.map { "certificate \($0): \(f.message)" } ?? f.message } ?? []
-        reasons += error.atsEvaluation?.blockingReasons.filter { $0.check != "certificate" }.map { "ATS \($0.check): \($0.message)" } ?? []
+        reasons += error.atsEvaluation?.blockingReasons.filter { $0.kind != .certificate }.map { "ATS \($0.check): \($0.message)" } ?? []
         self.reasons = reasons
     }
 }

@@ -4,6 +4,7 @@ import TransportTrust
 
 /// The smallest Info.plist change that makes a URL load, or why none can.
 public struct Recommendation: Sendable, Codable, Hashable {
+    /// What the diagnosis recommends: nothing, an exception, arbitrary loads or a server change; or that it cannot decide.
     public enum Kind: String, Sendable, Codable {
         /// The default ATS test passed.
         case noneNeeded = "none-needed"

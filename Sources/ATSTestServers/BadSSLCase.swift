@@ -1,5 +1,3 @@
-import ATSDiagnostics
-
 /// The known cases `ats serve` runs, each on its own port of 127.0.0.1, with what a diagnosis must find.
 public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
     case good
@@ -48,7 +46,7 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The expected result of each of nscurl's 16 tests, in ``ATSTestCase/nscurl`` order: `P` pass, `F` fail.
+    /// The expected result of each of nscurl's 16 tests, in `ATSTestCase.nscurl` order: `P` pass, `F` fail.
     public var expectedMatrix: String {
         let allPass = String(repeating: "P", count: 16)
         let allFail = String(repeating: "F", count: 16)
@@ -62,15 +60,6 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         case .tls11Only: return "FP" + "FFPP" + "F" + "F" + "FFPP" + "FFPP"
         case .staticRSA: return "FP" + "FFFF" + "P" + "P" + "FPPP" + "FPPP"
         case .redirectToHTTP: return "FP" + "FFFF" + "F" + "P" + "FFFF" + "PPPP"
-        }
-    }
-
-    /// The recommendation a diagnosis must make.
-    public var expectedRecommendation: Recommendation.Kind {
-        switch self {
-        case .good, .basicAuth: return .noneNeeded
-        case .tls10Only, .tls11Only, .staticRSA, .redirectToHTTP: return .exception
-        default: return .noExceptionHelps
         }
     }
 
@@ -98,11 +87,5 @@ public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
         case .clientCertificateRequired: return "clientCertificateRejected"
         case .redirectToHTTP: return "redirectRefused"
         }
-    }
-
-    /// The expected default result and recommendation, in the words `ats serve` prints.
-    public var expectedText: String {
-        Recommendation.outcomeText(defaultResult: expectedMatrix.hasPrefix("P") ? "PASS" : "FAIL", kind: expectedRecommendation,
-                                   configuration: expectedConfiguration)
     }
 }

@@ -12,6 +12,7 @@ import TransportTrust
 /// await servers.shutdown()
 /// ```
 public final class LocalServers: Sendable {
+    /// One running case: which, where, and its server.
     public struct Running: Sendable {
         public var testCase: BadSSLCase
         public var url: String
@@ -69,10 +70,11 @@ public final class LocalServers: Sendable {
 
     /// Starts the servers.
     /// - Parameters:
-    ///   - portBase: case *i* (in ``BadSSLCase/allCases`` order) listens on `portBase + i` and the plain HTTP
+    ///   - portBase: case *i* (in `BadSSLCase.allCases` order) listens on `portBase + i` and the plain HTTP
     ///     redirect target on `portBase + count`; 0 picks free ports.
     ///   - directory: where `ca.pem`, `client.pem` and `client-key.pem` are written; it must exist.
     ///   - only: the cases to run (all by default).
+    ///   - existing: the PKI to issue from; by default a new one.
     public static func start(portBase: Int = 0, directory: String, only: [BadSSLCase] = BadSSLCase.allCases,
                              pki existing: LocalPKI? = nil) async throws -> LocalServers {
         if portBase != 0 && !(1...(65535 - BadSSLCase.allCases.count)).contains(portBase) {

@@ -5,7 +5,7 @@ import NIOPosix
 import TransportServer
 
 /// `ats serve --mtls`: one HTTPS server on 127.0.0.1 that verifies each client certificate with the trust engine
-/// (``MutualTLSServer``) and answers every request with the verdict as JSON.
+/// (`MutualTLSServer`) and answers every request with the verdict as JSON.
 public final class VerdictServer: Sendable {
     private let server: LocalServer
 

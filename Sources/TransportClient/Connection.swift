@@ -23,10 +23,17 @@ struct PoolKey: Hashable, Sendable {
 struct Target: Sendable {
     var url: String
     var scheme: String
+    /// The host in canonical form: ``peer``'s text.
     var host: String
+    var peer: PeerName
     var port: Int
     var path: String
     var requirements: ConnectionRequirements
+
+    /// The decision plan for a connection to this target under `configuration`.
+    func plan(_ configuration: HTTPSClientConfiguration) -> ConnectionPlan {
+        ConnectionPlan(peer: peer, port: port, requirements: requirements, settings: configuration.trustSettings)
+    }
 }
 
 /// Which phase a deadline expired in, set by the timer before it closes the channel.
@@ -97,7 +104,7 @@ final class Connection: Sendable {
         }
         let address = override ?? host
         let observation = HandshakeObservation()
-        let verifier = HandshakeVerifier(requirements: target.requirements, configuration: configuration, host: host, port: port,
+        let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
                                          observation: observation)
         let eventLoop = tunnel?.eventLoop ?? group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
@@ -106,7 +113,8 @@ final class Connection: Sendable {
         defer { exchangePromise.fail(ExchangeFailure.closed) }
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
-        let sni = serverName(host)
+        // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
+        let sni = verifier.plan.serverName
         if !isTLS && configuration.httpVersions == .http2Only {
             throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
                                  "HTTP/2 is spoken only over TLS here (h2, negotiated by ALPN); plain http:// uses HTTP/1.1")
@@ -221,7 +229,7 @@ final class Connection: Sendable {
             guard let outcome = verifier.outcome, outcome.refusal == nil else {
                 channel.close(promise: nil)
                 throw TransportError(.serverTrustRefused, phase: .handshake, host: host, port: port,
-                                     "the TLS handshake completed without server trust evaluation (was a session resumed?); refusing")
+                                     ConnectionPlan.unevaluatedHandshake.message)
             }
             report = ConnectionReport(scheme: "https", host: host, port: port, handshake: outcome.handshake, verdict: outcome.verdict,
                                       atsEvaluation: outcome.evaluation, requirements: target.requirements, notes: outcome.notes)
@@ -251,11 +259,6 @@ final class Connection: Sendable {
                 throw error
             }
         }
-    }
-
-    /// The SNI name for `host`: none for IP literals (RFC 6066 §3), on which swift-nio-ssl also throws.
-    static func serverName(_ host: String) -> String? {
-        (try? PeerName(host)).flatMap { if case .dns = $0 { return host } else { return nil } }
     }
 
     /// The TLS client handler whose verification callback runs `verifier`, with the ServerHello observer before it

@@ -5,14 +5,19 @@ import TransportTrust
 
 /// A request to send.
 public struct HTTPRequest: Sendable {
+    /// An absolute `https` (or, where ATS allows it, `http`) URL.
     public var url: String
+    /// The HTTP method; GET by default.
     public var method: HTTPMethod
+    /// Headers sent as given. The client adds `Host` when absent and sets `Content-Length` from ``body``.
     public var headers: HTTPHeaders
+    /// The request body, if any.
     public var body: [UInt8]?
     /// This request's whole time limit, across redirects and retries, in place of the client's
     /// ``Timeouts/request`` (as `URLRequest.timeoutInterval` overrides the session's). Nil: the client's.
     public var timeout: Duration?
 
+    /// A request for `url`; nothing is checked until it is sent.
     public init(url: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration? = nil) {
         self.url = url
         self.method = method
@@ -26,7 +31,9 @@ public struct HTTPRequest: Sendable {
 public struct ConnectionReport: Sendable {
     /// `http` or `https`.
     public var scheme: String
+    /// The host connected to, as the URL names it.
     public var host: String
+    /// The port connected to.
     public var port: Int
     /// Nil for plain HTTP.
     public var handshake: HandshakeSummary?
@@ -49,8 +56,10 @@ public typealias HandshakeReport = ConnectionReport
 
 /// A response, with its body read into memory.
 public struct HTTPResponse: Sendable {
+    /// The final response's status, after redirects and authentication.
     public var status: HTTPResponseStatus
     public var headers: HTTPHeaders
+    /// The whole body, up to ``HTTPSClientConfiguration/maximumResponseBytes``.
     public var body: [UInt8]
     /// The URL that produced this response, after redirects.
     public var url: String
@@ -59,6 +68,7 @@ public struct HTTPResponse: Sendable {
     /// The connection that carried the final response.
     public var connection: ConnectionReport
 
+    /// The status as a number.
     public var statusCode: Int { Int(status.code) }
     /// The body as UTF-8 text.
     public var text: String { String(decoding: body, as: UTF8.self) }

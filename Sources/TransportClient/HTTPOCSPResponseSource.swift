@@ -13,7 +13,10 @@ public final class HTTPOCSPResponseSource: OCSPResponseSource {
     public let timeout: Duration
     private let client: HTTPSClient
 
-    /// - Parameter addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for responders.
+    /// - Parameters:
+    ///   - timeout: the limit for each request to a responder; a response that is late counts as none.
+    ///   - maximumResponseBytes: the largest response read; a larger one counts as none.
+    ///   - addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for responders.
     public init(timeout: Duration = .seconds(5), maximumResponseBytes: Int = 64 << 10, addressOverrides: [String: String] = [:]) {
         self.timeout = timeout
         client = HTTPSClient(configuration: HTTPSClientConfiguration(

@@ -8,12 +8,13 @@ import TransportTrust
 ///
 /// Deliveries are bounded: at most ``maximumInFlight`` at once, and reports beyond that are dropped and
 /// counted rather than queued, so a storm of failures cannot pile up connections. Wrap it in
-/// ``TransportTrust/DeduplicatingPinFailureReporter`` (``standard(client:)`` does) to drop identical reports
+/// `TransportTrust.DeduplicatingPinFailureReporter` (``standard(client:)`` does) to drop identical reports
 /// for 24 hours.
 ///
 /// The delivering client must not itself send pin reports, or a pinned collector that fails would report
 /// about its own reports. The default client uses ATS defaults and the system roots, with no pins.
 public final class HTTPPinFailureReporter: PinFailureReporting {
+    /// How many reports were delivered, failed or dropped, for tests and diagnostics.
     public struct Statistics: Sendable, Equatable {
         public var delivered = 0
         /// Deliveries that ended in a transport error or a status other than 2xx.

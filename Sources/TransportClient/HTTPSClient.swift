@@ -23,6 +23,7 @@ import TransportTrust
 /// never resumes a client session, so every handshake runs the verification callback; a handshake that
 /// completes without it is refused.
 public final class HTTPSClient: Sendable {
+    /// What every request of this client is held to.
     public let configuration: HTTPSClientConfiguration
     let group: any EventLoopGroup
     private let pool: ConnectionPool
@@ -32,7 +33,10 @@ public final class HTTPSClient: Sendable {
     let proxyAuthorizations = NIOLockedValueBox<[String: String]>([:])
     private let ownedOCSPSource: HTTPOCSPResponseSource?
 
-    /// - Parameter eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
+    /// A client that holds every request to `configuration`.
+    /// - Parameters:
+    ///   - configuration: ATS, trust, pins, identities and limits; fixed for the client's life.
+    ///   - eventLoopGroup: the loops to run on; by default NIO's shared singleton group.
     public init(configuration: HTTPSClientConfiguration = HTTPSClientConfiguration(), eventLoopGroup: (any EventLoopGroup)? = nil) {
         var configuration = configuration
         // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.
@@ -289,6 +293,9 @@ public final class HTTPSClient: Sendable {
             throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, error.description)
         }
         let host = requirements.target.host
+        guard let peer = try? PeerName(host) else {
+            throw TransportError(.invalidRequest, phase: phase, host: host, port: 0, "'\(host)' is not a valid host name or address")
+        }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw TransportError(.invalidRequest, phase: phase, host: host, port: port, "port \(port) is out of range")
@@ -298,14 +305,14 @@ public final class HTTPSClient: Sendable {
                                  "plain HTTP to \(host) is blocked (\(requirements.allowsInsecureHTTP.because)); use https, or allow it with NSExceptionAllowsInsecureHTTPLoads in NSExceptionDomains › \(host) (or NSAllowsArbitraryLoads)")
         }
         if scheme == "https", let manager = configuration.trustManager {
-            do throws(ServerTrustManagerError) { _ = try manager.rule(forHost: host) } catch {
+            do throws(ServerTrustManagerError) { _ = try manager.rule(forHost: peer) } catch {
                 throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, error.description,
                                      verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description)))
             }
         }
         var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
-        return Target(url: url, scheme: scheme, host: host, port: port, path: path, requirements: requirements)
+        return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: path, requirements: requirements)
     }
 
     private func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {

@@ -1,4 +1,5 @@
 import Foundation
+import TransportDecision
 import TransportTrust
 
 /// Time limits for each phase of a request.
@@ -72,9 +73,10 @@ public struct HTTPSClientConfiguration: Sendable {
     /// The proxies requests go through, and the hosts that bypass them; nil connects directly. The client never
     /// reads `HTTPS_PROXY` or the like itself.
     public var proxy: ProxyConfiguration?
-    /// The Apple release whose TLS server rules the server's chain must meet (``TrustPolicy/platform``).
+    /// The Apple release whose TLS server rules the server's chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform = .newest
 
+    /// A configuration; every setting has the default its property describes.
     public init(ats: ATSPolicy = .default(), trustManager: ServerTrustManager? = nil, anchors: TrustAnchors = .system,
                 validationTime: Date? = nil, clientIdentity: ClientIdentity? = nil, clientIdentities: [String: ClientIdentity] = [:],
                 challengeHandler: ChallengeHandler? = nil, credentialStore: (any CredentialStore)? = nil,
@@ -101,4 +103,10 @@ public struct HTTPSClientConfiguration: Sendable {
     }
 
     func identity(forHost host: String) -> ClientIdentity? { clientIdentities[host.lowercased()] ?? clientIdentity }
+
+    /// The trust half of this configuration, as a connection plan takes it.
+    var trustSettings: TrustSettings {
+        TrustSettings(anchors: anchors, trustManager: trustManager, platform: platform, certificateTransparency: certificateTransparency,
+                      revocation: revocation, ocspSource: ocspSource, validationTime: validationTime)
+    }
 }

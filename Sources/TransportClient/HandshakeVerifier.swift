@@ -1,9 +1,10 @@
 import AppTransportSecurity
 import NIOConcurrencyHelpers
+import TransportDecision
 import TransportTrust
 
-/// The outcome of one connection's server-trust decision, kept so that a failed handshake can be reported
-/// with its verdict instead of swift-nio-ssl's generic error.
+/// The outcome of one connection's decision, kept so that a failed handshake can be reported with its verdict
+/// instead of swift-nio-ssl's generic error.
 struct VerificationOutcome: Sendable {
     var verdict: TrustVerdict
     var evaluation: ConnectionEvaluation
@@ -13,26 +14,22 @@ struct VerificationOutcome: Sendable {
     var refusal: TransportError?
 }
 
-/// Decides server trust during the handshake: the trust manager's evaluator (or chain validation), ATS pins,
-/// the ATS evaluation of the negotiated connection, and the delegate's server-trust challenge. Runs once per
-/// new connection, from swift-nio-ssl's verification callback.
+/// Runs a ``ConnectionPlan``'s decision from swift-nio-ssl's verification callback, once per new connection: it
+/// reads the ServerHello the observer saw, asks the delegate's server-trust challenge, and keeps the outcome.
 final class HandshakeVerifier: Sendable {
-    let requirements: ConnectionRequirements
-    let configuration: HTTPSClientConfiguration
-    let host: String
-    let port: Int
+    let plan: ConnectionPlan
+    let challengeHandler: ChallengeHandler?
     let observation: HandshakeObservation
     private let outcomeBox = NIOLockedValueBox<VerificationOutcome?>(nil)
 
-    init(requirements: ConnectionRequirements, configuration: HTTPSClientConfiguration, host: String, port: Int,
-         observation: HandshakeObservation) {
-        self.requirements = requirements
-        self.configuration = configuration
-        self.host = host
-        self.port = port
+    init(plan: ConnectionPlan, challengeHandler: ChallengeHandler?, observation: HandshakeObservation) {
+        self.plan = plan
+        self.challengeHandler = challengeHandler
         self.observation = observation
     }
 
+    var host: String { plan.peer.description }
+    var port: Int { plan.port }
     var outcome: VerificationOutcome? { outcomeBox.withLockedValue { $0 } }
 
     var handshakeSummary: HandshakeSummary {
@@ -40,120 +37,47 @@ final class HandshakeVerifier: Sendable {
         return HandshakeSummary(tlsVersion: hello?.version, cipherSuite: hello?.cipherSuiteName, cipherSuiteCode: hello?.cipherSuiteCode)
     }
 
-    /// Evaluates the presented chain (DER, leaf first) and returns whether the handshake may continue.
-    /// Fails closed: every path that is not a positive decision refuses.
+    /// Decides on the presented chain (DER, leaf first) and returns whether the handshake may continue.
     func verify(presented: [[UInt8]]) async -> Bool {
-        let outcome = await decide(presented: presented)
-        outcomeBox.withLockedValue { $0 = outcome }
-        return outcome.refusal == nil
-    }
-
-    private func refusal(_ kind: TransportError.Kind, _ message: String, _ verdict: TrustVerdict, _ evaluation: ConnectionEvaluation?,
-                         _ handshake: HandshakeSummary) -> TransportError {
-        TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: verdict,
-                       atsEvaluation: evaluation, handshake: handshake)
-    }
-
-    private func decide(presented: [[UInt8]]) async -> VerificationOutcome {
-        let handshake = handshakeSummary
-        let peer = try? PeerName(host)
-        var notes: [String] = []
-        guard let peer else {
-            let verdict = TrustVerdict.refused(TrustFailure(.hostnameMismatch, certificate: nil, "'\(host)' is not a valid host name or address"))
-            let evaluation = requirements.evaluate(ConnectionDescription(scheme: "https", trust: .untrusted(reason: "invalid host")))
-            return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: [],
-                                       refusal: refusal(.serverTrustRefused, "'\(host)' is not a valid host", verdict, evaluation, handshake))
-        }
-        var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: configuration.certificateTransparency)
-        policy.platform = configuration.platform
-        // The source goes with the trust even when the client checks nothing, for evaluators that do.
-        policy.revocation = RevocationOptions(mode: configuration.revocation, source: configuration.ocspSource)
-        let trust = ServerTrust(certificates: presented, anchors: configuration.anchors, policy: policy,
-                                validationTime: configuration.validationTime)
-        let verdict: TrustVerdict
-        if let manager = configuration.trustManager {
-            verdict = await manager.evaluate(trust, forHost: host)
-        } else {
-            verdict = await DefaultTrustEvaluator().evaluate(trust)
-        }
-        notes += verdict.notes
-
-        // ATS NSPinnedDomains: matched against the chain as built (the anchor too), as SecTrust does.
-        var pinsMatched: Bool?
-        if let pins = requirements.pins.value {
-            let chain = verdict.chain.isEmpty ? presented.compactMap { try? InputCertificate(der: $0) } : verdict.chain
-            if let leaf = chain.first?.spkiSHA256Base64 {
-                pinsMatched = pins.isSatisfied(leafSPKISHA256: leaf, authoritySPKISHA256: chain.dropFirst().compactMap(\.spkiSHA256Base64))
-            } else {
-                pinsMatched = false
-            }
-        }
-        let trustState: ConnectionDescription.Trust = verdict.isTrusted
-            ? .trusted(keyMeetsATSStrength: !verdict.failures.contains { $0.code == .weakKey })
-            : .untrusted(reason: verdict.failures.map(\.message).joined(separator: "; "))
-        let description = ConnectionDescription(scheme: "https", tlsVersion: handshake.tlsVersion,
-                                                cipherSuite: handshake.cipherSuite, trust: trustState, pinsMatched: pinsMatched)
-        let evaluation = requirements.evaluate(description)
-        // Fail closed: without the ServerHello the version and suite rules cannot be checked.
-        let helloMissing = handshake.tlsVersion == nil || handshake.cipherSuite == nil
-        var allowed = evaluation.isAllowed && !helloMissing
-
-        // The delegate's server-trust challenge: it may tighten (cancel), never loosen beyond the requirements.
-        if let handler = configuration.challengeHandler {
-            let loosenable = requirements.certificate.value.validation == .relaxed
-            let info = ServerTrustChallengeInfo(verdict: verdict, atsEvaluation: evaluation, handshake: handshake,
-                                                presentedCertificates: presented, delegateMayLoosenTrust: loosenable)
+        let assessment = await plan.assess(presented: presented, handshake: handshakeSummary)
+        var answer = ServerTrustAnswer.evaluationStands
+        if let challengeHandler {
             let space = ProtectionSpace(host: host, port: port, protocol: "https", realm: nil, authenticationMethod: .serverTrust)
-            let disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0, serverTrust: info))
-            switch disposition {
-            case .cancelAuthenticationChallenge:
-                return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: notes,
-                    refusal: refusal(.authenticationCancelled, "the challenge handler cancelled the server-trust challenge", verdict, evaluation, handshake))
-            case .performDefaultHandling, .rejectProtectionSpace:
-                break
-            case .useCredential(let credential):
-                guard case .serverTrust = credential.kind else {
-                    return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: notes,
-                        refusal: refusal(.authenticationCancelled, "a server-trust challenge can only be answered with a server-trust credential", verdict, evaluation, handshake))
-                }
-                // Only the certificate check may be waived, only where the requirements let the app loosen
-                // trust, and never for pins or host lists.
-                let blocking = evaluation.blockingReasons
-                let onlyCertificate = !blocking.isEmpty && blocking.allSatisfy { $0.check == "certificate" }
-                let hardFailure = verdict.failures.contains { [.pinMismatch, .hostNotAllowed].contains($0.code) }
-                if !allowed && loosenable && onlyCertificate && !hardFailure {
-                    allowed = true
-                    notes.append("the challenge handler accepted a chain that failed evaluation; \(requirements.certificate.because) permits this")
-                } else if !allowed {
-                    notes.append("the challenge handler's server-trust credential was ignored: it cannot accept what the requirements refuse")
-                }
-            }
+            let disposition = await challengeHandler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0,
+                                                                             serverTrust: assessment.challengeInfo))
+            answer = Self.answer(disposition)
         }
-        if helloMissing {
-            return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: notes,
-                refusal: refusal(.atsRefused, "the ServerHello could not be read (\(observation.first.map { "\($0)" } ?? "nothing seen")), so the TLS version and cipher suite cannot be checked; refusing", verdict, evaluation, handshake))
-        }
-        guard !allowed else {
-            return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: notes, refusal: nil)
-        }
-        return VerificationOutcome(verdict: verdict, evaluation: evaluation, handshake: handshake, notes: notes,
-                                   refusal: makeRefusal(verdict: verdict, evaluation: evaluation, handshake: handshake))
+        let decision = plan.decide(assessment, answer: answer)
+        let outcome = VerificationOutcome(verdict: decision.verdict, evaluation: decision.evaluation, handshake: decision.handshake,
+                                          notes: decision.notes, refusal: decision.refusal.map { transportError($0, decision) })
+        outcomeBox.withLockedValue { $0 = outcome }
+        return decision.isAllowed
     }
 
-    private func makeRefusal(verdict: TrustVerdict, evaluation: ConnectionEvaluation, handshake: HandshakeSummary) -> TransportError {
-        let blocking = evaluation.blockingReasons
-        let checks = Set(blocking.map(\.check))
-        let kind: TransportError.Kind
-        if checks.contains("pins") || verdict.failures.contains(where: { $0.code == .pinMismatch }) {
-            kind = .pinMismatch
-        } else if verdict.failures.contains(where: { $0.code == .hostNotAllowed }) {
-            kind = .hostNotAllowed
-        } else if checks.contains("certificate") && !verdict.isTrusted {
-            kind = .serverTrustRefused
-        } else {
-            kind = .atsRefused
+    static func answer(_ disposition: ChallengeDisposition) -> ServerTrustAnswer {
+        switch disposition {
+        case .cancelAuthenticationChallenge: return .cancel
+        case .performDefaultHandling, .rejectProtectionSpace: return .evaluationStands
+        case .useCredential(let credential):
+            if case .serverTrust = credential.kind { return .acceptServerTrust }
+            return .wrongCredential
         }
-        let reasons = blocking.map { "\($0.message) [\($0.because)]" }.joined(separator: "; ")
-        return refusal(kind, reasons, verdict, evaluation, handshake)
+    }
+
+    private func transportError(_ refusal: ConnectionDecision.Refusal, _ decision: ConnectionDecision) -> TransportError {
+        let kind: TransportError.Kind
+        switch refusal.kind {
+        case .serverTrustRefused: kind = .serverTrustRefused
+        case .pinMismatch: kind = .pinMismatch
+        case .hostNotAllowed: kind = .hostNotAllowed
+        case .atsRefused: kind = .atsRefused
+        case .authenticationCancelled: kind = .authenticationCancelled
+        }
+        var message = refusal.message
+        if refusal.kind == .atsRefused && !decision.handshake.isComplete {
+            message = "the ServerHello could not be read (\(observation.first.map { "\($0)" } ?? "nothing seen")), so the TLS version and cipher suite cannot be checked; refusing"
+        }
+        return TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: decision.verdict,
+                              atsEvaluation: decision.evaluation, handshake: decision.handshake)
     }
 }

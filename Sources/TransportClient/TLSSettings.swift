@@ -1,20 +1,13 @@
 import AppTransportSecurity
 import NIOSSL
+import TransportDecision
 
-/// Turns connection requirements into a swift-nio-ssl configuration.
+/// Turns a plan's ``TLSParameters`` into a swift-nio-ssl configuration.
 ///
 /// Three traps in swift-nio-ssl are handled here: its default minimum is TLS 1.0 (we always set one); a cipher
-/// string that matches nothing kills the process on a precondition (we hand it only suites BoringSSL is known
-/// to have); and its own hostname check would run beside ours (it is off: trust is decided by our evaluators).
+/// string that matches nothing kills the process on a precondition (the parameters hold only suites BoringSSL
+/// has); and its own hostname check would run beside ours (it is off: trust is decided by the plan).
 enum TLSSettings {
-    /// The TLS 1.0–1.2 suites BoringSSL in swift-nio-ssl 2.37.6 implements (its `kCiphers` table, PSK left
-    /// out). TLS 1.3 suites are not configurable and always on.
-    static let boringSSLSuites: Set<UInt16> = [
-        0x000A, 0x002F, 0x0035, 0x009C, 0x009D,
-        0xC009, 0xC00A, 0xC013, 0xC014, 0xC023, 0xC027,
-        0xC02B, 0xC02C, 0xC02F, 0xC030, 0xCCA8, 0xCCA9,
-    ]
-
     static func nioVersion(_ version: ATSTLSVersion) -> NIOSSL.TLSVersion {
         switch version {
         case .tls10: return .tlsv1
@@ -24,30 +17,17 @@ enum TLSSettings {
         }
     }
 
-    /// The suites to offer for TLS 1.2 and below: the requirements' list, kept to what BoringSSL has.
-    static func offeredSuites(_ requirements: ConnectionRequirements) -> [CipherSuite] {
-        requirements.cipherSuites.value.filter { !$0.isTLS13 && boringSSLSuites.contains($0.code) }
-    }
-
     /// The configuration for one connection.
     /// - Throws: a message when no suite can be offered at all.
     static func configuration(for requirements: ConnectionRequirements, identity: ClientIdentity?) throws(TLSSettingsError) -> TLSConfiguration {
+        let parameters: TLSParameters
+        do throws(ConnectionPlanError) { parameters = try TLSParameters(requirements) } catch {
+            throw TLSSettingsError(message: error.description)
+        }
         var tls = TLSConfiguration.makeClientConfiguration()
-        var minimum = requirements.minimumTLSVersion.value
-        let suites = offeredSuites(requirements)
-        let allowsTLS13 = requirements.cipherSuites.value.contains { $0.isTLS13 }
-        if suites.isEmpty && minimum < .tls13 {
-            // Nothing below TLS 1.3 can be offered: only TLS 1.3 remains, if it is allowed at all.
-            guard allowsTLS13 else {
-                throw TLSSettingsError(message: "none of the allowed cipher suites (\(requirements.cipherSuites.value.map(\.name).joined(separator: ", "))) is implemented by this TLS library")
-            }
-            minimum = .tls13
-        }
-        tls.minimumTLSVersion = nioVersion(minimum)
-        tls.maximumTLSVersion = allowsTLS13 ? .tlsv13 : .tlsv12
-        if !allowsTLS13 && minimum == .tls13 {
-            throw TLSSettingsError(message: "the minimum version is TLS 1.3 but no TLS 1.3 suite is allowed")
-        }
+        tls.minimumTLSVersion = nioVersion(parameters.minimumVersion)
+        tls.maximumTLSVersion = nioVersion(parameters.maximumVersion)
+        let suites = parameters.suites
         // BoringSSL accepts IANA names in cipher strings. With no TLS 1.2 suite (TLS 1.3 only), give it one it
         // has so that the string matches something; the version range keeps it from being negotiated.
         let names = suites.isEmpty ? ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"] : suites.map(\.name)

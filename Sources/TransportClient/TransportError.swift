@@ -73,10 +73,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case internalError
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// The stage that failed.
     public var phase: Phase
     /// The host the failure concerns (for redirects, the hop that failed).
     public var host: String
+    /// The port of the connection that failed.
     public var port: Int
     /// A sentence saying what happened and what to do.
     public var message: String
@@ -127,18 +130,3 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// What the handshake negotiated, as observed by the client.
-public struct HandshakeSummary: Sendable, Equatable {
-    /// The negotiated version, read from the ServerHello.
-    public var tlsVersion: TLSVersion?
-    /// The negotiated cipher suite (IANA name, or `0x…` when unknown), read from the ServerHello.
-    public var cipherSuite: String?
-    /// The cipher suite's code point.
-    public var cipherSuiteCode: UInt16?
-
-    public init(tlsVersion: TLSVersion?, cipherSuite: String?, cipherSuiteCode: UInt16?) {
-        self.tlsVersion = tlsVersion
-        self.cipherSuite = cipherSuite
-        self.cipherSuiteCode = cipherSuiteCode
-    }
-}

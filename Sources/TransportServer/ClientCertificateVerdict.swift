@@ -6,6 +6,7 @@ import TransportTrust
 /// It reaches the application after the handshake in ``ClientCertificateVerifiedEvent`` and from
 /// ``ClientVerdictHandler/verdict``.
 public struct ClientCertificateVerdict: Sendable {
+    /// Whether the client was verified, refused, or sent no certificate where none is required.
     public enum Outcome: String, Sendable, Hashable, Codable {
         /// The client sent a certificate and it passed every check.
         case verified
@@ -15,6 +16,7 @@ public struct ClientCertificateVerdict: Sendable {
         case notPresented = "not-presented"
     }
 
+    /// Verified, refused, or no certificate presented.
     public var outcome: Outcome
     /// Verified: the chain as built, leaf first and anchor last. Refused: the longest chain the engine got to,
     /// or the leaf as sent.
@@ -41,12 +43,13 @@ public struct ClientCertificateVerdict: Sendable {
         self.notes = notes
     }
 
+    /// True when the client presented a certificate and it passed every check.
     public var isVerified: Bool { outcome == .verified }
 
     /// A refusal the server decided without the engine, which has no ``TrustFailureCode`` of its own.
     var serverReason: String?
 
-    /// The reason code of a refusal: the first failure's code (``TrustFailureCode``), `nameNotAllowed` for a name
+    /// The reason code of a refusal: the first failure's code (`TrustFailureCode`), `nameNotAllowed` for a name
     /// rule, `noCertificate` when none was sent, `unverifiedResumption` for a resumed session that cannot be verified
     /// again. Nil unless refused.
     public var reasonCode: String? {
@@ -89,6 +92,7 @@ public struct ClientCertificateVerdict: Sendable {
 public struct ClientCertificateMatch: Sendable, Hashable, CustomStringConvertible {
     /// The name rule that matched, and the name it matched; nil when no name rules are configured.
     public var nameRule: ClientNameRule?
+    /// The client's name that ``nameRule`` matched.
     public var name: String?
     /// The pins that matched, and at which certificate; empty when no pins are configured.
     public var pins: [PinCheck.Match]

@@ -4,7 +4,7 @@ import X509
 /// Decides whether a client certificate chain may connect. Free of I/O (an OCSP source handed in through the
 /// policy's revocation options is the caller's choice), so it runs the same in a handshake and in a test.
 ///
-/// The chain goes through the trust engine (``TrustEngine``), whose validated-path cache makes a reconnect with
+/// The chain goes through the trust engine (`TrustEngine`), whose validated-path cache makes a reconnect with
 /// the same chain cost no signature check; pins, the clientAuth requirement and name rules are cheap checks on the
 /// chain it built. Fails closed: every path that is not a positive decision refuses, with its reasons.
 public struct ClientCertificateVerifier: Sendable {
@@ -15,6 +15,7 @@ public struct ClientCertificateVerifier: Sendable {
     /// Where SPKI hashes for pins and verdicts come from.
     public var hashCache: SPKIHashCache
 
+    /// A verifier of client chains under `policy`.
     public init(policy: ClientVerificationPolicy, engine: TrustEngine = .shared, hashCache: SPKIHashCache = .shared) {
         self.policy = policy
         self.engine = engine

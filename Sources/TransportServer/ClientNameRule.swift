@@ -26,6 +26,7 @@ public struct ClientNameRule: Sendable, Hashable, Codable, CustomStringConvertib
     /// What its value must match; `*` is any run of characters.
     public var pattern: String
 
+    /// A rule that admits a client whose `field` matches `pattern`.
     public init(_ field: Field, _ pattern: String) {
         self.field = field
         self.pattern = pattern

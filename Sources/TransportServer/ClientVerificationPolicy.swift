@@ -5,8 +5,8 @@ import TransportTrust
 ///
 /// The chain is checked by the trust engine under the basic X.509 policy with clientAuth required: a path to one
 /// of ``anchors``, every RFC 5280 path rule, and the extendedKeyUsage of the leaf and of every CA that carries
-/// one. On top of that, as configured: pins on the client's key or CA (the pin model of ``PinSet``), revocation
-/// (``RevocationOptions``), and name rules.
+/// one. On top of that, as configured: pins on the client's key or CA (the pin model of `PinSet`), revocation
+/// (`RevocationOptions`), and name rules.
 public struct ClientVerificationPolicy: Sendable {
     /// The anchors client chains must reach. Only these: never the system roots, which would let any public
     /// certificate in.
@@ -28,6 +28,7 @@ public struct ClientVerificationPolicy: Sendable {
     /// The time to validate at; nil means now.
     public var validationTime: Date?
 
+    /// A policy that admits clients whose chains reach one of `anchors`, and no other root.
     public init(
         anchors: [InputCertificate],
         mode: ClientCertificateMode = .required,

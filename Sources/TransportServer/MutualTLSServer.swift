@@ -39,6 +39,8 @@ public final class MutualTLSServer: Sendable {
     ///   - privateKey: the key of the leaf.
     ///   - policy: what client certificates must satisfy.
     ///   - engine: the trust engine; its validated-path cache is what makes a reconnecting client cheap.
+    ///   - handshakeTimeout: how long a client has to finish its handshake before it is closed.
+    ///   - logger: where the one-line refusals go, at `notice`.
     ///   - configure: further TLS settings (versions, suites); verification and trust roots are ours and are set
     ///     after it.
     /// - Throws: swift-nio-ssl's error when the certificate or key cannot be used.

@@ -1,4 +1,5 @@
 @testable import ATSDiagnostics
+import ATSCommandLine
 import ATSTestServers
 import Foundation
 import Testing

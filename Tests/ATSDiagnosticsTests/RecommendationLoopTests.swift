@@ -1,5 +1,6 @@
 import TestSupport
 import ATSDiagnostics
+import ATSCommandLine
 import ATSTestServers
 import Foundation
 import Testing

@@ -50,7 +50,7 @@ import Testing
 
     @Test func everyTableSuiteIsOneBoringSSLAccepts() throws {
         // Each suite alone must make a context; a wrong entry in the table would stop the process.
-        for code in TLSSettings.boringSSLSuites.sorted() {
+        for code in TLSParameters.implementedSuites.sorted() {
             guard let suite = CipherSuite.known.first(where: { $0.code == code }) else { continue }
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.cipherSuites = suite.name

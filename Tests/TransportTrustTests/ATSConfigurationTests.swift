@@ -1,3 +1,4 @@
+@testable import AppBundles
 import TestSupport
 import Foundation
 import Testing

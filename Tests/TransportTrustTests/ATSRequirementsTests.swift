@@ -289,8 +289,11 @@ import TransportTrust
         #expect(pins.domain == "bank.example.com")
         #expect(pins.caIdentities?.map(\.base64) == [ATSFixture.validPinA, ATSFixture.validPinB])
         #expect(pins.leafIdentities == nil)
-        #expect(pins.isSatisfied(leafSPKISHA256: "x", authoritySPKISHA256: [ATSFixture.validPinB]))
-        #expect(!pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinA, authoritySPKISHA256: []))
+        // Checked as every pin format is: a CA-scoped set, for the entry's pattern with its subdomains.
+        let host = pins.pinnedHost
+        #expect(host.pattern == HostPattern(canonicalName: "bank.example.com", kind: .subdomains))
+        #expect(host.pinSet.caPins == [ATSFixture.validPinA, ATSFixture.validPinB].map { Pin.spkiSHA256(Array(Data(base64Encoded: $0) ?? Data())) })
+        #expect(host.pinSet.leafPins.isEmpty && host.pinSet.pins.isEmpty && host.pinSet.enforcePinning && host.pinSet.expirationDate == nil)
         #expect(try resolver.requirements(for: "https://example.com").pins.value == nil)
     }
 
@@ -308,13 +311,18 @@ import TransportTrust
         }
     }
 
-    @Test func bothPinListsMustMatch() {
+    @Test func bothPinListsBecomeScopesThatMustEachMatch() {
         let pins = PinRequirement(domain: "a", includesSubdomains: false,
                                   caIdentities: [PinnedIdentity(scope: .certificateAuthority, base64: ATSFixture.validPinA)],
                                   leafIdentities: [PinnedIdentity(scope: .leaf, base64: ATSFixture.validPinB)])
-        #expect(pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinB, authoritySPKISHA256: [ATSFixture.validPinA]))
-        #expect(!pins.isSatisfied(leafSPKISHA256: ATSFixture.validPinB, authoritySPKISHA256: []))
-        #expect(!pins.isSatisfied(leafSPKISHA256: "other", authoritySPKISHA256: [ATSFixture.validPinA]))
+        let set = pins.pinnedHost.pinSet
+        #expect(set.groups.map(\.scope) == [.ca, .leaf])
+        #expect(set.leafPins == [Pin.spkiSHA256(Array(Data(base64Encoded: ATSFixture.validPinB) ?? Data()))])
+        // An array that is present but holds nothing usable still must match: its scope gets a pin that matches nothing.
+        let empty = PinRequirement(domain: "a", includesSubdomains: false, caIdentities: [], leafIdentities: nil).pinnedHost.pinSet
+        #expect(empty.caPins == [.spkiSHA256([])])
+        let neither = PinRequirement(domain: "a", includesSubdomains: false, caIdentities: nil, leafIdentities: nil).pinnedHost.pinSet
+        #expect(neither.allPins.isEmpty)
     }
 
     // MARK: Inputs
@@ -351,14 +359,17 @@ import TransportTrust
     }
 
     @Test func domainPatterns() {
-        #expect(DomainPattern("example.com").kind == .name("example.com"))
-        #expect(DomainPattern("Example.com").problems == [.uppercase])
-        #expect(DomainPattern("example.com:443").problems == [.port])
-        #expect(DomainPattern("https://example.com").problems == [.scheme])
-        #expect(DomainPattern("*.example.com").problems == [.wildcard])
-        #expect(DomainPattern("example.com/api").problems == [.path])
-        #expect(DomainPattern("::1").kind == .ipAddress([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]))
-        #expect(DomainPattern("192.168.0.0/16").isIP)
+        #expect(ATSDomainKey("example.com").pattern == HostPattern(canonicalName: "example.com", kind: .exact))
+        #expect(ATSDomainKey("Example.com").problems == [.uppercase])
+        #expect(ATSDomainKey("Example.com").pattern == nil)
+        #expect(ATSDomainKey("example.com:443").problems == [.port])
+        #expect(ATSDomainKey("https://example.com").problems == [.scheme])
+        #expect(ATSDomainKey("*.example.com").problems == [.wildcard])
+        #expect(ATSDomainKey("example.com/api").problems == [.path])
+        #expect(ATSDomainKey("::1").pattern?.matches(address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]) == true)
+        #expect(ATSDomainKey("::1").isIP)
+        #expect(ATSDomainKey("192.168.0.0/16").isIP)
+        #expect(ATSDomainKey("192.168.0.0/16").pattern?.matches(address: [192, 168, 4, 1]) == true)
         #expect(IPRange(cidr: "192.168.0.0/33") == nil)
         #expect(IPRange(cidr: "fd00::/8")?.contains([0xfd] + Array(repeating: 1, count: 15)) == true)
         #expect(IPRange(cidr: "fd00::/8")?.contains([10, 0, 0, 1]) == false)

@@ -1,3 +1,4 @@
+import AppBundles
 import TestSupport
 import Foundation
 import Testing

@@ -79,6 +79,37 @@ import X509
         #expect(await evaluate(ca.leaf(extendedKeyUsage: nil), ca, policy: wantsClient).isTrusted)
     }
 
+    /// Any purpose follows serverAuth's rules: the leaf's EKU lists it, a CA's lists it or anyExtendedKeyUsage.
+    @Test func anyKeyPurposeFollowsTheRulesOfServerAuth() async {
+        var signing = TrustPolicy.basicX509
+        signing.requiredExtendedKeyUsages = [.codeSigning]
+        let ca = root.intermediate("CA")
+        #expect(await evaluate(ca.leaf(extendedKeyUsage: [.codeSigning]), ca, policy: signing).isTrusted)
+        // Critical is a TLS matter (CA/B Forum): a code-signing leaf may mark it so, as RFC 5280 allows.
+        let critical = try! Certificate.Extension(try! ExtendedKeyUsage([.codeSigning]), critical: true)
+        #expect(await evaluate(ca.leaf(extendedKeyUsage: nil, extra: [critical]), ca, policy: signing).isTrusted)
+        let v = await evaluate(ca.leaf(extendedKeyUsage: [.serverAuth]), ca, policy: signing)
+        #expect(v.codes == [.extendedKeyUsage])
+        #expect(v.failures[0].message.contains("not valid for codeSigning"))
+        let serverCA = root.intermediate("Server CA", extendedKeyUsage: [.serverAuth])
+        let issued = await evaluate(serverCA.leaf(extendedKeyUsage: [.codeSigning]), serverCA, policy: signing)
+        #expect(issued.codes == [.extendedKeyUsage])
+        #expect(issued.failures[0].certificate == 1)
+        let anyCA = root.intermediate("Any CA", extendedKeyUsage: [.any])
+        #expect(await evaluate(anyCA.leaf(extendedKeyUsage: [.codeSigning]), anyCA, policy: signing).isTrusted)
+    }
+
+    @Test func aPurposeGivenAsAnOIDIsNamedByIt() async {
+        let purpose = ExtendedKeyUsage.Usage(oid: [1, 3, 6, 1, 4, 1, 55738, 1])
+        var custom = TrustPolicy.basicX509
+        custom.requiredExtendedKeyUsages = [purpose]
+        let ca = root.intermediate("CA")
+        #expect(await evaluate(ca.leaf(extendedKeyUsage: [purpose]), ca, policy: custom).isTrusted)
+        let v = await evaluate(ca.leaf(extendedKeyUsage: [.clientAuth]), ca, policy: custom)
+        #expect(v.codes == [.extendedKeyUsage])
+        #expect(v.failures[0].message.contains("not valid for 1.3.6.1.4.1.55738.1"), "\(v.failures[0].message)")
+    }
+
     @Test func theRuleOnItsOwnChecksTheAnchorsEKUToo() async {
         let clientRoot = PKI.root("Client Root", extra: [try! Certificate.Extension(try! ExtendedKeyUsage([.clientAuth]), critical: false)])
         let leaf = clientRoot.leaf()

@@ -85,12 +85,17 @@ import X509
     }
 
     @Test func valuesThatCannotBeReadCountAsEqualOnlyWhenExcluding() throws {
-        let bmp = try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName,
-                                                          value: ASN1Any(erasing: ASN1BMPString("leaf")))
-        let name = DistinguishedName([RelativeDistinguishedName(bmp)])
+        let teletex = try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName,
+                                                              value: ASN1Any(erasing: ASN1TeletexString(contentBytes: Array("leaf".utf8)[...])))
+        let name = DistinguishedName([RelativeDistinguishedName(teletex)])
         let subtree = Self.dn([(.RDNAttributeType.commonName, "leaf")])
         #expect(NameConstraintGaps.isWithin(name, subtree, excluding: true))
         #expect(!NameConstraintGaps.isWithin(name, subtree, excluding: false))
+        // A BMPString is read, and compared as RFC 5280 §7.1 asks, both ways.
+        let bmp = try RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, value: ASN1Any(erasing: ASN1BMPString("LEAF")))
+        let wide = DistinguishedName([RelativeDistinguishedName(bmp)])
+        #expect(NameConstraintGaps.isWithin(wide, subtree, excluding: false))
+        #expect(!NameConstraintGaps.isWithin(wide, Self.dn([(.RDNAttributeType.commonName, "other")]), excluding: true))
         // An empty subtree is the whole namespace; a longer subtree never contains a shorter name.
         #expect(NameConstraintGaps.isWithin(name, DistinguishedName(), excluding: false))
         #expect(!NameConstraintGaps.isWithin(subtree, PKI.name("leaf"), excluding: true))
@@ -130,11 +135,18 @@ import X509
         let root = PKI.root()
         let ca = root.intermediate("CA", nameConstraints: NameConstraints(permittedEmailAddresses: ["example.com"]))
         #expect(await evaluate([ca.leaf(), ca], anchors: [root]).isTrusted)
-        let mailbox = try DistinguishedName {
+        let inside = try DistinguishedName {
             CommonName("leaf")
             EmailAddress("ops@example.com")
         }
-        #expect(await evaluate([ca.leaf(subject: mailbox), ca], anchors: [root]).codes == [.nameConstraints])
+        #expect(await evaluate([ca.leaf(subject: inside), ca], anchors: [root]).isTrusted)
+        let outside = try DistinguishedName {
+            CommonName("leaf")
+            EmailAddress("ops@example.org")
+        }
+        let v = await evaluate([ca.leaf(subject: outside), ca], anchors: [root])
+        #expect(v.codes == [.nameConstraints])
+        #expect(v.failures[0].message.contains("the subject emailAddress 'ops@example.org'"), "\(v.failures[0].message)")
     }
 
     // MARK: Self-issued intermediates

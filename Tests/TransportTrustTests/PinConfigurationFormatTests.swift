@@ -1,4 +1,5 @@
 import TestSupport
+import AppTransportSecurity
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import TestSupport
 import ATSCommandLine
+import AppTransportSecurity
 import Foundation
 import SwiftASN1
 import Testing

@@ -414,6 +414,102 @@ import X509
         #expect(badIntermediate.failures[0].certificate == 1)
     }
 
+    // MARK: Names compared as RFC 5280 §7.1 asks
+
+    typealias Attribute = RelativeDistinguishedName.Attribute
+
+    static func printableName(_ o: String, _ cn: String) -> DistinguishedName {
+        DistinguishedName([RelativeDistinguishedName(try! Attribute(type: .RDNAttributeType.organizationName, printableString: o)),
+                           RelativeDistinguishedName(try! Attribute(type: .RDNAttributeType.commonName, printableString: cn))])
+    }
+
+    static func ca(_ subject: DistinguishedName, issuer: TestCert, issuerName: DistinguishedName) -> TestCert {
+        PKI.issue(subject: subject, key: .p256(), issuer: issuer, issuerName: issuerName, extensions: [
+            try! Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true),
+            try! Certificate.Extension(KeyUsage(keyCertSign: true, cRLSign: true), critical: true),
+        ])
+    }
+
+    static func serverLeaf(issuer: TestCert, issuerName: DistinguishedName) -> TestCert {
+        PKI.issue(subject: PKI.name("leaf"), key: .p256(), issuer: issuer, issuerName: issuerName, extensions: [
+            try! Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
+            try! Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
+            try! Certificate.Extension(try! ExtendedKeyUsage([.serverAuth]), critical: false),
+            try! Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false),
+        ])
+    }
+
+    /// UTF8String root named in PrintableString, other case and spacing; PrintableString intermediate named in
+    /// UTF8String: each link is found, in the anchors and among the intermediates.
+    @Test func chainsThroughIssuerNamesReEncodedEitherWay() async {
+        let root = PKI.root()
+        let intermediate = Self.ca(Self.printableName("Transport Trust Tests", "Test Intermediate CA"), issuer: root,
+                                   issuerName: Self.printableName("TRANSPORT TRUST  TESTS", " test root ca"))
+        let leaf = Self.serverLeaf(issuer: intermediate, issuerName: PKI.name("test intermediate ca", organization: "transport trust tests"))
+        #expect(leaf.certificate.issuer != intermediate.subject && intermediate.certificate.issuer != root.subject)
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.chainDER == [leaf.der, intermediate.der, root.der])
+        // A second intermediate of the same name (another key) leaves more than one path by name: the path builder
+        // decides, through the same name comparison.
+        let decoy = Self.ca(Self.printableName("Transport Trust Tests", "Test Intermediate CA"), issuer: root, issuerName: root.subject)
+        let searched = await PKI.evaluate(PKI.trust([leaf, decoy, intermediate], anchors: [root]))
+        #expect(searched.isTrusted, "\(searched.failures)")
+        #expect(searched.chainDER == [leaf.der, intermediate.der, root.der])
+    }
+
+    @Test func anIssuerNameWithItsRDNsInAnotherOrderFindsNoIssuer() async {
+        let root = PKI.root()
+        let reordered = DistinguishedName([RelativeDistinguishedName(Attribute(type: .RDNAttributeType.commonName, utf8String: "Test Root CA")),
+                                           RelativeDistinguishedName(Attribute(type: .RDNAttributeType.organizationName, utf8String: "Transport Trust Tests"))])
+        let intermediate = Self.ca(PKI.name("Test Intermediate CA"), issuer: root, issuerName: reordered)
+        let leaf = intermediate.leaf()
+        let verdict = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(verdict.codes == [.unknownIssuer], "\(verdict.failures)")
+    }
+
+    /// A name of 10,000 RDNs is compared in one pass, byte for byte, and the verdict says so.
+    @Test func anIssuerNameOfTenThousandRDNsEndsWithAReason() async {
+        let root = PKI.root()
+        let units = (0..<10_000).map { "Unit \($0)" }
+        let utf8 = DistinguishedName(units.map { RelativeDistinguishedName(Attribute(type: .RDNAttributeType.organizationalUnitName, utf8String: $0)) })
+        let printable = DistinguishedName(units.map { RelativeDistinguishedName(try! Attribute(type: .RDNAttributeType.organizationalUnitName, printableString: $0)) })
+        let intermediate = Self.ca(utf8, issuer: root, issuerName: root.subject)
+        let leaf = Self.serverLeaf(issuer: intermediate, issuerName: printable)
+        let verdict = await bounded(.seconds(60)) { await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root])) }
+        #expect(verdict?.codes == [.unknownIssuer], "\(verdict?.failures ?? [])")
+        #expect(verdict?.failures.first?.message.contains("has 10000 attributes") == true, "\(verdict?.failures ?? [])")
+    }
+
+    // MARK: Anchors in the leaf position
+
+    /// As SecTrust and OpenSSL's partial chain do: a leaf that is an anchor needs no path above it.
+    @Test func aLeafThatIsItselfAnAnchorIsTrustedAsOne() async {
+        let (root, intermediate, leaf) = PKI.chain()
+        let alone = await PKI.evaluate(PKI.trust([leaf], anchors: [leaf]))
+        #expect(alone.isTrusted, "\(alone.failures)")
+        #expect(alone.leafIsAnchor)
+        #expect(alone.anchor == .custom)
+        #expect(alone.chainDER == [leaf.der])
+        // Its issuers at hand change nothing: the path stops at the first anchor, the leaf.
+        let withIssuers = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root, leaf]))
+        #expect(withIssuers.leafIsAnchor)
+        #expect(withIssuers.chainDER == [leaf.der])
+        let path = await PKI.evaluate(PKI.trust([leaf, intermediate], anchors: [root]))
+        #expect(path.isTrusted && !path.leafIsAnchor)
+    }
+
+    @Test func aLeafAnchorStillMeetsThePolicy() async {
+        let (_, intermediate, leaf) = PKI.chain()
+        let otherHost = await PKI.evaluate(PKI.trust([leaf], anchors: [leaf], policy: PKI.ssl("other.example.com")))
+        #expect(otherHost.codes == [.hostnameMismatch])
+        #expect(!otherHost.leafIsAnchor)
+        let expired = intermediate.leaf(notValidBefore: PKI.now.addingTimeInterval(-90 * 86400), notValidAfter: PKI.now.addingTimeInterval(-86400))
+        #expect(await PKI.evaluate(PKI.trust([expired], anchors: [expired])).codes == [.expired])
+        let clientOnly = intermediate.leaf(extendedKeyUsage: [.clientAuth])
+        #expect(await PKI.evaluate(PKI.trust([clientOnly], anchors: [clientOnly])).codes == [.extendedKeyUsage])
+    }
+
     // MARK: Evaluators
 
     @Test func defaultEvaluatorCanSkipTheHostButNotTheRest() async {

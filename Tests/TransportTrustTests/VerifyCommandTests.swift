@@ -612,4 +612,61 @@ import X509
         #expect(r.err.contains("--policy-oid '\(oid)' is not an object identifier"), "\(r.err)")
         #expect(r.err.contains("write it in dotted form, like 2.16.840.1.101.3.2.1.48.1"), "\(r.err)")
     }
+
+    // MARK: Key purposes, distrust, anchors in the leaf position
+
+    @Test func ekuSetsTheKeyPurposesOfTheBasicPolicy() async throws {
+        let (chain, root) = try files()
+        let base = ["verify", chain, "--anchors", root, "--policy", "basic", "--at", Self.at]
+        #expect(await run(base + ["--eku", "serverAuth"]).status == 0)
+        #expect(await run(base + ["--eku", "1.3.6.1.5.5.7.3.1"]).status == 0)
+        let signing = await run(base + ["--eku", "codeSigning", "--json"])
+        #expect(signing.status == 1)
+        #expect(signing.out.contains("\"extendedKeyUsage\""), "\(signing.out)")
+        #expect(signing.out.contains("not valid for codeSigning"), "\(signing.out)")
+        #expect(await run(base + ["--eku", "serverAuth", "--eku", "clientAuth"]).status == 1)
+    }
+
+    @Test(arguments: [(["--eku", "signing", "--policy", "basic"], "--eku 'signing' is not a key purpose; use one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, ocspSigning, any, or a dotted OID"),
+                      (["--eku", "1.3.x", "--policy", "basic"], "--eku '1.3.x' is not an object identifier"),
+                      (["--eku", "clientAuth"], "--eku sets the key purposes of --policy basic")])
+    func aBadKeyPurposeExitsTwoAndSaysWhy(_ arguments: [String], _ message: String) async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root] + arguments)
+        #expect(r.status == 2)
+        #expect(r.err.contains(message), "\(r.err)")
+    }
+
+    @Test func distrustRefusesAPathThroughAListedKey() async throws {
+        let (chain, root) = try files()
+        let list = try dir.write("distrust.txt", "# retired CA key\nsha256/\(try #require(pki.intermediate.input.spkiSHA256Base64))\n")
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--distrust", list])
+        #expect(r.status == 1)
+        #expect(r.out.contains("distrusted (certificate 1)"), "\(r.out)")
+        #expect(r.out.contains("is listed in \(list)"), "\(r.out)")
+        let other = try dir.write("other.pem", PKI.root("Unrelated").pem)
+        #expect(await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--distrust", other]).status == 0)
+    }
+
+    @Test func anUnreadableDistrustListExitsTwoAndNamesTheLine() async throws {
+        let (chain, root) = try files()
+        let list = try dir.write("distrust.txt", "sha256/\(try #require(pki.intermediate.input.spkiSHA256Base64))\nwhatever\n")
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--distrust", list])
+        #expect(r.status == 2)
+        #expect(r.err.contains("--distrust \(list) line 2: 'whatever' is neither a PEM block nor a key hash"), "\(r.err)")
+        let missing = await run(["verify", chain, "--anchors", root, "--distrust", dir.path + "/absent.txt"])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("absent.txt"), "\(missing.err)")
+    }
+
+    @Test func aLeafThatIsAnAnchorIsSaidToBeOne() async throws {
+        let leaf = try dir.write("leaf.pem", pki.leaf.pem)
+        let text = await run(["verify", leaf, "--anchors", leaf, "--host", "www.example.com", "--at", Self.at])
+        #expect(text.status == 0, "\(text.out)")
+        #expect(text.out.contains("[leaf, anchor (custom)]"), "\(text.out)")
+        #expect(text.out.contains("anchored at a custom anchor: the leaf is itself the anchor"), "\(text.out)")
+        let object = try json(await run(["verify", leaf, "--anchors", leaf, "--host", "www.example.com", "--at", Self.at, "--json"]).out)
+        #expect(object["leafIsAnchor"] as? Bool == true)
+        #expect(object["anchor"] as? String == "custom")
+    }
 }

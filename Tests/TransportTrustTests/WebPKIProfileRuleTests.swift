@@ -74,6 +74,39 @@ import X509
         #expect(await evaluate([leaf, ca], policy: PKI.ssl("www.example.com")).isTrusted)
     }
 
+    /// BR 7.1.2.7.10: serverAuth, clientAuth allowed; codeSigning, emailProtection, timeStamping, OCSPSigning not.
+    @Test(arguments: [ExtendedKeyUsage.Usage.codeSigning, .emailProtection, .timeStamping, .ocspSigning])
+    func aLeafListingAPurposeTheBaselineRequirementsForbid(_ purpose: ExtendedKeyUsage.Usage) async {
+        let ca = root.intermediate("CA")
+        let leaf = ca.leaf(extendedKeyUsage: [.serverAuth, purpose])
+        let v = await evaluate([leaf, ca])
+        #expect(v.codes == [.extendedKeyUsage])
+        #expect(v.failures[0].certificate == 0)
+        #expect(v.failures[0].message.contains("lists \(ExtendedKeyUsageRule.name(purpose)), which a TLS server certificate may not list"), "\(v.failures[0].message)")
+        #expect(await evaluate([leaf, ca], policy: PKI.ssl("www.example.com")).isTrusted)
+        #expect(await evaluate([ca.leaf(extendedKeyUsage: [.serverAuth, .clientAuth]), ca]).isTrusted)
+    }
+
+    @Test func anIntermediatesAnyExtendedKeyUsageDoesNotStandInForServerAuth() async {
+        let anyCA = root.intermediate("Any CA", extendedKeyUsage: [.any])
+        let v = await evaluate([anyCA.leaf(), anyCA])
+        #expect(v.codes == [.extendedKeyUsage])
+        #expect(v.failures[0].certificate == 1)
+        #expect(v.failures[0].message.contains("does not stand in for serverAuth"), "\(v.failures[0].message)")
+        // SecTrust's rule (the standard profile) takes anyExtendedKeyUsage for any purpose.
+        #expect(await evaluate([anyCA.leaf(), anyCA], policy: PKI.ssl("www.example.com")).isTrusted)
+        let both = root.intermediate("Both CA", extendedKeyUsage: [.any, .serverAuth])
+        #expect(await evaluate([both.leaf(), both]).isTrusted)
+    }
+
+    /// Under the basic policy the leaf is no TLS server certificate: the BR's EKU rules do not apply.
+    @Test func theBaselineRequirementsEKURulesAreForTLSServersOnly() async {
+        var basic = TrustPolicy.basicX509
+        basic.profile = .webPKI
+        let anyCA = root.intermediate("Any CA", extendedKeyUsage: [.any])
+        #expect(await evaluate([anyCA.leaf(extendedKeyUsage: [.codeSigning]), anyCA], policy: basic).isTrusted)
+    }
+
     @Test func aLeafWithoutAnAuthorityKeyIdentifier() async {
         let ca = root.intermediate("CA")
         let leaf = PKI.issue(subject: PKI.name("www.example.com"), key: .p256(), issuer: ca, keyIdentifiers: false, extensions: Self.leafExtensions)

@@ -72,25 +72,25 @@ public struct Auditor: Sendable {
     private func exceptionDomain(_ entry: ExceptionDomain, _ out: inout FindingCollector) {
         let d = entry.name
         // An entry that can never match has no effect: its risky settings are reported, but as low.
-        let dead = !entry.pattern.problems.isEmpty
+        let dead = !entry.key.problems.isEmpty
         func risky(_ s: Severity) -> Severity { dead ? min(s, .low) : s }
         let deadNote = dead ? " (but the entry never matches, so this has no effect)" : ""
         out.add(.exceptionDomain, entry.keyPath, domain: d, key: d, message: "\(d) has its own ATS settings; global keys do not apply to it",
                 fix: "Check that the exception is still needed")
-        if !entry.pattern.problems.isEmpty {
-            let why = entry.pattern.problems.map(\.description).joined(separator: "; ")
+        if !entry.key.problems.isEmpty {
+            let why = entry.key.problems.map(\.description).joined(separator: "; ")
             out.add(.unmatchableDomain, entry.keyPath, domain: d, key: d,
                     message: "NSExceptionDomains entry '\(d)' can never match a host: \(why)",
                     fix: "Write the bare host in lowercase, e.g. '\(Self.suggestedHost(d))', with NSIncludesSubdomains for subdomains")
         }
-        if entry.pattern.isIP {
+        if entry.key.isIP {
             if let sub = entry.includesSubdomains, sub.value {
                 out.add(.includesSubdomainsOnIP, sub.keyPath, domain: d, message: "NSIncludesSubdomains has no effect on the IP entry \(d)",
                         fix: "Remove NSIncludesSubdomains; on iOS 17 / macOS 14 use a CIDR range such as 192.168.0.0/16 for several addresses")
             }
             if profile.generation < .ats3 {
                 out.add(.ipExceptionUnsupported, entry.keyPath, domain: d, key: d,
-                        message: "\(d) is an IP \(entry.pattern.kind == .unmatchable ? "entry" : "exception"); \(profile) ignores IP entries in NSExceptionDomains",
+                        message: "\(d) is an IP exception; \(profile) ignores IP entries in NSExceptionDomains",
                         fix: "For earlier systems use NSAllowsLocalNetworking (iOS 10+) or connect by name")
             }
         } else if let sub = entry.includesSubdomains, sub.value {
@@ -100,7 +100,7 @@ public struct Auditor: Sendable {
         if let http = entry.allowsInsecureHTTPLoads, http.value {
             let local = ["localhost", "127.0.0.1", "::1"].contains(d)
             out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : risky(.high), domain: d,
-                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.pattern.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
+                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.key.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
                     fix: "Serve \(d) over HTTPS and remove \(http.key)")
         }
         if let tls = entry.minimumTLSVersion {
@@ -132,8 +132,8 @@ public struct Auditor: Sendable {
 
     private func pinnedDomain(_ entry: PinnedDomain, _ config: ATSConfiguration, _ out: inout FindingCollector) {
         let d = entry.name
-        if !entry.pattern.problems.isEmpty {
-            let why = entry.pattern.problems.map(\.description).joined(separator: "; ")
+        if !entry.key.problems.isEmpty {
+            let why = entry.key.problems.map(\.description).joined(separator: "; ")
             out.add(.unmatchableDomain, entry.keyPath, domain: d, key: d, message: "NSPinnedDomains entry '\(d)' can never match a host: \(why)",
                     fix: "Write the bare host in lowercase, e.g. '\(Self.suggestedHost(d))'")
         }
@@ -164,9 +164,9 @@ public struct Auditor: Sendable {
         // A pinned host that also accepts plain HTTP: pins protect only HTTPS. The hosts to try are the pinned
         // one and every exception entry's, since an entry with NSIncludesSubdomains pins the subdomains too.
         let resolver = RequirementsResolver(configuration: config, profile: profile)
-        let own = Self.urlHost(entry.pattern)
+        let own = Self.urlHost(entry.key)
         var checked: Set<String> = []
-        for host in [own].compactMap({ $0 }) + config.exceptionDomains.compactMap({ Self.urlHost($0.pattern) }) {
+        for host in [own].compactMap({ $0 }) + config.exceptionDomains.compactMap({ Self.urlHost($0.key) }) {
             guard checked.insert(host).inserted, let target = try? ConnectionTarget(url: "http://\(host)/"),
                   resolver.matchingPinnedDomain(for: target)?.0.name == entry.name else { continue }
             let req = resolver.requirements(for: target, url: "http://\(host)/")
@@ -182,14 +182,10 @@ public struct Auditor: Sendable {
 
     /// The host of a URL to the entry's name or address (`example.com`, `10.0.0.1`, `[::1]`), nil for a range
     /// or an entry that never matches.
-    static func urlHost(_ pattern: DomainPattern) -> String? {
-        switch pattern.kind {
-        case .name(let name): return name
-        case .ipAddress(let bytes):
-            let text = PeerName.ip(bytes).description
-            return bytes.count == 16 ? "[\(text)]" : text
-        case .ipRange, .unmatchable: return nil
-        }
+    static func urlHost(_ key: ATSDomainKey) -> String? {
+        guard let pattern = key.pattern else { return nil }
+        if case .addressRange = pattern.kind { return nil }
+        return pattern.name.contains(":") ? "[\(pattern.name)]" : pattern.name
     }
 
     /// Compares the app with its extensions: same domain configured differently, pins missing, ATS off in one.
@@ -205,7 +201,7 @@ public struct Auditor: Sendable {
                               fix: "Give the extension the same ATS policy as the app")
             }
             for entry in e.exceptionDomains {
-                guard let other = a.exceptionDomains.first(where: { Self.sameHost($0.pattern, entry.pattern) }) else { continue }
+                guard let other = a.exceptionDomains.first(where: { Self.sameHost($0.key, entry.key) }) else { continue }
                 let mine = Self.summary(entry), theirs = Self.summary(other)
                 if mine != theirs {
                     collector.add(.extensionContradiction, entry.keyPath, domain: entry.name, key: entry.name,
@@ -213,7 +209,7 @@ public struct Auditor: Sendable {
                                   fix: "Use one configuration for \(entry.name) in the app and all its extensions")
                 }
             }
-            for pinned in a.pinnedDomains where !e.pinnedDomains.contains(where: { Self.sameHost($0.pattern, pinned.pattern) }) {
+            for pinned in a.pinnedDomains where !e.pinnedDomains.contains(where: { Self.sameHost($0.key, pinned.key) }) {
                 collector.add(.extensionContradiction, PlistKeyPath([ATSKey.pinnedDomains.rawValue]), domain: pinned.name,
                               message: "the app pins \(pinned.name) but this extension does not, so its connections to \(pinned.name) skip the pins",
                               fix: "Copy the NSPinnedDomains entry for \(pinned.name) into the extension's Info.plist")
@@ -228,8 +224,8 @@ public struct Auditor: Sendable {
     }
 
     /// Whether two entries name the same host: as written, or once normalised (`münchen.de`, `xn--mnchen-3ya.de`).
-    static func sameHost(_ a: DomainPattern, _ b: DomainPattern) -> Bool {
-        a.written == b.written || (a.kind != .unmatchable && a.kind == b.kind)
+    static func sameHost(_ a: ATSDomainKey, _ b: ATSDomainKey) -> Bool {
+        a.written == b.written || (a.pattern != nil && a.pattern == b.pattern)
     }
 
     static func suggestedHost(_ written: String) -> String {

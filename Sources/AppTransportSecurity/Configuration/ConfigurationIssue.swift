@@ -1,5 +1,6 @@
 /// Something wrong with how a key is written: found while reading, reported by the audit.
 public struct ConfigurationIssue: Sendable, Equatable {
+    /// What kind of problem the key has.
     public enum Kind: Sendable, Equatable {
         /// The value has the wrong type; it is ignored and the default applies.
         case wrongType(key: ATSKey, expected: PlistKind, found: PlistValue)

@@ -6,7 +6,7 @@
 public struct ExceptionDomain: Sendable, Equatable {
     /// The dictionary key, as written.
     public var name: String
-    public var pattern: DomainPattern
+    public var key: ATSDomainKey
     public var includesSubdomains: Setting<Bool>?
     public var allowsInsecureHTTPLoads: Setting<Bool>?
     public var minimumTLSVersion: Setting<TLSVersion>?
@@ -21,7 +21,7 @@ public struct ExceptionDomain: Sendable, Equatable {
 
     public init(name: String, keyPath: PlistKeyPath) {
         self.name = name
-        self.pattern = DomainPattern(name)
+        self.key = ATSDomainKey(name)
         self.legacyKeys = []
         self.keyPath = keyPath
     }

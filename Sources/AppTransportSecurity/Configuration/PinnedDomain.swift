@@ -4,7 +4,7 @@
 /// neither has nothing to match. (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nspinneddomains)
 public struct PinnedDomain: Sendable, Equatable {
     public var name: String
-    public var pattern: DomainPattern
+    public var key: ATSDomainKey
     public var includesSubdomains: Setting<Bool>?
     /// NSPinnedCAIdentities, nil when absent.
     public var caIdentities: [PinnedIdentity]?
@@ -14,7 +14,7 @@ public struct PinnedDomain: Sendable, Equatable {
 
     public init(name: String, keyPath: PlistKeyPath) {
         self.name = name
-        self.pattern = DomainPattern(name)
+        self.key = ATSDomainKey(name)
         self.keyPath = keyPath
     }
 

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Foundation bridges `<integer>1</integer>` to `true` when asked `as? Bool` (on Linux even `is Bool`
 /// answers yes), so this type is built by inspecting the concrete class of each object instead:
-/// see ``PlistValue/init(foundation:depth:)``.
+/// see `PlistValue.init(foundation:depth:)`.
 public enum PlistValue: Sendable, Equatable {
     case boolean(Bool)
     case integer(Int64)

@@ -4,7 +4,7 @@ import TransportTrust
 /// Reads an XML or binary property list with Foundation's `PropertyListSerialization`, within bounds.
 ///
 /// Before Foundation sees the bytes, the reader caps the size, scans XML for nesting depth and key
-/// positions (``XMLPlistLocator``), and checks binary structure (``BinaryPlistValidator``). The result keeps
+/// positions (`XMLPlistLocator`), and checks binary structure (`BinaryPlistValidator`). The result keeps
 /// every value's exact type (``PlistValue``).
 public struct PropertyListReader: Sendable {
     /// The largest file accepted: Info.plists are a few kilobytes; 8 MiB leaves room for generated ones.

@@ -20,6 +20,7 @@ struct XMLPlistLocator {
     }
 
     /// Scans `bytes`. Throws ``PropertyListError/tooDeep`` when containers nest past `maximumDepth`.
+    /// One pass of one tokenizer: long, because splitting it would spread the scan state over several functions.
     init(bytes: [UInt8], maximumDepth: Int) throws(PropertyListError) {
         var stack: [Frame] = []
         var i = 0

@@ -1,11 +1,25 @@
 /// Whether a described connection meets the requirements, with one reason per check.
 public struct ConnectionEvaluation: Sendable, Equatable {
+    /// What a reason checks.
+    public enum Check: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        case scheme
+        case tlsVersion = "tls-version"
+        case cipherSuite = "cipher-suite"
+        case certificate
+        case pins
+
+        public var description: String { rawValue }
+    }
+
     /// One check and its result.
     public struct Reason: Sendable, Equatable {
-        public var check: String
+        public var kind: Check
         public var passed: Bool
         public var message: String
         public var because: Provenance
+
+        /// The check's name as the CLI and JSON print it (`tls-version`).
+        public var check: String { kind.rawValue }
     }
 
     public var reasons: [Reason]
@@ -20,31 +34,31 @@ extension ConnectionRequirements {
     /// Checks a described connection against these requirements.
     public func evaluate(_ connection: ConnectionDescription) -> ConnectionEvaluation {
         var reasons: [ConnectionEvaluation.Reason] = []
-        func add(_ check: String, _ passed: Bool, _ message: String, _ because: Provenance) {
-            reasons.append(.init(check: check, passed: passed, message: message, because: because))
+        func add(_ check: ConnectionEvaluation.Check, _ passed: Bool, _ message: String, _ because: Provenance) {
+            reasons.append(.init(kind: check, passed: passed, message: message, because: because))
         }
         if connection.scheme != "https" {
-            add("scheme", allowsInsecureHTTP.value,
+            add(.scheme, allowsInsecureHTTP.value,
                 allowsInsecureHTTP.value ? "plain HTTP is allowed" : "plain HTTP is blocked; use https", allowsInsecureHTTP.because)
             return ConnectionEvaluation(reasons: reasons)
         }
         if let version = connection.tlsVersion {
             let ok = version >= minimumTLSVersion.value
-            add("tls-version", ok, ok ? "\(version) meets the minimum \(minimumTLSVersion.value)"
+            add(.tlsVersion, ok, ok ? "\(version) meets the minimum \(minimumTLSVersion.value)"
                 : "\(version) is below the minimum \(minimumTLSVersion.value)", minimumTLSVersion.because)
         }
         if let name = connection.cipherSuite {
             let suite = CipherSuite(lookup: name)
             let display = suite?.name ?? name
             if let suite, suite.isTLS13, let v = connection.tlsVersion, v < .tls13 {
-                add("cipher-suite", false, "\(display) is a TLS 1.3 suite but \(v) was negotiated", cipherSuites.because)
+                add(.cipherSuite, false, "\(display) is a TLS 1.3 suite but \(v) was negotiated", cipherSuites.because)
             } else if let suite, let v = connection.tlsVersion, v < suite.minimumTLSVersion {
-                add("cipher-suite", false, "\(display) needs TLS 1.2 or later, so it cannot be negotiated with \(v): TLS 1.0 and 1.1 define no AEAD or SHA-256/384 suites",
+                add(.cipherSuite, false, "\(display) needs TLS 1.2 or later, so it cannot be negotiated with \(v): TLS 1.0 and 1.1 define no AEAD or SHA-256/384 suites",
                     cipherSuites.because)
             } else if let suite, !suite.isTLS13, connection.tlsVersion == .tls13 {
-                add("cipher-suite", false, "\(display) cannot be negotiated with TLS 1.3", cipherSuites.because)
+                add(.cipherSuite, false, "\(display) cannot be negotiated with TLS 1.3", cipherSuites.because)
             } else if !cipherSuitesRestricted {
-                add("cipher-suite", true, "ATS does not restrict cipher suites here", cipherSuites.because)
+                add(.cipherSuite, true, "ATS does not restrict cipher suites here", cipherSuites.because)
             } else {
                 let ok = suite.map { cipherSuites.value.contains($0) } ?? false
                 var message = ok ? "\(display) is allowed" : "\(display) is not an allowed suite"
@@ -52,7 +66,7 @@ extension ConnectionRequirements {
                     message += " (RSA key exchange needs NSExceptionRequiresForwardSecrecy = NO)"
                 }
                 if suite == nil { message = "\(name) is not a cipher suite this tool knows; ATS allows only the suites listed by `ats check`" }
-                add("cipher-suite", ok, message, cipherSuites.because)
+                add(.cipherSuite, ok, message, cipherSuites.because)
             }
         }
         switch connection.trust {
@@ -60,19 +74,19 @@ extension ConnectionRequirements {
             break
         case .trusted(let strong):
             if certificate.value.requiresATSKeyStrength && !strong {
-                add("certificate", false, "the certificate key is below ATS strength (RSA 2048, EC 256 bits)", certificate.because)
+                add(.certificate, false, "the certificate key is below ATS strength (RSA 2048, EC 256 bits)", certificate.because)
             } else {
-                add("certificate", true, "the certificate chain is trusted", certificate.because)
+                add(.certificate, true, "the certificate chain is trusted", certificate.because)
             }
         case .untrusted(let reason):
             var message = "the certificate chain is not trusted: \(reason)"
             if certificate.value.validation == .relaxed {
                 message += " (the app may still accept it through its own server trust handling, which this exception permits)"
             }
-            add("certificate", false, message, certificate.because)
+            add(.certificate, false, message, certificate.because)
         }
         if let pins = pins.value, let matched = connection.pinsMatched {
-            add("pins", matched, matched ? "the chain matches the pins of \(pins.domain)" : "the chain matches none of the pins of \(pins.domain)", self.pins.because)
+            add(.pins, matched, matched ? "the chain matches the pins of \(pins.domain)" : "the chain matches none of the pins of \(pins.domain)", self.pins.because)
         }
         return ConnectionEvaluation(reasons: reasons)
     }

@@ -1,7 +1,7 @@
 /// What ATS requires of one connection, each requirement with the key and rule that decided it.
 ///
 /// Produced by ``RequirementsResolver``; consumed by TLS clients (minimum version, cipher suites),
-/// trust evaluators (``CertificateRequirements/trustPolicy(host:)``) and pinning evaluators (``pins``).
+/// trust evaluators (`CertificateRequirements.trustPolicy(host:)`) and pinning evaluators (``pins``).
 public struct ConnectionRequirements: Sendable, Equatable {
     public var url: String
     public var target: ConnectionTarget

@@ -1,3 +1,6 @@
+import Foundation
+import TransportTrust
+
 /// The public-key pins a connection must match, from one NSPinnedDomains entry.
 ///
 /// Apple: a CA identity matches any certificate authority in the chain, a leaf identity the leaf; when both
@@ -23,15 +26,18 @@ public struct PinRequirement: Sendable, Equatable, Codable {
     /// Every pin, CA first.
     public var allIdentities: [PinnedIdentity] { (caIdentities ?? []) + (leafIdentities ?? []) }
 
-    /// Whether a chain whose SPKI SHA-256 digests (base64) are `leaf` and `authorities` satisfies the pins.
-    /// A pin that is not valid base64 or not 32 bytes never matches.
-    public func isSatisfied(leafSPKISHA256 leaf: String, authoritySPKISHA256 authorities: [String]) -> Bool {
-        func matches(_ pins: [PinnedIdentity], _ candidates: [String]) -> Bool {
-            pins.contains { pin in pin.isWellFormed && candidates.contains(pin.base64) }
+    /// The entry as a pinned host, so that ATS pins are checked by `PinSetEvaluator` like every other format:
+    /// CA identities in the CA scope, leaf identities in the leaf scope, always enforced, never expiring.
+    ///
+    /// A present array must match even when none of its hashes is well formed (such a hash never matches), so a
+    /// malformed or empty array becomes a scope whose only pin matches no certificate: fail closed, never unpinned.
+    public var pinnedHost: PinnedHost {
+        func pins(_ identities: [PinnedIdentity]?) -> [Pin] {
+            guard let identities else { return [] }
+            let pins = identities.map { Pin.spkiSHA256($0.isWellFormed ? Array($0.digest ?? Data()) : []) }
+            return pins.isEmpty ? [.spkiSHA256([])] : pins
         }
-        if caIdentities == nil && leafIdentities == nil { return false }
-        if let ca = caIdentities, !matches(ca, authorities) { return false }
-        if let l = leafIdentities, !matches(l, [leaf]) { return false }
-        return true
+        let pattern = HostPattern(canonicalName: domain, kind: includesSubdomains ? .subdomains : .exact)
+        return PinnedHost(pattern, PinSet(caPins: pins(caIdentities), leafPins: pins(leafIdentities)))
     }
 }

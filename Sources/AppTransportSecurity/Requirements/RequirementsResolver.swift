@@ -68,36 +68,30 @@ public struct RequirementsResolver: Sendable {
     /// NSIncludesSubdomains. Names never match IP connections and IP entries never match names; IP entries
     /// (and CIDR ranges) are honoured only from iOS 17 / macOS 14.
     public func matchingExceptionDomain(for target: ConnectionTarget) -> (ExceptionDomain, viaSubdomain: Bool)? {
-        bestMatch(configuration.exceptionDomains.map { ($0, $0.pattern, $0.coversSubdomains) }, target: target)
+        bestMatch(configuration.exceptionDomains.map { ($0, $0.key, $0.coversSubdomains) }, target: target)
     }
 
     /// The NSPinnedDomains entry for `target`, by the same matching rules.
     public func matchingPinnedDomain(for target: ConnectionTarget) -> (PinnedDomain, viaSubdomain: Bool)? {
-        bestMatch(configuration.pinnedDomains.map { ($0, $0.pattern, $0.coversSubdomains) }, target: target)
+        bestMatch(configuration.pinnedDomains.map { ($0, $0.key, $0.coversSubdomains) }, target: target)
     }
 
-    private func bestMatch<Entry>(_ entries: [(Entry, DomainPattern, Bool)], target: ConnectionTarget) -> (Entry, viaSubdomain: Bool)? {
+    private func bestMatch<Entry>(_ entries: [(Entry, ATSDomainKey, Bool)], target: ConnectionTarget) -> (Entry, viaSubdomain: Bool)? {
         var best: (entry: Entry, score: Int, sub: Bool)?
-        for (entry, pattern, subdomains) in entries {
+        for (entry, key, subdomains) in entries {
+            guard let pattern = key.pattern else { continue }
             var score: Int?
             var sub = false
-            switch pattern.kind {
-            case .name(let name):
+            if pattern.isAddress {
+                guard profile.generation >= .ats3, let ip = target.ipAddress, pattern.matches(address: ip) else { continue }
+                if case .addressRange(let range) = pattern.kind { (score, sub) = (range.prefixLength, true) } else { score = Int.max }
+            } else {
                 guard !target.isIP else { continue }
-                if target.host == name {
+                if pattern.matches(canonical: target.host) {
                     score = Int.max
-                } else if subdomains, target.host.hasSuffix("." + name) {
-                    let extra = target.host.dropLast(name.count + 1).split(separator: ".").count
-                    if subdomainMatching == .anyDepth || extra == 1 { score = name.count; sub = true }
+                } else if subdomains, pattern.withSubdomains(oneLabel: subdomainMatching == .oneLabel).matches(canonical: target.host) {
+                    (score, sub) = (pattern.name.count, true)
                 }
-            case .ipAddress(let bytes):
-                guard profile.generation >= .ats3, let ip = target.ipAddress else { continue }
-                if ip == bytes { score = Int.max }
-            case .ipRange(let range):
-                guard profile.generation >= .ats3, let ip = target.ipAddress else { continue }
-                if range.contains(ip) { score = range.prefixLength; sub = true }
-            case .unmatchable:
-                continue
             }
             if let score, best == nil || score > best?.score ?? Int.min { best = (entry, score, sub) }
         }
@@ -151,7 +145,7 @@ public struct RequirementsResolver: Sendable {
     private func exceptionRequirements(_ entry: ExceptionDomain, viaSubdomain: Bool, target: ConnectionTarget, url: String,
                                        context: LoadContext, pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
         // The key path already names the entry; the rule says how the host matched it.
-        let rule = viaSubdomain ? (entry.pattern.isIP ? "address range" : "includes subdomains") : "exact match"
+        let rule = viaSubdomain ? (entry.key.isIP ? "address range" : "includes subdomains") : "exact match"
         return enforced(target: target, url: url, context: context, entry: entry, allowsHTTP: entry.allowsInsecureHTTPLoads,
                         minimumTLS: entry.minimumTLSVersion, forwardSecrecy: entry.requiresForwardSecrecy,
                         defaultRule: "ATS default; the entry \(entry.name) does not set it and global keys do not apply to listed domains",

@@ -10,6 +10,7 @@ public enum CredentialPersistence: String, Sendable, Hashable, Codable {
 
 /// What answers a challenge: a user and password, a client identity, or acceptance of the server's trust.
 public struct Credential: Sendable {
+    /// What the credential holds.
     public enum Kind: Sendable {
         case password(user: String, password: String)
         case identity(ClientIdentity)

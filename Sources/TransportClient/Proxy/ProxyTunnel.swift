@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import TransportTrust
 
 /// Opens a connection to a proxy: TCP, TLS under the proxy's own trust for an `https://` proxy, and for an https
 /// target a CONNECT tunnel. The target's own TLS is added afterwards by ``Connection``, exactly as without a proxy.
@@ -120,9 +121,11 @@ enum ProxyTunnel {
         var own = configuration
         own.trustManager = nil
         own.anchors = proxy.anchors ?? configuration.anchors
-        own.challengeHandler = nil
-        own.handshakeObserver = nil
-        let target = Target(url: url, scheme: "https", host: proxy.host, port: proxy.port, path: "/", requirements: requirements)
+        guard let peer = try? PeerName(proxy.host) else {
+            throw TransportError(.invalidRequest, phase: .proxy, host: proxy.host, port: proxy.port,
+                                 "the proxy's host '\(proxy.host)' is neither a host name nor an IP address")
+        }
+        let target = Target(url: url, scheme: "https", host: proxy.host, peer: peer, port: proxy.port, path: "/", requirements: requirements)
         let context: NIOSSLContext
         do {
             context = try NIOSSLContext(configuration: try TLSSettings.configuration(for: requirements, identity: nil))
@@ -130,12 +133,12 @@ enum ProxyTunnel {
             throw TransportError(.internalError, phase: .proxy, host: proxy.host, port: proxy.port, "the TLS context for the proxy could not be made: \(error)")
         }
         let observation = HandshakeObservation()
-        let verifier = HandshakeVerifier(requirements: requirements, configuration: own, host: proxy.host, port: proxy.port, observation: observation)
+        let verifier = HandshakeVerifier(plan: target.plan(own), challengeHandler: nil, observation: observation)
         let done = channel.eventLoop.makePromise(of: Void.self)
         do {
             try await channel.eventLoop.submit {
                 try channel.pipeline.syncOperations.addHandlers(
-                    Connection.tlsHandlers(context: context, serverName: Connection.serverName(proxy.host), verifier: verifier,
+                    Connection.tlsHandlers(context: context, serverName: verifier.plan.serverName, verifier: verifier,
                                            observation: observation, handshakePromise: done))
             }.get()
             try await done.futureResult.get()

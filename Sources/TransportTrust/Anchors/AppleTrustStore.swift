@@ -4,7 +4,7 @@ import X509
 
 /// Apple's root store as an iPhone on iOS 26 has it: trust store 2025072000, 156 roots, shipped with the package
 /// (`Resources/AppleTrustStore`, whose `store.json` names the source and date), with the limits Apple puts on some
-/// of them (``RootConstraints``).
+/// of them (`RootConstraints`).
 ///
 /// Its roots count as public (system) roots, as on a device: Apple's lifetime limits for public roots apply to
 /// chains that end in one.

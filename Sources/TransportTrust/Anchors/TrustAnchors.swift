@@ -19,7 +19,9 @@ public final class TrustAnchors: Sendable {
         case apple
     }
 
+    /// The anchors the caller supplied.
     public let custom: [InputCertificate]
+    /// When true, only ``custom`` anchors are trusted; when false, the public roots of ``trustStore`` as well.
     public let anchorsOnly: Bool
     /// Every anchor, custom first.
     public let all: [InputCertificate]
@@ -37,7 +39,7 @@ public final class TrustAnchors: Sendable {
     let store: CertificateStore
     let customDER: Set<DERKey>
     private let inputs: [CertificateKey: InputCertificate]
-    private let bySubject: [DistinguishedName: [Certificate]]
+    private let byName: NamedCertificates
     /// Each usable anchor's extensions, parsed once here rather than in every evaluation that reaches it.
     let parsedExtensions: [ExtensionMemo.Key: ParsedExtensions]
     /// Distinguishes anchor sets in cache keys.
@@ -46,7 +48,10 @@ public final class TrustAnchors: Sendable {
     /// The system roots alone, loaded once per process.
     public static let system = TrustAnchors(custom: [], anchorsOnly: false)
 
+    /// Trusts `custom`, and, unless `anchorsOnly`, the public roots of `store`.
     /// - Parameters:
+    ///   - custom: anchors the caller supplies.
+    ///   - anchorsOnly: when true (the default), only `custom` is trusted.
     ///   - systemRoots: the public roots to use instead of the store's (tests build them from generated roots).
     ///   - store: the public roots when not anchors-only: this machine's, or Apple's with its constraints (which then
     ///     also apply to chains through the custom anchors: a blocked certificate stays blocked).
@@ -64,7 +69,7 @@ public final class TrustAnchors: Sendable {
         self.systemRoots = roots
         let system = roots?.certificates ?? []
         self.all = custom + system
-        self.store = CertificateStore(all.compactMap(\.certificate))
+        self.store = CertificateStore(custom: NamedCertificateStore(all.compactMap(\.certificate)))
         self.unusable = all.compactMap { c in c.parseFailure.map { "\(c.subjectDescription): \($0)" } }
         self.problems = custom.compactMap { c in c.parseFailure.map { "the anchor \(c.subjectDescription) cannot be used: \($0)" } }
             + (roots?.skipped.map { "system roots: \($0)" } ?? [])
@@ -75,7 +80,7 @@ public final class TrustAnchors: Sendable {
             if let cert = c.certificate, case let key = CertificateKey(cert), inputs[key] == nil { inputs[key] = c }
         }
         self.inputs = inputs
-        self.bySubject = Dictionary(grouping: all.compactMap(\.certificate), by: \.subject)
+        self.byName = NamedCertificates(all.compactMap(\.certificate))
         var parsedExtensions: [ExtensionMemo.Key: ParsedExtensions] = [:]
         for cert in all.compactMap(\.certificate) { parsedExtensions[ExtensionMemo.Key(tbs: cert.tbsCertificateBytes)] = ParsedExtensions(cert) }
         self.parsedExtensions = parsedExtensions
@@ -94,11 +99,11 @@ public final class TrustAnchors: Sendable {
 
     func input(for certificate: Certificate) -> InputCertificate? { inputs[CertificateKey(certificate)] }
 
-    /// Usable anchors whose subject is `name`, as swift-certificates' store finds them.
-    func certificates(named name: DistinguishedName) -> [Certificate] { bySubject[name] ?? [] }
+    /// Usable anchors whose subject is `name` (RFC 5280 §7.1), as the path builder finds them.
+    func certificates(named name: DistinguishedName) -> [Certificate] { byName[name] }
 
-    /// Anchors whose subject is `name`.
+    /// Anchors whose subject is `name` (RFC 5280 §7.1).
     func named(_ name: DistinguishedName) -> [InputCertificate] {
-        all.filter { ($0.certificate?.subject ?? $0.raw?.subject) == name }
+        all.filter { ($0.certificate?.subject ?? $0.raw?.subject).map { ComparableName.matches($0, name) } ?? false }
     }
 }

@@ -61,6 +61,7 @@ enum AppleCTPolicy {
     }
 
     /// Applies the policy to an analysis at `time`.
+    /// Long on purpose: it keeps trustd's order of checks in one place, so the two can be compared step by step.
     static func evaluate(_ analysis: SCTAnalysis, leaf: Certificate, list: CTLogList, time: Date) -> CertificateTransparencyReport {
         let listName = list.summary
         let (required, rule) = requiredCount(notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter)

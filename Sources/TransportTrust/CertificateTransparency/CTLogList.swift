@@ -34,9 +34,10 @@ public struct CTLog: Sendable, Hashable {
 
 /// A CT log list in Apple's schema v5 (`log_list_schema_v5.json`): what an iPhone trusts for CT.
 ///
-/// The package ships Apple's list (``bundled``); a caller may supply another (``init(json:source:)``). Two lists
+/// The package ships Apple's list; a caller may supply another (`init(json:source:)`). Two lists
 /// are equal when their JSON bytes are, so a list can key caches.
 public struct CTLogList: Sendable, Hashable {
+    /// Where a log list came from, for messages and reports.
     public enum Source: Sendable, Hashable, CustomStringConvertible {
         /// The list inside this package, with the day it was last confirmed current.
         case bundled
@@ -207,6 +208,7 @@ enum LogKey: @unchecked Sendable {
     }
 }
 
+/// Why a CT log list cannot be used: what is wrong, and in which file.
 public enum CTLogListError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalid(source: String, reason: String)
     case bundledListMissing(String)

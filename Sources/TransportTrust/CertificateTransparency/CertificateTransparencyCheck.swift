@@ -6,6 +6,7 @@ import X509
 /// Certificate Transparency under the SSL policy: Apple's rules for embedded SCTs, run on a path that passed the
 /// other rules, since it costs a signature check per SCT.
 public struct CertificateTransparencyOptions: Sendable, Hashable {
+    /// Whether Certificate Transparency refuses, only reports, or is not checked.
     public enum Mode: String, Sendable, Hashable, CaseIterable, Codable {
         /// Refuse a chain that Apple's policy refuses, where Apple enforces it.
         case enforce

@@ -2,6 +2,7 @@ import Foundation
 
 /// What Certificate Transparency found on the leaf of a verdict's chain, and whether Apple's policy is met.
 public struct CertificateTransparencyReport: Sendable, Hashable, Codable {
+    /// Apple's verdict on the leaf's SCTs.
     public enum Status: String, Sendable, Hashable, Codable {
         /// Enough valid SCTs from distinct logs, as Apple requires.
         case compliant

@@ -64,6 +64,7 @@ public struct InputCertificate: Sendable, Hashable {
 
     private let storage: Storage
 
+    /// The certificate's DER, exactly as given.
     public var der: [UInt8] { storage.der }
     /// nil when swift-certificates cannot parse the certificate (RSA-PSS, RSA-1024, unknown key types).
     public var certificate: Certificate? { storage.certificate }
@@ -78,7 +79,12 @@ public struct InputCertificate: Sendable, Hashable {
         do {
             let root = try DER.parse(der)
             try Self.requireStrictEncoding(root)
-            storage = Storage(der: der, certificate: try Certificate(derEncoded: root), parseFailure: nil, fallback: nil)
+            let certificate: Certificate
+            do { certificate = try Certificate(derEncoded: root) } catch {
+                guard let withoutIDs = UniqueIdentifiers.certificate(root, der: der) else { throw error }
+                certificate = withoutIDs
+            }
+            storage = Storage(der: der, certificate: certificate, parseFailure: nil, fallback: nil)
         } catch {
             storage = Storage(der: der, certificate: nil, parseFailure: dependencyErrorText(error), fallback: try RawCertificate(der: der))
         }
@@ -132,6 +138,7 @@ public struct InputCertificate: Sendable, Hashable {
         throw UnusedBits(field: field, bits: Int(unused))
     }
 
+    /// A certificate swift-certificates already parsed, with its DER.
     public init(_ certificate: Certificate) throws(CertificateInputError) {
         var serializer = DER.Serializer()
         do { try serializer.serialize(certificate) } catch {
@@ -177,7 +184,9 @@ public enum CertificateLoader {
     }
 
     /// Reads every certificate in `bytes`, which may be DER (one certificate) or PEM (any number of blocks).
-    /// - Parameter source: a name for the input, used in error messages.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - source: a name for the input, used in error messages.
     public static func certificates(from bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
         if ByteSearch.contains(begin, in: bytes) {
             return try pemCertificates(bytes, source: source)

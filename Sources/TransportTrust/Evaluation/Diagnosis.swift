@@ -115,7 +115,7 @@ enum Diagnosis {
 
         for _ in 0..<32 {
             let index = chain.count - 1
-            let sentByName = intermediates.filter { $0.subject == tip.issuer && !used.contains(CertificateKey($0)) }
+            let sentByName = intermediates.filter { ComparableName.matches($0.subject, tip.issuer) && !used.contains(CertificateKey($0)) }
             if let next = sentByName.first(where: { $0.publicKey.isValidSignature(tip.signature, for: tip) }) {
                 if let bad = unhandledCritical(next, handled: handled) {
                     chain.append(lookup[CertificateKey(next)] ?? leaf)
@@ -161,6 +161,10 @@ enum Diagnosis {
                 }
                 return (chain, [TrustFailure(.untrustedRoot, certificate: index,
                     "the chain ends at the root \(tip.label), which is not among \(where_); add it to the trusted anchors if it is yours")])
+            }
+            if case let size = tip.issuer.reduce(0, { $0 + $1.count }), size > ComparableName.attributeLimit {
+                return (chain, [TrustFailure(.unknownIssuer, certificate: index,
+                    "the issuer name of \(tip.label) has \(size) attributes, more than the \(ComparableName.attributeLimit) this verifier compares as RFC 5280 §7.1 asks; compared byte for byte, no certificate sent or among \(where_) has that name")])
             }
             if chain.count == 1 {
                 return (chain, [TrustFailure(.unknownIssuer, certificate: 0,

@@ -5,30 +5,28 @@ import X509
 ///
 /// swift-certificates' path builder explores every acyclic path, which grows factorially with cross-signed
 /// intermediates. The intermediates it sees come through this store, which stops answering once it has
-/// handed out `limit` candidate issuers; each candidate costs one signature verification.
+/// handed out `limit` candidate issuers; each candidate costs one signature verification. It finds issuers by name as
+/// RFC 5280 §7.1 compares names (``NamedCertificates``).
 struct BudgetedIntermediates: CustomCertificateStore {
-    var bySubject: [DistinguishedName: [Certificate]]
+    var certificates: NamedCertificates
     let counter: Counter
 
     init(_ certificates: [Certificate], limit: Int) {
-        self.bySubject = Dictionary(grouping: certificates, by: \.subject)
+        self.certificates = NamedCertificates(certificates)
         self.counter = Counter(limit: limit)
     }
 
     subscript(subject: DistinguishedName) -> [Certificate]? {
         get async {
-            guard let found = bySubject[subject] else { return nil }
+            let found = certificates[subject]
+            guard !found.isEmpty else { return nil }
             return counter.spend(found.count) ? found : nil
         }
     }
 
-    func contains(_ certificate: Certificate) async -> Bool {
-        bySubject[certificate.subject]?.contains(certificate) ?? false
-    }
+    func contains(_ certificate: Certificate) async -> Bool { certificates.contains(certificate) }
 
-    mutating func append(contentsOf certificates: some Sequence<Certificate>) {
-        for c in certificates { bySubject[c.subject, default: []].append(c) }
-    }
+    mutating func append(contentsOf certificates: some Sequence<Certificate>) { self.certificates.append(contentsOf: certificates) }
 
     static func == (l: Self, r: Self) -> Bool { l.counter === r.counter }
     func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(counter)) }

@@ -12,11 +12,14 @@ public struct ServerTrust: Sendable {
     /// eighth of a cold evaluation. Dropped when the DER they came from is replaced.
     var parsedCertificates: [InputCertificate]?
     var parsedIntermediates: [InputCertificate]?
+    /// The roots a path must end at.
     public var anchors: TrustAnchors
+    /// What the path must satisfy: the SSL policy for a host, or the basic X.509 policy, with their options.
     public var policy: TrustPolicy
     /// nil means now.
     public var validationTime: Date?
 
+    /// The certificates as DER, leaf first, and what to evaluate them against.
     public init(
         certificates: [[UInt8]],
         additionalIntermediates: [[UInt8]] = [],

@@ -23,8 +23,10 @@ extension ServerTrustEvaluating {
 public struct DefaultTrustEvaluator: ServerTrustEvaluating {
     /// When false, the SSL policy keeps its TLS rules but does not check the host name.
     public var validateHost: Bool
+    /// The engine that evaluates; its validated-path cache serves every evaluation that shares it.
     public var engine: TrustEngine
 
+    /// Alamofire's `DefaultTrustEvaluator(validateHost:)`.
     public init(validateHost: Bool = true, engine: TrustEngine = .shared) {
         self.validateHost = validateHost
         self.engine = engine

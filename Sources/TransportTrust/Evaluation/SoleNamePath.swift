@@ -4,8 +4,8 @@ import X509
 /// is checked.
 ///
 /// Signature verification is the costliest check, so, as OpenSSL and pyca/cryptography order theirs, the rules
-/// run first where that cannot change the verdict. swift-certificates' path builder links a certificate only to
-/// issuers whose subject is its issuer name, so the paths it can build are among the name-linked ones. When
+/// run first where that cannot change the verdict. The path builder links a certificate only to issuers whose
+/// subject matches its issuer name (RFC 5280 §7.1, ``NamedCertificates``), so the paths it can build are among the name-linked ones. When
 /// there is exactly one, and it fails a rule, no path can pass: the chain is refused for that reason and its
 /// signatures are never verified. No path, or several, is left to the path builder, which verifies each
 /// candidate issuer's signature and explains a missing or re-keyed issuer, or which of several paths failed.
@@ -51,7 +51,7 @@ enum SoleNamePath: Equatable {
                 found = partial
                 anchor = candidate
             }
-            for index in intermediates.indices where !partial.contains(index) && intermediates[index].subject == issuer {
+            for index in intermediates.indices where !partial.contains(index) && ComparableName.matches(intermediates[index].subject, issuer) {
                 // Counted as made, not as examined: many certificates of one name would otherwise fill memory first.
                 made += 1
                 guard made <= Self.searchLimit else {

@@ -8,18 +8,25 @@ import X509
 /// A path that fails any rule (an expired cross-sign, a SHA-1 intermediate) is a dead end, and the search
 /// backtracks to the next candidate. The search is bounded, so hostile inputs end in bounded time. When the
 /// certificates allow one path by their names alone, the rules run on it before any signature is verified
-/// (``SoleNamePath``).
+/// (`SoleNamePath`).
 ///
 /// Paths already validated are remembered (same DER, same anchors): a repeat evaluation never verifies a
 /// signature again. Under a policy the path already passed, only the time is rechecked; under another policy
 /// (another host, say) the rules run again on the remembered path.
 public final class TrustEngine: Sendable {
+    /// The engine ``ServerTrust/evaluate()`` and the evaluators use by default, with one validated-path cache for the
+    /// whole process.
     public static let shared = TrustEngine()
 
     /// Most candidate issuers handed to the path builder in one evaluation (each costs a signature check).
     public let searchBudget: Int
     let cache: ValidatedPathCache
 
+    /// An engine with its own validated-path cache.
+    /// - Parameters:
+    ///   - searchBudget: the most candidate issuers one evaluation hands the path builder; beyond it the chain is
+    ///     refused with ``TrustFailureCode/pathBuildingLimit``.
+    ///   - cacheCapacity: the most validated paths remembered; the least recently used is forgotten first.
     public init(searchBudget: Int = 2048, cacheCapacity: Int = 4096) {
         self.searchBudget = searchBudget
         self.cache = ValidatedPathCache(capacity: cacheCapacity)
@@ -28,6 +35,14 @@ public final class TrustEngine: Sendable {
     /// Validated paths currently remembered; never more than the capacity given at init.
     public var cachedPathCount: Int { cache.count }
 
+    /// Decides whether `trust`'s certificates are trusted under its anchors, policy and time.
+    ///
+    /// Builds a path from the leaf to an anchor on which every rule of ``TrustPolicy/rules`` holds, then checks
+    /// Certificate Transparency and revocation as the policy asks. A path validated before is reused without a
+    /// signature check. Never throws: whatever goes wrong, including an internal error, is a refusal with its reason.
+    ///
+    /// - Returns: a trusted verdict with the built chain, leaf first and anchor last; or a refusal with every
+    ///   ``TrustFailure`` of the best path found. See <doc:HowAnEvaluationRuns>.
     public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         let time = trust.validationTime ?? Date()
         let key = ValidatedPathCache.Key(presented: trust.certificates, extra: trust.additionalIntermediates, anchors: trust.anchors.identity)

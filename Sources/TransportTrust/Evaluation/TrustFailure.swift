@@ -4,48 +4,75 @@ import X509
 ///
 /// The raw values are part of the JSON output and never change meaning.
 public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable {
+    /// A certificate of the path is past its notAfter at the validation time.
     case expired
+    /// A certificate of the path is not valid until after the validation time.
     case notYetValid
+    /// No subjectAltName of the leaf matches the host; the common name is never used.
     case hostnameMismatch
+    /// The issuer of a certificate was neither presented nor known; the message names it.
     case unknownIssuer
+    /// The leaf signed itself and is not an anchor.
     case selfSignedLeaf
+    /// The path ends at a root that is not an anchor, or that Apple's store restricts for this use.
     case untrustedRoot
+    /// A key is too small: RSA under 2048 bits, or a curve Apple or ATS refuses.
     case weakKey
+    /// A certificate below the anchor is signed with SHA-1 or MD5.
     case weakSignature
+    /// A certificate issues others without being a CA, or its basicConstraints are invalid.
     case basicConstraints
+    /// A CA's pathLenConstraint allows fewer CAs below it than the path has.
     case pathLength
+    /// A name in the chain is outside what a CA's name constraints permit.
     case nameConstraints
+    /// A keyUsage extension does not allow the use the certificate is put to.
     case keyUsage
+    /// The leaf's extendedKeyUsage lacks the purpose required (serverAuth, clientAuth), or a CA's forbids it.
     case extendedKeyUsage
+    /// A critical extension that no rule processes, which RFC 5280 requires refusing.
     case unhandledCriticalExtension
+    /// A key or signature algorithm this verifier cannot check; refused rather than trusted unchecked.
     case unsupportedAlgorithm
+    /// A certificate, or one of its extensions, cannot be read, or its encoding breaks a rule.
     case malformedCertificate
+    /// A verified OCSP response says a certificate of the path is revoked.
     case revoked
+    /// Hard-fail revocation found no verified "good" response for a certificate that names a responder.
     case revocationUnknown
     /// Apple's Certificate Transparency policy is not met: too few valid SCTs, or none embedded.
     case certificateTransparency
+    /// More intermediates than ``TrustPolicy/maximumIntermediates``.
     case chainTooLong
     /// The search for a path gave up after its budget; the input is hostile or pathological.
     case pathBuildingLimit
-    /// An evaluator refused for a reason of its own (pinning, host lists).
+    /// An enforced pin set matched no certificate of the built chain in its scope; the message lists the chain's pins.
     case pinMismatch
+    /// ``ServerTrustManager`` has no rule for the host and every host must be evaluated.
     case hostNotAllowed
+    /// An evaluator's own configuration refuses (no pins given, no evaluator configured).
     case policy
+    /// Something failed inside the evaluation; it fails closed.
     case internalError
     /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; ``AppleValidityPeriodRule``).
     case validityPeriodTooLong
     /// RFC 5280 certificate policy processing refused the path: no acceptable policy where an explicit one is
     /// required, anyPolicy mapped, or too much policy work (``CertificatePolicyRule``).
     case certificatePolicy
+    /// A certificate on the path, or its key, is on a distrust list the caller gave (``DistrustRule``).
+    case distrusted
 }
 
 /// One reason a chain is not trusted: a code, the certificate it concerns, and a sentence to act on.
 public struct TrustFailure: Error, Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The kind of failure, to branch on.
     public var code: TrustFailureCode
     /// The index of the certificate concerned in the verdict's chain (0 is the leaf), when one applies.
     public var certificate: Int?
+    /// A sentence for a person: the certificate concerned, what is wrong with it, and what would fix it.
     public var message: String
 
+    /// A failure of `code`, concerning the certificate at index `certificate` of the verdict's chain (nil when none).
     public init(_ code: TrustFailureCode, certificate: Int?, _ message: String) {
         self.code = code
         self.certificate = certificate

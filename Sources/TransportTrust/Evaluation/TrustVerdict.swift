@@ -8,17 +8,20 @@ public enum AnchorSource: String, Sendable, Codable {
 
 /// The outcome of an evaluation: trusted or not, the chain it concerns, and every reason.
 public struct TrustVerdict: Sendable {
+    /// True when a chain was built and nothing refused it.
     public var isTrusted: Bool { failures.isEmpty && !chain.isEmpty }
     /// Set when the chain reached an anchor.
     public var anchor: AnchorSource?
     /// The built chain, leaf first and anchor last; when no chain could be built, the longest partial chain.
     public var chain: [InputCertificate]
+    /// Every reason trust is refused; empty when trusted.
     public var failures: [TrustFailure]
     /// Facts worth telling that do not change the verdict (soft-fail revocation, skipped anchors, report-only pins).
     public var notes: [String]
     /// What Certificate Transparency found on the leaf, when the policy looked: its SCTs and Apple's verdict on them.
     public var certificateTransparency: CertificateTransparencyReport?
 
+    /// A verdict with these parts, for evaluators that build their own.
     public init(anchor: AnchorSource?, chain: [InputCertificate], failures: [TrustFailure], notes: [String] = [],
                 certificateTransparency: CertificateTransparencyReport? = nil) {
         self.anchor = anchor
@@ -27,6 +30,10 @@ public struct TrustVerdict: Sendable {
         self.notes = notes
         self.certificateTransparency = certificateTransparency
     }
+
+    /// True when the leaf is itself one of the anchors and is trusted as one, without a path above it, as SecTrust and
+    /// OpenSSL's partial chain trust it. Its own validity, key purposes and name still apply; ``anchor`` says which kind.
+    public var leafIsAnchor: Bool { isTrusted && anchor != nil && chain.count == 1 }
 
     /// The per-certificate facts of ``chain``, computed on demand so that the hot path stays cheap.
     public var chainSummaries: [CertificateSummary] { chain.map(CertificateSummary.init) }

@@ -110,6 +110,7 @@ struct RuleFingerprint: Hashable {
     let certificateTransparency: CertificateTransparencyOptions
     let platform: ApplePlatform
     let certificatePolicies: CertificatePolicyOptions
+    let distrusted: [DistrustList]
 
     /// The stored properties of ``TrustPolicy`` deliberately not keyed, each with the reason (checked by a test).
     static let unkeyedPolicyFields: [String: String] = [
@@ -127,5 +128,6 @@ struct RuleFingerprint: Hashable {
         certificateTransparency = policy.certificateTransparency
         platform = policy.platform
         certificatePolicies = policy.certificatePolicies
+        distrusted = policy.distrusted
     }
 }

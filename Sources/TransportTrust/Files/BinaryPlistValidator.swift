@@ -25,6 +25,8 @@ package struct BinaryPlistValidator {
         self.maximumExpandedValues = maximumExpandedValues
     }
 
+    // Long on purpose: it follows the bplist00 layout in file order (header, trailer, offset table, objects),
+    // and each check reads the bounds the previous one established.
     package func validate() throws(Problem) {
         let n = bytes.count
         guard n >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {

@@ -90,9 +90,11 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True for an IP address, false for a DNS name.
     public var isIPAddress: Bool { if case .ip = self { return true } else { return false } }
 }
 
+/// Why a host cannot be used as a peer name: what is wrong with it, and where.
 public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
     case empty
     case emptyLabel(String)

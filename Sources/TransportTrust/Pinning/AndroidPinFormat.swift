@@ -205,7 +205,7 @@ enum AndroidPinFormat {
                 if host.pattern.kind == .oneLabel {
                     w.append(PinConfigurationWarning(.lossyConversion, "Android has no one-label wildcard; the exemption of \(host.pattern) was written for \(host.pattern.name) with includeSubdomains"))
                 }
-                let include = host.pattern.kind != .exact ? "true" : "false"
+                let include = host.pattern.coversSubdomains ? "true" : "false"
                 s += "    <domain-config>\n        <domain includeSubdomains=\"\(include)\">\(PlistPinFormats.escape(host.pattern.name))</domain>\n    </domain-config>\n"
                 continue
             }
@@ -216,7 +216,7 @@ enum AndroidPinFormat {
                 w.append(PinConfigurationWarning(.lossyConversion, "Android pins match any certificate; the CA and leaf scopes of \(host.pattern) were merged"))
             }
             if !host.pinSet.enforcePinning { w.append(PinConfigurationWarning(.lossyConversion, "Android always enforces pins; the report-only set for \(host.pattern) will be enforced")) }
-            let include = host.pattern.kind != .exact ? "true" : "false"
+            let include = host.pattern.coversSubdomains ? "true" : "false"
             s += "    <domain-config>\n        <domain includeSubdomains=\"\(include)\">\(PlistPinFormats.escape(host.pattern.name))</domain>\n"
             s += "        <pin-set" + (host.pinSet.expirationDate.map { " expiration=\"\(RFC3339.day($0))\"" } ?? "") + ">\n"
             for h in PlistPinFormats.hashes(host.pinSet.allPins, host: host, format: "Android", warnings: &w) {

@@ -9,6 +9,7 @@ public actor DeduplicatingPinFailureReporter: PinFailureReporting {
     private var sent: [PinFailureReport: Date] = [:]
 
     /// - Parameters:
+    ///   - destination: where reports that are not repeats go.
     ///   - interval: how long an identical report is dropped; 24 hours by default.
     ///   - clock: the time source; tests pass their own.
     public init(_ destination: any PinFailureReporting, interval: TimeInterval = 24 * 3600,

@@ -1,4 +1,7 @@
-/// Which hosts a rule covers: one name, one extra label, or a name and everything below it.
+/// Which hosts a rule covers: one name, one extra label, a name and everything below it, or a range of addresses.
+///
+/// The one host-pattern type of the package: pin configurations, trust managers and ATS domain keys all match
+/// hosts with it.
 ///
 /// Written as OkHttp writes them: `example.com` is that name only, `*.example.com` is exactly one extra label
 /// (`www.example.com`, not `example.com` nor `a.b.example.com`), and `**.example.com` is any depth, including
@@ -7,6 +10,7 @@
 /// Comparison is case-insensitive, ignores one trailing dot and compares IDNs in A-label form, so
 /// `Bücher.example.` and `xn--bcher-kva.example` are the same name.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+    /// How far below its name a pattern reaches.
     public enum Kind: Sendable, Hashable {
         /// The name itself.
         case exact
@@ -14,10 +18,13 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         case oneLabel
         /// The name and every name below it, at any depth (`**.`, includeSubdomains).
         case subdomains
+        /// Every address in a CIDR range (ATS from iOS 17); ``HostPattern/name`` is the range as written canonically.
+        case addressRange(IPRange)
     }
 
     /// The name, lowercased, in A-label form, without a trailing dot; or an IP address.
     public let name: String
+    /// How far below ``name`` the pattern reaches.
     public let kind: Kind
 
     /// Reads `text` (`example.com`, `*.example.com`, `**.example.com`). `includeSubdomains` turns a plain name
@@ -56,7 +63,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A pattern from a name already in canonical form.
-    init(canonicalName: String, kind: Kind) {
+    package init(canonicalName: String, kind: Kind) {
         self.name = canonicalName
         self.kind = kind
     }
@@ -68,8 +75,37 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         return matches(canonical: canonical)
     }
 
-    func matches(canonical host: String) -> Bool {
+    /// A pattern covering the addresses of `range`.
+    public init(range: IPRange) {
+        self.name = range.description
+        self.kind = .addressRange(range)
+    }
+
+    /// The same name with its subdomains: at any depth, or exactly one label deeper when `oneLabel`.
+    /// An address or a range stays as it is.
+    public func withSubdomains(oneLabel: Bool = false) -> HostPattern {
+        guard case .exact = kind, !isAddress else { return self }
+        return HostPattern(canonicalName: name, kind: oneLabel ? .oneLabel : .subdomains)
+    }
+
+    /// Whether the pattern names an address or a range of them rather than DNS names.
+    public var isAddress: Bool {
+        if case .addressRange = kind { return true }
+        if case .ip? = try? PeerName(name) { return true }
+        return false
+    }
+
+    /// Whether the pattern covers the address `ip` (4 or 16 bytes).
+    public func matches(address ip: [UInt8]) -> Bool {
+        if case .addressRange(let range) = kind { return range.contains(ip) }
+        return kind == .exact && name == PeerName.ip(ip).description
+    }
+
+    package func matches(canonical host: String) -> Bool {
         switch kind {
+        case .addressRange(let range):
+            guard case .ip(let bytes)? = try? PeerName(host) else { return false }
+            return range.contains(bytes)
         case .exact:
             return host == name
         case .oneLabel:
@@ -89,12 +125,16 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         case .exact: rank = 2
         case .oneLabel: rank = 1
         case .subdomains: rank = 0
+        case .addressRange(let range): return range.prefixLength
         }
         return labels * 4 + rank
     }
 
     /// Whether the pattern includes subdomains at any depth.
     public var includesSubdomains: Bool { kind == .subdomains }
+
+    /// Whether the pattern covers names below its own (`*.` or `**.`).
+    public var coversSubdomains: Bool { kind == .oneLabel || kind == .subdomains }
 
     /// The canonical form of a host: lowercased, A-label, no trailing dot. nil when it is not a valid name.
     public static func canonical(_ host: String) -> String? {
@@ -104,7 +144,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// OkHttp notation: `example.com`, `*.example.com` or `**.example.com`.
     public var description: String {
         switch kind {
-        case .exact: return name
+        case .exact, .addressRange: return name
         case .oneLabel: return "*." + name
         case .subdomains: return "**." + name
         }

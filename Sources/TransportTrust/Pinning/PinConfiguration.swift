@@ -43,6 +43,7 @@ public struct PinConfiguration: Sendable, Hashable {
         func samples(_ p: HostPattern) -> [String] {
             switch p.kind {
             case .exact: return [p.name]
+            case .addressRange(let range): return [PeerName.ip(range.address).description]
             case .oneLabel: return ["x." + p.name]
             case .subdomains: return [p.name, "x." + p.name]
             }

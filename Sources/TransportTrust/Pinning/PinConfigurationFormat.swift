@@ -29,17 +29,16 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
     /// specific.
     public var matching: PinMatching { self == .okhttp ? .everyMatch : .mostSpecific }
 
-    /// Reads `bytes`, guessing the format when `format` is nil.
-    /// - Parameter source: the file name, for error messages.
-    /// - Returns: the configuration and any warnings (legacy SHA-1 pins, for example). The configuration is read
-    ///   but not validated; call ``PinConfiguration/validate(now:source:)``, which applies the format's ``rules``.
-    public static func read(_ bytes: [UInt8], source: String, format: PinConfigurationFormat? = nil)
+    /// Reads `bytes` in a format other than ATS, whose files AppTransportSecurity reads with its own parser
+    /// (`PinConfigurationFormat.read(_:source:format:)` is declared there, for every format).
+    package static func readPinFile(_ bytes: [UInt8], source: String, format: PinConfigurationFormat)
         throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
     {
-        let format = format ?? detect(bytes)
         var read: (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
         switch format {
-        case .ats: read = try PlistPinFormats.readATS(bytes, source: source)
+        case .ats:
+            throw PinConfigurationError(.malformedDocument, source: source, "an ATS pin file must be read through AppTransportSecurity",
+                                        fix: "Call PinConfigurationFormat.read with AppTransportSecurity imported")
         case .trustKit, .trustKitJSON: read = try PlistPinFormats.readTrustKit(bytes, source: source, json: format == .trustKitJSON)
         case .okhttp: read = try OkHttpPinFormat.read(bytes, source: source)
         case .android: read = try AndroidPinFormat.read(bytes, source: source)
@@ -49,16 +48,14 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
         return read
     }
 
-    /// Reads the file at `path`.
-    public static func read(path: String, format: PinConfigurationFormat? = nil)
-        throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
-    {
+    /// The bytes of the pin file at `path`.
+    package static func readPinFileBytes(_ path: String) throws(PinConfigurationError) -> [UInt8] {
         let data: Data
         do { data = try InputFile.read(path) } catch {
             throw PinConfigurationError(.malformedDocument, source: InputFile.source(path), "the file cannot be read (\(error.reason))",
                                         fix: "Check the path and its permissions")
         }
-        return try read(Array(data), source: InputFile.source(path), format: format)
+        return Array(data)
     }
 
     /// Writes `configuration` in this format. Warnings say what the format cannot express and how it was written

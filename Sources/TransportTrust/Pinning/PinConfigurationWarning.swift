@@ -1,6 +1,7 @@
 /// Something about a pin configuration that works but deserves attention. Warnings never stop a
 /// configuration from loading; errors (``PinConfigurationError``) do.
 public struct PinConfigurationWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The kind of warning, stable for tools that filter them.
     public enum Code: String, Sendable, Codable, CaseIterable {
         /// A `sha1/` pin: accepted for old configurations, but SHA-1 is no longer collision resistant.
         case legacySHA1

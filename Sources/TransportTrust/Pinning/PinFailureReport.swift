@@ -68,7 +68,7 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
     public init(app: AppInfo, dateTime: Date, hostname: String, port: Int, noted: HostPattern, pinSet: PinSet,
                 chain: [InputCertificate], validationResult: ValidationResult) {
         self.init(app: app, dateTime: dateTime, hostname: hostname, port: port, notedHostname: noted.name,
-                  includeSubdomains: noted.kind != .exact, enforcePinning: pinSet.enforcePinning,
+                  includeSubdomains: noted.coversSubdomains, enforcePinning: pinSet.enforcePinning,
                   validatedCertificateChain: chain.map { Self.pem($0.der) },
                   knownPins: pinSet.allPins.map { pin in
                       if case .spkiSHA1(let h) = pin { return "pin-sha1=\"\(Base64.encode(h))\"" }

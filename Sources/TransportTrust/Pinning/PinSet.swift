@@ -25,6 +25,7 @@ public struct PinSet: Sendable, Hashable {
     /// Where pin failure reports go (TrustKit `kTSKReportUris`).
     public var reportURIs: [String]
 
+    /// A set with pins in any of the three scopes; every scope given must match.
     public init(pins: [Pin] = [], caPins: [Pin] = [], leafPins: [Pin] = [], enforcePinning: Bool = true,
                 expirationDate: Date? = nil, reportURIs: [String] = []) {
         self.pins = pins

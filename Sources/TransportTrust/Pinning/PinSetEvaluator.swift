@@ -68,7 +68,10 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
             verdict.notes.append("the pin set for \(pinnedHost.pattern) expired on \(RFC3339.day(expiry)); its pins were not checked")
             return verdict
         }
-        let chain = hashCache.fingerprints(verdict.chain)
+        // Without a built chain the pins are matched against what the server sent, as SecTrust's chain for an
+        // unanchored path is: the verdict is refused either way, but a delegate allowed to accept such a chain
+        // (ATS with relaxed validation) must still see whether the pins held.
+        let chain = verdict.chain.isEmpty ? trust.certificates.map(hashCache.fingerprint) : hashCache.fingerprints(verdict.chain)
         let check = set.check(chain)
         let reportHost = host ?? pinnedHost.pattern.name
         if verdict.failures.contains(where: { $0.code != .pinMismatch }) {

@@ -2,6 +2,7 @@ import Foundation
 
 /// A host pattern and the pin set that applies to it: one entry of a pin configuration.
 public struct PinnedHost: Sendable, Hashable {
+    /// The hosts the entry covers.
     public var pattern: HostPattern
     public var pinSet: PinSet
     /// The hosts of the pattern are covered but not pinned: their chain is validated only. Being more specific, the
@@ -9,6 +10,7 @@ public struct PinnedHost: Sendable, Hashable {
     /// `<domain-config>` whose pin set is empty or unset.
     public var isExempt: Bool
 
+    /// An entry that pins the hosts of `pattern` with `pinSet`.
     public init(_ pattern: HostPattern, _ pinSet: PinSet) {
         self.pattern = pattern
         self.pinSet = pinSet
@@ -31,7 +33,10 @@ public struct PinnedHost: Sendable, Hashable {
     /// - ``PinValidationRules/pinsRequired``: the set has a pin;
     /// - ``PinValidationRules/backupPin``: an enforced set has at least two pins, so that one can be a backup;
     /// - ``PinValidationRules/noSubdomainsOnPublicSuffix``: no includeSubdomains on a single label or a public suffix.
-    /// - Parameter now: the time to judge expiry against.
+    /// - Parameters:
+    ///   - now: the time to judge expiry against.
+    ///   - source: the file the entry came from, for messages.
+    ///   - rules: the checks of the system the entry is for.
     public func validate(now: Date = Date(), source: String? = nil, rules: PinValidationRules = .trustKit)
         throws(PinConfigurationError) -> [PinConfigurationWarning]
     {
@@ -65,7 +70,7 @@ public struct PinnedHost: Sendable, Hashable {
         if rules.contains(.backupPin) && !pinSet.enforcePinning && Set(all).count < 2 {
             warnings.append(PinConfigurationWarning(.noBackupPin, source: source, "the report-only pin set for \(pattern) has no backup pin"))
         }
-        if rules.contains(.noSubdomainsOnPublicSuffix) && pattern.kind != .exact && PublicSuffixList.isPublicSuffix(pattern.name) {
+        if rules.contains(.noSubdomainsOnPublicSuffix) && pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name) {
             let what = pattern.name.contains(".") ? "the public suffix '\(pattern.name)'" : "the single label '\(pattern.name)'"
             throw PinConfigurationError(.subdomainsOnPublicSuffix, source: source,
                 "\(pattern) sets includeSubdomains on \(what), which would pin every site registered under it (TrustKit refuses it)",

@@ -1,6 +1,7 @@
 import Foundation
 
-/// ATS `NSPinnedDomains` and TrustKit configurations: both dictionaries, as property lists (TrustKit also as JSON).
+/// TrustKit configurations, as property lists or JSON, and the writing of ATS `NSPinnedDomains` (read by
+/// AppTransportSecurity's parser, like every ATS configuration).
 enum PlistPinFormats {
     // MARK: Reading
 
@@ -60,61 +61,6 @@ enum PlistPinFormats {
                 "\(key) for \(domain) is \(type(of: value)), not a Boolean", fix: "Write <true/> or <false/> (true or false in JSON)")
         }
         return b
-    }
-
-    static func readATS(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
-        let root = try object(bytes, source: source, json: false)
-        var ats = root
-        if let inner = root["NSAppTransportSecurity"] {
-            guard let d = inner as? [String: Any] else {
-                throw PinConfigurationError(.wrongType, source: source, line: line(of: "NSAppTransportSecurity", in: bytes),
-                    "NSAppTransportSecurity is not a dictionary", fix: "Make NSAppTransportSecurity a <dict>")
-            }
-            ats = d
-        }
-        guard let pinnedAny = ats["NSPinnedDomains"] else {
-            throw PinConfigurationError(.missingKey, source: source, "there is no NSPinnedDomains dictionary",
-                fix: "Put the pins under NSAppTransportSecurity → NSPinnedDomains → DOMAIN → NSPinnedCAIdentities / NSPinnedLeafIdentities")
-        }
-        guard let pinned = pinnedAny as? [String: Any] else {
-            throw PinConfigurationError(.wrongType, source: source, line: line(of: "NSPinnedDomains", in: bytes),
-                "NSPinnedDomains is not a dictionary", fix: "Make NSPinnedDomains a <dict> keyed by domain")
-        }
-        var hosts: [PinnedHost] = []
-        for (domain, value) in pinned.sorted(by: { $0.key < $1.key }) {
-            let at = line(of: domain, in: bytes)
-            guard let entry = value as? [String: Any] else {
-                throw PinConfigurationError(.wrongType, source: source, line: at, "the NSPinnedDomains entry for \(domain) is not a dictionary",
-                    fix: "Make it a <dict> with NSPinnedCAIdentities or NSPinnedLeafIdentities")
-            }
-            let include = try bool(entry["NSIncludesSubdomains"], key: "NSIncludesSubdomains", domain: domain, source: source, bytes: bytes) ?? false
-            let pattern: HostPattern
-            do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
-            var set = PinSet()
-            for (key, scope) in [("NSPinnedCAIdentities", PinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
-                guard let list = entry[key] else { continue }
-                guard let items = list as? [Any] else {
-                    throw PinConfigurationError(.wrongType, source: source, line: line(of: key, in: bytes), "\(key) for \(domain) is not an array",
-                        fix: "Make it an <array> of dictionaries with an SPKI-SHA256-BASE64 string")
-                }
-                for item in items {
-                    guard let d = item as? [String: Any], let hash = d["SPKI-SHA256-BASE64"] as? String else {
-                        throw PinConfigurationError(.missingKey, source: source, line: line(of: key, in: bytes),
-                            "an entry of \(key) for \(domain) has no SPKI-SHA256-BASE64 string",
-                            fix: "Write each identity as <dict><key>SPKI-SHA256-BASE64</key><string>HASH</string></dict>")
-                    }
-                    let pin: Pin
-                    do { pin = try Pin(parsing: hash) } catch { throw error.placed(in: source, line: line(of: key, in: bytes)) }
-                    if pin.isLegacySHA1 {
-                        throw PinConfigurationError(.wrongHashLength, source: source, line: line(of: key, in: bytes),
-                            "ATS pins are SHA-256, but \(domain) has a sha1/ pin", fix: "Use the SHA-256 hash from `ats pins CERT.pem`")
-                    }
-                    set[scope].append(pin)
-                }
-            }
-            hosts.append(PinnedHost(pattern, set))
-        }
-        return (PinConfiguration(hosts), [])
     }
 
     /// TrustKit's `kTSKExcludeSubdomainFromParentPolicy`: its string value first, then the spelling its name and
@@ -241,7 +187,7 @@ enum PlistPinFormats {
                 w.append(PinConfigurationWarning(.lossyConversion, "ATS has no any-certificate scope; the pins of \(host.pattern) were written as NSPinnedCAIdentities. Move a leaf key's pin to NSPinnedLeafIdentities"))
             }
             s += "\t\t\t<key>\(escape(host.pattern.name))</key>\n\t\t\t<dict>\n"
-            if host.pattern.kind != .exact { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
+            if host.pattern.coversSubdomains { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
             let ca = hashes(host.pinSet.pins + host.pinSet.caPins, host: host, format: "ATS", warnings: &w)
             let leaf = hashes(host.pinSet.leafPins, host: host, format: "ATS", warnings: &w)
             for (key, list) in [("NSPinnedCAIdentities", ca), ("NSPinnedLeafIdentities", leaf)] where !list.isEmpty {
@@ -261,7 +207,7 @@ enum PlistPinFormats {
         for host in configuration.hosts {
             func bool(_ b: Bool) -> String { json ? (b ? "true" : "false") : (b ? "<true/>" : "<false/>") }
             if host.isExempt {
-                if host.pattern.kind != .exact {
+                if host.pattern.coversSubdomains {
                     w.append(PinConfigurationWarning(.lossyConversion, "TrustKit exempts exact names only; the exemption of \(host.pattern) was written for \(host.pattern.name) alone"))
                 }
                 domains.append((host.pattern.name, [(excludeKeys[0], bool(true))]))
@@ -282,7 +228,7 @@ enum PlistPinFormats {
             func string(_ t: String) -> String { json ? "\"\(Self.jsonEscape(t))\"" : "<string>\(escape(t))</string>" }
             entry.append(("TSKEnforcePinning", bool(host.pinSet.enforcePinning)))
             if let e = host.pinSet.expirationDate { entry.append(("TSKExpirationDate", string(RFC3339.day(e)))) }
-            entry.append(("TSKIncludeSubdomains", bool(host.pattern.kind != .exact)))
+            entry.append(("TSKIncludeSubdomains", bool(host.pattern.coversSubdomains)))
             entry.append(("TSKPublicKeyHashes", list(hs)))
             if !host.pinSet.reportURIs.isEmpty { entry.append(("TSKReportUris", list(host.pinSet.reportURIs))) }
             domains.append((host.pattern.name, entry))

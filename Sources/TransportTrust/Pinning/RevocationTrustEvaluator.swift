@@ -1,7 +1,7 @@
 /// Alamofire's `RevocationTrustEvaluator`: the chain must validate and must not be revoked.
 ///
 /// Revocation is checked with OCSP, from stapled responses and, unless `networkAccessDisabled`, from the
-/// responder through ``source``, or else the source the trust carries (``HTTPSClient`` gives every trust one).
+/// responder through ``source``, or else the source the trust carries (TransportClient's `HTTPSClient` gives every trust one).
 /// With neither, nothing can be asked: soft-fail notes that, hard-fail refuses. Without `requirePositiveResponse` the check is soft:
 /// only a "revoked" answer fails. With it the check is hard: only a verified "good" answer passes.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {

@@ -10,20 +10,26 @@ import Foundation
 public struct ServerTrustManager: Sendable {
     /// One host pattern and its evaluator.
     public struct Rule: Sendable {
+        /// The hosts the rule covers.
         public var pattern: HostPattern
+        /// What evaluates the trust of those hosts.
         public var evaluator: any ServerTrustEvaluating
 
+        /// A rule that evaluates the hosts of `pattern` with `evaluator`.
         public init(_ pattern: HostPattern, _ evaluator: any ServerTrustEvaluating) {
             self.pattern = pattern
             self.evaluator = evaluator
         }
     }
 
+    /// When true, a host no rule covers is refused with ``TrustFailureCode/hostNotAllowed``; when false, it gets ``defaultEvaluator``.
     public var allHostsMustBeEvaluated: Bool
+    /// The rules; for a host, the one with the most specific matching pattern applies.
     public var rules: [Rule]
     /// What unlisted hosts get when not every host must be evaluated: system-style chain validation.
     public var defaultEvaluator: any ServerTrustEvaluating
 
+    /// A manager with these rules; by default every host must have one.
     public init(allHostsMustBeEvaluated: Bool = true, rules: [Rule],
                 defaultEvaluator: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
@@ -85,9 +91,8 @@ public struct ServerTrustManager: Sendable {
     }
 
     /// The rule that applies to `host`: the most specific match.
-    public func rule(forHost host: String) throws(ServerTrustManagerError) -> Rule? {
-        let canonical: String
-        do { canonical = try PeerName(host).description } catch { throw .invalidHost(host, reason: "\(error)") }
+    public func rule(forHost host: PeerName) throws(ServerTrustManagerError) -> Rule? {
+        let canonical = host.description
         var best: Rule?
         for rule in rules where rule.pattern.matches(canonical: canonical) {
             if best.map({ rule.pattern.specificity > $0.pattern.specificity }) ?? true { best = rule }
@@ -98,24 +103,49 @@ public struct ServerTrustManager: Sendable {
 
     /// Alamofire's `serverTrustEvaluator(forHost:)`: the evaluator for `host`, nil to use default handling, or an
     /// error when the host is not listed and every host must be evaluated.
-    public func serverTrustEvaluator(forHost host: String) throws(ServerTrustManagerError) -> (any ServerTrustEvaluating)? {
+    public func serverTrustEvaluator(forHost host: PeerName) throws(ServerTrustManagerError) -> (any ServerTrustEvaluating)? {
         try rule(forHost: host)?.evaluator
     }
 
     /// Whether a connection to `host` may be attempted at all. A client asks this before connecting.
-    public func permits(host: String) -> Bool {
+    public func permits(host: PeerName) -> Bool {
         do { return try rule(forHost: host) != nil || !allHostsMustBeEvaluated } catch { return false }
     }
 
     /// Evaluates `trust` for `host` with the evaluator that applies, refusing unlisted hosts with
     /// ``TrustFailureCode/hostNotAllowed`` when every host must be evaluated. The SSL policy's host is set to `host`.
-    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustVerdict {
+    public func evaluate(_ trust: ServerTrust, forHost host: PeerName) async -> TrustVerdict {
         let evaluator: any ServerTrustEvaluating
         do { evaluator = try serverTrustEvaluator(forHost: host) ?? defaultEvaluator } catch {
             return .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description))
         }
         var trust = trust
-        if case .ssl = trust.policy.kind, let peer = try? PeerName(host) { trust.policy.kind = .ssl(peer) }
+        if case .ssl = trust.policy.kind { trust.policy.kind = .ssl(host) }
         return await evaluator.evaluate(trust)
+    }
+
+    // The same, for a host as text: parsed once here, and refused when it is not a host name or address.
+
+    public func rule(forHost host: String) throws(ServerTrustManagerError) -> Rule? {
+        try rule(forHost: Self.peer(host))
+    }
+
+    public func serverTrustEvaluator(forHost host: String) throws(ServerTrustManagerError) -> (any ServerTrustEvaluating)? {
+        try serverTrustEvaluator(forHost: Self.peer(host))
+    }
+
+    public func permits(host: String) -> Bool {
+        guard let peer = try? PeerName(host) else { return false }
+        return permits(host: peer)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustVerdict {
+        do throws(ServerTrustManagerError) { return await evaluate(trust, forHost: try Self.peer(host)) } catch {
+            return .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description))
+        }
+    }
+
+    private static func peer(_ host: String) throws(ServerTrustManagerError) -> PeerName {
+        do { return try PeerName(host) } catch { throw .invalidHost(host, reason: "\(error)") }
     }
 }

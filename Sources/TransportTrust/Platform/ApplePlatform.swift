@@ -7,16 +7,22 @@
 /// Sources: support.apple.com/103769 (iOS 13 and macOS 10.15 TLS server requirements), 102028 (398-day limit),
 /// 103214 (Certificate Transparency policy).
 public struct ApplePlatform: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Apple's operating systems, each with its own release numbers.
     public enum OS: String, Sendable, Hashable, CaseIterable {
         case iOS = "ios"
         case macOS = "macos"
     }
 
+    /// The operating system.
     public var os: OS
+    /// The major release number (13 in iOS 13.4.1).
     public var major: Int
+    /// The minor release number (4 in iOS 13.4.1).
     public var minor: Int
+    /// The patch number (1 in iOS 13.4.1).
     public var patch: Int
 
+    /// The release `major.minor.patch` of `os`.
     public init(_ os: OS, _ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
         self.os = os
         self.major = major

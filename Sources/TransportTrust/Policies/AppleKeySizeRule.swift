@@ -6,8 +6,8 @@ import X509
 /// parses only P-256 and larger.
 ///
 /// swift-certificates cannot parse a certificate with an RSA key under 2048 bits at all, so such a certificate never
-/// reaches a rule: `Diagnosis` reports it from its raw DER, in the words of ``weakRSAKey(_:bits:at:platform:)``, and
-/// ``unparsableRSAKey(_:bits:at:policy:)`` says so when the platform would not have refused the key.
+/// reaches a rule: `Diagnosis` reports it from its raw DER, in the words of `weakRSAKey(_:bits:at:platform:)`, and
+/// `unparsableRSAKey(_:bits:at:policy:)` says so when the platform would not have refused the key.
 public struct AppleKeySizeRule: ChainRule {
     public static let minimumRSABits = 2048
     public var platform: ApplePlatform

@@ -11,7 +11,7 @@ import X509
 /// its SkipCerts count from the first certificate below it, as an initial input set to true does at zero. Its
 /// policyMappings do not apply.
 ///
-/// The valid policy tree is a ``PolicyGraph``, so that a policy-mapping bomb (CVE-2023-0464) costs what its
+/// The valid policy tree is a `PolicyGraph`, so that a policy-mapping bomb (CVE-2023-0464) costs what its
 /// certificates weigh; a path whose graph would outgrow ``budget`` nodes and edges is refused.
 public struct CertificatePolicyRule: ChainRule {
     public var options: CertificatePolicyOptions

@@ -43,8 +43,9 @@ public enum ChainRuleBuilder {
 }
 
 extension Certificate {
-    /// True for a certificate whose issuer and subject are the same name (RFC 5280 "self-issued").
-    var isSelfIssued: Bool { issuer == subject }
+    /// True for a certificate whose issuer and subject are the same name (RFC 5280 "self-issued", names compared as
+    /// §7.1 asks).
+    var isSelfIssued: Bool { ComparableName.matches(issuer, subject) }
 
     var label: String { subject.label }
 }

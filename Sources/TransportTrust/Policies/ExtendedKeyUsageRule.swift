@@ -2,9 +2,10 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// extendedKeyUsage for TLS servers, as Apple has required since iOS 13 and as the CA/Browser Forum requires:
-/// - the leaf must carry an EKU containing the required purpose (serverAuth); anyExtendedKeyUsage alone is
-///   not enough, and the extension must not be critical;
+/// extendedKeyUsage, for TLS servers as Apple has required since iOS 13 and as the CA/Browser Forum requires, and
+/// for any other key purpose the same way:
+/// - the leaf's EKU, when it carries one (under the SSL policy it must), lists every required purpose;
+///   anyExtendedKeyUsage alone is not enough. For TLS purposes (serverAuth, clientAuth) it must not be critical;
 /// - an issuing CA that carries an EKU constrains what it may issue, so it must include the purpose or
 ///   anyExtendedKeyUsage;
 /// - a trust anchor's EKU, when present, constrains the same way.
@@ -39,7 +40,9 @@ public struct ExtendedKeyUsageRule: ChainRule {
                     }
                     continue
                 }
-                if cert.extensions[oid: .X509ExtensionID.extendedKeyUsage]?.critical == true && chain.count > 1 {
+                if cert.extensions[oid: .X509ExtensionID.extendedKeyUsage]?.critical == true && chain.count > 1
+                    && required.contains(where: { $0 == .serverAuth || $0 == .clientAuth })
+                {
                     failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
                         "\(cert.label) marks extendedKeyUsage critical, which the CA/Browser Forum forbids for TLS certificates"))
                 }
@@ -65,7 +68,7 @@ public struct ExtendedKeyUsageRule: ChainRule {
         case .timeStamping: return "timeStamping"
         case .ocspSigning: return "OCSPSigning"
         case .any: return "anyExtendedKeyUsage"
-        default: return "\(u)"
+        default: return ASN1ObjectIdentifier(u).description
         }
     }
 

@@ -2,18 +2,20 @@ import Crypto
 import Foundation
 import X509
 
-/// Name constraints swift-certificates refuses outright instead of evaluating, which ``RFC5280Rule`` settles when
-/// such a refusal is the only reason a path failed:
-/// - directoryName subtrees (RFC 5280 §4.2.1.10 makes them a MUST): checked here;
-/// - subtrees of the types it has no matcher for (otherName, rfc822Name, x400Address, ediPartyName,
-///   registeredID): RFC 5280 constrains only names of a subtree's own type, so such a subtree is a no-op when no
-///   certificate below it carries a name of that type. When one does, the subtree stays and the refusal stands;
+/// Name constraints swift-certificates refuses outright or matches otherwise than RFC 5280 says, which
+/// ``RFC5280Rule`` settles here:
+/// - directoryName subtrees (RFC 5280 §4.2.1.10 makes them a MUST), which it refuses: checked here;
+/// - rfc822Name subtrees, which it refuses, and uniformResourceIdentifier subtrees, which it matches as DNS names
+///   (so that `example.com` would admit `http://www.example.com`): checked here, as §4.2.1.10 defines them;
+/// - subtrees of the types it has no matcher for (otherName, x400Address, ediPartyName, registeredID): RFC 5280
+///   constrains only names of a subtree's own type, so such a subtree is a no-op when no certificate below it
+///   carries a name of that type. When one does, the subtree stays and the refusal stands;
 /// - the names of self-issued intermediates, which it checks although RFC 5280 §6.1.3 exempts them.
 ///
 /// A name is within a DN subtree when the subtree's RDNs are its first RDNs. Attribute values are compared as
-/// RFC 5280 §7.1 asks, approximately: strings case-folded with runs of white space collapsed. The comparison
-/// fails closed both ways: a value that cannot be read as a string matches an excluded subtree unless its bytes
-/// are unequal *and* both are strings, and matches a permitted subtree only byte for byte.
+/// RFC 5280 §7.1 asks (``ComparableName``). The comparison fails closed both ways: a value that cannot be
+/// prepared as a string matches an excluded subtree unless its bytes are unequal *and* both are strings, and
+/// matches a permitted subtree only byte for byte.
 enum NameConstraintGaps {
     /// The chain with the subtrees above taken out (DN subtrees, and the no-op ones), and without the SANs of
     /// self-issued intermediates, whose names RFC 5280 §6.1.3 exempts and swift-certificates checks anyway; for
@@ -34,7 +36,7 @@ enum NameConstraintGaps {
                 let below = Set(chain.indices.prefix(i).flatMap { isExempt(chain, $0) ? [] : nameKinds(chain[$0]) })
                 func kept(_ subtree: GeneralName) -> Bool {
                     let kind = NameKind(subtree)
-                    return kind != .directoryName && (kind.isEvaluatedBySwiftCertificates || below.contains(kind))
+                    return !kind.isCheckedHere && (kind.isEvaluatedBySwiftCertificates || below.contains(kind))
                 }
                 let trimmed = NameConstraints(permittedSubtrees: nc.permittedSubtrees.filter(kept),
                                               excludedSubtrees: nc.excludedSubtrees.filter(kept))
@@ -99,8 +101,20 @@ enum NameConstraintGaps {
             }
         }
 
-        /// The subtree types swift-certificates matches names against (directoryName it refuses).
-        var isEvaluatedBySwiftCertificates: Bool { self == .dnsName || self == .ipAddress || self == .uniformResourceIdentifier }
+        /// The subtree types swift-certificates matches names against as RFC 5280 does.
+        var isEvaluatedBySwiftCertificates: Bool { self == .dnsName || self == .ipAddress }
+
+        /// The subtree types ``NameConstraintGaps/violation(in:)`` checks.
+        var isCheckedHere: Bool { self == .directoryName || self == .rfc822Name || self == .uniformResourceIdentifier }
+    }
+
+    /// True when a CA on the path has a subtree of a type checked here: swift-certificates must then see the path
+    /// without it, or it refuses the path or judges the names otherwise.
+    static func hasSubtreesCheckedHere(_ chain: UnverifiedCertificateChain, extensions: ExtensionMemo) -> Bool {
+        chain.dropFirst().contains { cert in
+            guard let nc = extensions(cert).nameConstraints.value else { return false }
+            return (nc.permittedSubtrees + nc.excludedSubtrees).contains { NameKind($0).isCheckedHere }
+        }
     }
 
     private static let scratchKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
@@ -109,8 +123,8 @@ enum NameConstraintGaps {
     /// of as many would otherwise cost their product.
     static let comparisonBudget = 1 << 16
 
-    /// The first violation of a directoryName constraint in the chain (leaf first), or nil. Each CA's constraints
-    /// apply to the subject and the directoryName SANs of every certificate below it.
+    /// The first violation of a directoryName, rfc822Name or URI constraint in the chain (leaf first), or nil.
+    /// Each CA's constraints apply to the names of every certificate below it that RFC 5280 §6.1.3 does not exempt.
     static func violation(in chain: UnverifiedCertificateChain) -> TrustFailure? {
         var budget = comparisonBudget
         for i in chain.indices.dropFirst() {
@@ -119,37 +133,47 @@ enum NameConstraintGaps {
                 return TrustFailure(.nameConstraints, certificate: i, "\(chain[i].label) has a nameConstraints extension that cannot be read")
             }
             guard let constraints else { continue }
-            let permitted = constraints.permittedSubtrees.compactMap(\.directoryName)
-            let excluded = constraints.excludedSubtrees.compactMap(\.directoryName)
-            if permitted.isEmpty && excluded.isEmpty { continue }
             for j in chain.indices where j < i && !isExempt(chain, j) {
                 let sans: SubjectAlternativeNames?
                 do { sans = try chain[j].extensions.subjectAlternativeNames } catch {
                     return TrustFailure(.nameConstraints, certificate: j, "\(chain[j].label) has a subjectAltName extension that cannot be read")
                 }
-                var names = (sans.map { $0.compactMap(\.directoryName) } ?? []).map { (name: $0, what: "\(chain[j].label) has the directoryName SAN \($0.label)") }
-                if !chain[j].subject.isEmpty { names.insert((chain[j].subject, "the subject of \(chain[j].label)"), at: 0) }
-                for (name, what) in names {
-                    let admitted = permitted.isEmpty || permitted.contains { isWithin(name, $0, excluding: false, budget: &budget) }
-                    let banned = excluded.first { isWithin(name, $0, excluding: true, budget: &budget) }
-                    if budget < 0 { return tooLarge(chain, i) }
-                    if !admitted {
-                        return TrustFailure(.nameConstraints, certificate: i,
-                            "\(what) is outside the directory names \(chain[i].label) permits (\(permitted.map(\.label).joined(separator: ", ")))")
-                    }
-                    if let banned {
-                        return TrustFailure(.nameConstraints, certificate: i,
-                            "\(what) is within \(banned.label), a directory name \(chain[i].label) excludes")
-                    }
+                if let failure = directoryNameViolation(chain, carrier: i, constraints, subject: j, sans: sans, budget: &budget)
+                    ?? NameConstraintMatching.violation(chain, carrier: i, constraints, subject: j, sans: sans, budget: &budget)
+                {
+                    return failure
                 }
             }
         }
         return nil
     }
 
-    private static func tooLarge(_ chain: UnverifiedCertificateChain, _ i: Int) -> TrustFailure {
+    private static func directoryNameViolation(_ chain: UnverifiedCertificateChain, carrier i: Int, _ constraints: NameConstraints, subject j: Int,
+                                               sans: SubjectAlternativeNames?, budget: inout Int) -> TrustFailure? {
+        let permitted = constraints.permittedSubtrees.compactMap(\.directoryName)
+        let excluded = constraints.excludedSubtrees.compactMap(\.directoryName)
+        if permitted.isEmpty && excluded.isEmpty { return nil }
+        var names = (sans.map { $0.compactMap(\.directoryName) } ?? []).map { (name: $0, what: "\(chain[j].label) has the directoryName SAN \($0.label)") }
+        if !chain[j].subject.isEmpty { names.insert((chain[j].subject, "the subject of \(chain[j].label)"), at: 0) }
+        for (name, what) in names {
+            let admitted = permitted.isEmpty || permitted.contains { isWithin(name, $0, excluding: false, budget: &budget) }
+            let banned = excluded.first { isWithin(name, $0, excluding: true, budget: &budget) }
+            if budget < 0 { return tooLarge(chain, i) }
+            if !admitted {
+                return TrustFailure(.nameConstraints, certificate: i,
+                    "\(what) is outside the directory names \(chain[i].label) permits (\(permitted.map(\.label).joined(separator: ", ")))")
+            }
+            if let banned {
+                return TrustFailure(.nameConstraints, certificate: i,
+                    "\(what) is within \(banned.label), a directory name \(chain[i].label) excludes")
+            }
+        }
+        return nil
+    }
+
+    static func tooLarge(_ chain: UnverifiedCertificateChain, _ i: Int) -> TrustFailure {
         TrustFailure(.nameConstraints, certificate: i,
-                     "the names in this chain are too large to check against the directory-name constraints of \(chain[i].label) (more than \(comparisonBudget) comparisons); refused")
+                     "the names in this chain are too large to check against the name constraints of \(chain[i].label) (more than \(comparisonBudget) comparisons); refused")
     }
 
     /// True when `subtree`'s RDNs begin `name`. `excluding` makes uncertain comparisons count as equal, and so does
@@ -176,14 +200,8 @@ enum NameConstraintGaps {
     private static func sameAttribute(_ a: RelativeDistinguishedName.Attribute, _ b: RelativeDistinguishedName.Attribute,
                                       excluding: Bool) -> Bool {
         guard a.type == b.type else { return false }
-        if a.value == b.value { return true }
-        if let x = String(a.value), let y = String(b.value) { return folded(x) == folded(y) }
-        // BMPString, TeletexString and the like: not read here, so equal only when excluding.
-        return excluding
-    }
-
-    private static func folded(_ s: String) -> String {
-        s.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        // TeletexString and the like, or a prohibited character: uncertain, so equal only when excluding.
+        return ComparableName.sameValue(a.value, b.value) ?? excluding
     }
 }
 

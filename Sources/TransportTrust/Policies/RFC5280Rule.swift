@@ -25,25 +25,34 @@ public struct RFC5280Rule: ChainRule {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
         // there is no path to validate, and swift-certificates would refuse it for not being a CA.
         guard chain.count > 1 else { return }
-        guard NameConstraintLoad(chain, extensions: context.extensions).work <= nameConstraintBudget,
-            case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else {
-            return
-        }
-        var text = reason.description
+        let load = NameConstraintLoad(chain, extensions: context.extensions)
+        guard load.work <= nameConstraintBudget else { return }
         var chain = chain
+        // directoryName, rfc822Name and URI subtrees are ours to check (NameConstraintGaps): swift-certificates refuses
+        // or misreads them, so it checks the rest on a copy without them. A refusal of a subtree type it cannot match,
+        // or of the names of a self-issued intermediate (RFC 5280 §6.1.3 exempts them), is settled the same way. Name
+        // constraints are its policy's last check, so everything before them passed.
+        let leftToUs = load.constraints > 0 && NameConstraintGaps.hasSubtreesCheckedHere(chain, extensions: context.extensions)
+        var text = ""
+        if !leftToUs {
+            guard case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else { return }
+            text = reason.description
+        }
         let refusedUnchecked = text.mentions("directoryName name constraints are not supported") || text.mentions("unsupported constraint")
         let exemptNames = (text.mentions("subtree") || text.mentions("name constraints")) && chain.indices.contains { NameConstraintGaps.isExempt(chain, $0) }
-        if refusedUnchecked || exemptNames, let stripped = NameConstraintGaps.withoutSubtreesLeftToUs(chain) {
-            // Name constraints are the policy's last check, so everything before them passed. swift-certificates
-            // checks the other name types once DN and no-op subtrees, and exempt names, are out of its way; DN subtrees
-            // are checked here.
-            switch policy.chainMeetsPolicyRequirements(chain: stripped) {
-            case .meetsPolicy:
-                if let violation = NameConstraintGaps.violation(in: chain) { failures.append(violation) }
+        if leftToUs || refusedUnchecked || exemptNames {
+            if let stripped = NameConstraintGaps.withoutSubtreesLeftToUs(chain) {
+                switch policy.chainMeetsPolicyRequirements(chain: stripped) {
+                case .meetsPolicy:
+                    if let violation = NameConstraintGaps.violation(in: chain) { failures.append(violation) }
+                    return
+                case .failsToMeetPolicy(let reason):
+                    text = reason.description
+                    chain = stripped  // the reason describes the rebuilt certificates; subjects and serials are unchanged
+                }
+            } else if leftToUs {
+                failures.append(TrustFailure(.nameConstraints, certificate: nil, "the name constraints in this chain could not be prepared for checking; refused"))
                 return
-            case .failsToMeetPolicy(let reason):
-                text = reason.description
-                chain = stripped  // the reason describes the rebuilt certificates; subjects and serials are unchanged
             }
         }
         let dumps = Self.dumps(in: text, chain: chain)
@@ -112,7 +121,7 @@ public struct RFC5280Rule: ChainRule {
 
     /// The name kind of a subtree swift-certificates has no matcher for, as its reason writes the subtree.
     static func unmatchedKind(in text: String) -> String? {
-        let kinds = [("OtherName(", "otherName"), ("RFC822Name(", "rfc822Name (email)"), ("X400Address(", "x400Address"),
+        let kinds = [("OtherName(", "otherName"), ("X400Address(", "x400Address"),
                      ("EDIPartyName(", "ediPartyName"), ("RegisteredID(", "registeredID"), ("URI(", "URI")]
         return kinds.first { text.mentions("for name " + $0.0) }?.1
     }

@@ -8,7 +8,15 @@ import X509
 /// Apple's SecTrust does not check these, and some older private PKIs break them, so they are opt-in
 /// (``TrustPolicy/Profile/webPKI``). Every violation is a sign of a mis-issued certificate.
 public struct WebPKIProfileRule: ChainRule {
-    public init() {}
+    /// True when the leaf is a TLS server certificate (the SSL policy): the Baseline Requirements' EKU rules for
+    /// subscriber and subordinate CA certificates then apply.
+    public var tlsServer: Bool
+
+    public init(tlsServer: Bool = true) { self.tlsServer = tlsServer }
+
+    /// Key purposes a TLS subscriber certificate must not list (BR 7.1.2.7.10); anyExtendedKeyUsage is refused for
+    /// every leaf.
+    static let purposesForbiddenToTLSServers: [ExtendedKeyUsage.Usage] = [.codeSigning, .emailProtection, .timeStamping, .ocspSigning]
 
     /// Only whether policyConstraints is critical is checked here. What it constrains is certificate policy
     /// processing's to enforce, so the extension is not declared handled by this rule.
@@ -67,10 +75,16 @@ public struct WebPKIProfileRule: ChainRule {
             if let bits = Self.rsaModulusBits(cert), bits % 8 != 0 {
                 fail(.weakKey, "has an RSA key of \(bits) bits, not a multiple of 8")
             }
+            if tlsServer && !isLeaf && !isAnchor, let eku = parsed.extendedKeyUsage.value, eku.contains(.any), !eku.contains(.serverAuth) {
+                fail(.extendedKeyUsage, "lists anyExtendedKeyUsage without serverAuth; under the Baseline Requirements a CA's anyExtendedKeyUsage does not stand in for serverAuth")
+            }
             if isLeaf {
                 if parsed.isCA { fail(.basicConstraints, "is an end-entity certificate marked as a CA") }
-                if let eku = parsed.extendedKeyUsage.value, eku.contains(.any) {
-                    fail(.extendedKeyUsage, "lists anyExtendedKeyUsage, which server certificates may not")
+                if let eku = parsed.extendedKeyUsage.value {
+                    if eku.contains(.any) { fail(.extendedKeyUsage, "lists anyExtendedKeyUsage, which server certificates may not") }
+                    for purpose in Self.purposesForbiddenToTLSServers where tlsServer && eku.contains(purpose) {
+                        fail(.extendedKeyUsage, "lists \(ExtendedKeyUsageRule.name(purpose)), which a TLS server certificate may not list")
+                    }
                 }
                 Self.checkNames(cert, sans: parsed.subjectAlternativeNames.value, fail: fail)
             }

@@ -12,6 +12,7 @@ public protocol OCSPResponseSource: Sendable {
 
 /// How revocation is checked.
 public struct RevocationOptions: Sendable {
+    /// How revocation failures count.
     public enum Mode: String, Sendable, Codable {
         /// No revocation checking.
         case off

@@ -11,6 +11,7 @@ public struct SARIFReportRenderer: Sendable {
 
     public init(toolVersion: String) { self.toolVersion = toolVersion }
 
+    /// Long on purpose: the SARIF 2.1.0 document is built in the shape it is written, top to bottom.
     public func render(_ report: AuditReport) -> String {
         let rules = AuditRule.allCases
         let ruleObjects: [[String: Any]] = rules.map { r in

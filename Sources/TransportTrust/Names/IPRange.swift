@@ -1,5 +1,3 @@
-import TransportTrust
-
 /// An IPv4 or IPv6 address range in CIDR notation (`192.168.0.0/16`, `fd00::/8`).
 ///
 /// Apple: "In iOS 17, iPadOS 17, and macOS 14, you can … specify a range of IP addresses" in

@@ -1,24 +1,11 @@
 import TransportTrust
 
-/// What an `NSExceptionDomains` or `NSPinnedDomains` entry names, and why it might never match.
+/// An `NSExceptionDomains` or `NSPinnedDomains` key as written: the host pattern it names, or why it never matches.
 ///
 /// Apple's rules for the domain string: use lowercase; use a DNS name, an IP address or (iOS 17, macOS 14)
 /// a range; "don't include a port number"; no wildcards — use NSIncludesSubdomains instead
 /// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nsexceptiondomains).
-public struct DomainPattern: Sendable, Hashable {
-    /// What the entry names once checked.
-    public enum Kind: Sendable, Hashable {
-        /// A DNS name in lowercase A-label (punycode) form: as written, with any Unicode label converted,
-        /// so that `münchen.de` and `xn--mnchen-3ya.de` name the same host as the URL does.
-        case name(String)
-        /// One IP address.
-        case ipAddress([UInt8])
-        /// An IP range (honoured from iOS 17 / macOS 14).
-        case ipRange(IPRange)
-        /// An entry ATS never matches: see ``DomainPattern/problems``.
-        case unmatchable
-    }
-
+public struct ATSDomainKey: Sendable, Hashable {
     /// A reason an entry can never match a connection.
     public enum Problem: String, Sendable, Hashable, Codable, CustomStringConvertible {
         case empty
@@ -51,7 +38,9 @@ public struct DomainPattern: Sendable, Hashable {
     }
 
     public var written: String
-    public var kind: Kind
+    /// The name, address or range the key names, exactly: whether it also covers subdomains is the entry's
+    /// NSIncludesSubdomains. Nil when ATS never matches the key (see ``problems``).
+    public var pattern: HostPattern?
     public var problems: [Problem]
 
     public init(_ written: String) {
@@ -67,7 +56,7 @@ public struct DomainPattern: Sendable, Hashable {
         if host.contains("*") { problems.append(.wildcard) }
         // A CIDR range is the only entry allowed to contain "/".
         if let range = IPRange(cidr: host), problems.isEmpty {
-            self.kind = .ipRange(range)
+            self.pattern = HostPattern(range: range)
             self.problems = []
             return
         }
@@ -76,7 +65,7 @@ public struct DomainPattern: Sendable, Hashable {
             host = String(host[..<slash])
         }
         if let peer = try? PeerName(host), case .ip(let bytes) = peer, !host.hasPrefix("[") {
-            self.kind = problems.isEmpty ? .ipAddress(bytes) : .unmatchable
+            self.pattern = problems.isEmpty ? HostPattern(canonicalName: PeerName.ip(bytes).description, kind: .exact) : nil
             self.problems = problems
             return
         }
@@ -97,27 +86,22 @@ public struct DomainPattern: Sendable, Hashable {
         if !allowed, !problems.contains(.whitespace) { problems.append(.invalidCharacters) }
         guard problems.isEmpty else {
             self.problems = problems
-            self.kind = .unmatchable
+            self.pattern = nil
             return
         }
         // A connection's host is in A-label form (ConnectionTarget); a U-label entry names the same host.
         if host.unicodeScalars.contains(where: { !$0.isASCII }) {
             guard case .dns(let aLabel)? = try? PeerName(host) else {
                 self.problems = [.invalidCharacters]
-                self.kind = .unmatchable
+                self.pattern = nil
                 return
             }
             host = aLabel
         }
         self.problems = []
-        self.kind = .name(host)
+        self.pattern = HostPattern(canonicalName: host, kind: .exact)
     }
 
     /// Whether the entry names an IP address or range.
-    public var isIP: Bool {
-        switch kind {
-        case .ipAddress, .ipRange: return true
-        case .name, .unmatchable: return false
-        }
-    }
+    public var isIP: Bool { pattern?.isAddress ?? false }
 }

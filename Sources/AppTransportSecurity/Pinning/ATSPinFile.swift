@@ -1,0 +1,85 @@
+import Foundation
+import TransportTrust
+
+extension PinConfigurationFormat {
+    /// Reads a pin configuration from `bytes`, guessing the format when `format` is nil.
+    ///
+    /// An ATS file (an Info.plist, or a bare NSAppTransportSecurity dictionary) is read by the parser that reads
+    /// every ATS configuration, so its NSPinnedDomains mean exactly what they mean to ``RequirementsResolver``.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - source: the file name, for error messages.
+    ///   - format: the format, or nil to recognise it from the document's structure.
+    /// - Returns: the configuration and any warnings. The configuration is read but not validated; call
+    ///   `PinConfiguration.validate(now:source:)`, which applies the format's rules.
+    public static func read(_ bytes: [UInt8], source: String, format: PinConfigurationFormat? = nil)
+        throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
+    {
+        let format = format ?? detect(bytes)
+        guard format == .ats else { return try readPinFile(bytes, source: source, format: format) }
+        var configuration = try ATSPinFile.read(bytes, source: source)
+        configuration.rules = format.rules
+        configuration.matching = format.matching
+        return (configuration, [])
+    }
+
+    /// Reads the file at `path`.
+    public static func read(path: String, format: PinConfigurationFormat? = nil)
+        throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
+    {
+        try read(try readPinFileBytes(path), source: InputFile.source(path), format: format)
+    }
+}
+
+/// NSPinnedDomains as a pin configuration: each entry a pinned host with CA and leaf scopes.
+enum ATSPinFile {
+    static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> PinConfiguration {
+        let file: ConfigurationSource
+        do { file = try ConfigurationLoader().load(data: Data(bytes), name: source) } catch {
+            throw PinConfigurationError(.malformedDocument, source: source, "it is not a property list: \(error.description)",
+                                        fix: "Give an Info.plist, or a plist holding the NSAppTransportSecurity dictionary")
+        }
+        func line(_ path: PlistKeyPath) -> Int? { file.location(of: path)?.line }
+        if !file.containerIssues.isEmpty {
+            throw PinConfigurationError(.wrongType, source: source, line: file.rootLocation(of: file.atsPrefix)?.line,
+                                        "NSAppTransportSecurity is not a dictionary", fix: "Make NSAppTransportSecurity a <dict>")
+        }
+        let configuration = file.configuration
+        guard configuration.presentKeys.contains(.pinnedDomains) else {
+            throw PinConfigurationError(.missingKey, source: source, "there is no NSPinnedDomains dictionary",
+                fix: "Put the pins under NSAppTransportSecurity → NSPinnedDomains → DOMAIN → NSPinnedCAIdentities / NSPinnedLeafIdentities")
+        }
+        // What ATS would ignore with a warning is an error here: a pin file that does not say what it seems to.
+        for issue in configuration.issues where issue.keyPath.components.first == ATSKey.pinnedDomains.rawValue {
+            switch issue.kind {
+            case .wrongType(let key, let expected, let found):
+                throw PinConfigurationError(.wrongType, source: source, line: line(issue.keyPath),
+                                            "\(issue.keyPath) is a \(found.kind), not a \(expected)", fix: "Write \(key.rawValue) as \(expected.xmlExample)")
+            case .missingKey:
+                throw PinConfigurationError(.missingKey, source: source, line: line(issue.keyPath),
+                                            "an identity at \(issue.keyPath) has no SPKI-SHA256-BASE64 string",
+                                            fix: "Write each identity as <dict><key>SPKI-SHA256-BASE64</key><string>HASH</string></dict>")
+            case .unknownKey, .invalidValue, .duplicateKey, .containerWrongType:
+                continue
+            }
+        }
+        var hosts: [PinnedHost] = []
+        for entry in configuration.pinnedDomains {
+            let at = line(entry.keyPath)
+            let pattern: HostPattern
+            do { pattern = try HostPattern(entry.name, includeSubdomains: entry.coversSubdomains) } catch { throw error.placed(in: source, line: at) }
+            var set = PinSet()
+            for identity in (entry.caIdentities ?? []) + (entry.leafIdentities ?? []) {
+                let pin: Pin
+                do { pin = try Pin(parsing: identity.base64) } catch { throw error.placed(in: source, line: at) }
+                if pin.isLegacySHA1 {
+                    throw PinConfigurationError(.wrongHashLength, source: source, line: at,
+                        "ATS pins are SHA-256, but \(entry.name) has a sha1/ pin", fix: "Use the SHA-256 hash from `ats pins CERT.pem`")
+                }
+                set[identity.scope == .leaf ? .leaf : .ca].append(pin)
+            }
+            hosts.append(PinnedHost(pattern, set))
+        }
+        return PinConfiguration(hosts)
+    }
+}

@@ -1,0 +1,147 @@
+import AppTransportSecurity
+import TransportTrust
+
+/// Everything decided about one connection before a byte is sent, and the decision made after its handshake.
+///
+/// A plan joins what ATS requires of the peer (`ConnectionRequirements`) with how the client evaluates trust
+/// (``TrustSettings``). It answers every question the handshake asks, the TLS versions and suites, the server
+/// name, the trust policy and its evaluators, and then turns the handshake's certificates and negotiated
+/// parameters into one ``ConnectionDecision``. It does no I/O: the client, the diagnostics and the tests all
+/// run the same decision, and none needs a socket to do so.
+///
+/// ```swift
+/// let plan = ConnectionPlan(peer: try PeerName("www.example.com"), port: 443,
+///                           requirements: try ATSPolicy.default().requirements(for: "https://www.example.com/"),
+///                           settings: TrustSettings())
+/// let assessment = await plan.assess(presented: chainDER, handshake: negotiated)
+/// let decision = plan.decide(assessment, answer: .evaluationStands)
+/// ```
+public struct ConnectionPlan: Sendable {
+    public let peer: PeerName
+    public let port: Int
+    public let requirements: ConnectionRequirements
+    public let settings: TrustSettings
+
+    public init(peer: PeerName, port: Int, requirements: ConnectionRequirements, settings: TrustSettings) {
+        self.peer = peer
+        self.port = port
+        self.requirements = requirements
+        self.settings = settings
+    }
+
+    /// The name sent as SNI: DNS names only, never an IP literal (RFC 6066 §3).
+    public var serverName: String? {
+        if case .dns(let name) = peer { return name }
+        return nil
+    }
+
+    /// The versions and suites the ClientHello offers.
+    public func tlsParameters() throws(ConnectionPlanError) -> TLSParameters { try TLSParameters(requirements) }
+
+    /// The policy the chain is evaluated under: the requirements' certificate rules for this peer, with the
+    /// settings' platform, CT and revocation.
+    public var trustPolicy: TrustPolicy {
+        var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: settings.certificateTransparency)
+        policy.platform = settings.platform
+        // The source goes with the trust even when the client checks nothing, for evaluators that do.
+        policy.revocation = RevocationOptions(mode: settings.revocation, source: settings.ocspSource)
+        return policy
+    }
+
+    /// Whether the requirements let the delegate accept a chain the evaluation refused (relaxed validation).
+    public var delegateMayLoosenTrust: Bool { requirements.certificate.value.validation == .relaxed }
+
+    /// Evaluates the presented chain (DER, leaf first) and the negotiated parameters against the plan.
+    public func assess(presented: [[UInt8]], handshake: HandshakeSummary) async -> ConnectionAssessment {
+        let trust = ServerTrust(certificates: presented, anchors: settings.anchors, policy: trustPolicy,
+                                validationTime: settings.validationTime)
+        let verdict: TrustVerdict
+        if let manager = settings.trustManager {
+            verdict = await manager.evaluate(trust, forHost: peer)
+        } else {
+            verdict = await DefaultTrustEvaluator().evaluate(trust)
+        }
+        var notes = verdict.notes
+
+        // ATS NSPinnedDomains: checked by the same evaluator as every pin format, against the chain as built.
+        var pinsMatched: Bool?
+        if let pins = requirements.pins.value {
+            let pinned = await PinSetEvaluator(pins.pinnedHost, validation: Evaluated(verdict: verdict)).evaluate(trust)
+            pinsMatched = !pinned.failures.dropFirst(verdict.failures.count).contains { $0.code == .pinMismatch }
+            notes += pinned.notes.dropFirst(verdict.notes.count)
+        }
+        let trustState: ConnectionDescription.Trust = verdict.isTrusted
+            ? .trusted(keyMeetsATSStrength: !verdict.failures.contains { $0.code == .weakKey })
+            : .untrusted(reason: verdict.failures.map(\.message).joined(separator: "; "))
+        let description = ConnectionDescription(scheme: "https", tlsVersion: handshake.tlsVersion,
+                                                cipherSuite: handshake.cipherSuite, trust: trustState, pinsMatched: pinsMatched)
+        return ConnectionAssessment(verdict: verdict, evaluation: requirements.evaluate(description), handshake: handshake,
+                                    presented: presented, notes: notes, delegateMayLoosenTrust: delegateMayLoosenTrust)
+    }
+
+    /// The decision, once the delegate (if any) has answered. Fails closed: everything that is not a positive
+    /// decision refuses, and a handshake whose ServerHello could not be read is refused whatever else held.
+    public func decide(_ assessment: ConnectionAssessment, answer: ServerTrustAnswer) -> ConnectionDecision {
+        let verdict = assessment.verdict
+        let evaluation = assessment.evaluation
+        var notes = assessment.notes
+        func decision(_ refusal: ConnectionDecision.Refusal?) -> ConnectionDecision {
+            ConnectionDecision(verdict: verdict, evaluation: evaluation, handshake: assessment.handshake, notes: notes, refusal: refusal)
+        }
+        var allowed = evaluation.isAllowed && assessment.handshake.isComplete
+        switch answer {
+        case .evaluationStands:
+            break
+        case .cancel:
+            return decision(.init(kind: .authenticationCancelled, message: "the challenge handler cancelled the server-trust challenge"))
+        case .wrongCredential:
+            return decision(.init(kind: .authenticationCancelled,
+                                  message: "a server-trust challenge can only be answered with a server-trust credential"))
+        case .acceptServerTrust:
+            // Only the certificate check may be waived, only where the requirements let the app loosen trust,
+            // and never for pins or host lists.
+            let blocking = evaluation.blockingReasons
+            let onlyCertificate = !blocking.isEmpty && blocking.allSatisfy { $0.kind == .certificate }
+            let hardFailure = verdict.failures.contains { [.pinMismatch, .hostNotAllowed].contains($0.code) }
+            if !allowed && assessment.delegateMayLoosenTrust && onlyCertificate && !hardFailure {
+                allowed = true
+                notes.append("the challenge handler accepted a chain that failed evaluation; \(requirements.certificate.because) permits this")
+            } else if !allowed {
+                notes.append("the challenge handler's server-trust credential was ignored: it cannot accept what the requirements refuse")
+            }
+        }
+        if !assessment.handshake.isComplete {
+            return decision(.init(kind: .atsRefused, message: "the ServerHello could not be read, so the TLS version and cipher suite cannot be checked; refusing"))
+        }
+        return decision(allowed ? nil : refusal(verdict: verdict, evaluation: evaluation))
+    }
+
+    /// The refusal for a handshake that completed without this plan's evaluation (a resumed session, say).
+    public static var unevaluatedHandshake: ConnectionDecision.Refusal {
+        .init(kind: .serverTrustRefused,
+              message: "the TLS handshake completed without server trust evaluation (was a session resumed?); refusing")
+    }
+
+    private func refusal(verdict: TrustVerdict, evaluation: ConnectionEvaluation) -> ConnectionDecision.Refusal {
+        let blocking = evaluation.blockingReasons
+        let checks = Set(blocking.map(\.kind))
+        let kind: ConnectionDecision.Refusal.Kind
+        if checks.contains(.pins) || verdict.failures.contains(where: { $0.code == .pinMismatch }) {
+            kind = .pinMismatch
+        } else if verdict.failures.contains(where: { $0.code == .hostNotAllowed }) {
+            kind = .hostNotAllowed
+        } else if checks.contains(.certificate) && !verdict.isTrusted {
+            kind = .serverTrustRefused
+        } else {
+            kind = .atsRefused
+        }
+        return .init(kind: kind, message: blocking.map { "\($0.message) [\($0.because)]" }.joined(separator: "; "))
+    }
+}
+
+/// A verdict already reached, as the validation step of a ``PinSetEvaluator``: pins are checked once more
+/// without evaluating the chain twice.
+private struct Evaluated: ServerTrustEvaluating {
+    let verdict: TrustVerdict
+    func evaluate(_ trust: ServerTrust) async -> TrustVerdict { verdict }
+}

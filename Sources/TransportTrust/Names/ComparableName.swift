@@ -1,0 +1,136 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// A distinguished name as RFC 5280 §7.1 compares names: attribute by attribute, with string values prepared as
+/// RFC 4518 asks (transcoded to Unicode, control and joiner characters dropped, white space mapped to SPACE, case
+/// folded, NFKC, insignificant spaces removed). So a PrintableString `Test CA` equals a UTF8String `test  ca`.
+///
+/// Two names are equal when their RDNs are equal in order; a multi-valued RDN is compared as a set. Values that
+/// are not strings swift-certificates or swift-asn1 can read (TeletexString, a value with a prohibited character)
+/// are compared by their encoding, which can only make names differ: chaining then fails closed.
+///
+/// A name of more than ``attributeLimit`` attributes is not prepared: it is compared as swift-certificates compares
+/// names, by encoding, so a hostile name costs one pass and never string preparation.
+struct ComparableName: Hashable, Sendable {
+    /// Most attributes a name may have to be prepared; no real name comes close.
+    static let attributeLimit = 256
+
+    private enum Form: Hashable, Sendable {
+        case prepared([[Attribute]])
+        case exact(DistinguishedName)
+    }
+
+    private struct Attribute: Hashable, Sendable {
+        var type: ASN1ObjectIdentifier
+        var value: Value
+    }
+
+    private enum Value: Hashable, Sendable {
+        case string(String)
+        case encoded(RelativeDistinguishedName.Attribute.Value)
+    }
+
+    private let form: Form
+
+    init(_ name: DistinguishedName) {
+        var count = 0
+        for rdn in name { count += rdn.count }
+        guard count <= Self.attributeLimit else {
+            form = .exact(name)
+            return
+        }
+        form = .prepared(name.map { rdn in
+            let attributes = rdn.map { Attribute(type: $0.type, value: Self.value($0.value)) }
+            // A SET OF: order carries no meaning. Multi-valued RDNs are rare, so the costlier sort is too.
+            return attributes.count < 2 ? attributes : attributes.sorted { "\($0)" < "\($1)" }
+        })
+    }
+
+    /// True when RFC 5280 §7.1 deems the names equal: byte for byte first, which is the common case and cheap.
+    static func matches(_ a: DistinguishedName, _ b: DistinguishedName) -> Bool {
+        a == b || (a.count == b.count && ComparableName(a) == ComparableName(b))
+    }
+
+    /// True when the two attribute values are equal after preparation. Nil when either cannot be prepared, so that
+    /// a caller decides which way an uncertain comparison fails.
+    static func sameValue(_ a: RelativeDistinguishedName.Attribute.Value, _ b: RelativeDistinguishedName.Attribute.Value) -> Bool? {
+        if a == b { return true }
+        guard case .string(let x) = value(a), case .string(let y) = value(b) else { return nil }
+        return x == y
+    }
+
+    private static func value(_ value: RelativeDistinguishedName.Attribute.Value) -> Value {
+        guard let text = String(value) ?? wideString(value), let prepared = prepare(text) else { return .encoded(value) }
+        return .string(prepared)
+    }
+
+    /// BMPString and UniversalString values, which swift-certificates keeps encoded.
+    private static func wideString(_ value: RelativeDistinguishedName.Attribute.Value) -> String? {
+        let any = ASN1Any(value)
+        if let bmp = try? ASN1BMPString(asn1Any: any) {
+            let bytes = Array(bmp.bytes)
+            guard bytes.count % 2 == 0 else { return nil }
+            let units = stride(from: 0, to: bytes.count, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+            // An unpaired surrogate becomes U+FFFD, which preparation prohibits.
+            return String(decoding: units, as: UTF16.self)
+        }
+        if let universal = try? ASN1UniversalString(asn1Any: any) {
+            let bytes = Array(universal.bytes)
+            guard bytes.count % 4 == 0 else { return nil }
+            var scalars = String.UnicodeScalarView()
+            for i in stride(from: 0, to: bytes.count, by: 4) {
+                let code = UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+                guard let scalar = Unicode.Scalar(code) else { return nil }
+                scalars.append(scalar)
+            }
+            return String(scalars)
+        }
+        return nil
+    }
+
+    /// RFC 4518 §2 for caseIgnoreMatch; nil when the string holds a prohibited character (§2.4).
+    static func prepare(_ text: String) -> String? {
+        // Printable ASCII, almost every name: fold and squeeze spaces without Unicode tables.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return squeezed(text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 })
+        }
+        var mapped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let properties = scalar.properties
+            switch properties.generalCategory {
+            case .privateUse, .unassigned, .surrogate: return nil
+            default: break
+            }
+            if properties.isNoncharacterCodePoint || scalar == "\u{FFFD}" { return nil }
+            switch scalar.value {
+            // §2.2: mapped to SPACE.
+            case 0x09...0x0D, 0x85: mapped.append(" ")
+            // §2.2: mapped to nothing (soft hyphens, joiners, variation selectors, controls and format characters).
+            case 0xAD, 0x34F, 0x1806, 0x180B...0x180D, 0x200B, 0xFE00...0xFE0F, 0xFFFC: continue
+            default:
+                if properties.generalCategory == .control || properties.generalCategory == .format { continue }
+                mapped.append(properties.isWhitespace ? " " : scalar)
+            }
+        }
+        let folded = String(mapped).folding(options: .caseInsensitive, locale: nil).precomposedStringWithCompatibilityMapping
+        return squeezed(Array(folded.utf8))
+    }
+
+    /// §2.6.1 for equality: no leading or trailing spaces, one space between words.
+    private static func squeezed(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var pendingSpace = false
+        for byte in bytes {
+            if byte == 0x20 {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(0x20) }
+                pendingSpace = false
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
