@@ -69,11 +69,20 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var resolveOptions: ResolveOptions
 
+    @OptionGroup(title: "Proxies (https goes through a CONNECT tunnel: the origin's TLS, trust and pins are checked end to end)")
+    var proxyOptions: ProxyOptions
+
     @Option(help: "Revocation checking of the server's chain, from each certificate's OCSP responder and then its http CRL distribution points: off (default), soft or hard.")
     var revocation: RevocationOptions.Mode = .off
 
     @OptionGroup(title: "Certificate Transparency (embedded SCTs; SCTs in the TLS extension or a stapled OCSP response cannot be read)")
     var ctOptions: CTOptions
+
+    @Flag(name: .customLong("http1.1"), help: "Offer only HTTP/1.1 through ALPN.")
+    var http11 = false
+
+    @Flag(name: .customLong("http2"), help: "Offer only HTTP/2 (h2) through ALPN, and fail when the server does not agree. Without either flag both are offered and the server chooses.")
+    var http2 = false
 
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
@@ -86,6 +95,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if identity != nil && passwordFile == nil { throw ValidationError("--identity needs --password-file") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if let user, !user.contains(":") { throw ValidationError("--user takes NAME:PASSWORD") }
+        if http11 && http2 { throw ValidationError("give either --http1.1 or --http2, not both") }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must be 0 or more") }
         if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
     }
@@ -118,7 +128,12 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         do throws(TransportError) { response = try await client.stream(request) } catch {
             return refused(error, output: out)
         }
-        if verbose { out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore)) }
+        if verbose {
+            if let proxy = client.configuration.proxy?.proxy(scheme: response.connection.scheme, host: response.connection.host) {
+                out.error("* through the proxy \(proxy)\(response.connection.scheme == "https" ? " (CONNECT tunnel; the origin's TLS is end to end)" : "")\n")
+            }
+            out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore))
+        }
         // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
         // memory; --json reads it to the end without keeping it.
         var file: FileHandle?
@@ -164,6 +179,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if json { out.write(FetchJSON.encode(jsonNaming(FetchJSON(error: error))) + "\n") }
         if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out, store: anchorOptions.trustStore)) }
         if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
+        // The TLS library's own code and text, for whoever debugs the server; the message says it in words.
+        if verbose, let reason = error.tlsReason { out.error("* TLS library reason: \(reason.rawValue)\n") }
+        if verbose, let underlying = error.underlying { out.error("* underlying error: \(underlying)\n") }
         out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
@@ -235,6 +253,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             let origin = url
             handler = { challenge in
                 let space = challenge.protectionSpace
+                // --user is the origin's; a proxy's credential comes only in the --proxy URL or its variable.
+                if space.isProxy { return .performDefaultHandling }
                 switch space.authenticationMethod {
                 case .httpBasic, .httpDigest:
                     // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
@@ -257,6 +277,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         configuration.revocation = revocation
         configuration.certificateTransparency = try ctOptions.options()
         configuration.platform = platformOption.applePlatform
+        configuration.proxy = try proxyOptions.configuration()
+        configuration.httpVersions = http11 ? .http1Only : http2 ? .http2Only : .negotiate
         return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 
@@ -275,6 +297,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
         if let handshake = report.handshake {
             s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
+            s += "* \(report.httpVersion) (ALPN: \(report.alpn.map { "the server chose \($0)" } ?? "the server chose none"))\n"
         }
         if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out, store: store) }
         s += describe(report.atsEvaluation)
@@ -302,6 +325,10 @@ struct FetchJSON: Encodable {
         var host: String
         var port: Int
         var message: String
+        /// BoringSSL's reason code and who must fix it, for a failed handshake.
+        var tlsReason: String?
+        var fixedBy: String?
+        var underlying: String?
     }
 
     var url: String?
@@ -314,6 +341,8 @@ struct FetchJSON: Encodable {
     var certificateTransparency: CertificateTransparencyReport?
     var ats: [ATSCheck]?
     var redirects: [String]?
+    /// `HTTP/1.1` or `HTTP/2`.
+    var httpVersion: String?
     var error: Failure?
     /// The public roots ("system" or "apple") and the Apple release whose TLS server rules applied.
     var trustStore: String?
@@ -324,11 +353,13 @@ struct FetchJSON: Encodable {
         url = response.url
         status = Int(response.status.code)
         redirects = response.redirects
+        httpVersion = response.connection.httpVersion
         fill(response.connection.handshake, response.connection.verdict, response.connection.atsEvaluation)
     }
 
     init(error: TransportError) {
-        self.error = Failure(kind: error.kind.rawValue, phase: error.phase.rawValue, host: error.host, port: error.port, message: error.message)
+        self.error = Failure(kind: error.kind.rawValue, phase: error.phase.rawValue, host: error.host, port: error.port, message: error.message,
+                             tlsReason: error.tlsReason?.rawValue, fixedBy: error.tlsReason?.fixedBy.rawValue, underlying: error.underlying)
         fill(error.handshake, error.verdict, error.atsEvaluation)
     }
 

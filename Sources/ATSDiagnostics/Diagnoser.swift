@@ -128,6 +128,7 @@ public struct Diagnoser: Sendable {
             }
             outcome.tlsVersion = response.connection.handshake?.tlsVersion?.rawValue
             outcome.cipherSuite = response.connection.handshake?.cipherSuite
+            outcome.alpn = response.connection.alpn
             outcome.verdict = response.connection.verdict
         } catch {
             outcome.failure = TestFailure(error)

@@ -45,6 +45,8 @@ public struct TestOutcome: Sendable, Codable {
     /// The negotiated version and suite, when the handshake got far enough to see the ServerHello.
     public var tlsVersion: String?
     public var cipherSuite: String?
+    /// The protocol the server chose through ALPN (`h2`, `http/1.1`), when the load completed; nil when it chose none.
+    public var alpn: String?
     public var failure: TestFailure?
     /// Why the test could not be judged here (``TestResult/notTestable``).
     public var notTestableReason: String?
@@ -57,7 +59,7 @@ public struct TestOutcome: Sendable, Codable {
     var unofferedSuites: [CipherSuite] = []
 
     enum CodingKeys: String, CodingKey {
-        case test, result, dictionary, status, tlsVersion, cipherSuite, failure, notTestableReason, milliseconds
+        case test, result, dictionary, status, tlsVersion, cipherSuite, alpn, failure, notTestableReason, milliseconds
     }
 
     public var passed: Bool { result == .pass }

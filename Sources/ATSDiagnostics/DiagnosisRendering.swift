@@ -48,7 +48,7 @@ public enum DiagnosisRendering {
         }
         lines.append("Result : \(o.result.rawValue)")
         if o.passed, let version = o.tlsVersion {
-            lines.append("Negotiated : \(version), \(o.cipherSuite ?? "unknown suite")\(o.status.map { ", HTTP \($0)" } ?? "")")
+            lines.append("Negotiated : \(version), \(o.cipherSuite ?? "unknown suite"), ALPN \(o.alpn ?? "none")\(o.status.map { ", HTTP \($0)" } ?? "")")
         } else if o.passed, let status = o.status {
             lines.append("Negotiated : plain HTTP, HTTP \(status)")
         }

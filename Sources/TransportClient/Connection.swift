@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import TransportTrust
@@ -14,6 +15,8 @@ struct PoolKey: Hashable, Sendable {
     var port: Int
     /// The TLS settings and identity; connections made under other requirements are not reused.
     var settings: String
+    /// The proxy the connection goes through (``Proxy/description``), or empty for a direct connection.
+    var proxy: String = ""
 }
 
 /// A request's destination.
@@ -47,6 +50,9 @@ final class Connection: Sendable {
     let report: ConnectionReport
     private let exchange: NIOLoopBound<ExchangeHandler>
     private let death: NIOLockedValueBox<ExchangeFailure?>
+    /// The HTTP/2 connection this is a stream of; nil for an HTTP/1.1 connection. A stream is one exchange: closing
+    /// it resets the stream, never the connection.
+    let session: HTTP2Session?
 
     private init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
                  death: NIOLockedValueBox<ExchangeFailure?>) {
@@ -55,6 +61,23 @@ final class Connection: Sendable {
         self.report = report
         self.exchange = exchange
         self.death = death
+        self.session = nil
+    }
+
+    /// A stream of an HTTP/2 connection.
+    init(stream: any Channel, session: HTTP2Session, exchange: NIOLoopBound<ExchangeHandler>, death: NIOLockedValueBox<ExchangeFailure?>) {
+        self.channel = stream
+        self.key = session.key
+        self.report = session.report
+        self.exchange = exchange
+        self.death = death
+        self.session = session
+    }
+
+    /// What ALPN settled, and the handlers it put in place.
+    enum Negotiated: Sendable {
+        case http1(NIOLoopBound<ExchangeHandler>)
+        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<HTTP2StreamID?>)
     }
 
     var isActive: Bool { channel.isActive }
@@ -63,11 +86,14 @@ final class Connection: Sendable {
 
     // MARK: Opening
 
+    /// - Parameter tunnel: a channel already open to a proxy (and through its CONNECT tunnel, for https); nil to
+    ///   connect to the target directly. The target's handshake and evaluation are the same either way.
     static func open(target: Target, key: PoolKey, configuration: HTTPSClientConfiguration, identity: ClientIdentity?,
-                     sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Connection {
+                     sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline,
+                     over tunnel: (any Channel)? = nil) async throws(TransportError) -> Connection {
         let host = target.host
         let port = target.port
-        let override = AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port)
+        let override = tunnel == nil ? AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port) : nil
         var overrideAddress: SocketAddress?
         if let override {
             guard let socketAddress = AddressOverrides.socketAddress(override, port: port) else {
@@ -80,76 +106,88 @@ final class Connection: Sendable {
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
                                          observation: observation)
-        let eventLoop = group.next()
+        let eventLoop = tunnel?.eventLoop ?? group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
-        let exchangePromise = eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
+        let exchangePromise = eventLoop.makePromise(of: Negotiated.self)
+        // Every path that does not succeed it fails it here; completing a completed promise is a no-op.
+        defer { exchangePromise.fail(ExchangeFailure.closed) }
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
         let sni = verifier.plan.serverName
+        if !isTLS && configuration.httpVersions == .http2Only {
+            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
+                                 "HTTP/2 is spoken only over TLS here (h2, negotiated by ALPN); plain http:// uses HTTP/1.1")
+        }
+
+        // The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,
+        // so that nothing the server sends after its Finished goes unread.
+        let chosen = NIOLockedValueBox<String?>(nil)
+        @Sendable func installHTTP(_ sync: ChannelPipeline.SynchronousOperations, _ alpn: String?, _ loop: any EventLoop) throws {
+            chosen.withLockedValue { $0 = alpn }
+            if alpn == "h2" {
+                let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
+                let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) {
+                    // Server push is off (SETTINGS_ENABLE_PUSH 0 by NIO's default settings); refuse any stream it opens.
+                    $0.close()
+                }
+                try sync.addHandler(GoAwayObserver(goingAway: goingAway))
+                exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway))
+            } else {
+                try sync.addHTTPClientHandlers()
+                let exchange = ExchangeHandler(death: death)
+                try sync.addHandler(exchange)
+                exchangePromise.succeed(.http1(NIOLoopBound(exchange, eventLoop: loop)))
+            }
+        }
+        let install: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let sync = channel.pipeline.syncOperations
+                if isTLS, let sslContext {
+                    try sync.addHandlers(tlsHandlers(context: sslContext, serverName: sni, verifier: verifier, observation: observation,
+                                                     handshakePromise: handshakePromise) { sync, alpn in
+                        try installHTTP(sync, alpn, channel.eventLoop)
+                    })
+                } else {
+                    handshakePromise.succeed(())
+                    try installHTTP(sync, nil, channel.eventLoop)
+                }
+            }
+        }
 
         // The connect limit, or what is left of the request's when that is less (never below NIO's 1 ms floor).
         let remaining = deadline - .now()
         let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(connectLimit)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if isTLS, let sslContext {
-                        let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: sni,
-                                                              customVerificationCallbackWithMetadata: { certificates, promise in
-                            let presented: [[UInt8]]
-                            do { presented = try certificates.map { try $0.toDERBytes() } } catch {
-                                promise.succeed(.failed)
-                                return
-                            }
-                            Task {
-                                let allowed = await verifier.verify(presented: presented)
-                                guard allowed else { return promise.succeed(.failed) }
-                                // The metadata chain is the chain as built, leaf to anchor.
-                                let built = verifier.outcome?.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
-                                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
-                            }
-                        })
-                        try sync.addHandler(ServerHelloObserver(observation: observation))
-                        try sync.addHandler(handler)
-                        try sync.addHandler(HandshakeWaiter(promise: handshakePromise))
-                    } else {
-                        handshakePromise.succeed(())
-                    }
-                    try sync.addHTTPClientHandlers()
-                    let exchange = ExchangeHandler(death: death)
-                    try sync.addHandler(exchange)
-                    exchangePromise.succeed(NIOLoopBound(exchange, eventLoop: channel.eventLoop))
-                }
-            }
-
         let channel: any Channel
-        do {
-            if let overrideAddress {
-                channel = try await bootstrap.connect(to: overrideAddress).get()
-            } else {
-                channel = try await bootstrap.connect(host: host, port: port).get()
+        if let tunnel {
+            do { try await tunnel.eventLoop.flatSubmit { install(tunnel) }.get() } catch {
+                tunnel.close(promise: nil)
+                throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection through the proxy could not be set up: \(error)")
             }
-        } catch {
-            handshakePromise.fail(ExchangeFailure.closed)
-            exchangePromise.fail(ExchangeFailure.closed)
-            if case ChannelError.connectTimeout = error {
-                throw TransportError(.timedOut, phase: .connect, host: host, port: port,
-                                     connectTimeoutMessage(address: address, port: port, limit: connectLimit,
-                                                           byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
-                                     underlying: "\(error)")
+            channel = tunnel
+        } else {
+            let bootstrap = ClientBootstrap(group: eventLoop)
+                .connectTimeout(connectLimit)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelInitializer(install)
+            do {
+                if let overrideAddress {
+                    channel = try await bootstrap.connect(to: overrideAddress).get()
+                } else {
+                    channel = try await bootstrap.connect(host: host, port: port).get()
+                }
+            } catch {
+                handshakePromise.fail(ExchangeFailure.closed)
+                exchangePromise.fail(ExchangeFailure.closed)
+                if case ChannelError.connectTimeout = error {
+                    throw TransportError(.timedOut, phase: .connect, host: host, port: port,
+                                         connectTimeoutMessage(address: address, port: port, limit: connectLimit,
+                                                               byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
+                                         underlying: "\(error)")
+                }
+                throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
+                                     "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
             }
-            throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
-                                 "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
-        }
-
-        let exchange: NIOLoopBound<ExchangeHandler>
-        do { exchange = try await exchangePromise.futureResult.get() } catch {
-            channel.close(promise: nil)
-            throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection could not be set up: \(error)")
         }
 
         // The handshake deadline: its own limit, within the request's.
@@ -180,7 +218,12 @@ final class Connection: Sendable {
                 .classify(error, identityPresented: identity != nil)
         }
 
-        let report: ConnectionReport
+        let negotiated: Negotiated
+        do { negotiated = try await exchangePromise.futureResult.get() } catch {
+            channel.close(promise: nil)
+            throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection could not be set up: \(error)")
+        }
+        var report: ConnectionReport
         if isTLS {
             // Fail closed: a handshake that completed without our evaluation (a resumed session, say) is refused.
             guard let outcome = verifier.outcome, outcome.refusal == nil else {
@@ -195,8 +238,51 @@ final class Connection: Sendable {
                                       atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
                                       requirements: target.requirements, notes: [])
         }
-        configuration.handshakeObserver?(report)
-        return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+        report.alpn = chosen.withLockedValue { $0 }
+        switch negotiated {
+        case .http1(let exchange):
+            report.httpVersion = "HTTP/1.1"
+            if isTLS && configuration.httpVersions == .http2Only {
+                channel.close(promise: nil)
+                throw TransportError(.malformedResponse, phase: .handshake, host: host, port: port,
+                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); drop --http2 to use HTTP/1.1",
+                                     verdict: report.verdict, handshake: report.handshake)
+            }
+            configuration.handshakeObserver?(report)
+            return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+        case .http2(let multiplexer, let goingAway):
+            report.httpVersion = "HTTP/2"
+            configuration.handshakeObserver?(report)
+            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway)
+            do throws(TransportError) { return try await session.openStream() } catch {
+                session.close()
+                throw error
+            }
+        }
+    }
+
+    /// The TLS client handler whose verification callback runs `verifier`, with the ServerHello observer before it
+    /// and the handshake waiter after it.
+    /// - Parameter onCompleted: called on the event loop when the handshake completes, with the ALPN protocol chosen.
+    static func tlsHandlers(context: NIOSSLContext, serverName: String?, verifier: HandshakeVerifier, observation: HandshakeObservation,
+                            handshakePromise: EventLoopPromise<Void>,
+                            onCompleted: ((ChannelPipeline.SynchronousOperations, String?) throws -> Void)? = nil) throws -> [any ChannelHandler] {
+        let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName,
+                                              customVerificationCallbackWithMetadata: { certificates, promise in
+            let presented: [[UInt8]]
+            do { presented = try certificates.map { try $0.toDERBytes() } } catch {
+                promise.succeed(.failed)
+                return
+            }
+            Task {
+                let allowed = await verifier.verify(presented: presented)
+                guard allowed else { return promise.succeed(.failed) }
+                // The metadata chain is the chain as built, leaf to anchor.
+                let built = verifier.outcome?.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
+                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
+            }
+        })
+        return [ServerHelloObserver(observation: observation), handler, HandshakeWaiter(promise: handshakePromise, onCompleted: onCompleted)]
     }
 
     /// Which limit ran out, and how long it was, rounded for people.
@@ -228,6 +314,7 @@ final class Connection: Sendable {
     func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
                stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
+        let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
         let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
                                       limit: limit, stream: stream, delivered: NIOLockedValueBox(false))
         let flag = TimeoutFlag()
@@ -277,6 +364,10 @@ final class Connection: Sendable {
         case ExchangeFailure.tooLarge(let limit):
             return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
                                   "the response body is larger than the limit of \(limit) bytes; raise HTTPSClientConfiguration.maximumResponseBytes, or read it with HTTPSClient.stream, which has no limit")
+        case ExchangeFailure.refused:
+            return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                  "the server refused the HTTP/2 stream before processing it (REFUSED_STREAM or GOAWAY)",
+                                  verdict: report.verdict, handshake: report.handshake, underlying: ExchangeFailure.refusedMarker)
         case ExchangeFailure.closed:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)
@@ -296,6 +387,12 @@ final class Connection: Sendable {
             if text.contains("ECONNRESET") || text.contains("reset") || text.contains("uncleanShutdown") {
                 return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                       "the server reset the connection", verdict: report.verdict, underlying: text)
+            }
+            if isTLS, let reason = TLSFailureReason(boringSSLText: text) {
+                var error = TransportError(.tlsFailure, phase: phase, host: host, port: port, "the TLS connection failed: \(reason.sentence)",
+                                           verdict: report.verdict, handshake: report.handshake, underlying: text)
+                error.tlsReason = reason
+                return error
             }
             return TransportError(isTLS ? .tlsFailure : .malformedResponse, phase: phase, host: host, port: port,
                                   "the exchange failed: \(text)", verdict: report.verdict, underlying: text)

@@ -2,6 +2,11 @@
 /// reusing it carries that decision, and any new connection is evaluated afresh.
 actor ConnectionPool {
     private var idle: [PoolKey: [Connection]] = [:]
+    /// HTTP/2 connections, shared by every request to their key as streams.
+    private var sessions: [PoolKey: HTTP2Session] = [:]
+    /// Keys a connection is being opened for, with the requests waiting to learn whether it is an HTTP/2 one they can
+    /// share: without this, requests that start together each open a connection.
+    private var opening: [PoolKey: [CheckedContinuation<HTTP2Session?, Never>]] = [:]
     private let maximumPerKey: Int
     private var closed = false
 
@@ -16,8 +21,52 @@ actor ConnectionPool {
         return nil
     }
 
+    /// The HTTP/2 connection for `key` that may take another stream, if any.
+    func session(_ key: PoolKey) -> HTTP2Session? {
+        guard let session = sessions[key] else { return nil }
+        if session.isUsable { return session }
+        sessions[key] = nil
+        return nil
+    }
+
+    /// Shares an HTTP/2 connection. When one is already shared for the key (two requests raced to connect), that one
+    /// stays, and the newer is closed when its only stream ends (``put(_:)``).
+    func add(_ session: HTTP2Session) {
+        guard !closed else { return session.close() }
+        if let current = sessions[session.key], current.isUsable, current !== session { return session.markSurplus() }
+        sessions[session.key] = session
+    }
+
+    /// Whether the caller is to open the connection for `key` (true), or another request is opening one already.
+    /// A true answer must be followed by ``finishOpening(_:session:)``.
+    func beginOpening(_ key: PoolKey) -> Bool {
+        guard opening[key] == nil else { return false }
+        opening[key] = []
+        return true
+    }
+
+    /// Waits for the connection another request is opening for `key`: its HTTP/2 session, or nil when it is not
+    /// one (HTTP/1.1, or it failed), and the caller opens its own.
+    func waitForOpening(_ key: PoolKey) async -> HTTP2Session? {
+        guard opening[key] != nil else { return session(key) }
+        return await withCheckedContinuation { opening[key, default: []].append($0) }
+    }
+
+    /// Ends an opening begun with ``beginOpening(_:)``, sharing `session` when it is HTTP/2.
+    func finishOpening(_ key: PoolKey, session: HTTP2Session?) {
+        if let session { add(session) }
+        let shared = session.flatMap { self.session($0.key) }
+        for waiter in opening.removeValue(forKey: key) ?? [] { waiter.resume(returning: shared) }
+    }
+
     /// Keeps `connection` for reuse, or closes it when the pool is full or shut down.
     func put(_ connection: Connection) {
+        // An HTTP/2 stream is one exchange; its connection stays shared in `sessions`.
+        if let session = connection.session {
+            connection.close()
+            if session.isSurplus { session.close() }
+            return
+        }
         guard !closed, maximumPerKey > 0, connection.isActive else { return connection.close() }
         var list = idle[connection.key, default: []].filter(\.isActive)
         // One connection twice in the list would be handed to two requests at once.
@@ -27,11 +76,13 @@ actor ConnectionPool {
         idle[connection.key] = list
     }
 
-    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.isActive).count } }
+    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.isActive).count } + sessions.values.filter(\.isUsable).count }
 
     func shutdown() {
         closed = true
         for connection in idle.values.joined() { connection.close() }
         idle = [:]
+        for session in sessions.values { session.close() }
+        sessions = [:]
     }
 }

@@ -12,6 +12,11 @@ enum ExchangeFailure: Error, Sendable {
     case malformedResponse(String)
     /// NIO refused to write the request (its outbound header validation): nothing was sent.
     case requestRejected(String)
+    /// The server refused an HTTP/2 stream unprocessed (RFC 9113 §8.7): any request may be sent again.
+    case refused
+
+    /// ``TransportError/underlying`` of a refused stream, by which the client knows a retry is safe.
+    static let refusedMarker = "HTTP/2 REFUSED_STREAM"
 }
 
 /// How a response ended: its head, its body (empty when it was streamed), and whether the connection may carry
@@ -136,6 +141,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let failure = error as? ExchangeFailure { return fail(failure, context: context) }
         if error is HTTPParserError || error is NIOHTTPDecoderError {
             // While we write, only the outbound validator can raise these: the request's fault, not the server's.
             return fail(writing ? .requestRejected("\(error)") : .malformedResponse("\(error)"), context: context)
@@ -170,14 +176,24 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = ByteBuffer
 
     private let promise: EventLoopPromise<Void>
+    private let onCompleted: ((ChannelPipeline.SynchronousOperations, String?) throws -> Void)?
     private var done = false
 
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+    init(promise: EventLoopPromise<Void>, onCompleted: ((ChannelPipeline.SynchronousOperations, String?) throws -> Void)? = nil) {
+        self.promise = promise
+        self.onCompleted = onCompleted
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event, !done {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event, !done {
             done = true
-            promise.succeed(())
+            do {
+                try onCompleted?(context.pipeline.syncOperations, negotiated)
+                promise.succeed(())
+            } catch {
+                promise.fail(ExchangeFailure.error("the connection could not be set up for \(negotiated ?? "HTTP/1.1"): \(error)", isTLS: false))
+                context.close(promise: nil)
+            }
         }
         context.fireUserInboundEventTriggered(event)
     }

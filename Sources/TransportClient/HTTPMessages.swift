@@ -45,6 +45,10 @@ public struct ConnectionReport: Sendable {
     public var requirements: ConnectionRequirements
     /// Facts worth telling: a delegate that loosened trust, an expired pin set, soft-fail revocation.
     public var notes: [String]
+    /// `HTTP/1.1` or `HTTP/2` (chosen by ALPN on TLS).
+    public var httpVersion: String = "HTTP/1.1"
+    /// The protocol the server chose through ALPN (`h2`, `http/1.1`), or nil when it chose none.
+    public var alpn: String?
 }
 
 /// A completed handshake's report, for ``HTTPSClientConfiguration/handshakeObserver``.

@@ -25,10 +25,12 @@ import TransportTrust
 public final class HTTPSClient: Sendable {
     /// What every request of this client is held to.
     public let configuration: HTTPSClientConfiguration
-    private let group: any EventLoopGroup
+    let group: any EventLoopGroup
     private let pool: ConnectionPool
     private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     private let sessionCredentials = InMemoryCredentialStore()
+    /// Proxy → the Proxy-Authorization that last opened it, sent first on the next connection through it.
+    let proxyAuthorizations = NIOLockedValueBox<[String: String]>([:])
     private let ownedOCSPSource: HTTPOCSPResponseSource?
     private let ownedCRLSource: HTTPCRLSource?
 
@@ -139,6 +141,8 @@ public final class HTTPSClient: Sendable {
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?
         var staleRetries = 0
+        var proxyFailures = 0
+        var pendingProxy: ProxyAnswer?
 
         while true {
             let (connection, started, stream) = try await send(request, to: target, deadline: deadline, streaming: streaming)
@@ -190,6 +194,24 @@ public final class HTTPSClient: Sendable {
                 }
                 request = nextRequest
                 target = nextTarget
+                continue
+            }
+
+            if let pending = pendingProxy, status != 407 {
+                await remember(pending.credential, for: pending.space)
+                pendingProxy = nil
+            }
+
+            // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
+            if status == 407, let proxy = proxy(for: target), target.scheme == "http" {
+                let end: ExchangeEnd
+                do { end = try await started.finished() } catch {
+                    throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
+                }
+                await release(connection, reusable: end.reusable)
+                let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
+                                           redirects: redirects, connection: connection.report)
+                pendingProxy = try await answerProxyChallenge(started.head, proxy: proxy, target: target, failures: &proxyFailures, failure: failure)
                 continue
             }
 
@@ -298,10 +320,12 @@ public final class HTTPSClient: Sendable {
     private func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {
         let key = TLSSettings.cacheKey(for: requirements, identity: identity)
         if let cached = contexts.withLockedValue({ $0[key] }) { return cached }
-        let tls: TLSConfiguration
+        var tls: TLSConfiguration
         do throws(TLSSettingsError) { tls = try TLSSettings.configuration(for: requirements, identity: identity) } catch {
             throw TransportError(.atsRefused, phase: .handshake, host: host, port: port, error.message)
         }
+        // Per client, so the key above need not name it.
+        tls.applicationProtocols = configuration.httpVersions.alpn
         let context: NIOSSLContext
         do { context = try NIOSSLContext(configuration: tls) } catch {
             throw TransportError(identity == nil ? .internalError : .invalidClientIdentity, phase: .handshake, host: host, port: port,
@@ -319,6 +343,14 @@ public final class HTTPSClient: Sendable {
         let defaultPort = target.scheme == "https" ? 443 : 80
         let hostHeader = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
         if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
+        // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
+        // request goes inside the tunnel, where the proxy credential never is.
+        if target.scheme == "http", let proxy = proxy(for: target) {
+            head.uri = "http://\(hostHeader)\(target.path)"
+            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) {
+                head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
+            }
+        }
         if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
         if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
 
@@ -327,9 +359,11 @@ public final class HTTPSClient: Sendable {
         var askedForIdentity = false
         while true {
             var reused = false
+            var multiplexed = false
             do throws(TransportError) {
                 let connection: Connection
                 (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline)
+                multiplexed = connection.session != nil
                 var stream: AsyncThrowingStream<[UInt8], any Error>?
                 var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
                 if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
@@ -337,8 +371,11 @@ public final class HTTPSClient: Sendable {
                                                          deadline: deadline, stream: continuation)
                 return (connection, started, stream)
             } catch {
-                // A pooled connection the server closed while idle: try once more on a new one.
-                if reused && !retried && error.kind == .connectionClosed {
+                // A pooled connection the server closed while idle: try once more on a new one. On HTTP/2 only what
+                // the server left unprocessed (a refused stream), or an idempotent request (RFC 9110 §9.2.2).
+                let refused = error.underlying == ExchangeFailure.refusedMarker
+                let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
+                if !retried && error.kind == .connectionClosed && (refused || (reused && (!multiplexed || idempotent))) {
                     retried = true
                     continue
                 }
@@ -364,13 +401,30 @@ public final class HTTPSClient: Sendable {
     }
 
     private func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
+        let route = proxy(for: target)
         let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
-                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "")
+                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "",
+                          proxy: route?.description ?? "")
+        if let session = await pool.session(key) { return (try await session.openStream(), true) }
         if let pooled = await pool.take(key) { return (pooled, true) }
-        let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
-        let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
-                                                   sslContext: context, group: group, deadline: deadline)
-        return (connection, false)
+        // Requests that start together wait for one connection when it may be HTTP/2, and share it if it is.
+        var opener = false
+        if target.scheme == "https" && configuration.httpVersions != .http1Only {
+            opener = await pool.beginOpening(key)
+            if !opener, let session = await pool.waitForOpening(key) { return (try await session.openStream(), true) }
+        }
+        do throws(TransportError) {
+            let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+            var tunnel: (any Channel)?
+            if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
+            let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
+                                                       sslContext: context, group: group, deadline: deadline, over: tunnel)
+            if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }
+            return (connection, false)
+        } catch {
+            if opener { await pool.finishOpening(key, session: nil) }
+            throw error
+        }
     }
 
     // MARK: HTTP authentication
@@ -463,7 +517,7 @@ public final class HTTPSClient: Sendable {
         return nil
     }
 
-    private func storedCredential(for space: ProtectionSpace) async -> Credential? {
+    func storedCredential(for space: ProtectionSpace) async -> Credential? {
         if let found = await sessionCredentials.credential(for: space) {
             return .password(user: found.user, password: found.password, persistence: .forSession)
         }
@@ -473,7 +527,7 @@ public final class HTTPSClient: Sendable {
         return nil
     }
 
-    private func remember(_ credential: Credential, for space: ProtectionSpace) async {
+    func remember(_ credential: Credential, for space: ProtectionSpace) async {
         guard let (user, password) = credential.userPassword else { return }
         switch credential.persistence {
         case .none:

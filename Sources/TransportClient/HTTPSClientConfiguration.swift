@@ -72,6 +72,11 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Apple enforces it (chains to a system root). SCTs sent in the TLS extension or a stapled OCSP response cannot
     /// be read through swift-nio-ssl.
     public var certificateTransparency = CertificateTransparencyOptions()
+    /// The HTTP versions offered by ALPN: both by default, the server choosing.
+    public var httpVersions: HTTPVersionPreference = .negotiate
+    /// The proxies requests go through, and the hosts that bypass them; nil connects directly. The client never
+    /// reads `HTTPS_PROXY` or the like itself.
+    public var proxy: ProxyConfiguration?
     /// The Apple release whose TLS server rules the server's chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform = .newest
 

@@ -40,9 +40,15 @@ struct HandshakeFailureClassifier {
         let outcome = verifier.outcome
         var closed = false
         if case ExchangeFailure.closed = error { closed = true }
-        func make(_ kind: TransportError.Kind, _ message: String) -> TransportError {
-            TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: outcome?.verdict,
-                           atsEvaluation: outcome?.evaluation, handshake: handshake, underlying: text)
+        func make(_ kind: TransportError.Kind, _ message: String, _ reason: TLSFailureReason? = TLSFailureReason(boringSSLText: text)) -> TransportError {
+            var error = TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: outcome?.verdict,
+                                       atsEvaluation: outcome?.evaluation, handshake: handshake, underlying: text)
+            error.tlsReason = reason
+            return error
+        }
+        /// BoringSSL's reason in words; its own text goes only to `underlying`.
+        func worded(_ prefix: String) -> String {
+            TLSFailureReason(boringSSLText: text).map { "\(prefix): \($0.sentence)" } ?? "\(prefix) for a reason the TLS library gave no known code for (see --verbose)"
         }
         let minimum = requirements.minimumTLSVersion
         let versionKey = "NSExceptionMinimumTLSVersion"
@@ -59,7 +65,12 @@ struct HandshakeFailureClassifier {
             case 40, 71:
                 return make(.atsRefused, "the server accepts none of the offered cipher suites (it sent \(name)); the suites come from \(requirements.cipherSuites.because)\(requirements.requiresForwardSecrecy.value ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")")
             default:
-                return make(.tlsFailure, "the server ended the handshake with \(name)")
+                guard let reason = TLSFailureReason(alert: description) else {
+                    return make(.tlsFailure, "the server ended the handshake with \(name)", nil)
+                }
+                let kind: TransportError.Kind = reason.fixedBy == .client && Self.clientCertificateAlert(in: reason.rawValue) != nil
+                    ? .clientCertificateRejected : .tlsFailure
+                return make(kind, reason.sentence, reason)
             }
         case .serverHello(let hello)?:
             if let version = hello.version, version < minimum.value {
@@ -75,12 +86,12 @@ struct HandshakeFailureClassifier {
             if text.contains("closed") || text.contains("uncleanShutdown") || closed {
                 return make(.connectionClosed, "the server closed the connection during the TLS handshake")
             }
-            return make(.tlsFailure, "the TLS handshake failed: \(text)")
+            return make(.tlsFailure, worded("the TLS handshake failed"))
         case nil:
             if text.contains("closed") || text.contains("uncleanShutdown") || text.contains("reset") || closed {
                 return make(.connectionClosed, "the server closed the connection before answering the TLS ClientHello")
             }
-            return make(.tlsFailure, "the TLS handshake failed before the server answered: \(text)")
+            return make(.tlsFailure, worded("the TLS handshake failed before the server answered"))
         }
     }
 }

@@ -23,6 +23,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case redirect
         /// Answering an authentication challenge.
         case authentication
+        /// Reaching the target through a proxy: the connection to the proxy, its TLS, and its answer to CONNECT.
+        case proxy
     }
 
     /// What went wrong. The raw values are stable.
@@ -61,6 +63,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case redirectRefused
         /// An authentication challenge was cancelled, or credentials could not be sent.
         case authenticationCancelled
+        /// The proxy refused to open a tunnel (its CONNECT status is in the message).
+        case proxyRefused
+        /// The proxy wants authentication (407) that was not given, or refused what was given.
+        case proxyAuthenticationFailed
         /// The client was shut down.
         case shutDown
         /// An internal error; the request is refused rather than risked.
@@ -85,6 +91,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var handshake: HandshakeSummary?
     /// The lower-level error, as text, for diagnosis.
     public var underlying: String?
+    /// BoringSSL's reason for a failed handshake, when it gave one this client knows; ``message`` has it in words.
+    public var tlsReason: TLSFailureReason?
 
     public init(_ kind: Kind, phase: Phase, host: String, port: Int, _ message: String,
                 verdict: TrustVerdict? = nil, atsEvaluation: ConnectionEvaluation? = nil,

@@ -11,18 +11,10 @@ import TransportTrust
 @Suite(.enabled(if: opensslAvailable)) struct OpenSSLInteropTests {
     let host = "www.example.test"
 
-    private func serve(_ pki: ServerPKI, _ extra: [String]) throws -> (OpenSSLServer, TemporaryDirectory) {
-        let dir = try TemporaryDirectory()
-        try dir.write("leaf.pem", pki.leaf.pem)
-        try dir.write("intermediate.pem", pki.intermediate.pem)
-        try dir.write("key.pem", pki.leaf.key.pemString)
-        return (try OpenSSLServer(arguments: ["-cert", "leaf.pem", "-cert_chain", "intermediate.pem", "-key", "key.pem", "-www"] + extra, in: dir.path), dir)
-    }
-
     @Test func tls12AndTLS13AgainstOpenSSLWithResumptionOffered() async throws {
         let pki = ServerPKI()
         for version in ["-tls1_2", "-tls1_3"] {
-            let (server, dir) = try serve(pki, [version])
+            let (server, dir) = try opensslServer(pki, [version])
             defer { server.stop(); _ = dir }
             let counting = CountingEvaluator { _, trust in await DefaultTrustEvaluator().evaluate(trust) }
             let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), counting)]))
@@ -40,7 +32,7 @@ import TransportTrust
 
     @Test func openSSLServerWithTLS10OnlyIsBlockedByDefaultATS() async throws {
         let pki = ServerPKI()
-        let (server, dir) = try serve(pki, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
+        let (server, dir) = try opensslServer(pki, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { server.stop(); _ = dir }
         let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
         #expect(error?.kind == .atsRefused)

@@ -24,4 +24,14 @@ import Testing
         #expect(!s.isOnOrigin(of: "ftp://www.example.test/"))
         #expect(!s.isOnOrigin(of: "not a url"))
     }
+
+    @Test func aProxySpaceIsNeverAnOriginAndNeverEqualsOne() {
+        let proxy = ProtectionSpace(host: "www.example.test", port: 443, protocol: "https", realm: "r", authenticationMethod: .httpBasic,
+                                    proxyType: "https")
+        #expect(proxy.isProxy)
+        #expect(!space("https", "www.example.test", 443).isProxy)
+        #expect(!proxy.isOnOrigin(of: "https://www.example.test/"), "a proxy's credential is not the origin's, even on the same host and port")
+        #expect(proxy != space("https", "www.example.test", 443), "stored credentials are kept apart")
+        #expect(proxy.description.hasPrefix("proxy "))
+    }
 }

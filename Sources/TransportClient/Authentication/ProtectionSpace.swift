@@ -22,14 +22,22 @@ public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConverti
     /// The realm of an HTTP challenge; nil for TLS challenges.
     public var realm: String?
     public var authenticationMethod: AuthenticationMethod
+    /// For a proxy's challenge (407), the proxy's scheme (`http` or `https`), as `URLProtectionSpace.proxyType`; nil
+    /// for an origin's. Proxy and origin spaces never match each other, so neither's credential goes to the other.
+    public var proxyType: String?
 
-    public init(host: String, port: Int, protocol: String, realm: String?, authenticationMethod: AuthenticationMethod) {
+    public init(host: String, port: Int, protocol: String, realm: String?, authenticationMethod: AuthenticationMethod,
+                proxyType: String? = nil) {
         self.host = host
         self.port = port
         self.protocol = `protocol`
         self.realm = realm
         self.authenticationMethod = authenticationMethod
+        self.proxyType = proxyType
     }
+
+    /// Whether the space is a proxy's (``proxyType`` is set), as `URLProtectionSpace.isProxy()`.
+    public var isProxy: Bool { proxyType != nil }
 
     /// Whether credentials for this space would cross the network unencrypted.
     public var receivesCredentialSecurely: Bool { self.protocol == "https" }
@@ -44,10 +52,10 @@ public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConverti
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "https" || scheme == "http", let target = try? ConnectionTarget(url: url) else { return false }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
-        return self.protocol == scheme && host == target.host && self.port == port
+        return !isProxy && self.protocol == scheme && host == target.host && self.port == port
     }
 
     public var description: String {
-        "\(self.protocol)://\(host):\(port) \(authenticationMethod.rawValue)" + (realm.map { " realm \"\($0)\"" } ?? "")
+        (isProxy ? "proxy " : "") + "\(self.protocol)://\(host):\(port) \(authenticationMethod.rawValue)" + (realm.map { " realm \"\($0)\"" } ?? "")
     }
 }

@@ -11,3 +11,13 @@ func openssl(_ arguments: [String], in directory: String) throws -> String {
 var opensslAvailable: Bool { OpenSSLCommand.isAvailable }
 
 // `openssl s_server` servers come from ATSTestServers' OpenSSLServer, shared with the diagnostics tests.
+
+/// `openssl s_server -www` presenting `pki`'s leaf and intermediate, with `extra` arguments; keep the directory
+/// alive as long as the server.
+func opensslServer(_ pki: ServerPKI, _ extra: [String]) throws -> (OpenSSLServer, TemporaryDirectory) {
+    let dir = try TemporaryDirectory()
+    try dir.write("leaf.pem", pki.leaf.pem)
+    try dir.write("intermediate.pem", pki.intermediate.pem)
+    try dir.write("key.pem", pki.leaf.key.pemString)
+    return (try OpenSSLServer(arguments: ["-cert", "leaf.pem", "-cert_chain", "intermediate.pem", "-key", "key.pem", "-www"] + extra, in: dir.path), dir)
+}

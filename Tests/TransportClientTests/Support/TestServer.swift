@@ -4,6 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -56,13 +57,26 @@ final class TestServer: Sendable {
     /// An HTTPS server presenting `chain` (leaf first) with `key`, TLS configured by `configure`.
     static func https(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() },
                       configure: (inout TLSConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
-            privateKey: .privateKey(try key.nioPrivateKey()))
+        var tls = try tlsConfiguration(chain: chain, key: key)
         tls.minimumTLSVersion = .tlsv1
         configure(&tls)
         let context = try NIOSSLContext(configuration: tls)
         return try await start(tls: context, responder: responder)
+    }
+
+    /// An HTTPS server that speaks HTTP/2 only (ALPN h2), answering each stream through NIO's HTTP/2-to-HTTP/1 codec
+    /// with `responder`, as ``https(chain:key:responder:configure:)`` answers each request.
+    static func http2(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
+        var tls = try tlsConfiguration(chain: chain, key: key)
+        tls.applicationProtocols = ["h2"]
+        return try await start(tls: try NIOSSLContext(configuration: tls), http2: true, responder: responder)
+    }
+
+    /// A server configuration presenting `chain` (leaf first) with `key`.
+    static func tlsConfiguration(chain: [TestCert], key: TestKey) throws -> TLSConfiguration {
+        TLSConfiguration.makeServerConfiguration(
+            certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
+            privateKey: .privateKey(try key.nioPrivateKey()))
     }
 
     /// A plain HTTP server.
@@ -70,7 +84,7 @@ final class TestServer: Sendable {
         try await start(tls: nil, responder: responder)
     }
 
-    private static func start(tls: NIOSSLContext?, responder: @escaping Responder) async throws -> TestServer {
+    private static func start(tls: NIOSSLContext?, http2: Bool = false, responder: @escaping Responder) async throws -> TestServer {
         let box = NIOLockedValueBox<TestServer?>(nil)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -79,8 +93,16 @@ final class TestServer: Sendable {
                     box.withLockedValue { $0 }?.noteConnection()
                     let sync = channel.pipeline.syncOperations
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
-                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    try sync.addHandler(HTTPResponder(responder: responder, server: box))
+                    guard http2 else {
+                        try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                        return try sync.addHandler(HTTPResponder(responder: responder, server: box))
+                    }
+                    _ = try sync.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(HTTPResponder(responder: responder, server: box))
+                        }
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()

@@ -1,0 +1,227 @@
+import AppTransportSecurity
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import TransportTrust
+
+/// Opens a connection to a proxy: TCP, TLS under the proxy's own trust for an `https://` proxy, and for an https
+/// target a CONNECT tunnel. The target's own TLS is added afterwards by ``Connection``, exactly as without a proxy.
+enum ProxyTunnel {
+    enum Outcome {
+        /// Ready for the target's handshake (or, without CONNECT, for absolute-form requests).
+        case open(any Channel)
+        /// The proxy answered 407; its head carries the Proxy-Authenticate challenges.
+        case authenticationRequired(HTTPResponseHead)
+    }
+
+    /// - Parameters:
+    ///   - connect: the `host:port` to CONNECT to; nil for plain http targets, which are sent to the proxy itself.
+    ///   - authorization: the Proxy-Authorization value to send with CONNECT.
+    ///   - target: the request's target, named in errors beside the proxy.
+    static func open(_ proxy: Proxy, connect authority: String?, authorization: String?, target: Target,
+                     configuration: HTTPSClientConfiguration, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Outcome {
+        func failure(_ kind: TransportError.Kind, _ message: String, underlying: String? = nil) -> TransportError {
+            TransportError(kind, phase: .proxy, host: target.host, port: target.port, "through the proxy \(proxy): \(message)", underlying: underlying)
+        }
+        let remaining = deadline - .now()
+        let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(connectLimit)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .connect(host: proxy.host, port: proxy.port).get()
+        } catch {
+            if case ChannelError.connectTimeout = error {
+                throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
+            }
+            throw failure(.connectionFailed, "the proxy is unreachable: \(error)", underlying: "\(error)")
+        }
+
+        // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's.
+        let flag = TimeoutFlag()
+        let limit = min(NIODeadline.now() + configuration.timeouts.handshake.timeAmount, deadline)
+        let timer = channel.eventLoop.scheduleTask(deadline: limit) {
+            flag.set(.proxy)
+            channel.close(promise: nil)
+        }
+        defer { timer.cancel() }
+        func expired() -> TransportError? {
+            guard flag.phase != nil else { return nil }
+            return failure(.timedOut, "the proxy did not complete \(proxy.scheme == .https ? "its TLS handshake and " : "")CONNECT within \(configuration.timeouts.handshake.secondsText) s (or the request's time limit)")
+        }
+
+        if proxy.scheme == .https {
+            do throws(TransportError) { try await secure(channel, proxy: proxy, configuration: configuration) } catch {
+                channel.close(promise: nil)
+                if let late = expired() { throw late }
+                var relabelled = error
+                relabelled.phase = .proxy
+                relabelled.message = "the proxy \(proxy) is not trusted or its TLS failed: \(error.message)"
+                throw relabelled
+            }
+        }
+        guard let authority else { return .open(channel) }
+
+        let answered = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+        let encoder = HTTPRequestEncoder()
+        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
+        let handler = ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered)
+        let head: HTTPResponseHead
+        do {
+            try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.addHandlers(encoder, decoder, handler)
+            }.get()
+            head = try await answered.futureResult.get()
+        } catch {
+            channel.close(promise: nil)
+            if let late = expired() { throw late }
+            switch error {
+            case ExchangeFailure.malformedResponse(let text):
+                throw failure(.malformedResponse, "the proxy's answer to CONNECT is not HTTP", underlying: text)
+            case ExchangeFailure.closed:
+                throw failure(.connectionClosed, "the proxy closed the connection without answering CONNECT")
+            default:
+                throw failure(.connectionClosed, "the proxy connection failed during CONNECT", underlying: "\(error)")
+            }
+        }
+        // Only the proxy can answer CONNECT, so a 401 is the proxy's too: tinyproxy answers a wrong credential so.
+        if head.status == .proxyAuthenticationRequired || head.status == .unauthorized {
+            channel.close(promise: nil)
+            return .authenticationRequired(head)
+        }
+        guard (200..<300).contains(head.status.code) else {
+            channel.close(promise: nil)
+            throw failure(.proxyRefused, "the proxy refused CONNECT to \(authority) with \(head.status.code) \(head.status.reasonPhrase)")
+        }
+        // The tunnel is open: from here on the channel carries the target's bytes only.
+        do {
+            try await channel.eventLoop.flatSubmit {
+                let pipeline = channel.pipeline
+                return pipeline.removeHandler(handler).flatMap { pipeline.removeHandler(decoder) }.flatMap { pipeline.removeHandler(encoder) }
+            }.get()
+        } catch {
+            channel.close(promise: nil)
+            if let late = expired() { throw late }
+            throw failure(.connectionClosed, "the proxy closed the tunnel as it opened", underlying: "\(error)")
+        }
+        if let late = expired() { throw late }
+        return .open(channel)
+    }
+
+    /// TLS to an `https://` proxy under the default ATS policy and the proxy's anchors. Pins and the trust manager
+    /// are for origins and never apply here.
+    private static func secure(_ channel: any Channel, proxy: Proxy, configuration: HTTPSClientConfiguration) async throws(TransportError) {
+        let url = "https://\(AddressOverrides.key(host: proxy.host, port: proxy.port))/"
+        let requirements: ConnectionRequirements
+        do throws(RequirementsError) { requirements = try ATSPolicy.default().requirements(for: url) } catch {
+            throw TransportError(.invalidRequest, phase: .proxy, host: proxy.host, port: proxy.port, error.description)
+        }
+        var own = configuration
+        own.trustManager = nil
+        own.anchors = proxy.anchors ?? configuration.anchors
+        guard let peer = try? PeerName(proxy.host) else {
+            throw TransportError(.invalidRequest, phase: .proxy, host: proxy.host, port: proxy.port,
+                                 "the proxy's host '\(proxy.host)' is neither a host name nor an IP address")
+        }
+        let target = Target(url: url, scheme: "https", host: proxy.host, peer: peer, port: proxy.port, path: "/", requirements: requirements)
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: try TLSSettings.configuration(for: requirements, identity: nil))
+        } catch {
+            throw TransportError(.internalError, phase: .proxy, host: proxy.host, port: proxy.port, "the TLS context for the proxy could not be made: \(error)")
+        }
+        let observation = HandshakeObservation()
+        let verifier = HandshakeVerifier(plan: target.plan(own), challengeHandler: nil, observation: observation)
+        let done = channel.eventLoop.makePromise(of: Void.self)
+        do {
+            try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.addHandlers(
+                    Connection.tlsHandlers(context: context, serverName: verifier.plan.serverName, verifier: verifier,
+                                           observation: observation, handshakePromise: done))
+            }.get()
+            try await done.futureResult.get()
+        } catch {
+            if let refusal = verifier.outcome?.refusal { throw refusal }
+            throw HandshakeFailureClassifier(target: target, observation: observation, verifier: verifier).classify(error, identityPresented: false)
+        }
+        guard let outcome = verifier.outcome, outcome.refusal == nil else {
+            throw TransportError(.serverTrustRefused, phase: .proxy, host: proxy.host, port: proxy.port,
+                                 "the TLS handshake completed without server trust evaluation; refusing")
+        }
+    }
+}
+
+/// Sends CONNECT once the channel is active and reports the proxy's response head once the response has ended.
+final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// A proxy's error page is read to its end, up to this much, so that the 407's connection ends cleanly.
+    static let maximumBodyBytes = 64 << 10
+
+    private let authority: String
+    private let authorization: String?
+    private let answered: EventLoopPromise<HTTPResponseHead>
+    private var head: HTTPResponseHead?
+    private var bodyBytes = 0
+    private var sent = false
+    private var done = false
+
+    init(authority: String, authorization: String?, answered: EventLoopPromise<HTTPResponseHead>) {
+        self.authority = authority
+        self.authorization = authorization
+        self.answered = answered
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { sendConnect(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        sendConnect(context)
+        context.fireChannelActive()
+    }
+
+    private func sendConnect(_ context: ChannelHandlerContext) {
+        guard !sent else { return }
+        sent = true
+        var headers = HTTPHeaders([("host", authority)])
+        if let authorization { headers.add(name: "proxy-authorization", value: authorization) }
+        context.write(wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: authority, headers: headers))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let received):
+            head = received
+        case .body(let chunk):
+            bodyBytes += chunk.readableBytes
+            if bodyBytes > Self.maximumBodyBytes { finish(.failure(ExchangeFailure.malformedResponse("an answer to CONNECT longer than \(Self.maximumBodyBytes) bytes")), context) }
+        case .end:
+            guard let head else { return finish(.failure(ExchangeFailure.malformedResponse("no response head")), context) }
+            finish(.success(head), context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let failure: ExchangeFailure = error is HTTPParserError ? .malformedResponse("\(error)") : .error("\(error)", isTLS: false)
+        finish(.failure(failure), context)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(.failure(ExchangeFailure.closed), context)
+        context.fireChannelInactive()
+    }
+
+    private func finish(_ result: Result<HTTPResponseHead, any Error>, _ context: ChannelHandlerContext) {
+        guard !done else { return }
+        done = true
+        answered.completeWith(result)
+    }
+}
