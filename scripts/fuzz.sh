@@ -13,6 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ ${FUZZ_LEAKS:-0} == 1 ]] || export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Swift's own crash backtracer reads the stack in ways ASan reports, and can hang the minimiser: libFuzzer's is enough.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 scratch=.build-fuzz
 bin=$scratch/debug/ats-fuzz
 
