@@ -179,6 +179,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The client against hostile local servers in bounded counts: RSS and open descriptors must stay flat (docs/RELIABILITY.md).
+        .executableTarget(
+            name: "SoakTest",
+            dependencies: ["TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport"],
+            swiftSettings: strict
+        ),
         // Support shared by the test targets.
         .target(
             name: "TestSupport",
