@@ -83,6 +83,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -208,6 +209,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The client against hostile local servers in bounded counts: RSS and open descriptors must stay flat (docs/RELIABILITY.md).
+        .executableTarget(
+            name: "SoakTest",
+            dependencies: ["TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport"],
+            swiftSettings: strict
+        ),
         // Support shared by the test targets.
         .target(
             name: "TestSupport",
@@ -288,3 +295,32 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets (Fuzz/README.md), in the graph only when ATS_FUZZ is set: `swift build` and `swift test` never compile
+// them. They sit in this package, not a package of their own, so that they can reach `package` API.
+// `ats-fuzz` is libFuzzer's binary (only with `-Xswiftc -sanitize=fuzzer`, which links libFuzzer), `ats-fuzz-replay`
+// replays the saved corpora in any build (CI).
+if Context.environment["ATS_FUZZ"] != nil {
+    package.targets += [
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "TransportTrust", "AppTransportSecurity", "TransportClient",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Fuzz/Targets",
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "ats-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/LibFuzzer", swiftSettings: strict),
+        .executableTarget(name: "ats-fuzz-replay", dependencies: ["FuzzTargets"], path: "Fuzz/Replay", swiftSettings: strict),
+    ]
+    package.products += [
+        .executable(name: "ats-fuzz", targets: ["ats-fuzz"]),
+        .executable(name: "ats-fuzz-replay", targets: ["ats-fuzz-replay"]),
+    ]
+}

@@ -22,6 +22,27 @@ import Testing
         }
     }
 
+    /// Found triaging the identity-pkcs12 fuzz target (Fuzz/Regressions/identity-pkcs12/certificates-only.p12): swift-nio-ssl
+    /// traps on a bundle that holds no key, so it is refused before swift-nio-ssl reads it. A key in a plain key bag
+    /// (not shrouded) still loads.
+    @Test func aPKCS12BundleWithoutAKeyIsRefusedNotACrash() throws {
+        let dir = try TemporaryDirectory()
+        let leaf = PKI.root("Client CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        try dir.write("c.pem", leaf.pem)
+        try dir.write("k.pem", leaf.key.pemString)
+        try openssl(["pkcs12", "-export", "-nokeys", "-in", "c.pem", "-passout", "pass:right", "-out", "certs.p12"], in: dir.path)
+        do {
+            _ = try ClientIdentity(pkcs12File: dir.file("certs.p12"), password: "right")
+            Issue.record("a bundle without a key was accepted")
+        } catch {
+            #expect(error.description.contains("holds no private key"), "\(error)")
+            #expect(error.description.contains("certs.p12"))
+        }
+        try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-keypbe", "NONE", "-certpbe", "NONE", "-passout", "pass:right",
+                     "-out", "plain.p12"], in: dir.path)
+        #expect(try ClientIdentity(pkcs12File: dir.file("plain.p12"), password: "right").certificateChain.count == 1)
+    }
+
     @Test func pemIdentityAndUnreadableFiles() throws {
         let dir = try TemporaryDirectory()
         let leaf = PKI.root("Client CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])

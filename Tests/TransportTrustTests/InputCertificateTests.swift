@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import SwiftASN1
 import Testing
@@ -52,6 +53,25 @@ import X509
         let original = await PKI.evaluate(ServerTrust(chain: [leaf.input, pki.intermediate.input], anchors: PKI.anchors(pki.root),
                                                       policy: PKI.ssl("www.example.com"), validationTime: PKI.now))
         #expect(original.isTrusted)
+    }
+
+    /// Found by the certificate fuzz target (Fuzz/Regressions/certificate/crash-772d…): swift-crypto 3.12.3 frees an RSA
+    /// key twice when BoringSSL refuses it, so a certificate with such a key must never reach swift-certificates. An even
+    /// exponent is one BoringSSL refuses (RSA_check_key); a well-formed key still parses.
+    @Test func anRSAKeyBoringSSLRefusesNeverReachesSwiftCrypto() throws {
+        let leaf = PKI.root(key: .rsa2048(0)).leaf(key: .rsa2048(2))
+        #expect(try InputCertificate(der: leaf.der).certificate != nil)
+        var der = leaf.der
+        let exponent: [UInt8] = [0x02, 0x03, 0x01, 0x00, 0x01]
+        let at = try #require((0...(der.count - exponent.count)).last { der[$0..<($0 + exponent.count)].elementsEqual(exponent) })
+        der[at + 4] = 0x00
+        let fuzzed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Regressions/certificate/crash-772d3b9f513d64ad7e19ccb59956dbff6db45551")
+        for bytes in [der, Array(try Data(contentsOf: fuzzed))] {
+            let input = try InputCertificate(der: bytes)
+            #expect(input.certificate == nil)
+            #expect(input.parseFailure?.contains("its RSA public key is malformed") == true, "\(input.parseFailure ?? "")")
+        }
     }
 
     @Test func aPublicKeyWithUnusedBitsIsRefusedEvenWhenItsCASignedIt() throws {

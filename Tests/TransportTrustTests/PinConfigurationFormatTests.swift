@@ -219,6 +219,21 @@ import Testing
         #expect(config.entry(for: "api.example.com")?.pinSet.expirationDate == PinDates.parseDay("2031-02-03"))
     }
 
+    /// Found by the pins-android fuzz target (Fuzz/Regressions/pins-android/): Foundation's XMLParser crashes on a
+    /// processing instruction without data, so such a file never reaches it. One with data still reads.
+    @Test func androidProcessingInstructionsAreRefusedBeforeTheParser() throws {
+        for text in ["<?6\u{0}", "<?xml version=\"1.0\"?>\n<network-security-config><?pi?></network-security-config>", "<?pi ?><network-security-config/>"] {
+            do {
+                _ = try PinConfigurationFormat.read(Array(text.utf8), source: "nsc.xml", format: .android)
+                Issue.record("a processing instruction was accepted")
+            } catch {
+                #expect(error.problem.contains("processing instruction"), "\(error)")
+            }
+        }
+        let declared = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<?pi data?><network-security-config></network-security-config>"
+        #expect(try PinConfigurationFormat.read(Array(declared.utf8), source: "nsc.xml", format: .android).configuration.hosts.isEmpty)
+    }
+
     /// Android resolves pin sets after reading the whole file: a nested domain-config inherits its parent's pin set
     /// even when the <pin-set> comes after it.
     @Test func androidInheritanceDoesNotDependOnDocumentOrder() throws {

@@ -49,6 +49,9 @@ public struct ClientIdentity: @unchecked Sendable {
     /// Loads a PKCS#12 (`.p12`/`.pfx`) bundle.
     /// - Throws: ``ClientIdentityError`` naming the file when it cannot be read or the password is wrong.
     public init(pkcs12 bytes: [UInt8], password: String, source: String = "the PKCS#12 bundle") throws(ClientIdentityError) {
+        if PKCS12Contents.hasVisibleKey(bytes) == false {
+            throw ClientIdentityError("\(source) holds no private key (no key bag outside its encrypted parts), so it cannot identify a client; export the certificate together with its key, for example `openssl pkcs12 -export -in cert.pem -inkey key.pem`")
+        }
         let bundle: NIOSSLPKCS12Bundle
         do { bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: Array(password.utf8)) } catch {
             throw ClientIdentityError("cannot open \(source): the password is wrong or the file is not PKCS#12 (\(error)); check the password, or convert the file with `openssl pkcs12`")

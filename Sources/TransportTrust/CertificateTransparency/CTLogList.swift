@@ -200,7 +200,7 @@ enum LogKey: @unchecked Sendable {
     init(_ spki: [UInt8]) {
         if let key = try? P256.Signing.PublicKey(derRepresentation: spki) {
             self = .p256(key)
-        } else if let key = try? _RSA.Signing.PublicKey(derRepresentation: spki), key.keySizeInBits >= 2048 {
+        } else if RSAKeyScreen.isReadableRSA(spkiDER: spki), let key = try? _RSA.Signing.PublicKey(derRepresentation: spki), key.keySizeInBits >= 2048 {
             self = .rsa(key)
         } else {
             self = .unusable

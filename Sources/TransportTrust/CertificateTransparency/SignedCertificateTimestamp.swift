@@ -58,12 +58,12 @@ public enum SCTListError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Reads the TLS-encoded `SignedCertificateTimestampList` of RFC 6962 §3.3, strictly and bounded: every length
 /// must match exactly, and the work is linear in the input with at most ``maximumCount`` SCTs.
-enum SCTListReader {
+package enum SCTListReader {
     /// Real certificates carry two to five; Apple's policy never asks for more than five.
-    static let maximumCount = 32
+    package static let maximumCount = 32
 
     /// Entries whose version is not v1 are returned with only their version set: their layout is unknown.
-    static func read(_ bytes: ArraySlice<UInt8>) throws(SCTListError) -> [SignedCertificateTimestamp] {
+    package static func read(_ bytes: ArraySlice<UInt8>) throws(SCTListError) -> [SignedCertificateTimestamp] {
         var reader = TLSReader(bytes)
         let declared = try reader.length(bytes: 2)
         guard declared == reader.remaining else { throw .lengthMismatch(declared: declared, actual: reader.remaining) }

@@ -130,6 +130,14 @@ public struct InputCertificate: Sendable, Hashable {
         var spki = spkiParts.makeIterator()
         guard spki.next() != nil, let key = spki.next() else { return }
         try requireWholeBytes(key, field: "subjectPublicKey")
+        guard RSAKeyScreen.isSafe(spki: spkiNode) else { throw UnreadableRSAKey() }
+    }
+
+    /// Why a certificate whose RSA key BoringSSL cannot read is not handed to swift-certificates (``RSAKeyScreen``).
+    struct UnreadableRSAKey: Error, CustomStringConvertible {
+        var description: String {
+            "its RSA public key is malformed (not a DER RSAPublicKey with NULL parameters, or not a valid modulus and exponent); the certificate must be reissued"
+        }
     }
 
     private static func requireWholeBytes(_ node: ASN1Node, field: String) throws {

@@ -16,6 +16,14 @@ enum AndroidPinFormat {
             throw PinConfigurationError(.malformedDocument, source: source, line: line, "byte \(bad) is not valid UTF-8",
                 fix: "Save the file as UTF-8, as Android reads it")
         }
+        // Foundation's XMLParser on Linux reads a processing instruction's data without checking for none, so `<?pi?>`
+        // crashes it (found by the pins-android fuzz target).
+        if let at = firstEmptyProcessingInstruction(bytes) {
+            let line = bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw PinConfigurationError(.malformedDocument, source: source, line: line,
+                "a processing instruction ('<?') with no data, which Foundation's XML parser cannot read",
+                fix: "Remove it: a Network Security Config needs none")
+        }
         let delegate = Reader(source: source)
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = delegate
@@ -31,6 +39,20 @@ enum AndroidPinFormat {
                 fix: "Put the <domain-config> elements inside <network-security-config>")
         }
         return (PinConfiguration(try delegate.hosts), delegate.warnings)
+    }
+
+    /// The offset of the first processing instruction with no data (`<?pi?>`, `<?pi ?>`, or one cut off), or nil.
+    static func firstEmptyProcessingInstruction(_ bytes: [UInt8]) -> Int? {
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        for i in bytes.indices.dropLast() where bytes[i] == UInt8(ascii: "<") && bytes[i + 1] == UInt8(ascii: "?") {
+            var j = i + 2
+            while j < bytes.count, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "?"), bytes[j] != 0 { j += 1 }
+            while j < bytes.count, isSpace(bytes[j]) { j += 1 }
+            if j >= bytes.count || bytes[j] == 0 || (bytes[j] == UInt8(ascii: "?") && bytes[j...].starts(with: [UInt8(ascii: "?"), UInt8(ascii: ">")])) {
+                return i
+            }
+        }
+        return nil
     }
 
     /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil when all of them do.

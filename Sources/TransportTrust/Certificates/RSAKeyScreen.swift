@@ -1,0 +1,56 @@
+import _CryptoExtras
+import SwiftASN1
+
+/// Says whether BoringSSL will read an RSA SubjectPublicKeyInfo, before swift-crypto is asked to.
+///
+/// swift-crypto 3.12.3's `_RSA.Signing.PublicKey(derRepresentation:)` frees its key once when BoringSSL refuses the DER
+/// and again in `deinit`: a double free, reached by swift-certificates for every certificate with an RSA key. Found by
+/// the `certificate` fuzz target. The checks below are BoringSSL's (`rsa_pub_decode`, `RSA_parse_public_key`):
+/// NULL parameters, a DER RSAPublicKey of two non-negative minimal INTEGERs and nothing after it, and
+/// `RSA_check_key`, which `_RSA.Signing.PublicKey(n:e:)` applies without the double free.
+package enum RSAKeyScreen {
+    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 1, 1]
+    /// RSA-PSS: swift-crypto replaces its parameters with NULL before parsing, so only the key is checked.
+    static let rsaPSS: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 1, 10]
+
+    /// Whether swift-certificates may parse a certificate with this SubjectPublicKeyInfo: true for a key that is not
+    /// RSA (swift-crypto's RSA parser never sees it), and for an RSA key BoringSSL reads.
+    package static func isSafe(spki: ASN1Node) -> Bool { readsAsRSA(spki) ?? true }
+
+    /// Whether `_RSA.Signing.PublicKey(derRepresentation:)` may be called on these bytes: only for an RSA
+    /// SubjectPublicKeyInfo BoringSSL reads (anything else takes the double-free path).
+    package static func isReadableRSA(spkiDER: [UInt8]) -> Bool {
+        guard let node = try? DER.parse(spkiDER) else { return false }
+        return readsAsRSA(node) ?? false
+    }
+
+    /// nil when the key is not RSA; else whether BoringSSL reads it.
+    private static func readsAsRSA(_ spki: ASN1Node) -> Bool? {
+        guard case .constructed(let parts) = spki.content else { return nil }
+        var fields = parts.makeIterator()
+        guard let algorithm = fields.next(), case .constructed(let algorithmParts) = algorithm.content else { return nil }
+        var algorithmFields = algorithmParts.makeIterator()
+        guard let oidNode = algorithmFields.next(), let oid = try? ASN1ObjectIdentifier(derEncoded: oidNode),
+              oid == rsaEncryption || oid == rsaPSS else { return nil }
+        if oid == rsaEncryption {
+            guard let parameters = algorithmFields.next(), parameters.identifier == .null, algorithmFields.next() == nil,
+                  case .primitive(let empty) = parameters.content, empty.isEmpty else { return false }
+        }
+        guard let key = fields.next(), key.identifier == .bitString, case .primitive(let bits) = key.content,
+              bits.first == 0, fields.next() == nil,
+              let rsaKey = try? DER.parse(Array(bits.dropFirst())), case .constructed(let integers) = rsaKey.content,
+              rsaKey.identifier == .sequence else { return false }
+        var values = integers.makeIterator()
+        guard let n = values.next().flatMap(unsignedInteger), let e = values.next().flatMap(unsignedInteger), values.next() == nil else {
+            return false
+        }
+        return (try? _RSA.Signing.PublicKey(n: n, e: e)) != nil
+    }
+
+    /// An INTEGER's bytes when it is non-negative and minimally encoded, as BoringSSL's `BN_parse_asn1_unsigned` requires.
+    private static func unsignedInteger(_ node: ASN1Node) -> ArraySlice<UInt8>? {
+        guard node.identifier == .integer, case .primitive(let bytes) = node.content, let first = bytes.first, first & 0x80 == 0 else { return nil }
+        if first == 0, bytes.count > 1, bytes[bytes.startIndex + 1] & 0x80 == 0 { return nil }
+        return bytes
+    }
+}
