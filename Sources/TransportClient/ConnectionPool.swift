@@ -37,10 +37,12 @@ actor ConnectionPool {
         sessions[session.key] = session
     }
 
-    /// Whether the caller is to open the connection for `key` (true), or another request is opening one already.
+    /// Whether the caller is to open the connection for `key` (true), or another request is opening one or has
+    /// shared one already (false: ``waitForOpening(_:)`` then answers with it).
     /// A true answer must be followed by ``finishOpening(_:session:)``.
     func beginOpening(_ key: PoolKey) -> Bool {
-        guard opening[key] == nil else { return false }
+        // A session shared since the caller last looked (its opener finished in between) is taken, not doubled.
+        guard opening[key] == nil, session(key) == nil else { return false }
         opening[key] = []
         return true
     }

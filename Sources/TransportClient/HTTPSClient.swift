@@ -42,8 +42,8 @@ public final class HTTPSClient: Sendable {
         var configuration = configuration
         // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.
         let mayCheck = configuration.revocation != .off || configuration.trustManager != nil
-        let ocsp = mayCheck && configuration.ocspSource == nil ? HTTPOCSPResponseSource(addressOverrides: configuration.addressOverrides) : nil
-        let crl = mayCheck && configuration.crlSource == nil ? HTTPCRLSource(addressOverrides: configuration.addressOverrides) : nil
+        let ocsp = mayCheck && configuration.ocspSource == nil ? HTTPOCSPResponseSource(timeout: configuration.revocationFetchTimeout, addressOverrides: configuration.addressOverrides) : nil
+        let crl = mayCheck && configuration.crlSource == nil ? HTTPCRLSource(timeout: configuration.revocationFetchTimeout, addressOverrides: configuration.addressOverrides) : nil
         if let ocsp { configuration.ocspSource = ocsp }
         if let crl { configuration.crlSource = crl }
         ownedOCSPSource = ocsp

@@ -68,6 +68,8 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Where CRLs come from when ``revocation`` is on and a certificate names an http distribution point; nil means an
     /// ``HTTPCRLSource`` that the client creates, shares between handshakes and shuts down with itself.
     public var crlSource: (any CRLSource)?
+    /// The limit for each OCSP or CRL fetch by the sources the client creates (``ocspSource`` and ``crlSource`` nil).
+    public var revocationFetchTimeout: Duration = .seconds(5)
     /// Certificate Transparency for every server chain: Apple's policy on embedded SCTs, enforced by default where
     /// Apple enforces it (chains to a system root). SCTs sent in the TLS extension or a stapled OCSP response cannot
     /// be read through swift-nio-ssl.

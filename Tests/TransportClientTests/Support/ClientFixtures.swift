@@ -52,6 +52,8 @@ func makeClient(anchors: TrustAnchors, hosts: [String] = ["www.example.test"], a
                 configure: (inout HTTPSClientConfiguration) -> Void = { _ in }) -> HTTPSClient {
     var configuration = HTTPSClientConfiguration(ats: ats, trustManager: trustManager, anchors: anchors, timeouts: timeouts,
                                                  addressOverrides: Dictionary(uniqueKeysWithValues: hosts.map { ($0, "127.0.0.1") }))
+    // The same for the OCSP and CRL fetches the client makes: a local responder answers at once unless starved.
+    configuration.revocationFetchTimeout = .seconds(30)
     configure(&configuration)
     return HTTPSClient(configuration: configuration)
 }
