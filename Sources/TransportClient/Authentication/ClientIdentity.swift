@@ -54,7 +54,7 @@ public struct ClientIdentity: @unchecked Sendable {
         }
         let bundle: NIOSSLPKCS12Bundle
         do { bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: Array(password.utf8)) } catch {
-            throw ClientIdentityError("cannot open \(source): the password is wrong or the file is not PKCS#12 (\(error)); check the password, or convert the file with `openssl pkcs12`")
+            throw ClientIdentityError("cannot open \(source): the password is wrong or the file is not PKCS#12; check the password, or convert the file with `openssl pkcs12`")
         }
         try self.init(certificateChain: bundle.certificateChain, privateKey: bundle.privateKey, certificateSource: source, keySource: "the key in \(source)")
     }
@@ -69,7 +69,7 @@ public struct ClientIdentity: @unchecked Sendable {
                 certificateSource: String = "the client certificate", keySource: String = "the private key") throws(ClientIdentityError) {
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMBytes(certificatePEM) } catch {
-            throw ClientIdentityError("\(certificateSource) is not a PEM certificate chain (\(error)); it must hold '-----BEGIN CERTIFICATE-----' blocks, the client's certificate first")
+            throw ClientIdentityError("\(certificateSource) is not a PEM certificate chain; it must hold '-----BEGIN CERTIFICATE-----' blocks, the client's certificate first")
         }
         let key: NIOSSLPrivateKey
         do {
@@ -79,7 +79,7 @@ public struct ClientIdentity: @unchecked Sendable {
                 key = try NIOSSLPrivateKey(bytes: keyPEM, format: .pem)
             }
         } catch {
-            throw ClientIdentityError("\(keySource) is not a PEM private key, or its password is wrong (\(error)); it must hold one '-----BEGIN PRIVATE KEY-----' (or EC / RSA PRIVATE KEY) block")
+            throw ClientIdentityError("\(keySource) is not a PEM private key, or its password is wrong; it must hold one '-----BEGIN PRIVATE KEY-----' (or EC / RSA PRIVATE KEY) block")
         }
         try self.init(certificateChain: chain, privateKey: key, certificateSource: certificateSource, keySource: keySource)
     }
