@@ -26,6 +26,9 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     /// How far below ``name`` the pattern reaches.
     public let kind: Kind
+    /// Whether the pattern names an address or a range of them rather than DNS names. Decided once, when the
+    /// pattern is made: the ATS resolver asks it of every entry on every request.
+    public let isAddress: Bool
 
     /// Reads `text` (`example.com`, `*.example.com`, `**.example.com`). `includeSubdomains` turns a plain name
     /// into `**.`.
@@ -60,12 +63,20 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         }
         self.name = peer.description
         self.kind = kind
+        self.isAddress = peer.isIPAddress
     }
 
     /// A pattern from a name already in canonical form.
     package init(canonicalName: String, kind: Kind) {
-        self.name = canonicalName
+        var isAddress = false
+        if case .addressRange = kind { isAddress = true } else if case .ip? = try? PeerName(canonicalName) { isAddress = true }
+        self.init(name: canonicalName, kind: kind, isAddress: isAddress)
+    }
+
+    private init(name: String, kind: Kind, isAddress: Bool) {
+        self.name = name
         self.kind = kind
+        self.isAddress = isAddress
     }
 
     /// Whether the pattern covers `host`, given in any case, with or without a trailing dot, in Unicode or
@@ -77,22 +88,14 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// A pattern covering the addresses of `range`.
     public init(range: IPRange) {
-        self.name = range.description
-        self.kind = .addressRange(range)
+        self.init(name: range.description, kind: .addressRange(range), isAddress: true)
     }
 
     /// The same name with its subdomains: at any depth, or exactly one label deeper when `oneLabel`.
     /// An address or a range stays as it is.
     public func withSubdomains(oneLabel: Bool = false) -> HostPattern {
         guard case .exact = kind, !isAddress else { return self }
-        return HostPattern(canonicalName: name, kind: oneLabel ? .oneLabel : .subdomains)
-    }
-
-    /// Whether the pattern names an address or a range of them rather than DNS names.
-    public var isAddress: Bool {
-        if case .addressRange = kind { return true }
-        if case .ip? = try? PeerName(name) { return true }
-        return false
+        return HostPattern(name: name, kind: oneLabel ? .oneLabel : .subdomains, isAddress: false)
     }
 
     /// Whether the pattern covers the address `ip` (4 or 16 bytes).
