@@ -212,7 +212,7 @@ final class Connection: Sendable {
                 throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: host, port: port,
                                      expired == .request ? "the request's time limit ran out during the TLS handshake"
                                         : "the TLS handshake did not finish within \(configuration.timeouts.handshake.secondsText) s",
-                                     verdict: verifier.outcome?.verdict, handshake: verifier.handshakeSummary)
+                                     verdict: verifier.outcome?.decision.verdict, handshake: verifier.handshakeSummary)
             }
             throw HandshakeFailureClassifier(target: target, observation: observation, verifier: verifier)
                 .classify(error, identityPresented: identity != nil)
@@ -231,8 +231,8 @@ final class Connection: Sendable {
                 throw TransportError(.serverTrustRefused, phase: .handshake, host: host, port: port,
                                      ConnectionPlan.unevaluatedHandshake.message)
             }
-            report = ConnectionReport(scheme: "https", host: host, port: port, handshake: outcome.handshake, verdict: outcome.verdict,
-                                      atsEvaluation: outcome.evaluation, requirements: target.requirements, notes: outcome.notes)
+            report = ConnectionReport(scheme: "https", host: host, port: port, handshake: outcome.decision.handshake, verdict: outcome.decision.verdict,
+                                      atsEvaluation: outcome.decision.evaluation, requirements: target.requirements, notes: outcome.decision.notes)
         } else {
             report = ConnectionReport(scheme: "http", host: host, port: port, handshake: nil, verdict: nil,
                                       atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
@@ -278,7 +278,7 @@ final class Connection: Sendable {
                 let allowed = await verifier.verify(presented: presented)
                 guard allowed else { return promise.succeed(.failed) }
                 // The metadata chain is the chain as built, leaf to anchor.
-                let built = verifier.outcome?.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
+                let built = verifier.outcome?.decision.verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) } ?? []
                 promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
             }
         })

@@ -41,8 +41,8 @@ struct HandshakeFailureClassifier {
         var closed = false
         if case ExchangeFailure.closed = error { closed = true }
         func make(_ kind: TransportError.Kind, _ message: String, _ reason: TLSFailureReason? = TLSFailureReason(boringSSLText: text)) -> TransportError {
-            var error = TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: outcome?.verdict,
-                                       atsEvaluation: outcome?.evaluation, handshake: handshake, underlying: text)
+            var error = TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: outcome?.decision.verdict,
+                                       atsEvaluation: outcome?.decision.evaluation, handshake: handshake, underlying: text)
             error.tlsReason = reason
             return error
         }

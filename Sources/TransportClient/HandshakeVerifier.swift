@@ -3,13 +3,10 @@ import NIOConcurrencyHelpers
 import TransportDecision
 import TransportTrust
 
-/// The outcome of one connection's decision, kept so that a failed handshake can be reported with its verdict
-/// instead of swift-nio-ssl's generic error.
+/// One connection's decision, kept so that a failed handshake can be reported with its verdict instead of
+/// swift-nio-ssl's generic error, with its refusal already in the client's error type.
 struct VerificationOutcome: Sendable {
-    var verdict: TrustVerdict
-    var evaluation: ConnectionEvaluation
-    var handshake: HandshakeSummary
-    var notes: [String]
+    var decision: ConnectionDecision
     /// Nil when the connection is allowed.
     var refusal: TransportError?
 }
@@ -48,8 +45,7 @@ final class HandshakeVerifier: Sendable {
             answer = Self.answer(disposition)
         }
         let decision = plan.decide(assessment, answer: answer)
-        let outcome = VerificationOutcome(verdict: decision.verdict, evaluation: decision.evaluation, handshake: decision.handshake,
-                                          notes: decision.notes, refusal: decision.refusal.map { transportError($0, decision) })
+        let outcome = VerificationOutcome(decision: decision, refusal: decision.refusal.map { transportError($0, decision) })
         outcomeBox.withLockedValue { $0 = outcome }
         return decision.isAllowed
     }

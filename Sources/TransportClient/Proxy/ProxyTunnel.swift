@@ -148,7 +148,7 @@ enum ProxyTunnel {
         }
         guard let outcome = verifier.outcome, outcome.refusal == nil else {
             throw TransportError(.serverTrustRefused, phase: .proxy, host: proxy.host, port: proxy.port,
-                                 "the TLS handshake completed without server trust evaluation; refusing")
+                                 ConnectionPlan.unevaluatedHandshake.message)
         }
     }
 }
