@@ -41,7 +41,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                // The one locking style (DEVELOPERS.md, "Concurrency"); it builds two small C-free targets.
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             // Reference data the evaluation needs, each folder with its source and date (DEVELOPERS.md, "Reference data").
             resources: [.copy("Resources/AppleTrustStore"), .copy("Resources/CTLogList")],
@@ -142,6 +143,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -220,6 +222,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "TransportTrust",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -233,6 +236,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity", "AppBundles",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

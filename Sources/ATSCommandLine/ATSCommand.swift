@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import TransportTrust
 
 /// The `ats` command: a thin shell over the libraries.
@@ -52,17 +53,20 @@ protocol ExecutableCommand {
 ///
 /// A reader that goes away (`ats fetch URL | head -c 10`) ends the writing quietly: nothing more is written to that
 /// stream, and the command's exit status becomes ``brokenPipeStatus``.
-public final class Output: @unchecked Sendable {
+public final class Output: Sendable {
     /// The exit status after a write found its reader gone: 128 + SIGPIPE, what a shell reports for `cat` or `yes`
     /// killed by SIGPIPE, so that `set -o pipefail` scripts see `ats` as they see any other tool in a pipe.
     public static let brokenPipeStatus: Int32 = 128 + SIGPIPE
 
-    private let lock = NSLock()
-    /// Standard output as bytes (a body may be binary, and a chunk may end inside a UTF-8 sequence), standard error as text.
-    private var captured: (out: [UInt8], err: String)?
+    private struct State {
+        /// Standard output as bytes (a body may be binary, and a chunk may end inside a UTF-8 sequence), standard error as text.
+        var captured: (out: [UInt8], err: String)?
+        /// Per stream: its reader went away (EPIPE), or another write error, as text.
+        var ended: (out: WriteEnd?, err: WriteEnd?) = (nil, nil)
+    }
+
+    private let state: NIOLockedValueBox<State>
     private let streams: (out: FileHandle, err: FileHandle)
-    /// Per stream: its reader went away (EPIPE), or another write error, as text.
-    private var ended: (out: WriteEnd?, err: WriteEnd?) = (nil, nil)
     public let useColor: Bool
     /// Standard error is a terminal that can redraw a line, so progress can be a bar rather than one line per item.
     /// Independent of colour: `ats diagnose --targets F > report.txt` still shows the bar.
@@ -87,7 +91,7 @@ public final class Output: @unchecked Sendable {
 
     init(capturing: Bool, color: Bool, errorIsTerminal: Bool,
          standardOutput: FileHandle = .standardOutput, standardError: FileHandle = .standardError) {
-        self.captured = capturing ? ([], "") : nil
+        self.state = NIOLockedValueBox(State(captured: capturing ? ([], "") : nil))
         self.useColor = color
         self.errorIsTerminal = errorIsTerminal
         self.streams = (standardOutput, standardError)
@@ -98,7 +102,7 @@ public final class Output: @unchecked Sendable {
     /// mid-write, or not: NIO ignores it on Linux only once it opens its first socket (NIOPosix SocketProtocols.swift).
     private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    private enum WriteEnd {
+    private enum WriteEnd: Sendable {
         case readerGone
         case failed(String)
     }
@@ -107,14 +111,22 @@ public final class Output: @unchecked Sendable {
 
     /// Writes bytes as they are: a response body, which need not be text.
     public func write(bytes: [UInt8]) {
-        lock.withLock {
-            if captured != nil { captured?.out += bytes } else { ended.out = ended.out ?? Self.send(Data(bytes), to: streams.out) }
+        state.withLockedValue { state in
+            if state.captured != nil {
+                state.captured?.out += bytes
+            } else {
+                state.ended.out = state.ended.out ?? Self.send(Data(bytes), to: streams.out)
+            }
         }
     }
 
     public func error(_ s: String) {
-        lock.withLock {
-            if captured != nil { captured?.err += s } else { ended.err = ended.err ?? Self.send(Data(s.utf8), to: streams.err) }
+        state.withLockedValue { state in
+            if state.captured != nil {
+                state.captured?.err += s
+            } else {
+                state.ended.err = state.ended.err ?? Self.send(Data(s.utf8), to: streams.err)
+            }
         }
     }
 
@@ -138,13 +150,13 @@ public final class Output: @unchecked Sendable {
     }
 
     /// Whether standard output's reader has gone, so a command can stop producing what nobody reads.
-    public var standardOutputClosed: Bool { lock.withLock { ended.out != nil } }
+    public var standardOutputClosed: Bool { state.withLockedValue { $0.ended.out != nil } }
 
     /// The exit status for a command that returned `status`: ``brokenPipeStatus`` once a reader went away; 1 for a
     /// command that would have succeeded but could not write its standard output (a full disk, a closed descriptor),
     /// said on standard error when that still works. Messages lost on standard error change nothing.
     public func status(after status: Int32) -> Int32 {
-        let (out, err) = lock.withLock { ended }
+        let (out, err) = state.withLockedValue { $0.ended }
         if case .readerGone? = out { return Self.brokenPipeStatus }
         if case .readerGone? = err { return Self.brokenPipeStatus }
         if case .failed(let reason)? = out {
@@ -155,8 +167,8 @@ public final class Output: @unchecked Sendable {
     }
 
     public var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
-    public var standardOutputBytes: [UInt8] { lock.withLock { captured?.out ?? [] } }
-    public var standardError: String { lock.withLock { captured?.err ?? "" } }
+    public var standardOutputBytes: [UInt8] { state.withLockedValue { $0.captured?.out ?? [] } }
+    public var standardError: String { state.withLockedValue { $0.captured?.err ?? "" } }
 
     func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
     func green(_ s: String) -> String { paint(s, "1;32") }

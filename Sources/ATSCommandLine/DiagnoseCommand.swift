@@ -2,6 +2,7 @@ import ATSDiagnostics
 import AppTransportSecurity
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import TransportTrust
 
 /// `ats diagnose`: nscurl --ats-diagnostics on any platform, a thin shell over ATSDiagnostics.
@@ -128,14 +129,13 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
 }
 
 /// Progress for many URLs on standard error: a bar redrawn in place on a terminal, one plain line per URL
-/// otherwise. Used only from the scan's report callback, which never runs concurrently with itself.
-final class Progress: @unchecked Sendable {
+/// otherwise. Called from the scan's report callback; the counts are locked so that needs no further promise.
+final class Progress: Sendable {
     let total: Int
     let enabled: Bool
     let bar: Bool
     let output: Output
-    private var done = 0
-    private var failing = 0
+    private let counts = NIOLockedValueBox((done: 0, failing: 0))
 
     init(total: Int, enabled: Bool, bar: Bool, output: Output) {
         self.total = total
@@ -144,12 +144,15 @@ final class Progress: @unchecked Sendable {
         self.output = output
     }
 
-    func clear() { if enabled && bar && done > 0 { output.error("\r\u{1B}[K") } }
+    func clear() { if enabled && bar && counts.withLockedValue({ $0.done }) > 0 { output.error("\r\u{1B}[K") } }
 
     func advance(_ diagnosis: HostDiagnosis) {
         guard enabled else { return }
-        done += 1
-        if diagnosis.defaultResult == .fail { failing += 1 }
+        let (done, failing) = counts.withLockedValue { counts in
+            counts.done += 1
+            if diagnosis.defaultResult == .fail { counts.failing += 1 }
+            return counts
+        }
         if bar {
             let width = 30
             let filled = total == 0 ? width : width * done / total
@@ -159,5 +162,5 @@ final class Progress: @unchecked Sendable {
         }
     }
 
-    func finish() { if enabled && bar && done > 0 { output.error("\n") } }
+    func finish() { if enabled && bar && counts.withLockedValue({ $0.done }) > 0 { output.error("\n") } }
 }

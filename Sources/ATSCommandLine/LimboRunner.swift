@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TransportTrust
 import X509
 
@@ -90,16 +91,15 @@ struct LimboRunner {
 
     /// The anchor sets of the file, each parsed once. 9,572 of its cases share one root, and an application
     /// loads its anchors once, not per connection; the chains themselves are parsed per case.
-    final class AnchorSets: @unchecked Sendable {
-        private let lock = NSLock()
-        private var loaded: [[String]: TrustAnchors] = [:]
+    final class AnchorSets: Sendable {
+        private let loaded = NIOLockedValueBox<[[String]: TrustAnchors]>([:])
 
         func anchors(for pems: [String]) throws -> TrustAnchors {
-            if let known = lock.withLock({ loaded[pems] }) { return known }
+            if let known = loaded.withLockedValue({ $0[pems] }) { return known }
             var certificates: [InputCertificate] = []
             for pem in pems { certificates += try CertificateLoader.certificates(from: Array(pem.utf8), source: "trusted_certs") }
             let anchors = TrustAnchors(custom: certificates, anchorsOnly: true)
-            lock.withLock { loaded[pems] = anchors }
+            loaded.withLockedValue { $0[pems] = anchors }
             return anchors
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TransportClient
 import TransportTrust
 
@@ -33,9 +34,8 @@ enum PresentedChain {
     }
 }
 
-private final class CapturedChain: @unchecked Sendable {
-    private let lock = NSLock()
-    private var der: [[UInt8]] = []
-    func set(_ value: [[UInt8]]) { lock.withLock { if der.isEmpty { der = value } } }
-    var value: [[UInt8]] { lock.withLock { der } }
+private final class CapturedChain: Sendable {
+    private let der = NIOLockedValueBox<[[UInt8]]>([])
+    func set(_ value: [[UInt8]]) { der.withLockedValue { if $0.isEmpty { $0 = value } } }
+    var value: [[UInt8]] { der.withLockedValue { $0 } }
 }

@@ -2,6 +2,7 @@ import ATSDiagnostics
 import ATSTestServers
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 
 /// `ats serve`: the local badssl, on 127.0.0.1, until interrupted.
 struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
@@ -119,15 +120,14 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
 }
 
 /// True exactly once, whichever thread asks first.
-final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var taken = false
-    func claim() -> Bool { lock.withLock { defer { taken = true }; return !taken } }
+final class OnceFlag: Sendable {
+    private let taken = NIOLockedValueBox(false)
+    func claim() -> Bool { taken.withLockedValue { taken in defer { taken = true }; return !taken } }
 }
 
 /// Keeps signal sources alive for the life of the process.
 enum SignalSources {
-    nonisolated(unsafe) private static var kept: [any DispatchSourceSignal] = []
-    private static let lock = NSLock()
-    static func keep(_ sources: [any DispatchSourceSignal]) { lock.withLock { kept += sources } }
+    // Dispatch does not mark its sources Sendable on Linux; the box's lock is what guards them.
+    nonisolated(unsafe) private static let kept = NIOLockedValueBox<[any DispatchSourceSignal]>([])
+    static func keep(_ sources: [any DispatchSourceSignal]) { kept.withLockedValue { $0 += sources } }
 }

@@ -1,12 +1,13 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Gives each operation a deadline, with one timer for all of them: a timer task per operation costs more than
 /// evaluating a chain (a fifth of the whole limbo run on two cores).
 ///
 /// An operation past its deadline is reported with its `hang` value and cancelled; cancellation is cooperative,
 /// so one that ignores it runs on unobserved, and the caller moves on.
-final class Watchdog<Value: Sendable>: @unchecked Sendable {
-    private struct Watched {
+final class Watchdog<Value: Sendable>: Sendable {
+    private struct Watched: Sendable {
         var deadline: ContinuousClock.Instant
         var once: Once<Value>
         var hang: Value
@@ -14,9 +15,7 @@ final class Watchdog<Value: Sendable>: @unchecked Sendable {
     }
 
     let timeout: Duration
-    private let lock = NSLock()
-    private var watched: [Int: Watched] = [:]
-    private var nextToken = 0
+    private let state = NIOLockedValueBox((watched: [Int: Watched](), nextToken: 0))
 
     init(timeout: Duration) { self.timeout = timeout }
 
@@ -24,17 +23,17 @@ final class Watchdog<Value: Sendable>: @unchecked Sendable {
     func run(_ operation: @escaping @Sendable () async -> Value, hang: Value) async -> Value {
         await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
             let once = Once(continuation)
-            let token = lock.withLock {
-                nextToken += 1
-                watched[nextToken] = Watched(deadline: .now + timeout, once: once, hang: hang)
-                return nextToken
+            let token = state.withLockedValue { state in
+                state.nextToken += 1
+                state.watched[state.nextToken] = Watched(deadline: .now + timeout, once: once, hang: hang)
+                return state.nextToken
             }
             let work = Task {
                 let value = await operation()
-                self.lock.withLock { _ = self.watched.removeValue(forKey: token) }
+                _ = self.state.withLockedValue { $0.watched.removeValue(forKey: token) }
                 once.resume(value)
             }
-            lock.withLock { watched[token]?.work = work }
+            state.withLockedValue { $0.watched[token]?.work = work }
         }
     }
 
@@ -42,9 +41,9 @@ final class Watchdog<Value: Sendable>: @unchecked Sendable {
     func watch(every interval: Duration) async {
         while (try? await Task.sleep(for: interval)) != nil {
             let now = ContinuousClock.now
-            let expired: [Watched] = lock.withLock {
-                let late = watched.filter { $0.value.deadline <= now }
-                for token in late.keys { watched[token] = nil }
+            let expired: [Watched] = state.withLockedValue { state in
+                let late = state.watched.filter { $0.value.deadline <= now }
+                for token in late.keys { state.watched[token] = nil }
                 return Array(late.values)
             }
             for entry in expired {
@@ -56,16 +55,15 @@ final class Watchdog<Value: Sendable>: @unchecked Sendable {
 }
 
 /// Resumes a continuation once, whichever of the operation and the watchdog comes first.
-final class Once<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Value, Never>?
+final class Once<Value: Sendable>: Sendable {
+    private let continuation: NIOLockedValueBox<CheckedContinuation<Value, Never>?>
 
-    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = NIOLockedValueBox(continuation) }
 
     func resume(_ value: Value) {
-        let c: CheckedContinuation<Value, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+        let c = continuation.withLockedValue { c in
+            defer { c = nil }
+            return c
         }
         c?.resume(returning: value)
     }

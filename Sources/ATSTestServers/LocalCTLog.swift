@@ -5,6 +5,8 @@ import X509
 
 /// A Certificate Transparency log of the local PKI: its own key, SCTs it signs for the CT cases, and its entry in the log
 /// list `ats serve` writes (Apple's schema v5), which clients must be given for those cases to be judged.
+///
+/// `@unchecked`: swift-crypto 3.12 does not mark its keys `Sendable`, though they are immutable once made.
 public struct LocalCTLog: @unchecked Sendable {
     public let name: String
     let key = P256.Signing.PrivateKey()

@@ -1,6 +1,7 @@
 import Crypto
 import TransportTrust
 import Foundation
+import NIOConcurrencyHelpers
 import SwiftASN1
 import X509
 import _CryptoExtras
@@ -12,6 +13,8 @@ public struct TestServerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A private key of the local PKI.
+///
+/// `@unchecked`: swift-crypto 3.12 does not mark its keys `Sendable`, though they are immutable once made.
 public enum LocalKey: @unchecked Sendable {
     case p256(P256.Signing.PrivateKey)
     case rsa(_RSA.Signing.PrivateKey)
@@ -50,7 +53,7 @@ public enum LocalKey: @unchecked Sendable {
 }
 
 /// One certificate of the local PKI and its key.
-public struct LocalCertificate: @unchecked Sendable {
+public struct LocalCertificate: Sendable {
     public let certificate: Certificate
     public let key: LocalKey
     public let der: [UInt8]
@@ -103,13 +106,15 @@ public struct LocalPKI: Sendable {
     }
 
     private static func rsaKeys(count: Int) throws -> [LocalKey] {
-        let results = NSLockedArray<Result<LocalKey, TestServerError>>()
+        let results = NIOLockedValueBox<[Result<LocalKey, TestServerError>]>([])
         DispatchQueue.concurrentPerform(iterations: count) { _ in
-            do { results.append(.success(try LocalKey.rsa(bits: 2048))) } catch let error as TestServerError { results.append(.failure(error)) } catch {
-                results.append(.failure(TestServerError("\(error)")))
+            let made: Result<LocalKey, TestServerError>
+            do { made = .success(try LocalKey.rsa(bits: 2048)) } catch let error as TestServerError { made = .failure(error) } catch {
+                made = .failure(TestServerError("\(error)"))
             }
+            results.withLockedValue { $0.append(made) }
         }
-        return try results.values.map { try $0.get() }
+        return try results.withLockedValue { $0 }.map { try $0.get() }
     }
 
     /// Issues a TLS server certificate for `ips` and `dns`.
@@ -215,10 +220,3 @@ public struct LocalPKI: Sendable {
     }
 }
 
-/// A small locked array for collecting results from concurrent work.
-final class NSLockedArray<Element>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Element] = []
-    func append(_ e: Element) { lock.withLock { storage.append(e) } }
-    var values: [Element] { lock.withLock { storage } }
-}

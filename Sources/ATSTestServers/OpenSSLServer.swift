@@ -2,7 +2,7 @@ import Foundation
 
 /// An `openssl s_server` child process on 127.0.0.1, for what swift-nio-ssl's BoringSSL cannot serve (the
 /// ECDHE `*_CBC_SHA384` suites, DHE). Ready once it has printed its ACCEPT line; killed by ``stop()`` or on release.
-public final class OpenSSLServer: @unchecked Sendable {
+public final class OpenSSLServer: Sendable {
     public static let path = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import ATSDiagnostics
 import ATSTestServers
 import Foundation
@@ -71,9 +72,8 @@ import TransportTrust
     }
 }
 
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [HostDiagnosis] = []
-    func add(_ d: HostDiagnosis) { lock.withLock { items.append(d) } }
-    var values: [HostDiagnosis] { lock.withLock { items } }
+final class ResultBox: Sendable {
+    private let items = NIOLockedValueBox<[HostDiagnosis]>([])
+    func add(_ d: HostDiagnosis) { items.withLockedValue { $0.append(d) } }
+    var values: [HostDiagnosis] { items.withLockedValue { $0 } }
 }

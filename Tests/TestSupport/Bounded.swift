@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Foundation
 
 /// The value of `operation`, or `nil` if it has none within `limit`.
@@ -16,18 +17,17 @@ public func bounded<T: Sendable>(_ limit: Duration, _ operation: @escaping @Send
     }
 }
 
-private final class FirstResume<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T?, Never>?
+private final class FirstResume<T: Sendable>: Sendable {
+    private let continuation: NIOLockedValueBox<CheckedContinuation<T?, Never>?>
 
-    init(_ continuation: CheckedContinuation<T?, Never>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<T?, Never>) { self.continuation = NIOLockedValueBox(continuation) }
 
     /// Whether this call was the first, and so resumed the waiter.
     @discardableResult
     func resume(_ value: T?) -> Bool {
-        let waiting: CheckedContinuation<T?, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+        let waiting = continuation.withLockedValue { c in
+            defer { c = nil }
+            return c
         }
         waiting?.resume(returning: value)
         return waiting != nil

@@ -3,7 +3,7 @@ import Foundation
 // Support shared by the test targets (a plain target: test targets cannot depend on one another).
 
 /// A scratch directory, removed when released.
-public final class TemporaryDirectory: @unchecked Sendable {
+public final class TemporaryDirectory: Sendable {
     public let url: URL
     public var path: String { url.path }
 

@@ -280,11 +280,10 @@ import X509
     }
 }
 
-final class ChallengeLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [AuthenticationChallenge] = []
-    func append(_ c: AuthenticationChallenge) { lock.withLock { items.append(c) } }
-    var all: [AuthenticationChallenge] { lock.withLock { items } }
+final class ChallengeLog: Sendable {
+    private let items = NIOLockedValueBox<[AuthenticationChallenge]>([])
+    func append(_ c: AuthenticationChallenge) { items.withLockedValue { $0.append(c) } }
+    var all: [AuthenticationChallenge] { items.withLockedValue { $0 } }
 }
 
 /// The server side of Digest, written independently of the client's code.

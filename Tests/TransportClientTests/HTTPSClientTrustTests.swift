@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import AppTransportSecurity
 import Foundation
@@ -205,9 +206,8 @@ import X509
     }
 }
 
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var n = 0
-    func increment() { lock.withLock { n += 1 } }
-    var value: Int { lock.withLock { n } }
+final class LockedCounter: Sendable {
+    private let n = NIOLockedValueBox(0)
+    func increment() { n.withLockedValue { $0 += 1 } }
+    var value: Int { n.withLockedValue { $0 } }
 }

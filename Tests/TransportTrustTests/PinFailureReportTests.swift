@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import Testing
@@ -44,11 +45,10 @@ import Testing
     }
 
     @Test func duplicatesAreDroppedFor24Hours() async throws {
-        final class Clock: @unchecked Sendable {
-            let lock = NSLock()
-            var now = PKI.now
-            func advance(_ s: TimeInterval) { lock.withLock { now += s } }
-            func read() -> Date { lock.withLock { now } }
+        final class Clock: Sendable {
+            let now = NIOLockedValueBox(PKI.now)
+            func advance(_ s: TimeInterval) { now.withLockedValue { $0 += s } }
+            func read() -> Date { now.withLockedValue { $0 } }
         }
         let clock = Clock()
         let sink = RecordingReporter()

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import Testing
@@ -105,11 +106,10 @@ import X509
     struct Source: OCSPResponseSource {
         let answer: [UInt8]?
         let seen = Seen()
-        final class Seen: @unchecked Sendable {
-            private let lock = NSLock()
-            private var uris: [String] = []
-            func add(_ uri: String) { lock.withLock { uris.append(uri) } }
-            var all: [String] { lock.withLock { uris } }
+        final class Seen: Sendable {
+            private let uris = NIOLockedValueBox<[String]>([])
+            func add(_ uri: String) { uris.withLockedValue { $0.append(uri) } }
+            var all: [String] { uris.withLockedValue { $0 } }
         }
 
         func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {
@@ -297,11 +297,15 @@ import X509
     }
 
     /// Hands out CRLs by URI and counts the fetches.
-    final class Source: CRLSource, @unchecked Sendable {
+    final class Source: CRLSource, Sendable {
         let crls: [String: [UInt8]]
-        private(set) var asked: [String] = []
+        private let askedBox = NIOLockedValueBox<[String]>([])
+        var asked: [String] { askedBox.withLockedValue { $0 } }
         init(_ crls: [String: [UInt8]]) { self.crls = crls }
-        func crl(at uri: String) async -> [UInt8]? { asked.append(uri); return crls[uri] }
+        func crl(at uri: String) async -> [UInt8]? {
+            askedBox.withLockedValue { $0.append(uri) }
+            return crls[uri]
+        }
     }
 
     @Test func theSourceIsAskedForTheDistributionPoint() async throws {

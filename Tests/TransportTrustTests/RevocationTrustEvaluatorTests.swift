@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import Testing
 import X509
@@ -46,11 +47,15 @@ import X509
     }
 
     /// Answers every request with a response made for the leaf, and counts them.
-    final class Responder: OCSPResponseSource, @unchecked Sendable {
+    final class Responder: OCSPResponseSource, Sendable {
         let answer: [UInt8]
-        private(set) var asked = 0
+        private let count = NIOLockedValueBox(0)
+        var asked: Int { count.withLockedValue { $0 } }
         init(_ answer: [UInt8]) { self.answer = answer }
-        func response(for request: [UInt8], responderURI: String) async -> [UInt8]? { asked += 1; return answer }
+        func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {
+            count.withLockedValue { $0 += 1 }
+            return answer
+        }
     }
 
     @Test func theSourceTheTrustCarriesIsAsked() async throws {

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import Testing
@@ -5,11 +6,10 @@ import Testing
 @testable import TransportTrust
 
 @Suite struct UnsafeDisabledTrustEvaluatorTests {
-    final class Capture: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: [String] = []
-        var lines: [String] { lock.withLock { stored } }
-        func append(_ line: String) { lock.withLock { stored.append(line) } }
+    final class Capture: Sendable {
+        private let stored = NIOLockedValueBox<[String]>([])
+        var lines: [String] { stored.withLockedValue { $0 } }
+        func append(_ line: String) { stored.withLockedValue { $0.append(line) } }
     }
 
     @Test func trustsAnythingAndWarnsEveryTime() async {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import X509
 
 /// One extension as read from a certificate: absent, its parsed value, or present but unreadable.
@@ -73,7 +74,7 @@ final class ParsedExtensions: Sendable {
 
 /// Parsed extensions for the certificates of one evaluation, shared by every rule and every candidate path.
 /// It lives as long as the evaluation, so it holds at most the certificates that evaluation was given.
-final class ExtensionMemo: @unchecked Sendable {
+final class ExtensionMemo: Sendable {
     /// Extensions are part of the signed bytes, so those bytes alone say which parse applies. Keying by the whole
     /// `Certificate` copied it, a retain per field, on every lookup.
     struct Key: Hashable {
@@ -81,35 +82,37 @@ final class ExtensionMemo: @unchecked Sendable {
         func hash(into h: inout Hasher) { CertificateKey.hashTBS(tbs, into: &h) }
     }
 
-    private let lock = NSLock()
-    private var parsed: [Key: ParsedExtensions] = [:]
-    /// Parses made before the evaluation: the anchors', made once per ``TrustAnchors``.
-    private var premade: [Key: ParsedExtensions] = [:]
+    private struct State {
+        var parsed: [Key: ParsedExtensions] = [:]
+        /// Parses made before the evaluation: the anchors', made once per ``TrustAnchors``.
+        var premade: [Key: ParsedExtensions] = [:]
+        /// The first few certificates asked about, searched before hashing: a cold evaluation asks some fifteen
+        /// times about three certificates, and comparing slices of one buffer is a pointer check.
+        var recent: [(tbs: ArraySlice<UInt8>, parsed: ParsedExtensions)] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private static let recentCapacity = 8
 
     /// Uses the anchors' parses, made once, instead of parsing each anchor's extensions again in every evaluation.
     func adopt(_ anchors: TrustAnchors) {
-        lock.withLock { premade = anchors.parsedExtensions }
+        state.withLockedValue { $0.premade = anchors.parsedExtensions }
     }
-
-    /// The first few certificates asked about, searched before hashing: a cold evaluation asks some fifteen times
-    /// about three certificates, and comparing slices of one buffer is a pointer check.
-    private var recent: [(tbs: ArraySlice<UInt8>, parsed: ParsedExtensions)] = []
-    private static let recentCapacity = 8
 
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
         let tbs = cert.tbsCertificateBytes
-        let known: ParsedExtensions? = lock.withLock {
-            if let hit = recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
+        let known: ParsedExtensions? = state.withLockedValue { state in
+            if let hit = state.recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
             let key = Key(tbs: tbs)
-            guard let found = premade[key] ?? parsed[key] else { return nil }
-            if recent.count < Self.recentCapacity { recent.append((tbs, found)) }
+            guard let found = state.premade[key] ?? state.parsed[key] else { return nil }
+            if state.recent.count < Self.recentCapacity { state.recent.append((tbs, found)) }
             return found
         }
         if let known { return known }
         let fresh = ParsedExtensions(cert)
-        lock.withLock {
-            parsed[Key(tbs: tbs)] = fresh
-            if recent.count < Self.recentCapacity { recent.append((tbs, fresh)) }
+        state.withLockedValue { state in
+            state.parsed[Key(tbs: tbs)] = fresh
+            if state.recent.count < Self.recentCapacity { state.recent.append((tbs, fresh)) }
         }
         return fresh
     }

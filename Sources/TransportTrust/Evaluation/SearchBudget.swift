@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import X509
 
 /// Bounds the work of path building.
@@ -31,25 +32,23 @@ struct BudgetedIntermediates: CustomCertificateStore {
     static func == (l: Self, r: Self) -> Bool { l.counter === r.counter }
     func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(counter)) }
 
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var spent = 0
+    final class Counter: Sendable {
+        private let state = NIOLockedValueBox((spent: 0, exhausted: false))
         let limit: Int
-        private(set) var exhausted = false
 
         init(limit: Int) { self.limit = limit }
 
         func spend(_ n: Int) -> Bool {
-            lock.withLock {
-                guard spent + n <= limit else {
-                    exhausted = true
+            state.withLockedValue { state in
+                guard state.spent + n <= limit else {
+                    state.exhausted = true
                     return false
                 }
-                spent += n
+                state.spent += n
                 return true
             }
         }
 
-        var wasExhausted: Bool { lock.withLock { exhausted } }
+        var wasExhausted: Bool { state.withLockedValue { $0.exhausted } }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SwiftASN1
 import X509
 
@@ -313,23 +314,21 @@ struct RecordingPolicy: VerifierPolicy {
     }
 
     /// Shared with the engine: swift-certificates' policy builder hides the policy's concrete type.
-    final class Attempts: @unchecked Sendable {
-        private let lock = NSLock()
-        private var attempts: [Attempt] = []
+    final class Attempts: Sendable {
+        private let state = NIOLockedValueBox((attempts: [Attempt](), passed: Passed?.none))
 
         func record(_ attempt: Attempt) {
             // Keep enough attempts to explain, not every one a hostile input can produce.
-            lock.withLock { if attempts.count < 64 { attempts.append(attempt) } }
+            state.withLockedValue { if $0.attempts.count < 64 { $0.attempts.append(attempt) } }
         }
 
-        var all: [Attempt] { lock.withLock { attempts } }
+        var all: [Attempt] { state.withLockedValue { $0.attempts } }
 
-        private var passedPath: Passed?
         /// The chain that met the policy, with its notes and CT findings, kept for the validated-path cache.
-        var passed: Passed? { lock.withLock { passedPath } }
+        var passed: Passed? { state.withLockedValue { $0.passed } }
 
         func pass(_ passed: Passed) {
-            lock.withLock { passedPath = passed }
+            state.withLockedValue { $0.passed = passed }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import X509
 
 /// A bounded LRU of paths whose signatures have been verified, keyed by the exact DER presented and the
@@ -7,7 +8,7 @@ import X509
 /// Each entry also remembers the policies its path has fully passed, and the window in which every
 /// certificate of the path is valid. Only `ValidityRule` and revocation depend on the time, so a repeat
 /// evaluation under a remembered policy rechecks the time against that window and nothing else.
-final class ValidatedPathCache: @unchecked Sendable {
+final class ValidatedPathCache: Sendable {
     struct Key: Hashable {
         let presented: [[UInt8]]
         let extra: [[UInt8]]
@@ -45,18 +46,21 @@ final class ValidatedPathCache: @unchecked Sendable {
     /// Most policies remembered per path: a wildcard certificate may serve many hosts.
     static let policiesPerPath = 16
 
-    private let lock = NSLock()
+    private struct State {
+        var entries: [Key: (entry: Entry, tick: UInt64)] = [:]
+        var tick: UInt64 = 0
+    }
+
     private let capacity: Int
-    private var entries: [Key: (entry: Entry, tick: UInt64)] = [:]
-    private var tick: UInt64 = 0
+    private let state = NIOLockedValueBox(State())
 
     init(capacity: Int) { self.capacity = max(0, capacity) }
 
     func lookup(_ key: Key) -> Entry? {
-        lock.withLock {
-            guard let found = entries[key] else { return nil }
-            tick &+= 1
-            entries[key] = (found.entry, tick)
+        state.withLockedValue { state in
+            guard let found = state.entries[key] else { return nil }
+            state.tick &+= 1
+            state.entries[key] = (found.entry, state.tick)
             return found.entry
         }
     }
@@ -70,13 +74,13 @@ final class ValidatedPathCache: @unchecked Sendable {
         if let fingerprint { entry.passed = [fingerprint] }
         entry.sctAnalysis = transparency?.findings.analysis
         entry.transparency = transparency
-        lock.withLock {
-            tick &+= 1
-            entries[key] = (entry, tick)
-            if entries.count > capacity {
+        state.withLockedValue { state in
+            state.tick &+= 1
+            state.entries[key] = (entry, state.tick)
+            if state.entries.count > capacity {
                 // Evict the oldest quarter at once, so eviction costs O(1) amortised per insert.
-                let cut = entries.values.map(\.tick).sorted()[entries.count / 4]
-                entries = entries.filter { $0.value.tick > cut }
+                let cut = state.entries.values.map(\.tick).sorted()[state.entries.count / 4]
+                state.entries = state.entries.filter { $0.value.tick > cut }
             }
         }
     }
@@ -84,19 +88,19 @@ final class ValidatedPathCache: @unchecked Sendable {
     /// Records that the path cached under `key` passed every time-independent rule of a policy.
     func remember(_ fingerprint: RuleFingerprint, for key: Key,
                   transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
-        lock.withLock {
-            guard var found = entries[key], !found.entry.passed.contains(fingerprint) else { return }
+        state.withLockedValue { state in
+            guard var found = state.entries[key], !found.entry.passed.contains(fingerprint) else { return }
             if let transparency {
                 if let analysis = transparency.findings.analysis { found.entry.sctAnalysis = analysis }
                 found.entry.transparency = transparency
             }
             found.entry.passed.append(fingerprint)
             if found.entry.passed.count > Self.policiesPerPath { found.entry.passed.removeFirst() }
-            entries[key] = found
+            state.entries[key] = found
         }
     }
 
-    var count: Int { lock.withLock { entries.count } }
+    var count: Int { state.withLockedValue { $0.entries.count } }
 }
 
 /// Everything of a ``TrustPolicy`` that decides its rules, so two equal fingerprints run the same rules.

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import AppTransportSecurity
 import Foundation
@@ -72,17 +73,16 @@ func transportError<T>(_ body: () async throws -> T) async -> TransportError? {
 }
 
 /// An evaluator that counts its calls and delegates to another.
-final class CountingEvaluator: ServerTrustEvaluating, @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class CountingEvaluator: ServerTrustEvaluating, Sendable {
+    private let count = NIOLockedValueBox(0)
     let decide: @Sendable (Int, ServerTrust) async -> TrustVerdict
 
     init(decide: @escaping @Sendable (Int, ServerTrust) async -> TrustVerdict) { self.decide = decide }
 
-    var calls: Int { lock.withLock { count } }
+    var calls: Int { count.withLockedValue { $0 } }
 
     func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
-        let n = lock.withLock { count += 1; return count }
+        let n = count.withLockedValue { $0 += 1; return $0 }
         return await decide(n, trust)
     }
 }

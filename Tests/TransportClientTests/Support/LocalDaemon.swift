@@ -6,8 +6,7 @@ import NIOPosix
 /// A server program (tinyproxy, nghttpd) run in the foreground on 127.0.0.1 for a test: its output is read on a
 /// dispatch thread as it comes (never the cooperative pool, and its pipe never fills), and it is ready once it has
 /// printed `readyLine`. Killed by ``stop()`` or on release, with its directory.
-// @unchecked: Process is not Sendable; it is only started in init and signalled in stop().
-final class LocalDaemon: @unchecked Sendable {
+final class LocalDaemon: Sendable {
     let port: Int
     let directory: URL
     private let process = Process()

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import SwiftASN1
@@ -25,12 +26,11 @@ enum RuleProbe {
         return box.failures
     }
 
-    final class Box: @unchecked Sendable {
-        private let lock = NSLock()
-        private var _failures: [TrustFailure]?
+    final class Box: Sendable {
+        private let stored = NIOLockedValueBox<[TrustFailure]?>(nil)
         var failures: [TrustFailure]? {
-            get { lock.withLock { _failures } }
-            set { lock.withLock { _failures = newValue } }
+            get { stored.withLockedValue { $0 } }
+            set { stored.withLockedValue { $0 = newValue } }
         }
     }
 
