@@ -1,3 +1,4 @@
+import TestSupport
 import NIOConcurrencyHelpers
 import ATSDiagnostics
 import ATSTestServers
@@ -34,41 +35,44 @@ import TransportTrust
     @Test(arguments: [(Misbehaviour.stall, "timedOut"), (.reset, "connectionClosed"), (.garbage, "malformedResponse")])
     func aMisbehavingServerCostsAtMostTheTimeout(_ behaviour: Misbehaviour, _ kind: String) async throws {
         let server = try await LocalServer.hostile(behaviour)
-        defer { Task { await server.shutdown() } }
-        let answers = behaviour != .stall
-        let (diagnosis, elapsed) = try await diagnose("https://127.0.0.1:\(server.port)/", timeout: answers ? Self.answeringTimeout : Self.timeout)
-        #expect(elapsed < (answers ? Self.answeringTimeout * 2 : Self.bound))
-        #expect(diagnosis.tests.allSatisfy { $0.result == .fail })
-        #expect(diagnosis.outcome("default")?.failure?.kind == kind, "\(diagnosis.outcome("default")?.failure?.message ?? "")")
-        #expect(diagnosis.recommendation.kind == .noExceptionHelps)
-        #expect(diagnosis.chain.isEmpty)
+        try await withShutdown({ await server.shutdown() }) {
+            let answers = behaviour != .stall
+            let (diagnosis, elapsed) = try await diagnose("https://127.0.0.1:\(server.port)/", timeout: answers ? Self.answeringTimeout : Self.timeout)
+            #expect(elapsed < (answers ? Self.answeringTimeout * 2 : Self.bound))
+            #expect(diagnosis.tests.allSatisfy { $0.result == .fail })
+            #expect(diagnosis.outcome("default")?.failure?.kind == kind, "\(diagnosis.outcome("default")?.failure?.message ?? "")")
+            #expect(diagnosis.recommendation.kind == .noExceptionHelps)
+            #expect(diagnosis.chain.isEmpty)
+        }
     }
 
     @Test func aHugeChainIsRefusedWithinTheTimeout() async throws {
         let servers = try await SharedServers.shared.servers()
         let chain = try servers.pki.longChain(depth: 150)
         let server = try await LocalServer.start(tls: try LocalServers.serverConfiguration(chain: chain), response: .text("huge\n"))
-        defer { Task { await server.shutdown() } }
-        let anchors = TrustAnchors(custom: [try InputCertificate(der: servers.pki.untrustedRoot.der)])
-        let (diagnosis, elapsed) = try await diagnose("https://127.0.0.1:\(server.port)/", anchors: anchors)
-        #expect(elapsed < Self.bound)
-        #expect(diagnosis.tests.allSatisfy { $0.result == .fail })
-        #expect(diagnosis.outcome("default")?.failure != nil)
+        try await withShutdown({ await server.shutdown() }) {
+            let anchors = TrustAnchors(custom: [try InputCertificate(der: servers.pki.untrustedRoot.der)])
+            let (diagnosis, elapsed) = try await diagnose("https://127.0.0.1:\(server.port)/", anchors: anchors)
+            #expect(elapsed < Self.bound)
+            #expect(diagnosis.tests.allSatisfy { $0.result == .fail })
+            #expect(diagnosis.outcome("default")?.failure != nil)
+        }
     }
 
     @Test func oneHostileHostDoesNotStopAScan() async throws {
         let servers = try await SharedServers.shared.servers()
         let stall = try await LocalServer.hostile(.stall)
-        defer { Task { await stall.shutdown() } }
-        let good = try #require(servers.url(for: .good))
-        let urls = ["https://127.0.0.1:\(stall.port)/", good, good]
-        let anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))
-        // The stall costs the whole timeout; the good hosts need far less, even on two busy cores.
-        let scan = DiagnosisScan(diagnoser: Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: .seconds(10))), concurrency: 2)
-        let results = ResultBox()
-        await DiagnosisGate.shared.run { await scan.run(urls) { results.add($0) } }
-        #expect(results.values.count == 3)
-        #expect(results.values.filter(\.defaultPasses).count == 2)
+        try await withShutdown({ await stall.shutdown() }) {
+            let good = try #require(servers.url(for: .good))
+            let urls = ["https://127.0.0.1:\(stall.port)/", good, good]
+            let anchors = TrustAnchors(custom: try CertificateLoader.certificates(atPath: servers.caFile))
+            // The stall costs the whole timeout; the good hosts need far less, even on two busy cores.
+            let scan = DiagnosisScan(diagnoser: Diagnoser(options: DiagnosisOptions(anchors: anchors, timeout: .seconds(10))), concurrency: 2)
+            let results = ResultBox()
+            await DiagnosisGate.shared.run { await scan.run(urls) { results.add($0) } }
+            #expect(results.values.count == 3)
+            #expect(results.values.filter(\.defaultPasses).count == 2)
+        }
     }
 }
 

@@ -14,16 +14,17 @@ import TransportTrust
         let tls = try LocalServers.serverConfiguration(chain: [try servers.pki.leaf(), servers.pki.intermediate], maximum: .tlsv12,
                                                       suites: "ECDHE-ECDSA-CHACHA20-POLY1305")
         let server = try await LocalServer.start(tls: tls, response: .text("chacha\n"))
-        defer { Task { await server.shutdown() } }
-        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
-        let first = try #require(d.outcome("default"))
-        #expect(first.result == .fail)
-        #expect(first.failure?.reasons.contains { $0.contains("refused too") } == true, "\(first.failure?.reasons ?? [])")
-        // Without ATS the client offers ChaCha20 and loads it; no exception short of that helps.
-        #expect(d.outcome("arbitrary-loads")?.result == .pass)
-        #expect(d.outcome("arbitrary-loads")?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256")
-        #expect(d.recommendation.kind == .arbitraryLoadsOnly)
-        #expect(!d.tests.contains { $0.result == .notTestable })
+        try await withShutdown({ await server.shutdown() }) {
+            let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+            let first = try #require(d.outcome("default"))
+            #expect(first.result == .fail)
+            #expect(first.failure?.reasons.contains { $0.contains("refused too") } == true, "\(first.failure?.reasons ?? [])")
+            // Without ATS the client offers ChaCha20 and loads it; no exception short of that helps.
+            #expect(d.outcome("arbitrary-loads")?.result == .pass)
+            #expect(d.outcome("arbitrary-loads")?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256")
+            #expect(d.recommendation.kind == .arbitraryLoadsOnly)
+            #expect(!d.tests.contains { $0.result == .notTestable })
+        }
     }
 
     /// `openssl s_server`, TLS 1.2 only, with an RSA leaf from the local CA and only the OpenSSL `ciphers` given.

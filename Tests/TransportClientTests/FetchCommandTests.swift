@@ -20,86 +20,90 @@ import Testing
     @Test func fetchPrintsTheBodyAndTheHandshakeWhenVerbose() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("fetched") }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let anchors = try dir.write("root.pem", pki.root.pem)
-        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
-                                       "--resolve", "\(host):127.0.0.1", "--verbose"])
-        #expect(status == 0, "\(out.standardError)")
-        #expect(out.standardOutput == "fetched")
-        #expect(out.standardError.contains("TLS TLSv1.3"))
-        #expect(out.standardError.contains("SPKI sha256/\(ServerPKI.pin(pki.leaf))"))
-        #expect(out.standardError.contains("ATS tls-version: pass"))
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let anchors = try dir.write("root.pem", pki.root.pem)
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
+                                           "--resolve", "\(host):127.0.0.1", "--verbose"])
+            #expect(status == 0, "\(out.standardError)")
+            #expect(out.standardOutput == "fetched")
+            #expect(out.standardError.contains("TLS TLSv1.3"))
+            #expect(out.standardError.contains("SPKI sha256/\(ServerPKI.pin(pki.leaf))"))
+            #expect(out.standardError.contains("ATS tls-version: pass"))
+        }
     }
 
     @Test func fetchRefusalsExitOneAndUsageErrorsTwo() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let anchors = try dir.write("root.pem", pki.root.pem)
-        let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", "\(host):127.0.0.1"]
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let anchors = try dir.write("root.pem", pki.root.pem)
+            let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", "\(host):127.0.0.1"]
 
-        let (pinned, pinnedOut) = await run(base + ["--pin", "sha256/" + ServerPKI.pin(ServerPKI().leaf), "--json"])
-        #expect(pinned == 1)
-        #expect(pinnedOut.standardOutput.contains("\"kind\" : \"pinMismatch\""))
-        #expect(pinnedOut.standardError.contains("pinMismatch"))
+            let (pinned, pinnedOut) = await run(base + ["--pin", "sha256/" + ServerPKI.pin(ServerPKI().leaf), "--json"])
+            #expect(pinned == 1)
+            #expect(pinnedOut.standardOutput.contains("\"kind\" : \"pinMismatch\""))
+            #expect(pinnedOut.standardError.contains("pinMismatch"))
 
-        let (matching, _) = await run(base + ["--pin", "sha256/" + ServerPKI.pin(pki.intermediate)])
-        #expect(matching == 0)
+            let (matching, _) = await run(base + ["--pin", "sha256/" + ServerPKI.pin(pki.intermediate)])
+            #expect(matching == 0)
 
-        let (untrusted, untrustedOut) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("other.pem", ServerPKI().root.pem),
-                                                   "--resolve", "\(host):127.0.0.1"])
-        #expect(untrusted == 1)
-        #expect(untrustedOut.standardError.contains("serverTrustRefused"))
+            let (untrusted, untrustedOut) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("other.pem", ServerPKI().root.pem),
+                                                       "--resolve", "\(host):127.0.0.1"])
+            #expect(untrusted == 1)
+            #expect(untrustedOut.standardError.contains("serverTrustRefused"))
 
-        let (usage, usageOut) = await run(base + ["--identity", "id.p12"])
-        #expect(usage == 2)
-        #expect(usageOut.standardError.contains("--password-file"))
-        let (missingAnchors, _) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", dir.file("nope.pem")])
-        #expect(missingAnchors == 2)
+            let (usage, usageOut) = await run(base + ["--identity", "id.p12"])
+            #expect(usage == 2)
+            #expect(usageOut.standardError.contains("--password-file"))
+            let (missingAnchors, _) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", dir.file("nope.pem")])
+            #expect(missingAnchors == 2)
+        }
     }
 
     /// The client applies Apple's TLS server rules of --platform, and --json names the platform and the trust store.
     @Test func fetchAppliesThePlatformsRulesAndNamesTheTrustStore() async throws {
         let pki = ServerPKI(leafNotAfter: PKI.notBefore.addingTimeInterval(900 * 86_400))
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("fetched") }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let base = ["fetch", "https://\(host):\(server.port)/", "--resolve", "\(host):127.0.0.1"]
-        let anchors = ["--anchors", try dir.write("root.pem", pki.root.pem)]
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let base = ["fetch", "https://\(host):\(server.port)/", "--resolve", "\(host):127.0.0.1"]
+            let anchors = ["--anchors", try dir.write("root.pem", pki.root.pem)]
 
-        let (refused, refusedOut) = await run(base + anchors + ["--json"])
-        #expect(refused == 1)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(refusedOut.standardOutput.utf8)) as? [String: Any])
-        let failures = try #require(object["failures"] as? [[String: Any]])
-        #expect(failures.map { $0["code"] as? String } == ["validityPeriodTooLong"], "\(failures)")
-        #expect(object["platform"] as? String == "iOS 26")
-        #expect(object["trustStore"] as? String == "system")
+            let (refused, refusedOut) = await run(base + anchors + ["--json"])
+            #expect(refused == 1)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(refusedOut.standardOutput.utf8)) as? [String: Any])
+            let failures = try #require(object["failures"] as? [[String: Any]])
+            #expect(failures.map { $0["code"] as? String } == ["validityPeriodTooLong"], "\(failures)")
+            #expect(object["platform"] as? String == "iOS 26")
+            #expect(object["trustStore"] as? String == "system")
 
-        let (ios12, ios12Out) = await run(base + anchors + ["--platform", "ios12"])
-        #expect(ios12 == 0, "\(ios12Out.standardError)")
-        #expect(ios12Out.standardOutput == "fetched")
+            let (ios12, ios12Out) = await run(base + anchors + ["--platform", "ios12"])
+            #expect(ios12 == 0, "\(ios12Out.standardError)")
+            #expect(ios12Out.standardOutput == "fetched")
 
-        // The test CA is in no public store: Apple's refuses it.
-        let (apple, appleOut) = await run(base + ["--trust-store", "apple", "--platform", "ios12", "--json"])
-        #expect(apple == 1)
-        let appleObject = try #require(try JSONSerialization.jsonObject(with: Data(appleOut.standardOutput.utf8)) as? [String: Any])
-        #expect(appleObject["trustStore"] as? String == "apple")
-        #expect(appleObject["trustStoreVersion"] as? Int == 2025072000)
-        #expect(appleObject["platform"] as? String == "iOS 12")
+            // The test CA is in no public store: Apple's refuses it.
+            let (apple, appleOut) = await run(base + ["--trust-store", "apple", "--platform", "ios12", "--json"])
+            #expect(apple == 1)
+            let appleObject = try #require(try JSONSerialization.jsonObject(with: Data(appleOut.standardOutput.utf8)) as? [String: Any])
+            #expect(appleObject["trustStore"] as? String == "apple")
+            #expect(appleObject["trustStoreVersion"] as? Int == 2025072000)
+            #expect(appleObject["platform"] as? String == "iOS 12")
+        }
     }
 
     @Test func fetchReportsHTTPErrorsAsRefusals() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("gone", status: .notFound) }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                                       "--resolve", "\(host):127.0.0.1", "--output", dir.file("body.txt")])
-        #expect(status == 1)
-        #expect(out.standardError.contains("404"))
-        #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "gone")
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                           "--resolve", "\(host):127.0.0.1", "--output", dir.file("body.txt")])
+            #expect(status == 1)
+            #expect(out.standardError.contains("404"))
+            #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "gone")
+        }
     }
 
     @Test func userIsSentOnlyToTheURLsOriginNotWhereARedirectLeads() async throws {
@@ -110,33 +114,35 @@ import Testing
         let elsewhere = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
             request.head.headers.first(name: "authorization") == basic ? .text("leaked") : challenge
         }
-        defer { Task { await elsewhere.shutdown() } }
-        let first = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
-            switch request.head.uri {
-            case "/to-other-host": TestResponse(status: .found, headers: [("location", "https://\(other):\(elsewhere.port)/")], body: [])
-            case "/to-other-port": TestResponse(status: .found, headers: [("location", "https://\(host):\(elsewhere.port)/")], body: [])
-            default: request.head.headers.first(name: "authorization") == basic ? .text("welcome") : challenge
+        try await withShutdown({ await elsewhere.shutdown() }) {
+            let first = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+                switch request.head.uri {
+                case "/to-other-host": TestResponse(status: .found, headers: [("location", "https://\(other):\(elsewhere.port)/")], body: [])
+                case "/to-other-port": TestResponse(status: .found, headers: [("location", "https://\(host):\(elsewhere.port)/")], body: [])
+                default: request.head.headers.first(name: "authorization") == basic ? .text("welcome") : challenge
+                }
+            }
+            try await withShutdown({ await first.shutdown() }) {
+                let dir = try TemporaryDirectory()
+                let base = ["fetch", "--anchors", try dir.write("root.pem", pki.root.pem), "--resolve", "\(host):127.0.0.1",
+                            "--resolve", "\(other):127.0.0.1", "--user", "user:pw"]
+
+                let (own, ownOut) = await run(base + ["https://\(host):\(first.port)/"])
+                #expect(own == 0, "\(ownOut.standardError)")
+                #expect(ownOut.standardOutput == "welcome")
+
+                // Another host, and the same host on another port, are other origins: their 401 is the answer (curl without
+                // --location-trusted).
+                for path in ["/to-other-host", "/to-other-port"] {
+                    let (status, out) = await run(base + ["https://\(host):\(first.port)\(path)"])
+                    #expect(status == 1, "\(path): \(out.standardError)")
+                    #expect(out.standardError.contains("not sending --user"), "\(out.standardError)")
+                    #expect(out.standardError.contains("401"), "\(out.standardError)")
+                }
+                #expect(elsewhere.requests.count == 2)
+                #expect(elsewhere.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
             }
         }
-        defer { Task { await first.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let base = ["fetch", "--anchors", try dir.write("root.pem", pki.root.pem), "--resolve", "\(host):127.0.0.1",
-                    "--resolve", "\(other):127.0.0.1", "--user", "user:pw"]
-
-        let (own, ownOut) = await run(base + ["https://\(host):\(first.port)/"])
-        #expect(own == 0, "\(ownOut.standardError)")
-        #expect(ownOut.standardOutput == "welcome")
-
-        // Another host, and the same host on another port, are other origins: their 401 is the answer (curl without
-        // --location-trusted).
-        for path in ["/to-other-host", "/to-other-port"] {
-            let (status, out) = await run(base + ["https://\(host):\(first.port)\(path)"])
-            #expect(status == 1, "\(path): \(out.standardError)")
-            #expect(out.standardError.contains("not sending --user"), "\(out.standardError)")
-            #expect(out.standardError.contains("401"), "\(out.standardError)")
-        }
-        #expect(elsewhere.requests.count == 2)
-        #expect(elsewhere.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
     }
 
     @Test(arguments: [
@@ -147,25 +153,27 @@ import Testing
     func anInvalidHeaderOrMethodIsAUsageErrorAndNothingIsSent(_ arguments: [String], _ words: String) async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                                       "--resolve", "\(host):127.0.0.1"] + arguments)
-        #expect(status == 2)
-        #expect(out.standardError.contains(words), "\(out.standardError)")
-        #expect(server.connectionCount == 0)
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                           "--resolve", "\(host):127.0.0.1"] + arguments)
+            #expect(status == 2)
+            #expect(out.standardError.contains(words), "\(out.standardError)")
+            #expect(server.connectionCount == 0)
+        }
     }
 
     @Test func resolveTakesCurlsHostPortAddressAndTheHostAddressForm() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("resolved") }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let anchors = try dir.write("root.pem", pki.root.pem)
-        for entry in ["\(host):\(server.port):127.0.0.1", "\(host.uppercased()).:\(server.port):[127.0.0.1]", "\(host):127.0.0.1"] {
-            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", entry])
-            #expect(status == 0, "\(entry): \(out.standardError)")
-            #expect(out.standardOutput == "resolved")
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let anchors = try dir.write("root.pem", pki.root.pem)
+            for entry in ["\(host):\(server.port):127.0.0.1", "\(host.uppercased()).:\(server.port):[127.0.0.1]", "\(host):127.0.0.1"] {
+                let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors, "--resolve", entry])
+                #expect(status == 0, "\(entry): \(out.standardError)")
+                #expect(out.standardOutput == "resolved")
+            }
         }
     }
 
@@ -173,14 +181,15 @@ import Testing
     @Test func resolveTakesAUnicodeHostAsTheURLDoes() async throws {
         let pki = ServerPKI(dns: ["xn--bcher-kva.test"])
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("resolved") }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let anchors = try dir.write("root.pem", pki.root.pem)
-        for (url, entry) in [("https://bücher.test:\(server.port)/", "BÜCHER.test:127.0.0.1"),
-                             ("https://xn--bcher-kva.test:\(server.port)/", "bücher.test:\(server.port):127.0.0.1")] {
-            let (status, out) = await run(["fetch", url, "--anchors", anchors, "--resolve", entry])
-            #expect(status == 0, "\(url) with \(entry): \(out.standardError)")
-            #expect(out.standardOutput == "resolved")
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let anchors = try dir.write("root.pem", pki.root.pem)
+            for (url, entry) in [("https://bücher.test:\(server.port)/", "BÜCHER.test:127.0.0.1"),
+                                 ("https://xn--bcher-kva.test:\(server.port)/", "bücher.test:\(server.port):127.0.0.1")] {
+                let (status, out) = await run(["fetch", url, "--anchors", anchors, "--resolve", entry])
+                #expect(status == 0, "\(url) with \(entry): \(out.standardError)")
+                #expect(out.standardOutput == "resolved")
+            }
         }
     }
 
@@ -199,12 +208,13 @@ import Testing
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
             TestResponse(status: .found, headers: [("location", "ftp://127.0.0.1/x")], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                                       "--resolve", "\(host):127.0.0.1"])
-        #expect(status == 1)
-        #expect(out.standardError.contains("malformedResponse (redirect, \(host))"), "\(out.standardError)")
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                           "--resolve", "\(host):127.0.0.1"])
+            #expect(status == 1)
+            #expect(out.standardError.contains("malformedResponse (redirect, \(host))"), "\(out.standardError)")
+        }
     }
 
     @Test func aBodyLargerThanTheClientsMemoryLimitIsStreamedToTheFileOrStandardOutput() async throws {
@@ -215,19 +225,20 @@ import Testing
         for _ in 0..<((17 << 20) / pattern.count) { bytes.append(contentsOf: pattern) }
         let body = [UInt8](bytes)
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: body) }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                    "--resolve", "\(host):127.0.0.1", "--timeout", "120"]
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                        "--resolve", "\(host):127.0.0.1", "--timeout", "120"]
 
-        let (toFile, fileOut) = await run(base + ["--output", dir.file("big.bin")])
-        #expect(toFile == 0, "\(fileOut.standardError)")
-        let written = try Data(contentsOf: URL(fileURLWithPath: dir.file("big.bin")))
-        #expect(written.count == body.count && SHA256.hash(data: written) == SHA256.hash(data: body))
+            let (toFile, fileOut) = await run(base + ["--output", dir.file("big.bin")])
+            #expect(toFile == 0, "\(fileOut.standardError)")
+            let written = try Data(contentsOf: URL(fileURLWithPath: dir.file("big.bin")))
+            #expect(written.count == body.count && SHA256.hash(data: written) == SHA256.hash(data: body))
 
-        let (toStandardOutput, out) = await run(base)
-        #expect(toStandardOutput == 0, "\(out.standardError)")
-        #expect(out.standardOutputBytes.count == body.count && SHA256.hash(data: out.standardOutputBytes) == SHA256.hash(data: body))
+            let (toStandardOutput, out) = await run(base)
+            #expect(toStandardOutput == 0, "\(out.standardError)")
+            #expect(out.standardOutputBytes.count == body.count && SHA256.hash(data: out.standardOutputBytes) == SHA256.hash(data: body))
+        }
     }
 
     @Test(.enabled(if: opensslAvailable))
@@ -240,42 +251,45 @@ import Testing
             tls.certificateVerification = .noHostnameVerification
             tls.trustRoots = .certificates([ca])
         })
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        try dir.write("c.pem", clientLeaf.pem)
-        try dir.write("k.pem", clientLeaf.key.pemString)
-        try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.path)
-        let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                                       "--resolve", "\(host):127.0.0.1", "--identity", dir.file("id.p12"),
-                                       "--password-file", try dir.write("password.txt", "right\r\nsecond line\r\n")])
-        #expect(status == 0, "\(out.standardError)")
-        #expect(out.standardOutput == "mutual")
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            try dir.write("c.pem", clientLeaf.pem)
+            try dir.write("k.pem", clientLeaf.key.pemString)
+            try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.path)
+            let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                           "--resolve", "\(host):127.0.0.1", "--identity", dir.file("id.p12"),
+                                           "--password-file", try dir.write("password.txt", "right\r\nsecond line\r\n")])
+            #expect(status == 0, "\(out.standardError)")
+            #expect(out.standardOutput == "mutual")
+        }
     }
 
     @Test func pinsFromAURLListTheChainTheServerPresents() async throws {
         let pki = ServerPKI()
         // Even an untrusted server's chain is listed: pins are read, not trusted.
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown() } }
-        // A generous limit: the whole package's tests share two cores.
-        let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "60"])
-        #expect(status == 0, "\(out.standardError)")
-        let lines = out.standardOutput.split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.first?.hasPrefix("sha256/\(ServerPKI.pin(pki.leaf))") == true)
-        #expect(lines.last?.hasPrefix("sha256/\(ServerPKI.pin(pki.intermediate))") == true)
-        #expect(server.requests.isEmpty)
+        await withShutdown({ await server.shutdown() }) {
+            // A generous limit: the whole package's tests share two cores.
+            let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "60"])
+            #expect(status == 0, "\(out.standardError)")
+            let lines = out.standardOutput.split(separator: "\n")
+            #expect(lines.count == 2)
+            #expect(lines.first?.hasPrefix("sha256/\(ServerPKI.pin(pki.leaf))") == true)
+            #expect(lines.last?.hasPrefix("sha256/\(ServerPKI.pin(pki.intermediate))") == true)
+            #expect(server.requests.isEmpty)
+        }
     }
 
     @Test func pinsFromAStallingServerEndAtTheTimeoutWithAnInputError() async throws {
         let server = try await TestServer.raw(.stall)
-        defer { Task { await server.shutdown() } }
-        let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "0.5"])
-        #expect(status == 2)
-        // The limit given, not the 10 s default, ended it. (Said by the message, not timed: on a loaded machine the
-        // test's own scheduling can take longer than the limit.)
-        #expect(out.standardError.contains("no certificate chain was received within 0.5 s"), "\(out.standardError)")
-        #expect(out.standardError.contains("longer --timeout"), "\(out.standardError)")
+        await withShutdown({ await server.shutdown() }) {
+            let (status, out) = await run(["pins", "https://127.0.0.1:\(server.port)", "--timeout", "0.5"])
+            #expect(status == 2)
+            // The limit given, not the 10 s default, ended it. (Said by the message, not timed: on a loaded machine the
+            // test's own scheduling can take longer than the limit.)
+            #expect(out.standardError.contains("no certificate chain was received within 0.5 s"), "\(out.standardError)")
+            #expect(out.standardError.contains("longer --timeout"), "\(out.standardError)")
+        }
     }
 
     @Test(arguments: ["0", "-1", "nan", "7200"])

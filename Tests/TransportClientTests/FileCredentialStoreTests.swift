@@ -39,20 +39,21 @@ import Testing
             request.head.headers.first(name: "authorization") == "Basic " + Data("bob:pw".utf8).base64EncodedString() ? .text("ok")
                 : TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"store\"")], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let dir = try TemporaryDirectory()
-        let store = FileCredentialStore(path: dir.file("store.json"))
-        let first = makeClient(anchors: pki.anchors) { config in
-            config.credentialStore = store
-            config.challengeHandler = { c in
-                c.protectionSpace.authenticationMethod == .httpBasic ? .useCredential(.password(user: "bob", password: "pw", persistence: .permanent)) : .performDefaultHandling
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let store = FileCredentialStore(path: dir.file("store.json"))
+            let first = makeClient(anchors: pki.anchors) { config in
+                config.credentialStore = store
+                config.challengeHandler = { c in
+                    c.protectionSpace.authenticationMethod == .httpBasic ? .useCredential(.password(user: "bob", password: "pw", persistence: .permanent)) : .performDefaultHandling
+                }
             }
+            #expect(try await first.execute(HTTPRequest(url: "https://www.example.test:\(server.port)/")).text == "ok")
+            let space = ProtectionSpace(host: "www.example.test", port: server.port, protocol: "https", realm: "store", authenticationMethod: .httpBasic)
+            #expect(await store.credential(for: space)?.user == "bob")
+            // A new client with no delegate uses the stored credential by default.
+            let second = makeClient(anchors: pki.anchors) { $0.credentialStore = FileCredentialStore(path: dir.file("store.json")) }
+            #expect(try await second.execute(HTTPRequest(url: "https://www.example.test:\(server.port)/")).text == "ok")
         }
-        #expect(try await first.execute(HTTPRequest(url: "https://www.example.test:\(server.port)/")).text == "ok")
-        let space = ProtectionSpace(host: "www.example.test", port: server.port, protocol: "https", realm: "store", authenticationMethod: .httpBasic)
-        #expect(await store.credential(for: space)?.user == "bob")
-        // A new client with no delegate uses the stored credential by default.
-        let second = makeClient(anchors: pki.anchors) { $0.credentialStore = FileCredentialStore(path: dir.file("store.json")) }
-        #expect(try await second.execute(HTTPRequest(url: "https://www.example.test:\(server.port)/")).text == "ok")
     }
 }

@@ -46,53 +46,57 @@ import X509
     @Test(arguments: [RevocationOptions.Mode.soft, .hard])
     func aCRLListingTheLeafRefusesTheServer(_ mode: RevocationOptions.Mode) async throws {
         let (pki, point, server) = try await servers { try Self.crl($0, revoking: true) }
-        defer { Task { await server.shutdown(); await point.shutdown() } }
-        let client = client(pki, mode)
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .serverTrustRefused)
-        let revoked = error?.verdict?.failures.first { $0.code == .revoked }
-        #expect(revoked?.message.contains("keyCompromise") == true, "\(String(describing: error?.verdict?.failures))")
-        #expect(server.requests.isEmpty, "no request reaches a revoked server")
-        let asked = try #require(point.requests.first)
-        #expect(asked.head.method == .GET)
-        #expect(asked.head.uri == "/ca.crl")
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await point.shutdown() }) {
+            let client = client(pki, mode)
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .serverTrustRefused)
+            let revoked = error?.verdict?.failures.first { $0.code == .revoked }
+            #expect(revoked?.message.contains("keyCompromise") == true, "\(String(describing: error?.verdict?.failures))")
+            #expect(server.requests.isEmpty, "no request reaches a revoked server")
+            let asked = try #require(point.requests.first)
+            #expect(asked.head.method == .GET)
+            #expect(asked.head.uri == "/ca.crl")
+            await client.shutdown()
+        }
     }
 
     @Test func aCleanCRLLoadsUnderHardFail() async throws {
         let (pki, point, server) = try await servers { try Self.crl($0, revoking: false) }
-        defer { Task { await server.shutdown(); await point.shutdown() } }
-        let client = client(pki, .hard)
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
-        #expect(point.requests.count == 1)
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await point.shutdown() }) { () async throws in
+            let client = client(pki, .hard)
+            #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
+            #expect(point.requests.count == 1)
+            await client.shutdown()
+        }
     }
 
     @Test func hardFailRefusesWhenThePointHasNoCRLAndSoftFailLoads() async throws {
         let (pki, point, server) = try await servers { _ in nil }
-        defer { Task { await server.shutdown(); await point.shutdown() } }
-        let hard = client(pki, .hard)
-        let error = await transportError { try await hard.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.verdict?.failures.contains { $0.code == .revocationUnknown && $0.message.contains("could not be fetched") } == true,
-                "\(String(describing: error?.verdict?.failures))")
-        await hard.shutdown()
-        let soft = client(pki, .soft)
-        #expect(try await soft.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
-        await soft.shutdown()
+        try await withShutdown({ await server.shutdown(); await point.shutdown() }) { () async throws in
+            let hard = client(pki, .hard)
+            let error = await transportError { try await hard.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.verdict?.failures.contains { $0.code == .revocationUnknown && $0.message.contains("could not be fetched") } == true,
+                    "\(String(describing: error?.verdict?.failures))")
+            await hard.shutdown()
+            let soft = client(pki, .soft)
+            #expect(try await soft.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
+            await soft.shutdown()
+        }
     }
 
     @Test func aCRLOverTheSizeCapIsNotRead() async throws {
         let point = try await TestServer.http { _ in TestResponse(body: [UInt8](repeating: 0x30, count: 20_000)) }
-        defer { Task { await point.shutdown() } }
-        // Limits no busy machine reaches: the first fetch must fail for its size, not its time, or the count below
-        // would not say that it reached the server.
-        let source = HTTPCRLSource(timeout: .seconds(60), maximumBytes: 10_000, addressOverrides: ["crl.example.test": "127.0.0.1"])
-        #expect(await source.crl(at: "http://crl.example.test:\(point.port)/big.crl") == nil)
-        let small = HTTPCRLSource(timeout: .seconds(60), maximumBytes: 30_000, addressOverrides: ["crl.example.test": "127.0.0.1"])
-        #expect(await small.crl(at: "http://crl.example.test:\(point.port)/big.crl")?.count == 20_000)
-        #expect(await small.crl(at: "ldap://crl.example.test/cn=CA") == nil, "only http is fetched")
-        #expect(point.requests.count == 2)
-        await source.shutdown()
-        await small.shutdown()
+        await withShutdown({ await point.shutdown() }) {
+            // Limits no busy machine reaches: the first fetch must fail for its size, not its time, or the count below
+            // would not say that it reached the server.
+            let source = HTTPCRLSource(timeout: .seconds(60), maximumBytes: 10_000, addressOverrides: ["crl.example.test": "127.0.0.1"])
+            #expect(await source.crl(at: "http://crl.example.test:\(point.port)/big.crl") == nil)
+            let small = HTTPCRLSource(timeout: .seconds(60), maximumBytes: 30_000, addressOverrides: ["crl.example.test": "127.0.0.1"])
+            #expect(await small.crl(at: "http://crl.example.test:\(point.port)/big.crl")?.count == 20_000)
+            #expect(await small.crl(at: "ldap://crl.example.test/cn=CA") == nil, "only http is fetched")
+            #expect(point.requests.count == 2)
+            await source.shutdown()
+            await small.shutdown()
+        }
     }
 }

@@ -44,76 +44,82 @@ import X509
     @Test(arguments: [RevocationOptions.Mode.soft, .hard])
     func aGoodAnswerLoads(_ mode: RevocationOptions.Mode) async throws {
         let (pki, responder, server) = try await servers(.good)
-        defer { Task { await server.shutdown(); await responder.shutdown() } }
-        let client = client(pki, mode)
-        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.text == "loaded")
-        #expect(responder.requests.count == 1)
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await responder.shutdown() }) {
+            let client = client(pki, mode)
+            let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.text == "loaded")
+            #expect(responder.requests.count == 1)
+            await client.shutdown()
+        }
     }
 
     @Test(arguments: [RevocationOptions.Mode.soft, .hard])
     func aRevokedAnswerRefusesTheServerInEitherMode(_ mode: RevocationOptions.Mode) async throws {
         let (pki, responder, server) = try await servers(.revoked(at: Date().addingTimeInterval(-86400)))
-        defer { Task { await server.shutdown(); await responder.shutdown() } }
-        let client = client(pki, mode)
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .serverTrustRefused)
-        let revoked = error?.verdict?.failures.first { $0.code == .revoked }
-        #expect(revoked?.certificate == 0, "\(String(describing: error?.verdict?.failures))")
-        #expect(server.requests.isEmpty, "no request reaches a revoked server")
-        await client.shutdown()
+        await withShutdown({ await server.shutdown(); await responder.shutdown() }) {
+            let client = client(pki, mode)
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .serverTrustRefused)
+            let revoked = error?.verdict?.failures.first { $0.code == .revoked }
+            #expect(revoked?.certificate == 0, "\(String(describing: error?.verdict?.failures))")
+            #expect(server.requests.isEmpty, "no request reaches a revoked server")
+            await client.shutdown()
+        }
     }
 
     @Test func hardFailAsksTheRespondersAndRefusesWithoutAnAnswer() async throws {
         let responder = try await TestServer.http { _ in .text("try later", status: .serviceUnavailable) }
         let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown(); await responder.shutdown() } }
-        let client = client(pki, .hard)
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .serverTrustRefused)
-        #expect(error?.verdict?.failures.contains { $0.code == .revocationUnknown } == true)
-        #expect(server.requests.isEmpty)
-        let asked = try #require(responder.requests.first)
-        #expect(asked.head.method == .POST)
-        #expect(asked.head.headers.first(name: "content-type") == "application/ocsp-request")
-        #expect(asked.body.first == 0x30, "an OCSPRequest is a DER SEQUENCE")
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await responder.shutdown() }) {
+            let client = client(pki, .hard)
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .serverTrustRefused)
+            #expect(error?.verdict?.failures.contains { $0.code == .revocationUnknown } == true)
+            #expect(server.requests.isEmpty)
+            let asked = try #require(responder.requests.first)
+            #expect(asked.head.method == .POST)
+            #expect(asked.head.headers.first(name: "content-type") == "application/ocsp-request")
+            #expect(asked.body.first == 0x30, "an OCSPRequest is a DER SEQUENCE")
+            await client.shutdown()
+        }
     }
 
     @Test func softFailLoadsWhenTheResponderHasNoAnswer() async throws {
         let responder = try await TestServer.http { _ in .text("garbage, not DER") }
         let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("loaded") }
-        defer { Task { await server.shutdown(); await responder.shutdown() } }
-        let client = client(pki, .soft)
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
-        #expect(!responder.requests.isEmpty)
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await responder.shutdown() }) { () async throws in
+            let client = client(pki, .soft)
+            #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "loaded")
+            #expect(!responder.requests.isEmpty)
+            await client.shutdown()
+        }
     }
 
     @Test func revocationOffAsksNobody() async throws {
         let responder = try await TestServer.http()
         let pki = try pki(responder: "http://ocsp.example.test:\(responder.port)/")
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown(); await responder.shutdown() } }
-        let client = client(pki, .off)
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).statusCode == 200)
-        #expect(responder.requests.isEmpty)
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await responder.shutdown() }) { () async throws in
+            let client = client(pki, .off)
+            #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).statusCode == 200)
+            #expect(responder.requests.isEmpty)
+            await client.shutdown()
+        }
     }
 
     @Test func aTrustManagersRevocationEvaluatorAsksTheResponderWhenTheClientChecksNothing() async throws {
         let (pki, responder, server) = try await servers(.revoked(at: Date().addingTimeInterval(-86400)))
-        defer { Task { await server.shutdown(); await responder.shutdown() } }
-        let counting = CountingEvaluator { _, trust in await RevocationTrustEvaluator().evaluate(trust) }
-        let manager = ServerTrustManager(rules: [.init(try HostPattern(host), counting)])
-        let client = makeClient(anchors: pki.anchors, hosts: [host, "ocsp.example.test"], trustManager: manager)
-        #expect(client.configuration.revocation == .off)
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.verdict?.failures.contains { $0.code == .revoked } == true, "\(String(describing: error))")
-        #expect(responder.requests.count == 1, "evaluations \(counting.calls), connections \(server.connectionCount)")
-        await client.shutdown()
+        try await withShutdown({ await server.shutdown(); await responder.shutdown() }) {
+            let counting = CountingEvaluator { _, trust in await RevocationTrustEvaluator().evaluate(trust) }
+            let manager = ServerTrustManager(rules: [.init(try HostPattern(host), counting)])
+            let client = makeClient(anchors: pki.anchors, hosts: [host, "ocsp.example.test"], trustManager: manager)
+            #expect(client.configuration.revocation == .off)
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.verdict?.failures.contains { $0.code == .revoked } == true, "\(String(describing: error))")
+            #expect(responder.requests.count == 1, "evaluations \(counting.calls), connections \(server.connectionCount)")
+            await client.shutdown()
+        }
     }
 }

@@ -24,18 +24,19 @@ import X509
     func legacyTLSIsBlockedByDefaultAndAllowedByTheException(name: String, version: NIOSSL.TLSVersion, ats: ATSTLSVersion) async throws {
         let pki = ServerPKI()
         let server = try await legacyServer(version, pki: pki)
-        defer { Task { await server.shutdown() } }
-        let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .atsRefused)
-        #expect(error?.phase == .handshake)
-        #expect(error?.message.contains("NSExceptionMinimumTLSVersion") == true)
-        #expect(server.requests.isEmpty)
+        try await withShutdown({ await server.shutdown() }) {
+            let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .atsRefused)
+            #expect(error?.phase == .handshake)
+            #expect(error?.message.contains("NSExceptionMinimumTLSVersion") == true)
+            #expect(server.requests.isEmpty)
 
-        let exception = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionMinimumTLSVersion": .string(name)]]))
-        let response = try await makeClient(anchors: pki.anchors, ats: exception).execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.statusCode == 200)
-        #expect(response.connection.handshake?.tlsVersion == ats)
-        #expect(response.connection.atsEvaluation.isAllowed)
+            let exception = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionMinimumTLSVersion": .string(name)]]))
+            let response = try await makeClient(anchors: pki.anchors, ats: exception).execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.statusCode == 200)
+            #expect(response.connection.handshake?.tlsVersion == ats)
+            #expect(response.connection.atsEvaluation.isAllowed)
+        }
     }
 
     @Test func staticRSAIsBlockedUnlessForwardSecrecyIsOff() async throws {
@@ -45,16 +46,17 @@ import X509
             tls.maximumTLSVersion = .tlsv12
             tls.cipherSuites = "TLS_RSA_WITH_AES_128_GCM_SHA256"
         })
-        defer { Task { await server.shutdown() } }
-        let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .atsRefused)
-        #expect(error?.message.contains("NSExceptionRequiresForwardSecrecy") == true)
+        try await withShutdown({ await server.shutdown() }) {
+            let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .atsRefused)
+            #expect(error?.message.contains("NSExceptionRequiresForwardSecrecy") == true)
 
-        let noPFS = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionRequiresForwardSecrecy": .boolean(false)]]))
-        let response = try await makeClient(anchors: pki.anchors, ats: noPFS).execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.statusCode == 200)
-        #expect(response.connection.handshake?.cipherSuite == "TLS_RSA_WITH_AES_128_GCM_SHA256")
-        #expect(response.connection.handshake?.tlsVersion == .tls12)
+            let noPFS = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionRequiresForwardSecrecy": .boolean(false)]]))
+            let response = try await makeClient(anchors: pki.anchors, ats: noPFS).execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.statusCode == 200)
+            #expect(response.connection.handshake?.cipherSuite == "TLS_RSA_WITH_AES_128_GCM_SHA256")
+            #expect(response.connection.handshake?.tlsVersion == .tls12)
+        }
     }
 
     @Test func tls12ForwardSecretSuiteIsReadFromTheServerHello() async throws {
@@ -63,91 +65,99 @@ import X509
             tls.maximumTLSVersion = .tlsv12
             tls.cipherSuites = "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"
         })
-        defer { Task { await server.shutdown() } }
-        let response = try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.connection.handshake?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384")
-        #expect(response.connection.handshake?.cipherSuiteCode == 0xC02C)
-        #expect(response.connection.atsEvaluation.reasons.contains { $0.check == "cipher-suite" && $0.passed })
+        try await withShutdown({ await server.shutdown() }) {
+            let response = try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.connection.handshake?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384")
+            #expect(response.connection.handshake?.cipherSuiteCode == 0xC02C)
+            #expect(response.connection.atsEvaluation.reasons.contains { $0.check == "cipher-suite" && $0.passed })
+        }
     }
 
     @Test func plainHTTPIsRefusedNamingTheKeyAndAllowedByIt() async throws {
         let server = try await TestServer.http { _ in .text("plain") }
-        defer { Task { await server.shutdown() } }
-        let anchors = ServerPKI().anchors
-        let error = await transportError { try await makeClient(anchors: anchors).execute(HTTPRequest(url: "http://\(host):\(server.port)/")) }
-        #expect(error?.kind == .insecureHTTPRefused)
-        #expect(error?.message.contains("NSExceptionAllowsInsecureHTTPLoads") == true)
-        #expect(server.connectionCount == 0)
+        try await withShutdown({ await server.shutdown() }) {
+            let anchors = ServerPKI().anchors
+            let error = await transportError { try await makeClient(anchors: anchors).execute(HTTPRequest(url: "http://\(host):\(server.port)/")) }
+            #expect(error?.kind == .insecureHTTPRefused)
+            #expect(error?.message.contains("NSExceptionAllowsInsecureHTTPLoads") == true)
+            #expect(server.connectionCount == 0)
 
-        let allowed = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
-        let response = try await makeClient(anchors: anchors, ats: allowed).execute(HTTPRequest(url: "http://\(host):\(server.port)/"))
-        #expect(response.text == "plain")
-        #expect(response.connection.scheme == "http")
+            let allowed = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
+            let response = try await makeClient(anchors: anchors, ats: allowed).execute(HTTPRequest(url: "http://\(host):\(server.port)/"))
+            #expect(response.text == "plain")
+            #expect(response.connection.scheme == "http")
+        }
     }
 
     @Test func redirectsAcrossHostsAreEvaluatedPerHop() async throws {
         let pki = ServerPKI(dns: ["a.example.test", "b.example.test"])
         let b = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("from b") }
-        defer { Task { await b.shutdown() } }
-        let a = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
-            TestResponse(status: .found, headers: [("location", "https://b.example.test:\(b.port)/landing")], body: [])
-        }
-        defer { Task { await a.shutdown() } }
-        let hosts = ["a.example.test", "b.example.test"]
-        let response = try await makeClient(anchors: pki.anchors, hosts: hosts).execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start",
-            headers: ["authorization": "Bearer secret"]))
-        #expect(response.text == "from b")
-        #expect(response.redirects == ["https://a.example.test:\(a.port)/start"])
-        #expect(response.connection.host == "b.example.test")
-        // The credential for a did not follow to b.
-        #expect(b.requests.first?.head.headers.first(name: "authorization") == nil)
+        try await withShutdown({ await b.shutdown() }) {
+            let a = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+                TestResponse(status: .found, headers: [("location", "https://b.example.test:\(b.port)/landing")], body: [])
+            }
+            try await withShutdown({ await a.shutdown() }) {
+                let hosts = ["a.example.test", "b.example.test"]
+                let response = try await makeClient(anchors: pki.anchors, hosts: hosts).execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start",
+                    headers: ["authorization": "Bearer secret"]))
+                #expect(response.text == "from b")
+                #expect(response.redirects == ["https://a.example.test:\(a.port)/start"])
+                #expect(response.connection.host == "b.example.test")
+                // The credential for a did not follow to b.
+                #expect(b.requests.first?.head.headers.first(name: "authorization") == nil)
 
-        // b is pinned to a key it does not have: the second hop is refused, naming b.
-        let pinned = ATSPolicy.configuration(atsConfiguration(["NSPinnedDomains": .dictionary(["b.example.test": .dictionary([
-            "NSPinnedLeafIdentities": .array([.dictionary(["SPKI-SHA256-BASE64": .string(ServerPKI.pin(ServerPKI().leaf))])]),
-        ])])]))
-        let error = await transportError { try await makeClient(anchors: pki.anchors, hosts: hosts, ats: pinned).execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start")) }
-        #expect(error?.kind == .pinMismatch)
-        #expect(error?.host == "b.example.test")
+                // b is pinned to a key it does not have: the second hop is refused, naming b.
+                let pinned = ATSPolicy.configuration(atsConfiguration(["NSPinnedDomains": .dictionary(["b.example.test": .dictionary([
+                    "NSPinnedLeafIdentities": .array([.dictionary(["SPKI-SHA256-BASE64": .string(ServerPKI.pin(ServerPKI().leaf))])]),
+                ])])]))
+                let error = await transportError { try await makeClient(anchors: pki.anchors, hosts: hosts, ats: pinned).execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start")) }
+                #expect(error?.kind == .pinMismatch)
+                #expect(error?.host == "b.example.test")
+            }
+        }
     }
 
     @Test func aCustomHostHeaderStaysWithItsOriginAcrossRedirects() async throws {
         let pki = ServerPKI(dns: ["a.example.test", "b.example.test"])
         let b = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("from b") }
-        defer { Task { await b.shutdown() } }
-        let a = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
-            switch request.head.uri {
-            case "/start": TestResponse(status: .found, headers: [("location", "/same-origin")], body: [])
-            case "/same-origin": TestResponse(status: .found, headers: [("location", "https://b.example.test:\(b.port)/landing")], body: [])
-            default: .text("unexpected", status: .notFound)
+        try await withShutdown({ await b.shutdown() }) {
+            let a = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+                switch request.head.uri {
+                case "/start": TestResponse(status: .found, headers: [("location", "/same-origin")], body: [])
+                case "/same-origin": TestResponse(status: .found, headers: [("location", "https://b.example.test:\(b.port)/landing")], body: [])
+                default: .text("unexpected", status: .notFound)
+                }
+            }
+            try await withShutdown({ await a.shutdown() }) {
+                let client = makeClient(anchors: pki.anchors, hosts: ["a.example.test", "b.example.test"])
+                let response = try await client.execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start", headers: ["host": "virtual.example.test"]))
+                #expect(response.text == "from b")
+                #expect(a.requests.map { $0.head.headers["host"] } == [["virtual.example.test"], ["virtual.example.test"]])
+                #expect(b.requests.first?.head.headers["host"] == ["b.example.test:\(b.port)"])
             }
         }
-        defer { Task { await a.shutdown() } }
-        let client = makeClient(anchors: pki.anchors, hosts: ["a.example.test", "b.example.test"])
-        let response = try await client.execute(HTTPRequest(url: "https://a.example.test:\(a.port)/start", headers: ["host": "virtual.example.test"]))
-        #expect(response.text == "from b")
-        #expect(a.requests.map { $0.head.headers["host"] } == [["virtual.example.test"], ["virtual.example.test"]])
-        #expect(b.requests.first?.head.headers["host"] == ["b.example.test:\(b.port)"])
     }
 
     @Test func httpsToHTTPRedirectIsRefusedUnlessAllowed() async throws {
         let pki = ServerPKI()
         let plain = try await TestServer.http { _ in .text("insecure") }
-        defer { Task { await plain.shutdown() } }
-        let secure = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
-            TestResponse(status: .movedPermanently, headers: [("location", "http://plain.example.test:\(plain.port)/")], body: [])
-        }
-        defer { Task { await secure.shutdown() } }
-        let hosts = [host, "plain.example.test"]
-        let error = await transportError { try await makeClient(anchors: pki.anchors, hosts: hosts).execute(HTTPRequest(url: "https://\(host):\(secure.port)/")) }
-        #expect(error?.kind == .redirectRefused)
-        #expect(error?.phase == .redirect)
-        #expect(error?.message.contains("NSExceptionAllowsInsecureHTTPLoads") == true)
-        #expect(plain.connectionCount == 0)
+        try await withShutdown({ await plain.shutdown() }) {
+            let secure = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+                TestResponse(status: .movedPermanently, headers: [("location", "http://plain.example.test:\(plain.port)/")], body: [])
+            }
+            try await withShutdown({ await secure.shutdown() }) {
+                let hosts = [host, "plain.example.test"]
+                let error = await transportError { try await makeClient(anchors: pki.anchors, hosts: hosts).execute(HTTPRequest(url: "https://\(host):\(secure.port)/")) }
+                #expect(error?.kind == .redirectRefused)
+                #expect(error?.phase == .redirect)
+                #expect(error?.message.contains("NSExceptionAllowsInsecureHTTPLoads") == true)
+                #expect(plain.connectionCount == 0)
 
-        let allowed = ATSPolicy.configuration(exceptionDomains(["plain.example.test": ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
-        let response = try await makeClient(anchors: pki.anchors, hosts: hosts, ats: allowed).execute(HTTPRequest(url: "https://\(host):\(secure.port)/"))
-        #expect(response.text == "insecure")
+                let allowed = ATSPolicy.configuration(exceptionDomains(["plain.example.test": ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
+                let response = try await makeClient(anchors: pki.anchors, hosts: hosts, ats: allowed).execute(HTTPRequest(url: "https://\(host):\(secure.port)/"))
+                #expect(response.text == "insecure")
+            }
+        }
     }
 
     @Test(arguments: ["ftp://127.0.0.1/x", "http://%zz", "https://www.example.test:99999/", "/a b", "mailto:someone@example.test"])
@@ -156,12 +166,13 @@ import X509
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
             TestResponse(status: .found, headers: [("location", location)], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
-        #expect(error?.phase == .redirect)
-        #expect(error?.host == host)
-        #expect(error?.message.contains(location.debugDescription) == true, "\(error?.message ?? "")")
+        await withShutdown({ await server.shutdown() }) {
+            let error = await transportError { try await makeClient(anchors: pki.anchors).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
+            #expect(error?.phase == .redirect)
+            #expect(error?.host == host)
+            #expect(error?.message.contains(location.debugDescription) == true, "\(error?.message ?? "")")
+        }
     }
 
     @Test func redirectLimitIsEnforced() async throws {
@@ -169,12 +180,13 @@ import X509
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
             TestResponse(status: .temporaryRedirect, headers: [("location", "/again")], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let error = await transportError {
-            try await makeClient(anchors: pki.anchors) { $0.maximumRedirects = 3 }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+        await withShutdown({ await server.shutdown() }) {
+            let error = await transportError {
+                try await makeClient(anchors: pki.anchors) { $0.maximumRedirects = 3 }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            }
+            #expect(error?.kind == .tooManyRedirects)
+            #expect(server.requests.count == 4)
         }
-        #expect(error?.kind == .tooManyRedirects)
-        #expect(server.requests.count == 4)
     }
 
     @Test func connectionsUnderDisabledATSStillCheckTrust() async throws {
@@ -183,10 +195,11 @@ import X509
             tls.minimumTLSVersion = .tlsv1
             tls.maximumTLSVersion = .tlsv1
         })
-        defer { Task { await server.shutdown() } }
-        let error = await transportError { try await makeClient(anchors: pki.anchors, ats: .disabled).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        // TLS 1.0 is allowed without ATS, but the missing intermediate still refuses trust.
-        #expect(error?.kind == .serverTrustRefused)
-        #expect(error?.handshake?.tlsVersion == .tls10)
+        await withShutdown({ await server.shutdown() }) {
+            let error = await transportError { try await makeClient(anchors: pki.anchors, ats: .disabled).execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            // TLS 1.0 is allowed without ATS, but the missing intermediate still refuses trust.
+            #expect(error?.kind == .serverTrustRefused)
+            #expect(error?.handshake?.tlsVersion == .tls10)
+        }
     }
 }

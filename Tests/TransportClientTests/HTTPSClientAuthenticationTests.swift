@@ -27,67 +27,70 @@ import X509
     @Test func basicWithAGoodPassword() async throws {
         let pki = ServerPKI()
         let server = try await basicServer(pki)
-        defer { Task { await server.shutdown() } }
-        let seen = ChallengeLog()
-        let client = makeClient(anchors: pki.anchors) { config in
-            config.challengeHandler = { challenge in
-                seen.append(challenge)
-                guard challenge.protectionSpace.authenticationMethod == .httpBasic else { return .performDefaultHandling }
-                return .useCredential(.password(user: "user", password: "good"))
+        try await withShutdown({ await server.shutdown() }) {
+            let seen = ChallengeLog()
+            let client = makeClient(anchors: pki.anchors) { config in
+                config.challengeHandler = { challenge in
+                    seen.append(challenge)
+                    guard challenge.protectionSpace.authenticationMethod == .httpBasic else { return .performDefaultHandling }
+                    return .useCredential(.password(user: "user", password: "good"))
+                }
             }
-        }
-        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.text == "welcome")
-        let basic = seen.all.filter { $0.protectionSpace.authenticationMethod == .httpBasic }
-        #expect(basic.count == 1)
-        #expect(basic.first?.protectionSpace.realm == "tests")
-        #expect(basic.first?.previousFailureCount == 0)
-        #expect(basic.first?.failureResponse?.statusCode == 401)
+            let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.text == "welcome")
+            let basic = seen.all.filter { $0.protectionSpace.authenticationMethod == .httpBasic }
+            #expect(basic.count == 1)
+            #expect(basic.first?.protectionSpace.realm == "tests")
+            #expect(basic.first?.previousFailureCount == 0)
+            #expect(basic.first?.failureResponse?.statusCode == 401)
 
-        // forSession: the next challenge proposes the stored credential.
-        let again = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/again"))
-        #expect(again.text == "welcome")
-        #expect(seen.all.filter { $0.protectionSpace.authenticationMethod == .httpBasic }.count == 2)
-        #expect(seen.all.last?.proposedCredential?.userPassword?.user == "user")
+            // forSession: the next challenge proposes the stored credential.
+            let again = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/again"))
+            #expect(again.text == "welcome")
+            #expect(seen.all.filter { $0.protectionSpace.authenticationMethod == .httpBasic }.count == 2)
+            #expect(seen.all.last?.proposedCredential?.userPassword?.user == "user")
+        }
     }
 
     @Test func basicWithABadPasswordCountsFailuresUntilTheDelegateGivesUp() async throws {
         let pki = ServerPKI()
         let server = try await basicServer(pki)
-        defer { Task { await server.shutdown() } }
-        let seen = ChallengeLog()
-        let client = makeClient(anchors: pki.anchors) { config in
-            config.challengeHandler = { challenge in
-                guard challenge.protectionSpace.authenticationMethod == .httpBasic else { return .performDefaultHandling }
-                seen.append(challenge)
-                return challenge.previousFailureCount < 2 ? .useCredential(.password(user: "user", password: "bad")) : .performDefaultHandling
+        try await withShutdown({ await server.shutdown() }) {
+            let seen = ChallengeLog()
+            let client = makeClient(anchors: pki.anchors) { config in
+                config.challengeHandler = { challenge in
+                    guard challenge.protectionSpace.authenticationMethod == .httpBasic else { return .performDefaultHandling }
+                    seen.append(challenge)
+                    return challenge.previousFailureCount < 2 ? .useCredential(.password(user: "user", password: "bad")) : .performDefaultHandling
+                }
             }
-        }
-        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.statusCode == 401)
-        #expect(seen.all.map(\.previousFailureCount) == [0, 1, 2])
-        #expect(server.requests.count == 3)
+            let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.statusCode == 401)
+            #expect(seen.all.map(\.previousFailureCount) == [0, 1, 2])
+            #expect(server.requests.count == 3)
 
-        let cancelled = makeClient(anchors: pki.anchors) { $0.challengeHandler = { challenge in
-            challenge.protectionSpace.authenticationMethod == .httpBasic ? .cancelAuthenticationChallenge : .performDefaultHandling
-        } }
-        let error = await transportError { try await cancelled.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .authenticationCancelled)
-        #expect(await cancelled.idleConnectionCount == 1, "the 401 exchange was complete, so its connection is kept, not left open outside the pool")
+            let cancelled = makeClient(anchors: pki.anchors) { $0.challengeHandler = { challenge in
+                challenge.protectionSpace.authenticationMethod == .httpBasic ? .cancelAuthenticationChallenge : .performDefaultHandling
+            } }
+            let error = await transportError { try await cancelled.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .authenticationCancelled)
+            #expect(await cancelled.idleConnectionCount == 1, "the 401 exchange was complete, so its connection is kept, not left open outside the pool")
+        }
     }
 
     @Test func anUnansweredChallengePoolsItsConnectionOnce() async throws {
         let pki = ServerPKI()
         let server = try await basicServer(pki)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors) { _ in }
-        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.statusCode == 401 && response.text == "no")
-        // Pooled twice, one connection would be handed to two concurrent requests, and the second would fail as busy.
-        #expect(await client.idleConnectionCount == 1)
-        async let first = client.execute(HTTPRequest(url: "https://\(host):\(server.port)/1"))
-        async let second = client.execute(HTTPRequest(url: "https://\(host):\(server.port)/2"))
-        #expect(try await [first.statusCode, second.statusCode] == [401, 401])
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors) { _ in }
+            let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.statusCode == 401 && response.text == "no")
+            // Pooled twice, one connection would be handed to two concurrent requests, and the second would fail as busy.
+            #expect(await client.idleConnectionCount == 1)
+            async let first = client.execute(HTTPRequest(url: "https://\(host):\(server.port)/1"))
+            async let second = client.execute(HTTPRequest(url: "https://\(host):\(server.port)/2"))
+            #expect(try await [first.statusCode, second.statusCode] == [401, 401])
+        }
     }
 
     @Test(arguments: ["MD5", "SHA-256", "MD5-sess", "SHA-256-sess"])
@@ -106,17 +109,18 @@ import X509
                                                 nc: p["nc"] ?? "", cnonce: p["cnonce"] ?? "", qop: p["qop"] ?? "")
             return p["response"] == expected && p["uri"] == request.head.uri && p["opaque"] == "5ccc069c403ebaf9f0171e9517f40e41" ? .text("digest ok") : challenge
         }
-        defer { Task { await server.shutdown() } }
-        func client(password: String) -> HTTPSClient {
-            makeClient(anchors: pki.anchors) { $0.challengeHandler = { challenge in
-                guard challenge.protectionSpace.authenticationMethod == .httpDigest else { return .performDefaultHandling }
-                return challenge.previousFailureCount == 0 ? .useCredential(.password(user: "Mufasa", password: password, persistence: .none)) : .cancelAuthenticationChallenge
-            } }
+        try await withShutdown({ await server.shutdown() }) {
+            func client(password: String) -> HTTPSClient {
+                makeClient(anchors: pki.anchors) { $0.challengeHandler = { challenge in
+                    guard challenge.protectionSpace.authenticationMethod == .httpDigest else { return .performDefaultHandling }
+                    return challenge.previousFailureCount == 0 ? .useCredential(.password(user: "Mufasa", password: password, persistence: .none)) : .cancelAuthenticationChallenge
+                } }
+            }
+            let response = try await client(password: "Circle of Life").execute(HTTPRequest(url: "https://\(host):\(server.port)/dir/index.html?x=1"))
+            #expect(response.text == "digest ok")
+            let error = await transportError { try await client(password: "wrong").execute(HTTPRequest(url: "https://\(host):\(server.port)/dir/index.html")) }
+            #expect(error?.kind == .authenticationCancelled)
         }
-        let response = try await client(password: "Circle of Life").execute(HTTPRequest(url: "https://\(host):\(server.port)/dir/index.html?x=1"))
-        #expect(response.text == "digest ok")
-        let error = await transportError { try await client(password: "wrong").execute(HTTPRequest(url: "https://\(host):\(server.port)/dir/index.html")) }
-        #expect(error?.kind == .authenticationCancelled)
     }
 
     /// A Digest server whose first nonce has expired: a right answer to it draws `stale=true` and a new nonce.
@@ -142,29 +146,31 @@ import X509
     @Test func aStaleNonceIsRetriedWithTheSameCredentialAndIsNoFailure() async throws {
         let pki = ServerPKI()
         let server = try await staleDigestServer(pki)
-        defer { Task { await server.shutdown() } }
-        let seen = ChallengeLog()
-        // Like `ats fetch --user`: one answer, and default handling once a credential has failed.
-        let handler: ChallengeHandler = { challenge in
-            guard challenge.protectionSpace.authenticationMethod == .httpDigest else { return .performDefaultHandling }
-            seen.append(challenge)
-            return challenge.previousFailureCount == 0 ? .useCredential(.password(user: "user", password: "good", persistence: .none)) : .performDefaultHandling
-        }
-        let response = try await makeClient(anchors: pki.anchors) { $0.challengeHandler = handler }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.statusCode == 200 && response.text == "digest ok")
-        #expect(seen.all.map(\.previousFailureCount) == [0], "the stale nonce is no failure, and the delegate is not asked again")
-        #expect(server.requests.count == 3)
-        let retry = try #require(server.requests.last?.head.headers.first(name: "authorization"))
-        #expect(DigestCheck.parameters(retry)["nonce"] == "nonce2")
-        #expect(DigestCheck.parameters(retry)["nc"] == "00000001", "a new nonce starts its count again")
+        try await withShutdown({ await server.shutdown() }) {
+            let seen = ChallengeLog()
+            // Like `ats fetch --user`: one answer, and default handling once a credential has failed.
+            let handler: ChallengeHandler = { challenge in
+                guard challenge.protectionSpace.authenticationMethod == .httpDigest else { return .performDefaultHandling }
+                seen.append(challenge)
+                return challenge.previousFailureCount == 0 ? .useCredential(.password(user: "user", password: "good", persistence: .none)) : .performDefaultHandling
+            }
+            let response = try await makeClient(anchors: pki.anchors) { $0.challengeHandler = handler }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.statusCode == 200 && response.text == "digest ok")
+            #expect(seen.all.map(\.previousFailureCount) == [0], "the stale nonce is no failure, and the delegate is not asked again")
+            #expect(server.requests.count == 3)
+            let retry = try #require(server.requests.last?.head.headers.first(name: "authorization"))
+            #expect(DigestCheck.parameters(retry)["nonce"] == "nonce2")
+            #expect(DigestCheck.parameters(retry)["nc"] == "00000001", "a new nonce starts its count again")
 
-        // A server that calls every nonce stale ends: a few retries, then its 401 is the answer.
-        let stale = try await staleDigestServer(pki, alwaysStale: true)
-        defer { Task { await stale.shutdown() } }
-        let client = makeClient(anchors: pki.anchors) { $0.challengeHandler = handler }
-        let endless = try await client.execute(HTTPRequest(url: "https://\(host):\(stale.port)/"))
-        #expect(endless.statusCode == 401)
-        #expect(stale.requests.count == 2 + client.configuration.maximumAuthenticationAttempts)
+            // A server that calls every nonce stale ends: a few retries, then its 401 is the answer.
+            let stale = try await staleDigestServer(pki, alwaysStale: true)
+            try await withShutdown({ await stale.shutdown() }) {
+                let client = makeClient(anchors: pki.anchors) { $0.challengeHandler = handler }
+                let endless = try await client.execute(HTTPRequest(url: "https://\(host):\(stale.port)/"))
+                #expect(endless.statusCode == 401)
+                #expect(stale.requests.count == 2 + client.configuration.maximumAuthenticationAttempts)
+            }
+        }
     }
 
     @Test func aDigestChallengeTheClientCannotAnswerGivesWayToTheNextOne() async throws {
@@ -177,17 +183,18 @@ import X509
                 ("www-authenticate", "Basic realm=\"r\""),
             ], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let seen = ChallengeLog()
-        let response = try await makeClient(anchors: pki.anchors) { config in
-            config.challengeHandler = { challenge in
-                guard [.httpBasic, .httpDigest].contains(challenge.protectionSpace.authenticationMethod) else { return .performDefaultHandling }
-                seen.append(challenge)
-                return .useCredential(.password(user: "user", password: "good", persistence: .none))
-            }
-        }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.text == "basic ok")
-        #expect(seen.all.map(\.protectionSpace.authenticationMethod) == [.httpBasic], "the delegate is asked only about a challenge the client can answer")
+        try await withShutdown({ await server.shutdown() }) {
+            let seen = ChallengeLog()
+            let response = try await makeClient(anchors: pki.anchors) { config in
+                config.challengeHandler = { challenge in
+                    guard [.httpBasic, .httpDigest].contains(challenge.protectionSpace.authenticationMethod) else { return .performDefaultHandling }
+                    seen.append(challenge)
+                    return .useCredential(.password(user: "user", password: "good", persistence: .none))
+                }
+            }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.text == "basic ok")
+            #expect(seen.all.map(\.protectionSpace.authenticationMethod) == [.httpBasic], "the delegate is asked only about a challenge the client can answer")
+        }
     }
 
     @Test func credentialsAreNotSentOverPlainHTTP() async throws {
@@ -195,22 +202,23 @@ import X509
             request.head.headers.contains(name: "authorization") ? .text("in")
                 : TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"plain\"")], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let allowed = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
-        let handler: ChallengeHandler = { _ in .useCredential(.password(user: "u", password: "p")) }
-        let error = await transportError {
-            try await makeClient(anchors: ServerPKI().anchors, ats: allowed) { $0.challengeHandler = handler }.execute(HTTPRequest(url: "http://\(host):\(server.port)/"))
-        }
-        #expect(error?.kind == .insecureHTTPRefused)
-        #expect(error?.phase == .authentication)
-        #expect(server.requests.count == 1)
-        #expect(server.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
+        try await withShutdown({ await server.shutdown() }) {
+            let allowed = ATSPolicy.configuration(exceptionDomains([host: ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
+            let handler: ChallengeHandler = { _ in .useCredential(.password(user: "u", password: "p")) }
+            let error = await transportError {
+                try await makeClient(anchors: ServerPKI().anchors, ats: allowed) { $0.challengeHandler = handler }.execute(HTTPRequest(url: "http://\(host):\(server.port)/"))
+            }
+            #expect(error?.kind == .insecureHTTPRefused)
+            #expect(error?.phase == .authentication)
+            #expect(server.requests.count == 1)
+            #expect(server.requests.allSatisfy { !$0.head.headers.contains(name: "authorization") })
 
-        let response = try await makeClient(anchors: ServerPKI().anchors, ats: allowed) {
-            $0.challengeHandler = handler
-            $0.allowsCredentialsOverInsecureHTTP = true
-        }.execute(HTTPRequest(url: "http://\(host):\(server.port)/"))
-        #expect(response.text == "in")
+            let response = try await makeClient(anchors: ServerPKI().anchors, ats: allowed) {
+                $0.challengeHandler = handler
+                $0.allowsCredentialsOverInsecureHTTP = true
+            }.execute(HTTPRequest(url: "http://\(host):\(server.port)/"))
+            #expect(response.text == "in")
+        }
     }
 
     // MARK: Mutual TLS
@@ -245,38 +253,40 @@ import X509
     func clientCertificateRequiredMissingAndWrong(version: NIOSSL.TLSVersion) async throws {
         let m = MTLS()
         let server = try await mtlsServer(m, version: version)
-        defer { Task { await server.shutdown() } }
-        let url = "https://\(host):\(server.port)/"
+        try await withShutdown({ await server.shutdown() }) {
+            let url = "https://\(host):\(server.port)/"
 
-        let good = try await makeClient(anchors: m.server.anchors) { $0.clientIdentity = try? m.identity }.execute(HTTPRequest(url: url))
-        #expect(good.text == "mutual")
+            let good = try await makeClient(anchors: m.server.anchors) { $0.clientIdentity = try? m.identity }.execute(HTTPRequest(url: url))
+            #expect(good.text == "mutual")
 
-        let missing = await transportError { try await makeClient(anchors: m.server.anchors).execute(HTTPRequest(url: url)) }
-        #expect(missing?.kind == .clientCertificateRejected)
-        #expect(missing?.message.contains("client certificate rejected") == true)
+            let missing = await transportError { try await makeClient(anchors: m.server.anchors).execute(HTTPRequest(url: url)) }
+            #expect(missing?.kind == .clientCertificateRejected)
+            #expect(missing?.message.contains("client certificate rejected") == true)
 
-        let stranger = PKI.root("Stranger CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
-        let wrong = try ClientIdentity(certificateChain: [try NIOSSLCertificate(bytes: stranger.der, format: .der)], privateKey: try stranger.key.nioPrivateKey())
-        let rejected = await transportError { try await makeClient(anchors: m.server.anchors) { $0.clientIdentity = wrong }.execute(HTTPRequest(url: url)) }
-        #expect(rejected?.kind == .clientCertificateRejected)
-        #expect(rejected?.message.contains("client certificate rejected") == true)
+            let stranger = PKI.root("Stranger CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+            let wrong = try ClientIdentity(certificateChain: [try NIOSSLCertificate(bytes: stranger.der, format: .der)], privateKey: try stranger.key.nioPrivateKey())
+            let rejected = await transportError { try await makeClient(anchors: m.server.anchors) { $0.clientIdentity = wrong }.execute(HTTPRequest(url: url)) }
+            #expect(rejected?.kind == .clientCertificateRejected)
+            #expect(rejected?.message.contains("client certificate rejected") == true)
+        }
     }
 
     @Test func clientCertificateChallengeSuppliesTheIdentity() async throws {
         let m = MTLS()
         let server = try await mtlsServer(m, version: .tlsv13)
-        defer { Task { await server.shutdown() } }
-        let identity = try m.identity
-        let asked = LockedCounter()
-        let response = try await makeClient(anchors: m.server.anchors) { config in
-            config.challengeHandler = { challenge in
-                guard challenge.protectionSpace.authenticationMethod == .clientCertificate else { return .performDefaultHandling }
-                asked.increment()
-                return .useCredential(.identity(identity))
-            }
-        }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.text == "mutual")
-        #expect(asked.value == 1)
+        try await withShutdown({ await server.shutdown() }) {
+            let identity = try m.identity
+            let asked = LockedCounter()
+            let response = try await makeClient(anchors: m.server.anchors) { config in
+                config.challengeHandler = { challenge in
+                    guard challenge.protectionSpace.authenticationMethod == .clientCertificate else { return .performDefaultHandling }
+                    asked.increment()
+                    return .useCredential(.identity(identity))
+                }
+            }.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.text == "mutual")
+            #expect(asked.value == 1)
+        }
     }
 }
 

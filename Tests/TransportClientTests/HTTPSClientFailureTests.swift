@@ -23,36 +23,39 @@ import TransportTrust
 
     @Test func stallingServerTimesOutInTheHandshake() async throws {
         let server = try await TestServer.raw(.stall)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
-        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
-        #expect(error?.kind == .timedOut)
-        #expect(error?.phase == .handshake)
-        #expect(error?.message.contains("handshake") == true)
-        #expect(elapsed < .seconds(25))
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
+            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            #expect(error?.kind == .timedOut)
+            #expect(error?.phase == .handshake)
+            #expect(error?.message.contains("handshake") == true)
+            #expect(elapsed < .seconds(25))
+        }
     }
 
     @Test func resettingServerIsAClosedConnection() async throws {
         let server = try await TestServer.raw(.reset)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
-        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
-        #expect(error?.kind == .connectionClosed)
-        #expect(error?.phase == .handshake)
-        #expect(elapsed < .seconds(25))
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
+            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            #expect(error?.kind == .connectionClosed)
+            #expect(error?.phase == .handshake)
+            #expect(elapsed < .seconds(25))
+        }
     }
 
     @Test func garbageServerIsNotTLS() async throws {
         let server = try await TestServer.raw(.garbage)
-        defer { Task { await server.shutdown() } }
-        // The answer is immediate, but the whole suite on two cores can starve the handshake for seconds: a short
-        // handshake limit turned this into a timeout once (2026-11-25). The assertions below still need the TLS refusal.
-        let client = makeClient(anchors: ServerPKI().anchors, timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(20), request: .seconds(30)))
-        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
-        #expect(error?.kind == .malformedResponse)
-        #expect(error?.message.contains("did not answer with TLS") == true)
-        #expect(error?.message.contains("HTTP/1.1 200") == true)
-        #expect(elapsed < .seconds(25))
+        await withShutdown({ await server.shutdown() }) {
+            // The answer is immediate, but the whole suite on two cores can starve the handshake for seconds: a short
+            // handshake limit turned this into a timeout once (2026-11-25). The assertions below still need the TLS refusal.
+            let client = makeClient(anchors: ServerPKI().anchors, timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(20), request: .seconds(30)))
+            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            #expect(error?.kind == .malformedResponse)
+            #expect(error?.message.contains("did not answer with TLS") == true)
+            #expect(error?.message.contains("HTTP/1.1 200") == true)
+            #expect(elapsed < .seconds(25))
+        }
     }
 
     @Test func serverThatNeverAnswersHitsTheRequestTimeout() async throws {
@@ -61,16 +64,17 @@ import TransportTrust
         // connection with a 3 s limit of its own, so no handshake sits in its time: under the loaded suite a
         // handshake has waited longer than 12 s. The warm request keeps the client's generous limit.
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { TestResponse(reply: $0.head.uri == "/warm") }
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
-        let stalled = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3))
-        let (error, elapsed) = await timed { await transportError { try await client.execute(stalled) } }
-        #expect(server.connectionCount == 1)
-        #expect(error?.kind == .timedOut)
-        #expect(error?.phase == .response)
-        #expect(error?.verdict?.isTrusted == true)
-        #expect(elapsed < .seconds(25))
+        try await withShutdown({ await server.shutdown() }) { () async throws in
+            let client = makeClient(anchors: pki.anchors)
+            #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
+            let stalled = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3))
+            let (error, elapsed) = await timed { await transportError { try await client.execute(stalled) } }
+            #expect(server.connectionCount == 1)
+            #expect(error?.kind == .timedOut)
+            #expect(error?.phase == .response)
+            #expect(error?.verdict?.isTrusted == true)
+            #expect(elapsed < .seconds(25))
+        }
     }
 
     @Test func aStreamedBodyThatStallsEndsWithATransportErrorAndTheConnectionIsNotKept() async throws {
@@ -78,34 +82,36 @@ import TransportTrust
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
             request.head.uri == "/warm" ? TestResponse() : TestResponse(body: Array(repeating: 0x61, count: 100), stallAfter: 10)
         }
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
-        // As above: the stalled request goes out on the warm connection, so its short limit holds no handshake.
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
-        let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3)))
-        var received = 0
-        do {
-            for try await chunk in response.body { received += chunk.count }
-            Issue.record("the body ended without an error")
-        } catch {
-            let failure = error as? TransportError
-            #expect(failure?.kind == .timedOut, "\(error)")
-            #expect(failure?.phase == .response)
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            // As above: the stalled request goes out on the warm connection, so its short limit holds no handshake.
+            #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
+            let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3)))
+            var received = 0
+            do {
+                for try await chunk in response.body { received += chunk.count }
+                Issue.record("the body ended without an error")
+            } catch {
+                let failure = error as? TransportError
+                #expect(failure?.kind == .timedOut, "\(error)")
+                #expect(failure?.phase == .response)
+            }
+            #expect(received == 10)
+            #expect(await client.idleConnectionCount == 0)
         }
-        #expect(received == 10)
-        #expect(await client.idleConnectionCount == 0)
     }
 
     /// A request's own limit replaces the client's, shorter or longer.
     @Test func aRequestsOwnTimeoutReplacesTheClients() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { TestResponse(reply: $0.head.uri == "/warm") }
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .milliseconds(1)))
-        // 1 ms is too short for any request: only the request's own limit lets this one load.
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")) }
-        #expect(error?.kind == .timedOut)
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm", timeout: .seconds(120))).statusCode == 200)
+        try await withShutdown({ await server.shutdown() }) { () async throws in
+            let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .milliseconds(1)))
+            // 1 ms is too short for any request: only the request's own limit lets this one load.
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")) }
+            #expect(error?.kind == .timedOut)
+            #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm", timeout: .seconds(120))).statusCode == 200)
+        }
     }
 
     @Test func connectionRefusedIsAConnectError() async throws {
@@ -121,73 +127,77 @@ import TransportTrust
     @Test func aURLWithWhitespaceOrAControlCharacterIsRefusedBeforeAnythingIsSent() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
-        for (url, words) in [("https://\(host):\(server.port)/a\r\nX-Injected: 1", "a line break (U+000D)"),
-                             ("https://\(host):\(server.port)/a b", "a space (U+0020)"),
-                             ("https://\(host):\(server.port)/\u{7}", "an invisible control character (U+0007)")] {
-            let error = await transportError { try await client.execute(HTTPRequest(url: url)) }
-            #expect(error?.kind == .invalidRequest, "\(url.debugDescription)")
-            #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            for (url, words) in [("https://\(host):\(server.port)/a\r\nX-Injected: 1", "a line break (U+000D)"),
+                                 ("https://\(host):\(server.port)/a b", "a space (U+0020)"),
+                                 ("https://\(host):\(server.port)/\u{7}", "an invisible control character (U+0007)")] {
+                let error = await transportError { try await client.execute(HTTPRequest(url: url)) }
+                #expect(error?.kind == .invalidRequest, "\(url.debugDescription)")
+                #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+            }
+            #expect(server.connectionCount == 0)
         }
-        #expect(server.connectionCount == 0)
     }
 
     @Test func anInvalidMethodOrHeaderIsTheRequestsFaultAndNothingIsSent() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
-        let url = "https://\(host):\(server.port)/"
-        for (request, words) in [(HTTPRequest(url: url, method: .RAW(value: "GE T")), "the method \"GE T\""),
-                                 (HTTPRequest(url: url, headers: ["bad name": "x"]), "the header name \"bad name\""),
-                                 (HTTPRequest(url: url, headers: ["x-note": "a\r\nx-injected: 1"]), "U+000D (a line break)")] {
-            let error = await transportError { try await client.execute(request) }
-            #expect(error?.kind == .invalidRequest)
-            #expect(error?.phase == .request)
-            #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            let url = "https://\(host):\(server.port)/"
+            for (request, words) in [(HTTPRequest(url: url, method: .RAW(value: "GE T")), "the method \"GE T\""),
+                                     (HTTPRequest(url: url, headers: ["bad name": "x"]), "the header name \"bad name\""),
+                                     (HTTPRequest(url: url, headers: ["x-note": "a\r\nx-injected: 1"]), "U+000D (a line break)")] {
+                let error = await transportError { try await client.execute(request) }
+                #expect(error?.kind == .invalidRequest)
+                #expect(error?.phase == .request)
+                #expect(error?.message.contains(words) == true, "\(error?.message ?? "loaded")")
+            }
+            #expect(server.connectionCount == 0)
         }
-        #expect(server.connectionCount == 0)
     }
 
     @Test func anAddressOverrideIsConnectedToAndNeverLookedUp() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("here") }
-        defer { Task { await server.shutdown() } }
-        let url = "https://\(host):\(server.port)/"
-        // `localhost` would resolve to this server; an override that is a name is refused instead.
-        let named = await transportError { try await makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost"] }.execute(HTTPRequest(url: url)) }
-        #expect(named?.kind == .invalidRequest)
-        #expect(named?.phase == .connect)
-        #expect(named?.message.contains("'localhost', which is not an IPv4 or IPv6 address") == true, "\(named?.message ?? "loaded")")
-        #expect(server.connectionCount == 0)
+        try await withShutdown({ await server.shutdown() }) { () async throws in
+            let url = "https://\(host):\(server.port)/"
+            // `localhost` would resolve to this server; an override that is a name is refused instead.
+            let named = await transportError { try await makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost"] }.execute(HTTPRequest(url: url)) }
+            #expect(named?.kind == .invalidRequest)
+            #expect(named?.phase == .connect)
+            #expect(named?.message.contains("'localhost', which is not an IPv4 or IPv6 address") == true, "\(named?.message ?? "loaded")")
+            #expect(server.connectionCount == 0)
 
-        // A host:port entry is for that port, and wins over the host's own entry.
-        let portOnly = makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost", "\(host):\(server.port)": "127.0.0.1"] }
-        #expect(try await portOnly.execute(HTTPRequest(url: url)).text == "here")
-        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 443) == "192.0.2.1")
-        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 8443) == "192.0.2.2")
-        #expect(AddressOverrides.address(in: ["[::1]:443": "192.0.2.1"], host: "::1", port: 443) == "192.0.2.1")
-        #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1"], host: "b.test", port: 443) == nil)
-        #expect(AddressOverrides.socketAddress("[::1]", port: 443) != nil && AddressOverrides.socketAddress("::1", port: 443) != nil)
+            // A host:port entry is for that port, and wins over the host's own entry.
+            let portOnly = makeClient(anchors: pki.anchors) { $0.addressOverrides = [host: "localhost", "\(host):\(server.port)": "127.0.0.1"] }
+            #expect(try await portOnly.execute(HTTPRequest(url: url)).text == "here")
+            #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 443) == "192.0.2.1")
+            #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1", "a.test": "192.0.2.2"], host: "a.test", port: 8443) == "192.0.2.2")
+            #expect(AddressOverrides.address(in: ["[::1]:443": "192.0.2.1"], host: "::1", port: 443) == "192.0.2.1")
+            #expect(AddressOverrides.address(in: ["a.test:443": "192.0.2.1"], host: "b.test", port: 443) == nil)
+            #expect(AddressOverrides.socketAddress("[::1]", port: 443) != nil && AddressOverrides.socketAddress("::1", port: 443) != nil)
+        }
     }
 
     @Test func responseLargerThanTheLimitIsRefused() async throws {
         let pki = ServerPKI()
         let big = [UInt8](repeating: 0x61, count: 200_000)
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: big) }
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors) { $0.maximumResponseBytes = 50_000 }
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .responseTooLarge)
-        #expect(error?.message.contains("50000") == true)
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors) { $0.maximumResponseBytes = 50_000 }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .responseTooLarge)
+            #expect(error?.message.contains("50000") == true)
 
-        // Streaming hands over the whole body.
-        let streamed = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        var total = 0
-        for try await chunk in streamed.body { total += chunk.count }
-        #expect(total == big.count)
-        #expect(streamed.status == .ok)
+            // Streaming hands over the whole body.
+            let streamed = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            var total = 0
+            for try await chunk in streamed.body { total += chunk.count }
+            #expect(total == big.count)
+            #expect(streamed.status == .ok)
+        }
     }
 
     @Test func hugeCertificateChainEndsWithAClearError() async throws {
@@ -196,12 +206,13 @@ import TransportTrust
         let copies = 5_000_000 / max(pki.intermediate.der.count, 1)
         let chain = [pki.leaf] + Array(repeating: pki.intermediate, count: copies)
         let server = try await TestServer.https(chain: chain, key: pki.leaf.key)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(20), request: .seconds(25)))
-        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
-        #expect(error != nil)
-        #expect(error?.phase == .handshake)
-        #expect(error?.isSecurityRefusal == false)
-        #expect(elapsed < .seconds(25))
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(20), request: .seconds(25)))
+            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            #expect(error != nil)
+            #expect(error?.phase == .handshake)
+            #expect(error?.isSecurityRefusal == false)
+            #expect(elapsed < .seconds(25))
+        }
     }
 }

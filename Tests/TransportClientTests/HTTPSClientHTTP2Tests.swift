@@ -24,15 +24,16 @@ import TransportTrust
         let server = try await Nghttpd.start(pki, files: ["index.html": Array("over h2".utf8)])
         defer { server.stop() }
         let client = makeClient(anchors: pki.anchors)
-        defer { Task { await client.shutdown() } }
-        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/index.html"))
-        #expect(response.text == "over h2")
-        #expect(response.connection.httpVersion == "HTTP/2")
-        #expect(response.connection.verdict?.isTrusted == true)
-        #expect(response.connection.handshake?.tlsVersion == .tls13)
+        try await withShutdown({ await client.shutdown() }) {
+            let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/index.html"))
+            #expect(response.text == "over h2")
+            #expect(response.connection.httpVersion == "HTTP/2")
+            #expect(response.connection.verdict?.isTrusted == true)
+            #expect(response.connection.handshake?.tlsVersion == .tls13)
 
-        let missing = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/nothing-here"))
-        #expect(missing.statusCode == 404)
+            let missing = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/nothing-here"))
+            #expect(missing.statusCode == 404)
+        }
     }
 
     @Test(.enabled(if: Nghttpd.path != nil, "\(missing)"))
@@ -45,18 +46,19 @@ import TransportTrust
         let client = makeClient(anchors: pki.anchors) { config in
             config.handshakeObserver = { _ in handshakes.withLockedValue { $0 += 1 } }
         }
-        defer { Task { await client.shutdown() } }
-        // All start at once: one opens the connection and the others wait to share it; they go as streams, ten at a
-        // time (the server's SETTINGS_MAX_CONCURRENT_STREAMS), the rest queued by NIO until streams close.
-        let url = "https://\(host):\(server.port)/big"
-        let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<100 { group.addTask { try await client.execute(HTTPRequest(url: url)).body.count } }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        try await withShutdown({ await client.shutdown() }) {
+            // All start at once: one opens the connection and the others wait to share it; they go as streams, ten at a
+            // time (the server's SETTINGS_MAX_CONCURRENT_STREAMS), the rest queued by NIO until streams close.
+            let url = "https://\(host):\(server.port)/big"
+            let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 { group.addTask { try await client.execute(HTTPRequest(url: url)).body.count } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(sizes.count == 100)
+            #expect(sizes.allSatisfy { $0 == body.count })
+            #expect(handshakes.withLockedValue { $0 } == 1, "one connection, one evaluation")
+            #expect(await client.idleConnectionCount == 1)
         }
-        #expect(sizes.count == 100)
-        #expect(sizes.allSatisfy { $0 == body.count })
-        #expect(handshakes.withLockedValue { $0 } == 1, "one connection, one evaluation")
-        #expect(await client.idleConnectionCount == 1)
     }
 
     @Test(.enabled(if: Nghttpd.path != nil, "\(missing)"))
@@ -84,18 +86,19 @@ import TransportTrust
     @Test func aServerWithoutHTTP2IsSpokenToInHTTP1() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("one point one") }
-        defer { Task { await server.shutdown() } }
-        let negotiating = makeClient(anchors: pki.anchors)
-        let response = try await negotiating.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        await negotiating.shutdown()
-        #expect(response.text == "one point one")
-        #expect(response.connection.httpVersion == "HTTP/1.1")
+        try await withShutdown({ await server.shutdown() }) {
+            let negotiating = makeClient(anchors: pki.anchors)
+            let response = try await negotiating.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            await negotiating.shutdown()
+            #expect(response.text == "one point one")
+            #expect(response.connection.httpVersion == "HTTP/1.1")
 
-        let insisting = makeClient(anchors: pki.anchors) { $0.httpVersions = .http2Only }
-        let error = await transportError { try await insisting.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        await insisting.shutdown()
-        #expect(error?.message.contains("ALPN") == true)
-        #expect(server.requests.count == 1, "nothing was sent to a server that would not speak HTTP/2")
+            let insisting = makeClient(anchors: pki.anchors) { $0.httpVersions = .http2Only }
+            let error = await transportError { try await insisting.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            await insisting.shutdown()
+            #expect(error?.message.contains("ALPN") == true)
+            #expect(server.requests.count == 1, "nothing was sent to a server that would not speak HTTP/2")
+        }
     }
 
     @Test(.enabled(if: Nghttpd.path != nil, "\(missing)"))
@@ -147,53 +150,57 @@ import TransportTrust
             default: return .text("hello")
             }
         }
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(30))) { config in
-            config.maximumResponseBytes = 50_000
-            config.challengeHandler = { challenge in
-                challenge.protectionSpace.authenticationMethod == .httpBasic ? .useCredential(.password(user: "user", password: "good")) : .performDefaultHandling
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(30))) { config in
+                config.maximumResponseBytes = 50_000
+                config.challengeHandler = { challenge in
+                    challenge.protectionSpace.authenticationMethod == .httpBasic ? .useCredential(.password(user: "user", password: "good")) : .performDefaultHandling
+                }
+            }
+            try await withShutdown({ await client.shutdown() }) {
+                let base = "https://\(host):\(server.port)"
+
+                let redirected = try await client.execute(HTTPRequest(url: base + "/moved"))
+                #expect(redirected.text == "welcome", "a redirect, then a 401 answered, over HTTP/2")
+                #expect(redirected.redirects == [base + "/moved"])
+                #expect(redirected.connection.httpVersion == "HTTP/2")
+
+                let tooLarge = await transportError { try await client.execute(HTTPRequest(url: base + "/big")) }
+                #expect(tooLarge?.kind == .responseTooLarge)
+                var streamed = 0
+                for try await chunk in try await client.stream(HTTPRequest(url: base + "/big")).body { streamed += chunk.count }
+                #expect(streamed == 100_000, "streaming has no limit")
+
+                let stalled = await transportError { try await client.execute(HTTPRequest(url: base + "/stall", timeout: .milliseconds(500))) }
+                #expect(stalled?.kind == .timedOut)
+                // The time limit reset its stream, not the connection the other requests share.
+                #expect(try await client.execute(HTTPRequest(url: base + "/")).text == "hello")
+                #expect(server.connectionCount == 1)
             }
         }
-        defer { Task { await client.shutdown() } }
-        let base = "https://\(host):\(server.port)"
-
-        let redirected = try await client.execute(HTTPRequest(url: base + "/moved"))
-        #expect(redirected.text == "welcome", "a redirect, then a 401 answered, over HTTP/2")
-        #expect(redirected.redirects == [base + "/moved"])
-        #expect(redirected.connection.httpVersion == "HTTP/2")
-
-        let tooLarge = await transportError { try await client.execute(HTTPRequest(url: base + "/big")) }
-        #expect(tooLarge?.kind == .responseTooLarge)
-        var streamed = 0
-        for try await chunk in try await client.stream(HTTPRequest(url: base + "/big")).body { streamed += chunk.count }
-        #expect(streamed == 100_000, "streaming has no limit")
-
-        let stalled = await transportError { try await client.execute(HTTPRequest(url: base + "/stall", timeout: .milliseconds(500))) }
-        #expect(stalled?.kind == .timedOut)
-        // The time limit reset its stream, not the connection the other requests share.
-        #expect(try await client.execute(HTTPRequest(url: base + "/")).text == "hello")
-        #expect(server.connectionCount == 1)
     }
 
     @Test func aGOAWAYMidwaySendsTheUnprocessedRequestsAgainOnANewConnection() async throws {
         let pki = ServerPKI()
         let server = try await GoAwayServer.start(pki, answerAfter: 5)
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
-        defer { Task { await client.shutdown() } }
-        let url = "https://\(host):\(server.port)/"
-        #expect(try await client.execute(HTTPRequest(url: url)).text == "ok", "the connection is open, on stream 1")
-        // Five at once on that connection: the server processes the first (stream 3) and sends GOAWAY naming it; the
-        // other four, POSTs among them, were never processed and go again on a new connection.
-        let methods: [HTTPMethod] = [.GET, .GET, .POST, .GET, .POST]
-        let texts = try await withThrowingTaskGroup(of: String.self) { group in
-            for method in methods { group.addTask { try await client.execute(HTTPRequest(url: url, method: method, body: method == .POST ? [1] : nil)).text } }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            try await withShutdown({ await client.shutdown() }) {
+                let url = "https://\(host):\(server.port)/"
+                #expect(try await client.execute(HTTPRequest(url: url)).text == "ok", "the connection is open, on stream 1")
+                // Five at once on that connection: the server processes the first (stream 3) and sends GOAWAY naming it; the
+                // other four, POSTs among them, were never processed and go again on a new connection.
+                let methods: [HTTPMethod] = [.GET, .GET, .POST, .GET, .POST]
+                let texts = try await withThrowingTaskGroup(of: String.self) { group in
+                    for method in methods { group.addTask { try await client.execute(HTTPRequest(url: url, method: method, body: method == .POST ? [1] : nil)).text } }
+                    return try await group.reduce(into: [String]()) { $0.append($1) }
+                }
+                #expect(texts.count == 5)
+                #expect(texts.allSatisfy { $0 == "ok" })
+                #expect(server.connections == 2)
+                #expect(server.answeredOnFirstConnection == 2, "stream 1 and the one GOAWAY named; no request was processed twice")
+            }
         }
-        #expect(texts.count == 5)
-        #expect(texts.allSatisfy { $0 == "ok" })
-        #expect(server.connections == 2)
-        #expect(server.answeredOnFirstConnection == 2, "stream 1 and the one GOAWAY named; no request was processed twice")
     }
 }
 

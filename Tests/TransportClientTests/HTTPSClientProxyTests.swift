@@ -37,39 +37,43 @@ import TransportTrust
     func httpsGoesThroughATinyproxyTunnelUnderTheOriginsTrust() async throws {
         let pki = ServerPKI(dns: [host])
         let server = try await origin(pki)
-        defer { Task { await server.shutdown() } }
-        let proxy = try await Tinyproxy.start()
-        defer { proxy.stop() }
-        let client = client(pki, proxy: try via(proxy.url))
-        defer { Task { await client.shutdown() } }
+        try await withShutdown({ await server.shutdown() }) {
+            let proxy = try await Tinyproxy.start()
+            defer { proxy.stop() }
+            let client = client(pki, proxy: try via(proxy.url))
+            try await withShutdown({ await client.shutdown() }) {
 
-        let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        #expect(response.text == "origin")
-        #expect(response.connection.verdict?.isTrusted == true)
-        #expect(response.connection.host == host, "the report is the origin's, not the proxy's")
-        #expect(proxy.logText.contains("CONNECT \(host):\(server.port)"), "\(proxy.logText)")
-        // The tunnel is pooled like any connection to the origin.
-        _ = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/again"))
-        #expect(server.connectionCount == 1)
+                let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+                #expect(response.text == "origin")
+                #expect(response.connection.verdict?.isTrusted == true)
+                #expect(response.connection.host == host, "the report is the origin's, not the proxy's")
+                #expect(proxy.logText.contains("CONNECT \(host):\(server.port)"), "\(proxy.logText)")
+                // The tunnel is pooled like any connection to the origin.
+                _ = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/again"))
+                #expect(server.connectionCount == 1)
+            }
+        }
     }
 
     @Test(.enabled(if: Tinyproxy.path != nil, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run does)"))
     func aMisPinnedOriginIsRefusedByOurEvaluationInsideTheTunnel() async throws {
         let pki = ServerPKI(dns: [host])
         let server = try await origin(pki)
-        defer { Task { await server.shutdown() } }
-        let proxy = try await Tinyproxy.start()
-        defer { proxy.stop() }
-        let wrongPin = try Pin(parsing: "sha256/" + ServerPKI.pin(ServerPKI().leaf))
-        let manager = try ServerTrustManager(evaluators: [host: PinSetEvaluator(pins: [wrongPin])])
-        let client = client(pki, proxy: try via(proxy.url), trustManager: manager)
-        defer { Task { await client.shutdown() } }
+        try await withShutdown({ await server.shutdown() }) {
+            let proxy = try await Tinyproxy.start()
+            defer { proxy.stop() }
+            let wrongPin = try Pin(parsing: "sha256/" + ServerPKI.pin(ServerPKI().leaf))
+            let manager = try ServerTrustManager(evaluators: [host: PinSetEvaluator(pins: [wrongPin])])
+            let client = client(pki, proxy: try via(proxy.url), trustManager: manager)
+            await withShutdown({ await client.shutdown() }) {
 
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        #expect(error?.kind == .pinMismatch)
-        #expect(error?.phase == .handshake, "the proxy opened the tunnel; the refusal is ours, at the origin's handshake")
-        #expect(proxy.logText.contains("CONNECT \(host):\(server.port)"))
-        #expect(server.requests.isEmpty, "no byte of HTTP reached the refused origin")
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+                #expect(error?.kind == .pinMismatch)
+                #expect(error?.phase == .handshake, "the proxy opened the tunnel; the refusal is ours, at the origin's handshake")
+                #expect(proxy.logText.contains("CONNECT \(host):\(server.port)"))
+                #expect(server.requests.isEmpty, "no byte of HTTP reached the refused origin")
+            }
+        }
     }
 
     @Test(.enabled(if: Tinyproxy.path != nil, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run does)"))
@@ -78,107 +82,111 @@ import TransportTrust
         let server = try await origin(pki) { request in
             TestResponse(body: Array("origin".utf8), close: request.head.uri == "/close")
         }
-        defer { Task { await server.shutdown() } }
-        let proxy = try await Tinyproxy.start(basicAuth: ("proxyuser", "proxypass"))
-        defer { proxy.stop() }
-        let url = "https://\(host):\(server.port)/"
+        try await withShutdown({ await server.shutdown() }) {
+            let proxy = try await Tinyproxy.start(basicAuth: ("proxyuser", "proxypass"))
+            defer { proxy.stop() }
+            let url = "https://\(host):\(server.port)/"
 
-        // Right, from the proxy URL: the challenge handler's default handling sends it.
-        let fromURL = client(pki, proxy: try via("http://proxyuser:proxypass@127.0.0.1:\(proxy.port)"))
-        #expect(try await fromURL.execute(HTTPRequest(url: url)).text == "origin")
-        await fromURL.shutdown()
+            // Right, from the proxy URL: the challenge handler's default handling sends it.
+            let fromURL = client(pki, proxy: try via("http://proxyuser:proxypass@127.0.0.1:\(proxy.port)"))
+            #expect(try await fromURL.execute(HTTPRequest(url: url)).text == "origin")
+            await fromURL.shutdown()
 
-        // Right, from the challenge handler, which sees a proxy protection space.
-        let seen = ChallengeLog()
-        let answering = client(pki, proxy: try via(proxy.url)) { config in
-            config.challengeHandler = { challenge in
-                guard challenge.protectionSpace.isProxy else { return .performDefaultHandling }
-                seen.append(challenge)
-                return .useCredential(.password(user: "proxyuser", password: "proxypass", persistence: .forSession))
+            // Right, from the challenge handler, which sees a proxy protection space.
+            let seen = ChallengeLog()
+            let answering = client(pki, proxy: try via(proxy.url)) { config in
+                config.challengeHandler = { challenge in
+                    guard challenge.protectionSpace.isProxy else { return .performDefaultHandling }
+                    seen.append(challenge)
+                    return .useCredential(.password(user: "proxyuser", password: "proxypass", persistence: .forSession))
+                }
             }
-        }
-        #expect(try await answering.execute(HTTPRequest(url: url)).text == "origin")
-        let space = try #require(seen.all.first?.protectionSpace)
-        #expect(space.proxyType == "http")
-        #expect(space.host == "127.0.0.1" && space.port == proxy.port)
-        #expect(space.authenticationMethod == .httpBasic)
-        #expect(space.realm == "Tinyproxy")
-        #expect(!server.requests.contains { $0.head.headers.contains(name: "proxy-authorization") }, "the proxy credential never reaches the origin")
-        // The next tunnel sends the remembered credential at once.
-        _ = try await answering.execute(HTTPRequest(url: url + "close"))
-        _ = try await answering.execute(HTTPRequest(url: url))
-        #expect(server.connectionCount == 3, "the origin closed after /close, so the last request had a tunnel of its own")
-        #expect(seen.all.count == 1)
-        await answering.shutdown()
+            #expect(try await answering.execute(HTTPRequest(url: url)).text == "origin")
+            let space = try #require(seen.all.first?.protectionSpace)
+            #expect(space.proxyType == "http")
+            #expect(space.host == "127.0.0.1" && space.port == proxy.port)
+            #expect(space.authenticationMethod == .httpBasic)
+            #expect(space.realm == "Tinyproxy")
+            #expect(!server.requests.contains { $0.head.headers.contains(name: "proxy-authorization") }, "the proxy credential never reaches the origin")
+            // The next tunnel sends the remembered credential at once.
+            _ = try await answering.execute(HTTPRequest(url: url + "close"))
+            _ = try await answering.execute(HTTPRequest(url: url))
+            #expect(server.connectionCount == 3, "the origin closed after /close, so the last request had a tunnel of its own")
+            #expect(seen.all.count == 1)
+            await answering.shutdown()
 
-        // Wrong: counted failures, then a proxy authentication failure.
-        let wrongSeen = ChallengeLog()
-        let wrong = client(pki, proxy: try via(proxy.url)) { config in
-            config.challengeHandler = { challenge in
-                guard challenge.protectionSpace.isProxy else { return .performDefaultHandling }
-                wrongSeen.append(challenge)
-                return .useCredential(.password(user: "proxyuser", password: "wrong", persistence: .none))
+            // Wrong: counted failures, then a proxy authentication failure.
+            let wrongSeen = ChallengeLog()
+            let wrong = client(pki, proxy: try via(proxy.url)) { config in
+                config.challengeHandler = { challenge in
+                    guard challenge.protectionSpace.isProxy else { return .performDefaultHandling }
+                    wrongSeen.append(challenge)
+                    return .useCredential(.password(user: "proxyuser", password: "wrong", persistence: .none))
+                }
             }
-        }
-        let failed = await transportError { try await wrong.execute(HTTPRequest(url: url)) }
-        #expect(failed?.kind == .proxyAuthenticationFailed)
-        #expect(failed?.phase == .proxy)
-        #expect(failed?.message.contains("http://127.0.0.1:\(proxy.port)") == true)
-        #expect(wrongSeen.all.map(\.previousFailureCount) == [0, 1, 2])
-        #expect(failed.map { "\($0)" }?.contains("wrong") == false, "no password in the error")
-        await wrong.shutdown()
+            let failed = await transportError { try await wrong.execute(HTTPRequest(url: url)) }
+            #expect(failed?.kind == .proxyAuthenticationFailed)
+            #expect(failed?.phase == .proxy)
+            #expect(failed?.message.contains("http://127.0.0.1:\(proxy.port)") == true)
+            #expect(wrongSeen.all.map(\.previousFailureCount) == [0, 1, 2])
+            #expect(failed.map { "\($0)" }?.contains("wrong") == false, "no password in the error")
+            await wrong.shutdown()
 
-        // No credential at all.
-        let none = client(pki, proxy: try via(proxy.url))
-        let unanswered = await transportError { try await none.execute(HTTPRequest(url: url)) }
-        #expect(unanswered?.kind == .proxyAuthenticationFailed)
-        #expect(unanswered?.message.contains("no proxy credential") == true)
-        await none.shutdown()
+            // No credential at all.
+            let none = client(pki, proxy: try via(proxy.url))
+            let unanswered = await transportError { try await none.execute(HTTPRequest(url: url)) }
+            #expect(unanswered?.kind == .proxyAuthenticationFailed)
+            #expect(unanswered?.message.contains("no proxy credential") == true)
+            await none.shutdown()
 
-        // The delegate cancels.
-        let cancelling = client(pki, proxy: try via(proxy.url)) { config in
-            config.challengeHandler = { $0.protectionSpace.isProxy ? .cancelAuthenticationChallenge : .performDefaultHandling }
+            // The delegate cancels.
+            let cancelling = client(pki, proxy: try via(proxy.url)) { config in
+                config.challengeHandler = { $0.protectionSpace.isProxy ? .cancelAuthenticationChallenge : .performDefaultHandling }
+            }
+            let cancelled = await transportError { try await cancelling.execute(HTTPRequest(url: url)) }
+            #expect(cancelled?.kind == .authenticationCancelled)
+            #expect(cancelled?.phase == .proxy)
+            await cancelling.shutdown()
+            #expect(server.requests.count == 4, "only the requests whose tunnel opened reached the origin")
         }
-        let cancelled = await transportError { try await cancelling.execute(HTTPRequest(url: url)) }
-        #expect(cancelled?.kind == .authenticationCancelled)
-        #expect(cancelled?.phase == .proxy)
-        await cancelling.shutdown()
-        #expect(server.requests.count == 4, "only the requests whose tunnel opened reached the origin")
     }
 
     @Test(.enabled(if: Tinyproxy.path != nil, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run does)"))
     func plainHTTPGoesToTheProxyInAbsoluteFormWithItsCredential() async throws {
         let server = try await TestServer.http { _ in .text("plain") }
-        defer { Task { await server.shutdown() } }
-        let proxy = try await Tinyproxy.start(basicAuth: ("proxyuser", "proxypass"))
-        defer { proxy.stop() }
-        let client = makeClient(anchors: ServerPKI().anchors, hosts: [host], ats: .disabled) { config in
-            config.proxy = try? self.via("http://proxyuser:proxypass@127.0.0.1:\(proxy.port)")
+        try await withShutdown({ await server.shutdown() }) {
+            let proxy = try await Tinyproxy.start(basicAuth: ("proxyuser", "proxypass"))
+            defer { proxy.stop() }
+            let client = makeClient(anchors: ServerPKI().anchors, hosts: [host], ats: .disabled) { config in
+                config.proxy = try? self.via("http://proxyuser:proxypass@127.0.0.1:\(proxy.port)")
+            }
+            try await withShutdown({ await client.shutdown() }) {
+                let response = try await client.execute(HTTPRequest(url: "http://\(host):\(server.port)/page?q=1"))
+                #expect(response.text == "plain")
+                #expect(proxy.logText.contains("GET http://\(host):\(server.port)/page?q=1"), "\(proxy.logText)")
+                #expect(server.requests.first?.head.uri == "/page?q=1")
+                #expect(server.requests.first?.head.headers.contains(name: "proxy-authorization") == false, "the proxy keeps its credential")
+            }
         }
-        defer { Task { await client.shutdown() } }
-        let response = try await client.execute(HTTPRequest(url: "http://\(host):\(server.port)/page?q=1"))
-        #expect(response.text == "plain")
-        #expect(proxy.logText.contains("GET http://\(host):\(server.port)/page?q=1"), "\(proxy.logText)")
-        #expect(server.requests.first?.head.uri == "/page?q=1")
-        #expect(server.requests.first?.head.headers.contains(name: "proxy-authorization") == false, "the proxy keeps its credential")
     }
 
     @Test(.enabled(if: Tinyproxy.path != nil, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run does)"))
     func atsFetchGoesThroughTinyproxyAndSaysSo() async throws {
         let pki = ServerPKI(dns: [host])
         let server = try await origin(pki)
-        defer { Task { await server.shutdown() } }
-        let proxy = try await Tinyproxy.start()
-        defer { proxy.stop() }
-        let dir = try TemporaryDirectory()
-        let anchors = try dir.write("root.pem", pki.root.pem)
-        let output = Output.capture()
-        let status = await ATSCommand.run(arguments: ["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
-                                                      "--proxy", proxy.url, "--verbose"], output: output)
-        #expect(status == 0, "\(output.standardError)")
-        #expect(output.standardOutput == "origin")
-        #expect(output.standardError.contains("through the proxy \(proxy.url)"))
-        #expect(proxy.logText.contains("CONNECT \(host):\(server.port)"))
+        try await withShutdown({ await server.shutdown() }) {
+            let proxy = try await Tinyproxy.start()
+            defer { proxy.stop() }
+            let dir = try TemporaryDirectory()
+            let anchors = try dir.write("root.pem", pki.root.pem)
+            let output = Output.capture()
+            let status = await ATSCommand.run(arguments: ["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
+                                                          "--proxy", proxy.url, "--verbose"], output: output)
+            #expect(status == 0, "\(output.standardError)")
+            #expect(output.standardOutput == "origin")
+            #expect(output.standardError.contains("through the proxy \(proxy.url)"))
+            #expect(proxy.logText.contains("CONNECT \(host):\(server.port)"))
+        }
     }
 
     // MARK: Bypass and unreachable proxies
@@ -186,23 +194,24 @@ import TransportTrust
     @Test func noProxyBypassesTheProxyAndADeadProxyIsNamed() async throws {
         let pki = ServerPKI(dns: [host])
         let server = try await origin(pki)
-        defer { Task { await server.shutdown() } }
-        let dead = try await Tinyproxy.freePort()
-        let short = Timeouts(connect: .seconds(5), handshake: .seconds(30), request: .seconds(60))
+        try await withShutdown({ await server.shutdown() }) {
+            let dead = try await Tinyproxy.freePort()
+            let short = Timeouts(connect: .seconds(5), handshake: .seconds(30), request: .seconds(60))
 
-        let bypassing = client(pki, proxy: try via("http://127.0.0.1:\(dead)", noProxy: "example.com, .\(host)"), timeouts: short)
-        #expect(try await bypassing.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "origin")
-        await bypassing.shutdown()
+            let bypassing = client(pki, proxy: try via("http://127.0.0.1:\(dead)", noProxy: "example.com, .\(host)"), timeouts: short)
+            #expect(try await bypassing.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "origin")
+            await bypassing.shutdown()
 
-        let proxied = client(pki, proxy: try via("http://user:secret@127.0.0.1:\(dead)", noProxy: "example.com"), timeouts: short)
-        let error = await transportError { try await proxied.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        await proxied.shutdown()
-        #expect(error?.kind == .connectionFailed)
-        #expect(error?.phase == .proxy)
-        #expect(error?.message.contains("proxy http://127.0.0.1:\(dead)") == true)
-        #expect(error?.message.contains("unreachable") == true)
-        #expect(error.map { "\($0)" }?.contains("secret") == false, "never the proxy's password")
-        #expect(server.requests.count == 1)
+            let proxied = client(pki, proxy: try via("http://user:secret@127.0.0.1:\(dead)", noProxy: "example.com"), timeouts: short)
+            let error = await transportError { try await proxied.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            await proxied.shutdown()
+            #expect(error?.kind == .connectionFailed)
+            #expect(error?.phase == .proxy)
+            #expect(error?.message.contains("proxy http://127.0.0.1:\(dead)") == true)
+            #expect(error?.message.contains("unreachable") == true)
+            #expect(error.map { "\($0)" }?.contains("secret") == false, "never the proxy's password")
+            #expect(server.requests.count == 1)
+        }
     }
 
     // MARK: Hostile proxies
@@ -210,28 +219,32 @@ import TransportTrust
     @Test func aProxyAnsweringGarbageIsAMalformedProxyResponse() async throws {
         let pki = ServerPKI(dns: [host])
         let proxy = try await TestProxy.start(.garbage)
-        defer { Task { await proxy.shutdown() } }
-        let client = client(pki, proxy: try via(proxy.url))
-        defer { Task { await client.shutdown() } }
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
-        #expect(error?.kind == .malformedResponse)
-        #expect(error?.phase == .proxy)
-        #expect(error?.message.contains("not HTTP") == true)
+        try await withShutdown({ await proxy.shutdown() }) {
+            let client = client(pki, proxy: try via(proxy.url))
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
+                #expect(error?.kind == .malformedResponse)
+                #expect(error?.phase == .proxy)
+                #expect(error?.message.contains("not HTTP") == true)
+            }
+        }
     }
 
     @Test func aRefusedCONNECTNamesTheProxyAndItsStatus() async throws {
         let pki = ServerPKI(dns: [host])
         let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
-        defer { Task { await proxy.shutdown() } }
-        let closed = try await Tinyproxy.freePort()
-        let client = client(pki, proxy: try via(proxy.url))
-        defer { Task { await client.shutdown() } }
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(closed)/")) }
-        #expect(error?.kind == .proxyRefused)
-        #expect(error?.phase == .proxy)
-        #expect(error?.message.contains("502") == true)
-        #expect(error?.message.contains("proxy \(proxy.url)") == true)
-        #expect(error?.message.contains("\(host):\(closed)") == true)
+        try await withShutdown({ await proxy.shutdown() }) {
+            let closed = try await Tinyproxy.freePort()
+            let client = client(pki, proxy: try via(proxy.url))
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(closed)/")) }
+                #expect(error?.kind == .proxyRefused)
+                #expect(error?.phase == .proxy)
+                #expect(error?.message.contains("502") == true)
+                #expect(error?.message.contains("proxy \(proxy.url)") == true)
+                #expect(error?.message.contains("\(host):\(closed)") == true)
+            }
+        }
     }
 
     @Test func aProxyThatNeverAnswersOrHangsInTheTunnelTimesOut() async throws {
@@ -240,21 +253,23 @@ import TransportTrust
         let quick = Timeouts(connect: .seconds(5), handshake: .seconds(3), request: .seconds(30))
 
         let silent = try await TestProxy.start(.silent)
-        defer { Task { await silent.shutdown() } }
-        let first = client(pki, proxy: try via(silent.url), timeouts: quick)
-        let unanswered = await transportError { try await first.execute(HTTPRequest(url: "https://\(host):443/")) }
-        await first.shutdown()
-        #expect(unanswered?.kind == .timedOut)
-        #expect(unanswered?.phase == .proxy)
-        #expect(unanswered?.message.contains("CONNECT") == true)
+        try await withShutdown({ await silent.shutdown() }) {
+            let first = client(pki, proxy: try via(silent.url), timeouts: quick)
+            let unanswered = await transportError { try await first.execute(HTTPRequest(url: "https://\(host):443/")) }
+            await first.shutdown()
+            #expect(unanswered?.kind == .timedOut)
+            #expect(unanswered?.phase == .proxy)
+            #expect(unanswered?.message.contains("CONNECT") == true)
 
-        let hanging = try await TestProxy.start(.hangAfterConnect)
-        defer { Task { await hanging.shutdown() } }
-        let second = client(pki, proxy: try via(hanging.url), timeouts: quick)
-        let stalled = await transportError { try await second.execute(HTTPRequest(url: "https://\(host):443/")) }
-        await second.shutdown()
-        #expect(stalled?.kind == .timedOut)
-        #expect(stalled?.phase == .handshake, "the tunnel opened; the origin's handshake never finished")
+            let hanging = try await TestProxy.start(.hangAfterConnect)
+            try await withShutdown({ await hanging.shutdown() }) {
+                let second = client(pki, proxy: try via(hanging.url), timeouts: quick)
+                let stalled = await transportError { try await second.execute(HTTPRequest(url: "https://\(host):443/")) }
+                await second.shutdown()
+                #expect(stalled?.kind == .timedOut)
+                #expect(stalled?.phase == .handshake, "the tunnel opened; the origin's handshake never finished")
+            }
+        }
     }
 
     @Test func aProxyInjectingItsOwnCertificateIsRefused() async throws {
@@ -262,13 +277,15 @@ import TransportTrust
         let impostor = ServerPKI(dns: [host])
         let tls = try NIOSSLContext(configuration: TestServer.tlsConfiguration(chain: impostor.served, key: impostor.leaf.key))
         let proxy = try await TestProxy.start(.inject(tls))
-        defer { Task { await proxy.shutdown() } }
-        let client = client(pki, proxy: try via(proxy.url))
-        defer { Task { await client.shutdown() } }
-        let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
-        #expect(error?.kind == .serverTrustRefused)
-        #expect(error?.phase == .handshake)
-        #expect(proxy.requests.map(\.method) == [.CONNECT])
+        try await withShutdown({ await proxy.shutdown() }) {
+            let client = client(pki, proxy: try via(proxy.url))
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
+                #expect(error?.kind == .serverTrustRefused)
+                #expect(error?.phase == .handshake)
+                #expect(proxy.requests.map(\.method) == [.CONNECT])
+            }
+        }
     }
 
     // MARK: Credentials stay where they belong
@@ -281,34 +298,37 @@ import TransportTrust
             request.head.headers.first(name: "authorization") == originAuth ? .text("welcome")
                 : TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"origin\"")], body: [])
         }
-        defer { Task { await server.shutdown() } }
-        let proxy = try await TestProxy.start(.forward(requiredAuthorization: proxyAuth))
-        defer { Task { await proxy.shutdown() } }
-        let seen = ChallengeLog()
-        let client = client(pki, proxy: try via(proxy.url)) { config in
-            config.challengeHandler = { challenge in
-                let space = challenge.protectionSpace
-                guard space.authenticationMethod == .httpBasic else { return .performDefaultHandling }
-                seen.append(challenge)
-                return .useCredential(space.isProxy ? .password(user: "bob", password: "proxy-secret", persistence: .forSession)
-                                                    : .password(user: "alice", password: "origin-secret", persistence: .forSession))
+        try await withShutdown({ await server.shutdown() }) {
+            let proxy = try await TestProxy.start(.forward(requiredAuthorization: proxyAuth))
+            try await withShutdown({ await proxy.shutdown() }) {
+                let seen = ChallengeLog()
+                let client = client(pki, proxy: try via(proxy.url)) { config in
+                    config.challengeHandler = { challenge in
+                        let space = challenge.protectionSpace
+                        guard space.authenticationMethod == .httpBasic else { return .performDefaultHandling }
+                        seen.append(challenge)
+                        return .useCredential(space.isProxy ? .password(user: "bob", password: "proxy-secret", persistence: .forSession)
+                                                            : .password(user: "alice", password: "origin-secret", persistence: .forSession))
+                    }
+                }
+                try await withShutdown({ await client.shutdown() }) { () async throws in
+                    #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "welcome")
+                    #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/again")).text == "welcome")
+
+                    #expect(!proxy.requests.isEmpty)
+                    #expect(proxy.requests.allSatisfy { !$0.headers.contains(name: "authorization") }, "the origin's credential never reaches the proxy")
+                    #expect(proxy.requests.last?.headers.first(name: "proxy-authorization") == proxyAuth)
+                    #expect(server.requests.allSatisfy { !$0.head.headers.contains(name: "proxy-authorization") }, "the proxy's credential never reaches the origin")
+                    #expect(server.requests.last?.head.headers.first(name: "authorization") == originAuth)
+                    // Each space is proposed only its own stored credential.
+                    let proxyChallenges = seen.all.filter(\.protectionSpace.isProxy)
+                    let originChallenges = seen.all.filter { !$0.protectionSpace.isProxy }
+                    #expect(proxyChallenges.count == 1 && originChallenges.count == 2)
+                    #expect(proxyChallenges.allSatisfy { $0.proposedCredential?.userPassword?.user != "alice" })
+                    #expect(originChallenges.allSatisfy { $0.proposedCredential?.userPassword?.user != "bob" })
+                }
             }
         }
-        defer { Task { await client.shutdown() } }
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")).text == "welcome")
-        #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/again")).text == "welcome")
-
-        #expect(!proxy.requests.isEmpty)
-        #expect(proxy.requests.allSatisfy { !$0.headers.contains(name: "authorization") }, "the origin's credential never reaches the proxy")
-        #expect(proxy.requests.last?.headers.first(name: "proxy-authorization") == proxyAuth)
-        #expect(server.requests.allSatisfy { !$0.head.headers.contains(name: "proxy-authorization") }, "the proxy's credential never reaches the origin")
-        #expect(server.requests.last?.head.headers.first(name: "authorization") == originAuth)
-        // Each space is proposed only its own stored credential.
-        let proxyChallenges = seen.all.filter(\.protectionSpace.isProxy)
-        let originChallenges = seen.all.filter { !$0.protectionSpace.isProxy }
-        #expect(proxyChallenges.count == 1 && originChallenges.count == 2)
-        #expect(proxyChallenges.allSatisfy { $0.proposedCredential?.userPassword?.user != "alice" })
-        #expect(originChallenges.allSatisfy { $0.proposedCredential?.userPassword?.user != "bob" })
     }
 
     // MARK: https proxies
@@ -316,31 +336,33 @@ import TransportTrust
     @Test func anHTTPSProxyIsHeldToItsOwnAnchorsAndNeverToPins() async throws {
         let pki = ServerPKI(dns: [host])
         let server = try await origin(pki)
-        defer { Task { await server.shutdown() } }
-        let proxyPKI = ServerPKI()
-        let proxyLeaf = proxyPKI.intermediate.leaf(dns: [], ips: [[127, 0, 0, 1]], key: .p256())
-        let tls = try NIOSSLContext(configuration: TestServer.tlsConfiguration(chain: [proxyLeaf, proxyPKI.intermediate], key: proxyLeaf.key))
-        let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil), tls: tls)
-        defer { Task { await proxy.shutdown() } }
-        // The origin is pinned; the proxy's certificate matches no pin and need not.
-        let pin = try Pin(parsing: "sha256/" + ServerPKI.pin(pki.leaf))
-        let manager = try ServerTrustManager(evaluators: [host: PinSetEvaluator(pins: [pin])])
+        try await withShutdown({ await server.shutdown() }) {
+            let proxyPKI = ServerPKI()
+            let proxyLeaf = proxyPKI.intermediate.leaf(dns: [], ips: [[127, 0, 0, 1]], key: .p256())
+            let tls = try NIOSSLContext(configuration: TestServer.tlsConfiguration(chain: [proxyLeaf, proxyPKI.intermediate], key: proxyLeaf.key))
+            let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil), tls: tls)
+            try await withShutdown({ await proxy.shutdown() }) {
+                // The origin is pinned; the proxy's certificate matches no pin and need not.
+                let pin = try Pin(parsing: "sha256/" + ServerPKI.pin(pki.leaf))
+                let manager = try ServerTrustManager(evaluators: [host: PinSetEvaluator(pins: [pin])])
 
-        var trusted = try Proxy(url: proxy.url)
-        trusted.anchors = proxyPKI.anchors
-        let trusting = client(pki, proxy: ProxyConfiguration(all: trusted), trustManager: manager)
-        let response = try await trusting.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
-        await trusting.shutdown()
-        #expect(response.text == "origin")
-        #expect(response.connection.verdict?.chain.first?.der == pki.leaf.der, "the verdict is the origin's")
+                var trusted = try Proxy(url: proxy.url)
+                trusted.anchors = proxyPKI.anchors
+                let trusting = client(pki, proxy: ProxyConfiguration(all: trusted), trustManager: manager)
+                let response = try await trusting.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+                await trusting.shutdown()
+                #expect(response.text == "origin")
+                #expect(response.connection.verdict?.chain.first?.der == pki.leaf.der, "the verdict is the origin's")
 
-        // Without its anchors the proxy is untrusted, and named.
-        let untrusting = client(pki, proxy: ProxyConfiguration(all: try Proxy(url: proxy.url)), trustManager: manager)
-        let error = await transportError { try await untrusting.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-        await untrusting.shutdown()
-        #expect(error?.kind == .serverTrustRefused)
-        #expect(error?.phase == .proxy)
-        #expect(error?.message.contains("proxy https://127.0.0.1:\(proxy.port)") == true)
-        #expect(server.requests.count == 1)
+                // Without its anchors the proxy is untrusted, and named.
+                let untrusting = client(pki, proxy: ProxyConfiguration(all: try Proxy(url: proxy.url)), trustManager: manager)
+                let error = await transportError { try await untrusting.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+                await untrusting.shutdown()
+                #expect(error?.kind == .serverTrustRefused)
+                #expect(error?.phase == .proxy)
+                #expect(error?.message.contains("proxy https://127.0.0.1:\(proxy.port)") == true)
+                #expect(server.requests.count == 1)
+            }
+        }
     }
 }

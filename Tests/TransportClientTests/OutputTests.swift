@@ -63,12 +63,13 @@ import Testing
         // `ats fetch` writes its body after NIO has ignored SIGPIPE: the write fails with EPIPE.
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: Array(repeating: 0x78, count: 200_000)) }
-        defer { Task { await server.shutdown() } }
-        let host = "www.example.test"
-        let fetch = try Self.runWithoutAReader(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                                                "--resolve", "\(host):127.0.0.1", "--timeout", "60"])
-        #expect(fetch.reason == .exit && fetch.status == 141, "\(fetch)")
-        #expect(!fetch.err.contains("Fatal error"), "\(fetch.err)")
-        #expect(server.requests.count == 1)
+        try await withShutdown({ await server.shutdown() }) {
+            let host = "www.example.test"
+            let fetch = try Self.runWithoutAReader(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                                                    "--resolve", "\(host):127.0.0.1", "--timeout", "60"])
+            #expect(fetch.reason == .exit && fetch.status == 141, "\(fetch)")
+            #expect(!fetch.err.contains("Fatal error"), "\(fetch.err)")
+            #expect(server.requests.count == 1)
+        }
     }
 }

@@ -87,38 +87,41 @@ import X509
         // 40, 70 and 71 keep their ATS advice (version or suite); the rest are the server's words for other things.
         let alerts = HandshakeFailureClassifier.alertNames.keys.filter { ![0, 40, 70, 71].contains($0) }.sorted()
         let server = try await AlertServer.start()
-        defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
-        defer { Task { await client.shutdown() } }
-        for alert in alerts {
-            server.next(alert)
-            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
-            let expected = TLSFailureReason(alert: alert)
-            #expect(error?.tlsReason == expected, "alert \(alert)")
-            #expect(error?.message == expected?.sentence, "alert \(alert)")
-            let clientSide = [42, 43, 44, 45, 46, 48, 49, 116].contains(alert)
-            #expect(error?.kind == (clientSide ? .clientCertificateRejected : .tlsFailure), "alert \(alert)")
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            await withShutdown({ await client.shutdown() }) {
+                for alert in alerts {
+                    server.next(alert)
+                    let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+                    let expected = TLSFailureReason(alert: alert)
+                    #expect(error?.tlsReason == expected, "alert \(alert)")
+                    #expect(error?.message == expected?.sentence, "alert \(alert)")
+                    let clientSide = [42, 43, 44, 45, 46, 48, 49, 116].contains(alert)
+                    #expect(error?.kind == (clientSide ? .clientCertificateRejected : .tlsFailure), "alert \(alert)")
+                }
+            }
         }
     }
 
     @Test func atsFetchShowsTheCodeOnlyWhenVerboseOrInJSON() async throws {
         let server = try await AlertServer.start()
-        defer { Task { await server.shutdown() } }
-        server.next(80)
-        let base = ["fetch", "https://\(host):\(server.port)/", "--resolve", "\(host):127.0.0.1"]
-        func run(_ extra: [String]) async -> (Int32, Output) {
-            let output = Output.capture()
-            return (await ATSCommand.run(arguments: base + extra, output: output), output)
+        await withShutdown({ await server.shutdown() }) {
+            server.next(80)
+            let base = ["fetch", "https://\(host):\(server.port)/", "--resolve", "\(host):127.0.0.1"]
+            func run(_ extra: [String]) async -> (Int32, Output) {
+                let output = Output.capture()
+                return (await ATSCommand.run(arguments: base + extra, output: output), output)
+            }
+            let (plain, plainOut) = await run([])
+            #expect(plain == 1)
+            #expect(plainOut.standardError.contains("failed internally"))
+            #expect(!plainOut.standardError.contains("TLSV1_ALERT_INTERNAL_ERROR"))
+            let (_, verboseOut) = await run(["--verbose"])
+            #expect(verboseOut.standardError.contains("TLS library reason: TLSV1_ALERT_INTERNAL_ERROR"))
+            let (_, jsonOut) = await run(["--json"])
+            #expect(jsonOut.standardOutput.contains("\"tlsReason\" : \"TLSV1_ALERT_INTERNAL_ERROR\""))
+            #expect(jsonOut.standardOutput.contains("\"fixedBy\" : \"server\""))
         }
-        let (plain, plainOut) = await run([])
-        #expect(plain == 1)
-        #expect(plainOut.standardError.contains("failed internally"))
-        #expect(!plainOut.standardError.contains("TLSV1_ALERT_INTERNAL_ERROR"))
-        let (_, verboseOut) = await run(["--verbose"])
-        #expect(verboseOut.standardError.contains("TLS library reason: TLSV1_ALERT_INTERNAL_ERROR"))
-        let (_, jsonOut) = await run(["--json"])
-        #expect(jsonOut.standardOutput.contains("\"tlsReason\" : \"TLSV1_ALERT_INTERNAL_ERROR\""))
-        #expect(jsonOut.standardOutput.contains("\"fixedBy\" : \"server\""))
     }
 }
 

@@ -49,16 +49,17 @@ import TransportTrust
         let log = LogCapture()
         let server = try await f.serve(f.policy(nameRules: [try ClientNameRule(parsing: "uri:spiffe://example.org/ns/payments/*")]),
                                        maximum: version, log: log)
-        defer { Task { await server.shutdown() } }
-        let result = try await curl(f, server, as: "client", version: version)
-        #expect(result.status == 0, "\(result.output)")
-        let json = try verdict(result)
-        #expect(json["verified"] as? Bool == true, "\(result.output)")
-        #expect(json["spkiSHA256"] as? String == "sha256/" + (f.client.input.spkiSHA256Base64 ?? ""))
-        #expect((json["chain"] as? [[String: Any]])?.count == 3)
-        #expect((json["names"] as? [String: Any])?["uris"] as? [String] == [MTLSFixture.spiffeID])
-        #expect((json["matchedRule"] as? String)?.contains("uri:spiffe://example.org/ns/payments/*") == true)
-        #expect(log.lines.isEmpty)
+        try await withShutdown({ await server.shutdown() }) {
+            let result = try await curl(f, server, as: "client", version: version)
+            #expect(result.status == 0, "\(result.output)")
+            let json = try verdict(result)
+            #expect(json["verified"] as? Bool == true, "\(result.output)")
+            #expect(json["spkiSHA256"] as? String == "sha256/" + (f.client.input.spkiSHA256Base64 ?? ""))
+            #expect((json["chain"] as? [[String: Any]])?.count == 3)
+            #expect((json["names"] as? [String: Any])?["uris"] as? [String] == [MTLSFixture.spiffeID])
+            #expect((json["matchedRule"] as? String)?.contains("uri:spiffe://example.org/ns/payments/*") == true)
+            #expect(log.lines.isEmpty)
+        }
     }
 
     @Test(arguments: versions)
@@ -70,11 +71,12 @@ import TransportTrust
 
         let log = LogCapture()
         let server = try await f.serve(f.policy(mode: .optional), maximum: version, log: log)
-        defer { Task { await server.shutdown() } }
-        let optional = try await curl(f, server, as: nil, version: version)
-        #expect(try verdict(optional)["outcome"] as? String == "not-presented", "\(optional.output)")
-        let withCertificate = try await curl(f, server, as: "client", version: version)
-        #expect(try verdict(withCertificate)["verified"] as? Bool == true, "optional mode still verifies a certificate that is sent")
+        try await withShutdown({ await server.shutdown() }) {
+            let optional = try await curl(f, server, as: nil, version: version)
+            #expect(try verdict(optional)["outcome"] as? String == "not-presented", "\(optional.output)")
+            let withCertificate = try await curl(f, server, as: "client", version: version)
+            #expect(try verdict(withCertificate)["verified"] as? Bool == true, "optional mode still verifies a certificate that is sent")
+        }
     }
 
     @Test(arguments: versions)
@@ -137,29 +139,31 @@ import TransportTrust
         try f.write(f.client, chain: filler, as: "flood")
         let log = LogCapture()
         let server = try await f.serve(f.policy(), log: log)
-        defer { Task { await server.shutdown() } }
-        let flood = try await curl(f, server, as: "flood", version: .tlsv13)
-        #expect(!flood.output.contains("\"verified\" : true"))
-        let lines = await log.waitForLines(1)
-        #expect((lines.first ?? "").contains("reason=chainTooLong"), "\(lines)")
-        let after = try await curl(f, server, as: "client", version: .tlsv13)
-        #expect(try verdict(after)["verified"] as? Bool == true, "\(after.output)")
+        try await withShutdown({ await server.shutdown() }) {
+            let flood = try await curl(f, server, as: "flood", version: .tlsv13)
+            #expect(!flood.output.contains("\"verified\" : true"))
+            let lines = await log.waitForLines(1)
+            #expect((lines.first ?? "").contains("reason=chainTooLong"), "\(lines)")
+            let after = try await curl(f, server, as: "client", version: .tlsv13)
+            #expect(try verdict(after)["verified"] as? Bool == true, "\(after.output)")
+        }
     }
 
     @Test func aClientThatStallsMidHandshakeIsClosedAtTheHandshakeLimit() async throws {
         let f = try MTLSFixture()
         let log = LogCapture()
         let server = try await f.serve(f.policy(), handshakeTimeout: .seconds(1), log: log)
-        defer { Task { await server.shutdown() } }
-        // Half a ClientHello record header, then nothing.
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: server.port).get()
-        // The write may find the channel closed already, when this process was slow: the close is what is tested.
-        try? await channel.writeAndFlush(channel.allocator.buffer(bytes: [0x16, 0x03, 0x01])).get()
-        let closed = await bounded(.seconds(60)) { (try? await channel.closeFuture.get()) != nil }
-        #expect(closed != nil, "the server never closed a stalled client")
-        let lines = await log.waitForLines(1)
-        #expect((lines.first ?? "").contains("reason=handshakeTimeout"), "\(lines)")
+        try await withShutdown({ await server.shutdown() }) {
+            // Half a ClientHello record header, then nothing.
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: server.port).get()
+            // The write may find the channel closed already, when this process was slow: the close is what is tested.
+            try? await channel.writeAndFlush(channel.allocator.buffer(bytes: [0x16, 0x03, 0x01])).get()
+            let closed = await bounded(.seconds(60)) { (try? await channel.closeFuture.get()) != nil }
+            #expect(closed != nil, "the server never closed a stalled client")
+            let lines = await log.waitForLines(1)
+            #expect((lines.first ?? "").contains("reason=handshakeTimeout"), "\(lines)")
+        }
     }
 
     @Test(arguments: versions)
@@ -168,22 +172,23 @@ import TransportTrust
         try f.write(MTLSFixture.clientLeaf(f.clientCA, eku: [.serverAuth]), as: "serverauth")
         let log = LogCapture()
         let server = try await f.serve(f.policy(), maximum: version, log: log)
-        defer { Task { await server.shutdown() } }
-        func sClient(_ name: String) async throws -> ProcessResult {
-            try await runProcess(opensslPath ?? "openssl", [
-                "s_client", "-connect", "127.0.0.1:\(server.port)", version == .tlsv12 ? "-tls1_2" : "-tls1_3",
-                "-CAfile", f.directory.file("server-ca.pem"), "-verify_return_error", "-ign_eof",
-                "-cert", f.directory.file("\(name).pem"), "-key", f.directory.file("\(name)-key.pem"),
-                "-cert_chain", f.directory.file("client-issuing-ca.pem"),
-            ], input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        try await withShutdown({ await server.shutdown() }) {
+            func sClient(_ name: String) async throws -> ProcessResult {
+                try await runProcess(opensslPath ?? "openssl", [
+                    "s_client", "-connect", "127.0.0.1:\(server.port)", version == .tlsv12 ? "-tls1_2" : "-tls1_3",
+                    "-CAfile", f.directory.file("server-ca.pem"), "-verify_return_error", "-ign_eof",
+                    "-cert", f.directory.file("\(name).pem"), "-key", f.directory.file("\(name)-key.pem"),
+                    "-cert_chain", f.directory.file("client-issuing-ca.pem"),
+                ], input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            }
+            let good = try await sClient("client")
+            #expect(good.output.contains("\"verified\" : true"), "\(good.output)")
+            let bad = try await sClient("serverauth")
+            #expect(!bad.output.contains("\"verified\" : true"))
+            #expect(bad.output.contains("certificate unknown"), "the refusal is a TLS alert: \(bad.output)")
+            let lines = await log.waitForLines(1)
+            #expect((lines.first ?? "").contains("reason=extendedKeyUsage"), "\(lines)")
         }
-        let good = try await sClient("client")
-        #expect(good.output.contains("\"verified\" : true"), "\(good.output)")
-        let bad = try await sClient("serverauth")
-        #expect(!bad.output.contains("\"verified\" : true"))
-        #expect(bad.output.contains("certificate unknown"), "the refusal is a TLS alert: \(bad.output)")
-        let lines = await log.waitForLines(1)
-        #expect((lines.first ?? "").contains("reason=extendedKeyUsage"), "\(lines)")
     }
 
     /// A resumed session skips swift-nio-ssl's verification callback; the client must be verified again all the same.
@@ -191,17 +196,18 @@ import TransportTrust
         let f = try MTLSFixture()
         let log = LogCapture()
         let server = try await f.serve(f.policy(), maximum: .tlsv12, log: log)
-        defer { Task { await server.shutdown() } }
-        let result = try await runProcess(opensslPath ?? "openssl", [
-            "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-reconnect", "-ign_eof",
-            "-CAfile", f.directory.file("server-ca.pem"),
-            "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
-            "-cert_chain", f.directory.file("client-issuing-ca.pem"),
-        ], input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        #expect(result.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(result.output)")
-        #expect(result.output.contains("\"verified\" : true"), "\(result.output)")
-        #expect(result.output.contains("a resumed TLS session: verified again"), "\(result.output)")
-        #expect(log.lines.isEmpty, "\(log.lines)")
+        try await withShutdown({ await server.shutdown() }) {
+            let result = try await runProcess(opensslPath ?? "openssl", [
+                "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-reconnect", "-ign_eof",
+                "-CAfile", f.directory.file("server-ca.pem"),
+                "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
+                "-cert_chain", f.directory.file("client-issuing-ca.pem"),
+            ], input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(result.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(result.output)")
+            #expect(result.output.contains("\"verified\" : true"), "\(result.output)")
+            #expect(result.output.contains("a resumed TLS session: verified again"), "\(result.output)")
+            #expect(log.lines.isEmpty, "\(log.lines)")
+        }
     }
 
     /// Fail closed: a resumed session whose client's chain the server no longer has is refused, not let in unverified.
@@ -210,22 +216,23 @@ import TransportTrust
         let log = LogCapture()
         let mtls = try f.mutualTLSServer(f.policy(), maximum: .tlsv12, log: log)
         let server = try await VerdictServer.start(mtls)
-        defer { Task { await server.shutdown() } }
-        func sClient(_ session: [String]) async throws -> ProcessResult {
-            try await runProcess(opensslPath ?? "openssl", [
-                "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-ign_eof", "-CAfile", f.directory.file("server-ca.pem"),
-                "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
-                "-cert_chain", f.directory.file("client-issuing-ca.pem"),
-            ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        try await withShutdown({ await server.shutdown() }) {
+            func sClient(_ session: [String]) async throws -> ProcessResult {
+                try await runProcess(opensslPath ?? "openssl", [
+                    "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-ign_eof", "-CAfile", f.directory.file("server-ca.pem"),
+                    "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
+                    "-cert_chain", f.directory.file("client-issuing-ca.pem"),
+                ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            }
+            let first = try await sClient(["-sess_out", f.directory.file("session.pem")])
+            #expect(first.output.contains("\"verified\" : true"), "\(first.output)")
+            mtls.recentChains.removeAll()
+            let resumed = try await sClient(["-sess_in", f.directory.file("session.pem")])
+            #expect(resumed.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(resumed.output)")
+            #expect(!resumed.output.contains("\"verified\""), "\(resumed.output)")
+            let lines = await log.waitForLines(1)
+            #expect(lines.first?.contains("reason=unverifiedResumption subject=\"CN=payments-api") == true, "\(lines)")
         }
-        let first = try await sClient(["-sess_out", f.directory.file("session.pem")])
-        #expect(first.output.contains("\"verified\" : true"), "\(first.output)")
-        mtls.recentChains.removeAll()
-        let resumed = try await sClient(["-sess_in", f.directory.file("session.pem")])
-        #expect(resumed.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(resumed.output)")
-        #expect(!resumed.output.contains("\"verified\""), "\(resumed.output)")
-        let lines = await log.waitForLines(1)
-        #expect(lines.first?.contains("reason=unverifiedResumption subject=\"CN=payments-api") == true, "\(lines)")
     }
 
     @Test(arguments: versions)
@@ -235,35 +242,36 @@ import TransportTrust
         let (goodP12, badP12) = (try await f.pkcs12("client"), try await f.pkcs12("serverauth"))
         let log = LogCapture()
         let server = try await f.serve(f.policy(), maximum: version, log: log)
-        defer { Task { await server.shutdown() } }
-        func client(_ p12: String?) throws -> HTTPSClient {
-            HTTPSClient(configuration: HTTPSClientConfiguration(
-                anchors: TrustAnchors(custom: [f.serverRoot.input]), clientIdentity: try p12.map { try ClientIdentity(pkcs12File: $0, password: "pw") },
-                timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(60)),
-                addressOverrides: ["www.example.test": "127.0.0.1"]))
-        }
-        let url = "https://www.example.test:\(server.port)/"
-        let good = try client(goodP12)
-        let response = try await good.execute(HTTPRequest(url: url))
-        await good.shutdown()
-        #expect(response.text.contains("\"verified\" : true"), "\(response.text)")
-
-        // Under TLS 1.3 the client's handshake is over before the server's verdict, which reaches it as an alert on
-        // its first read; under TLS 1.2 the alert ends the handshake. Either way: "client certificate rejected".
-        for (p12, alert) in [(badP12, "certificate_unknown"), (nil, version == .tlsv13 ? "certificate_required" : "handshake_failure")] {
-            let refused = try client(p12)
-            do {
-                let answer = try await refused.execute(HTTPRequest(url: url))
-                Issue.record("a refused client got an answer: \(answer.text)")
-            } catch {
-                #expect(error.kind == .clientCertificateRejected, "\(error)")
-                #expect(error.message.contains("client certificate rejected"), "\(error)")
-                #expect(error.message.contains(alert), "\(error)")
+        try await withShutdown({ await server.shutdown() }) {
+            func client(_ p12: String?) throws -> HTTPSClient {
+                HTTPSClient(configuration: HTTPSClientConfiguration(
+                    anchors: TrustAnchors(custom: [f.serverRoot.input]), clientIdentity: try p12.map { try ClientIdentity(pkcs12File: $0, password: "pw") },
+                    timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(60)),
+                    addressOverrides: ["www.example.test": "127.0.0.1"]))
             }
-            await refused.shutdown()
+            let url = "https://www.example.test:\(server.port)/"
+            let good = try client(goodP12)
+            let response = try await good.execute(HTTPRequest(url: url))
+            await good.shutdown()
+            #expect(response.text.contains("\"verified\" : true"), "\(response.text)")
+
+            // Under TLS 1.3 the client's handshake is over before the server's verdict, which reaches it as an alert on
+            // its first read; under TLS 1.2 the alert ends the handshake. Either way: "client certificate rejected".
+            for (p12, alert) in [(badP12, "certificate_unknown"), (nil, version == .tlsv13 ? "certificate_required" : "handshake_failure")] {
+                let refused = try client(p12)
+                do throws(TransportError) {
+                    let answer = try await refused.execute(HTTPRequest(url: url))
+                    Issue.record("a refused client got an answer: \(answer.text)")
+                } catch {
+                    #expect(error.kind == .clientCertificateRejected, "\(error)")
+                    #expect(error.message.contains("client certificate rejected"), "\(error)")
+                    #expect(error.message.contains(alert), "\(error)")
+                }
+                await refused.shutdown()
+            }
+            let lines = await log.waitForLines(2)
+            #expect(lines.contains { $0.contains("reason=extendedKeyUsage") }, "\(lines)")
+            #expect(lines.contains { $0.contains("reason=noCertificate") }, "\(lines)")
         }
-        let lines = await log.waitForLines(2)
-        #expect(lines.contains { $0.contains("reason=extendedKeyUsage") }, "\(lines)")
-        #expect(lines.contains { $0.contains("reason=noCertificate") }, "\(lines)")
     }
 }

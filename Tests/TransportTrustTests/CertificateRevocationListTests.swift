@@ -113,7 +113,7 @@ import X509
         let tbs = Array(try CertificateRevocationList(bytes: other).tbsBytes)
         let outer = Array(crl.derEncoded[crl.tbsRange.endIndex...])
         var s = DER.Serializer()
-        try s.appendConstructedNode(identifier: .sequence) { s in s.serializeRawBytes(tbs + outer) }
+        s.appendConstructedNode(identifier: .sequence) { s in s.serializeRawBytes(tbs + outer) }
         #expect { try CertificateRevocationList(bytes: s.serializedBytes) } throws: { "\($0)".contains("§5.1.1.2") }
     }
 
