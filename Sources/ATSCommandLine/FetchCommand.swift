@@ -187,30 +187,51 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest, HTTPPinFailureReporter?) {
-        let profile = platformOption.profile
-        var ats = ATSPolicy.default(profile: profile)
-        if noATS {
-            ats = .disabled
-        } else if let plist {
-            let sources = try ConfigurationLoader().load(path: plist)
-            guard let source = sources.first(where: { $0.role != .appExtension }) ?? sources.first else { throw InputError("\(plist): no configuration found") }
-            ats = .configuration(source.configuration, profile: profile)
-        }
-        let host = URLComponents(string: url)?.host ?? ""
-        var manager: ServerTrustManager?
-        var reporter: HTTPPinFailureReporter?
-        if var evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
-            if !evaluator.pinnedHost.pinSet.reportURIs.isEmpty {
-                reporter = HTTPPinFailureReporter()
-                evaluator.reporter = reporter
-                evaluator.port = URLComponents(string: url)?.port ?? 443
-            }
-            let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
-            manager = ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)])
-        }
-        let trustAnchors = try anchorOptions.trustAnchors(warnings: out)
+        // Input errors in the order the options were always checked; all before the client exists.
+        let ats = try atsPolicy()
+        let (manager, reporter) = try trustManager(output: out)
+        let anchors = try anchorOptions.trustAnchors(warnings: out)
+        let identity = try clientIdentity()
+        let request = try request()
+        let limit = Duration.milliseconds(Int64(timeout * 1000))
+        var configuration = HTTPSClientConfiguration(
+            ats: ats, trustManager: manager, anchors: anchors, clientIdentity: identity, challengeHandler: challengeHandler(output: out),
+            timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
+            maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
+        configuration.revocation = revocation
+        configuration.certificateTransparency = try ctOptions.options()
+        configuration.platform = platformOption.applePlatform
+        configuration.proxy = try proxyOptions.configuration()
+        configuration.httpVersions = http11 ? .http1Only : http2 ? .http2Only : .negotiate
+        return (HTTPSClient(configuration: configuration), request, reporter)
+    }
 
-        var clientIdentity: ClientIdentity?
+    /// The ATS policy: the platform's default, none (`--no-ats`), or the `--plist`'s.
+    func atsPolicy() throws -> ATSPolicy {
+        let profile = platformOption.profile
+        if noATS { return .disabled }
+        guard let plist else { return .default(profile: profile) }
+        let sources = try ConfigurationLoader().load(path: plist)
+        guard let source = sources.first(where: { $0.role != .appExtension }) ?? sources.first else { throw InputError("\(plist): no configuration found") }
+        return .configuration(source.configuration, profile: profile)
+    }
+
+    /// The URL's host pinned as the pin options say, with a reporter when the pin set names report URIs.
+    func trustManager(output out: Output) throws -> (ServerTrustManager?, HTTPPinFailureReporter?) {
+        let host = URLComponents(string: url)?.host ?? ""
+        guard var evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) else { return (nil, nil) }
+        var reporter: HTTPPinFailureReporter?
+        if !evaluator.pinnedHost.pinSet.reportURIs.isEmpty {
+            reporter = HTTPPinFailureReporter()
+            evaluator.reporter = reporter
+            evaluator.port = URLComponents(string: url)?.port ?? 443
+        }
+        let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
+        return (ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)]), reporter)
+    }
+
+    /// The client identity of `--identity` and `--password-file`, or of `--cert` and `--key`.
+    func clientIdentity() throws -> ClientIdentity? {
         if let identity, let passwordFile {
             let bytes: Data
             do { bytes = try InputFile.read(passwordFile) } catch {
@@ -219,11 +240,15 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             guard let text = String(data: bytes, encoding: .utf8) else { throw InputError("--password-file '\(InputFile.source(passwordFile))' is not UTF-8 text") }
             // The first line, whatever ends it: "\r\n" is one Character, so splitting on "\n" kept a CRLF file whole.
             let password = text.lines.first.map(String.init) ?? ""
-            clientIdentity = try ClientIdentity(pkcs12File: identity, password: password)
+            return try ClientIdentity(pkcs12File: identity, password: password)
         } else if let cert, let key {
-            clientIdentity = try ClientIdentity(certificateFile: cert, keyFile: key)
+            return try ClientIdentity(certificateFile: cert, keyFile: key)
         }
+        return nil
+    }
 
+    /// The request of `--method`, `--header` and `--data`, each checked before anything is sent.
+    func request() throws -> HTTPRequest {
         var requestHeaders = HTTPHeaders()
         for header in headers {
             guard let colon = header.firstIndex(of: ":") else { throw InputError("--header \(header.debugDescription) is not 'Name: value'") }
@@ -245,41 +270,31 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let verbText = method ?? (body == nil ? "GET" : "POST")
         if let problem = HTTPSyntax.problem(method: verbText) { throw InputError("--method: \(problem)") }
-        let verb = HTTPMethod(rawValue: verbText.uppercased())
+        return HTTPRequest(url: url, method: HTTPMethod(rawValue: verbText.uppercased()), headers: requestHeaders, body: body)
+    }
 
-        var handler: ChallengeHandler?
-        if let user, let colon = user.firstIndex(of: ":") {
-            let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
-            let origin = url
-            handler = { challenge in
-                let space = challenge.protectionSpace
-                // --user is the origin's; a proxy's credential comes only in the --proxy URL or its variable.
-                if space.isProxy { return .performDefaultHandling }
-                switch space.authenticationMethod {
-                case .httpBasic, .httpDigest:
-                    // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
-                    // host a redirect led to. The library strips Authorization across origins; answering is ours.
-                    guard space.isOnOrigin(of: origin) else {
-                        out.error("ats fetch: not sending --user to \(space.protocol)://\(space.host):\(space.port), which is not the origin of \(origin)\n")
-                        return .performDefaultHandling
-                    }
-                    return challenge.previousFailureCount == 0 ? .useCredential(.password(user: name, password: password, persistence: .none)) : .performDefaultHandling
-                default:
+    /// Answers the origin's Basic or Digest challenge with `--user`; nil without it.
+    func challengeHandler(output out: Output) -> ChallengeHandler? {
+        guard let user, let colon = user.firstIndex(of: ":") else { return nil }
+        let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
+        let origin = url
+        return { challenge in
+            let space = challenge.protectionSpace
+            // --user is the origin's; a proxy's credential comes only in the --proxy URL or its variable.
+            if space.isProxy { return .performDefaultHandling }
+            switch space.authenticationMethod {
+            case .httpBasic, .httpDigest:
+                // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
+                // host a redirect led to. The library strips Authorization across origins; answering is ours.
+                guard space.isOnOrigin(of: origin) else {
+                    out.error("ats fetch: not sending --user to \(space.protocol)://\(space.host):\(space.port), which is not the origin of \(origin)\n")
                     return .performDefaultHandling
                 }
+                return challenge.previousFailureCount == 0 ? .useCredential(.password(user: name, password: password, persistence: .none)) : .performDefaultHandling
+            default:
+                return .performDefaultHandling
             }
         }
-        let limit = Duration.milliseconds(Int64(timeout * 1000))
-        var configuration = HTTPSClientConfiguration(
-            ats: ats, trustManager: manager, anchors: trustAnchors, clientIdentity: clientIdentity, challengeHandler: handler,
-            timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
-            maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
-        configuration.revocation = revocation
-        configuration.certificateTransparency = try ctOptions.options()
-        configuration.platform = platformOption.applePlatform
-        configuration.proxy = try proxyOptions.configuration()
-        configuration.httpVersions = http11 ? .http1Only : http2 ? .http2Only : .negotiate
-        return (HTTPSClient(configuration: configuration), HTTPRequest(url: url, method: verb, headers: requestHeaders, body: body), reporter)
     }
 
     // MARK: Rendering

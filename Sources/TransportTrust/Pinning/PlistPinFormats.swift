@@ -88,61 +88,72 @@ enum PlistPinFormats {
             }
             if let key = excludeKeys.first(where: { entry[$0] != nil }),
                try bool(entry[key], key: key, domain: domain, source: source, bytes: bytes) == true {
-                // TrustKit: the domain is not pinned (DomainNotPinned), and the entry may hold nothing else.
-                guard entry.count == 1 else {
-                    throw PinConfigurationError(.malformedDocument, source: source, line: at,
-                        "\(domain) sets \(key), which allows no other key, but also has \(entry.keys.filter { $0 != key }.sorted().joined(separator: ", "))",
-                        fix: "Remove the other keys: an excluded domain is not pinned, so it has no hashes or settings")
-                }
-                let pattern: HostPattern
-                do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
-                if key != excludeKeys[0] {
-                    warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: line(of: key, in: bytes),
-                        "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
-                }
-                hosts.append(.exempt(pattern))
-                continue
+                hosts.append(try trustKitExemption(domain, entry: entry, key: key, source: source, bytes: bytes, at: at, warnings: &warnings))
+            } else {
+                hosts.append(try trustKitPins(domain, entry: entry, source: source, bytes: bytes, at: at))
             }
-            let include = try bool(entry["TSKIncludeSubdomains"], key: "TSKIncludeSubdomains", domain: domain, source: source, bytes: bytes) ?? false
-            let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
-            let pattern: HostPattern
-            do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
-            guard let hashes = entry["TSKPublicKeyHashes"] as? [Any] else {
-                throw PinConfigurationError(.missingKey, source: source, line: at, "\(domain) has no TSKPublicKeyHashes array",
-                    fix: "Add TSKPublicKeyHashes with the base64 SPKI SHA-256 of your key and of a backup key")
-            }
-            var pins: [Pin] = []
-            for h in hashes {
-                guard let text = h as? String else {
-                    throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKPublicKeyHashes", in: bytes),
-                        "a TSKPublicKeyHashes entry for \(domain) is not a string", fix: "Write each hash as a base64 string")
-                }
-                do { pins.append(try Pin(parsing: text)) } catch {
-                    throw error.placed(in: source, line: Self.line(of: text, in: bytes) ?? at)
-                }
-            }
-            var expiry: Date?
-            if let e = entry["TSKExpirationDate"] {
-                guard let text = e as? String, let d = PinDates.parseDay(text) else {
-                    throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKExpirationDate", in: bytes),
-                        "TSKExpirationDate for \(domain) is not a yyyy-MM-dd date", fix: "Write it like 2027-01-31")
-                }
-                expiry = d
-            }
-            var uris: [String] = []
-            if let u = entry["TSKReportUris"] {
-                guard let list = u as? [String] else {
-                    throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKReportUris", in: bytes),
-                        "TSKReportUris for \(domain) is not an array of strings", fix: "Write it as an array of https URLs")
-                }
-                uris = list
-            }
-            hosts.append(PinnedHost(pattern, PinSet(pins, scope: .any, enforcePinning: enforce, expirationDate: expiry, reportURIs: uris)))
         }
         for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
             warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
         } }
         return (PinConfiguration(hosts), warnings)
+    }
+
+    /// A TrustKit domain excluded from its parent's policy: not pinned, and allowed no other key.
+    private static func trustKitExemption(_ domain: String, entry: [String: Any], key: String, source: String, bytes: [UInt8], at: Int?,
+                                          warnings: inout [PinConfigurationWarning]) throws(PinConfigurationError) -> PinnedHost {
+        // TrustKit: the domain is not pinned (DomainNotPinned), and the entry may hold nothing else.
+        guard entry.count == 1 else {
+            throw PinConfigurationError(.malformedDocument, source: source, line: at,
+                "\(domain) sets \(key), which allows no other key, but also has \(entry.keys.filter { $0 != key }.sorted().joined(separator: ", "))",
+                fix: "Remove the other keys: an excluded domain is not pinned, so it has no hashes or settings")
+        }
+        let pattern: HostPattern
+        do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
+        if key != excludeKeys[0] {
+            warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: line(of: key, in: bytes),
+                "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
+        }
+        return .exempt(pattern)
+    }
+
+    /// A TrustKit domain's pins and settings.
+    private static func trustKitPins(_ domain: String, entry: [String: Any], source: String, bytes: [UInt8], at: Int?) throws(PinConfigurationError) -> PinnedHost {
+    let include = try bool(entry["TSKIncludeSubdomains"], key: "TSKIncludeSubdomains", domain: domain, source: source, bytes: bytes) ?? false
+    let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
+    let pattern: HostPattern
+    do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
+    guard let hashes = entry["TSKPublicKeyHashes"] as? [Any] else {
+        throw PinConfigurationError(.missingKey, source: source, line: at, "\(domain) has no TSKPublicKeyHashes array",
+            fix: "Add TSKPublicKeyHashes with the base64 SPKI SHA-256 of your key and of a backup key")
+    }
+    var pins: [Pin] = []
+    for h in hashes {
+        guard let text = h as? String else {
+            throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKPublicKeyHashes", in: bytes),
+                "a TSKPublicKeyHashes entry for \(domain) is not a string", fix: "Write each hash as a base64 string")
+        }
+        do { pins.append(try Pin(parsing: text)) } catch {
+            throw error.placed(in: source, line: Self.line(of: text, in: bytes) ?? at)
+        }
+    }
+    var expiry: Date?
+    if let e = entry["TSKExpirationDate"] {
+        guard let text = e as? String, let d = PinDates.parseDay(text) else {
+            throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKExpirationDate", in: bytes),
+                "TSKExpirationDate for \(domain) is not a yyyy-MM-dd date", fix: "Write it like 2027-01-31")
+        }
+        expiry = d
+    }
+    var uris: [String] = []
+    if let u = entry["TSKReportUris"] {
+        guard let list = u as? [String] else {
+            throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKReportUris", in: bytes),
+                "TSKReportUris for \(domain) is not an array of strings", fix: "Write it as an array of https URLs")
+        }
+        uris = list
+    }
+        return PinnedHost(pattern, PinSet(pins, scope: .any, enforcePinning: enforce, expirationDate: expiry, reportURIs: uris))
     }
 
     // MARK: Writing

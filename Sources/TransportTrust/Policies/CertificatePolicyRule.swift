@@ -28,20 +28,14 @@ package struct CertificatePolicyRule: ChainRule {
          PolicyExtensions.policyConstraintsOID, PolicyExtensions.inhibitAnyPolicyOID]
     }
 
+    // Long (about 75 lines): §6.1.3 to §6.1.5 in the standard's order, over one graph and three counters; split into
+    // steps, each would take and return all of them.
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate is its own anchor: there is no path.
         guard chain.count > 1 else { return }
         let any = PolicyExtensions.anyPolicy
         let n = chain.count - 1
-        var parsed: [PolicyExtensions] = []
-        parsed.reserveCapacity(chain.count)
-        for (i, cert) in chain.enumerated() {
-            do { parsed.append(try PolicyExtensions(cert)) } catch {
-                failures.append(TrustFailure(.malformedCertificate, certificate: i,
-                    "\(cert.label) has a malformed \(error.extensionName) extension: \(error.reason)"))
-                return
-            }
-        }
+        guard let parsed = Self.parse(chain, into: &failures) else { return }
         func fail(_ index: Int, _ message: String) { failures.append(TrustFailure(.certificatePolicy, certificate: index, message)) }
 
         // §6.1.4 (a), for every intermediate whatever else the path asks.
@@ -52,25 +46,17 @@ package struct CertificatePolicyRule: ChainRule {
         }
 
         var acceptable = options.acceptablePolicies
-        var explicit = options.requireExplicitPolicy ? 0 : n + 1
-        var mapping = options.inhibitPolicyMapping ? 0 : n + 1
-        var inhibitAny = options.inhibitAnyPolicy ? 0 : n + 1
-        var explicitBy = "the verification options require an explicit policy (initial-explicit-policy)"
-        var mappingBy = "the verification options (initial-policy-mapping-inhibit)"
-        var anyBy = "the verification options (initial-any-policy-inhibit)"
         let anchor = parsed[n]
-        let anchorLabel = "the anchor \(chain[n].label)"
         var narrowedByAnchor = false
         if let own = anchor.policies, !own.contains(any) {
             acceptable = acceptable.contains(any) ? Set(own) : acceptable.intersection(own)
             narrowedByAnchor = true
         }
-        if let r = anchor.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(anchorLabel) requires an explicit policy (policyConstraints)" }
-        if let m = anchor.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(anchorLabel) (policyConstraints)" }
-        if let a = anchor.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(anchorLabel) (inhibitAnyPolicy)" }
+        var state = Counters(options, pathLength: n)
+        state.tighten(by: anchor, label: "the anchor \(chain[n].label)")
 
         // Without an explicit policy required anywhere, every path is valid whatever its policies (§6.1.5).
-        guard explicit <= n || parsed[0..<n].contains(where: { $0.requireExplicitPolicy != nil }) else { return }
+        guard state.explicit <= n || parsed[0..<n].contains(where: { $0.requireExplicitPolicy != nil }) else { return }
 
         var graph = PolicyGraph()
         var emptied: (index: Int, reason: String)?
@@ -87,10 +73,10 @@ package struct CertificatePolicyRule: ChainRule {
             if !graph.isNull {
                 if let policies = ext.policies {
                     let before = graph
-                    graph.addDepth(policies: policies, anyPolicyCounts: inhibitAny > 0 || (i < n && cert.isSelfIssued))
+                    graph.addDepth(policies: policies, anyPolicyCounts: state.inhibitAny > 0 || (i < n && cert.isSelfIssued))
                     if graph.isNull {
                         emptied = (c, policies.allSatisfy { $0 == any }
-                            ? "\(cert.label) asserts only anyPolicy, and anyPolicy is inhibited by \(anyBy)"
+                            ? "\(cert.label) asserts only anyPolicy, and anyPolicy is inhibited by \(state.anyBy)"
                             : "\(cert.label) asserts \(Self.list(policies)), none of which its issuers allow (they allow \(Self.list(before.expectedPolicies)))")
                     }
                 } else {
@@ -99,51 +85,95 @@ package struct CertificatePolicyRule: ChainRule {
                 }
                 if overBudget(c) { return }
             }
-            if explicit == 0 && graph.isNull {
+            if state.explicit == 0 && graph.isNull {
                 let at = emptied?.index ?? c
-                return fail(at, "no certificate policy is valid for the path down to \(cert.label), and \(explicitBy): \(emptied?.reason ?? "no policy remains")")
+                return fail(at, "no certificate policy is valid for the path down to \(cert.label), and \(state.explicitBy): \(emptied?.reason ?? "no policy remains")")
             }
             guard i < n else { break }
             // §6.1.4 (b), (h) to (j).
             if let maps = ext.mappings, !graph.isNull {
-                var grouped: [(issuer: ASN1ObjectIdentifier, subjects: [ASN1ObjectIdentifier])] = []
-                var slot: [ASN1ObjectIdentifier: Int] = [:]
-                for (issuer, subject) in maps {
-                    if let k = slot[issuer] {
-                        if !grouped[k].subjects.contains(subject) { grouped[k].subjects.append(subject) }
-                    } else {
-                        slot[issuer] = grouped.count
-                        grouped.append((issuer, [subject]))
-                    }
-                }
-                graph.apply(mappings: grouped, allowed: mapping > 0)
+                let grouped = Self.grouped(maps)
+                graph.apply(mappings: grouped, allowed: state.mapping > 0)
                 if graph.isNull {
-                    emptied = (c, "\(cert.label) maps \(Self.list(grouped.map(\.issuer))), and policy mapping is inhibited by \(mappingBy), so no valid policy remains")
+                    emptied = (c, "\(cert.label) maps \(Self.list(grouped.map(\.issuer))), and policy mapping is inhibited by \(state.mappingBy), so no valid policy remains")
                 }
                 if overBudget(c) { return }
             }
-            if !cert.isSelfIssued {
-                if explicit > 0 { explicit -= 1 }
-                if mapping > 0 { mapping -= 1 }
-                if inhibitAny > 0 { inhibitAny -= 1 }
-            }
-            if let r = ext.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(cert.label) requires an explicit policy (policyConstraints)" }
-            if let m = ext.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(cert.label) (policyConstraints)" }
-            if let a = ext.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(cert.label) (inhibitAnyPolicy)" }
+            if !cert.isSelfIssued { state.countDown() }
+            state.tighten(by: ext, label: cert.label)
         }
         // §6.1.5 (a), (b) and (g).
-        if explicit > 0 { explicit -= 1 }
-        if parsed[0].requireExplicitPolicy == 0 { explicit = 0; explicitBy = "\(chain[0].label) requires an explicit policy (policyConstraints)" }
-        guard explicit == 0 else { return }
+        state.countDownExplicit()
+        if parsed[0].requireExplicitPolicy == 0 { state.explicit = 0; state.explicitBy = "\(chain[0].label) requires an explicit policy (policyConstraints)" }
+        guard state.explicit == 0 else { return }
         if graph.isNull {
-            return fail(emptied?.index ?? 0, "no certificate policy is valid for this path, and \(explicitBy): \(emptied?.reason ?? "no policy remains")")
+            return fail(emptied?.index ?? 0, "no certificate policy is valid for this path, and \(state.explicitBy): \(emptied?.reason ?? "no policy remains")")
         }
         if !graph.isValid(for: acceptable) {
             var valid = Array(graph.authorityPolicies())
             if graph.deepest[any] != nil { valid.append(any) }
             let accepted = acceptable.isEmpty ? "no policy" : Self.list(Array(acceptable))
-            fail(0, "\(chain[0].label) is valid for \(Self.list(valid)), and none of them is acceptable (\(accepted)\(narrowedByAnchor ? ", as narrowed by the anchor's own certificatePolicies" : "")); \(explicitBy)")
+            fail(0, "\(chain[0].label) is valid for \(Self.list(valid)), and none of them is acceptable (\(accepted)\(narrowedByAnchor ? ", as narrowed by the anchor's own certificatePolicies" : "")); \(state.explicitBy)")
         }
+    }
+
+    /// §6.1.2's explicit_policy, policy_mapping and inhibit_anyPolicy, each with what last lowered it, for the reason.
+    struct Counters {
+        var explicit: Int, mapping: Int, inhibitAny: Int
+        var explicitBy = "the verification options require an explicit policy (initial-explicit-policy)"
+        var mappingBy = "the verification options (initial-policy-mapping-inhibit)"
+        var anyBy = "the verification options (initial-any-policy-inhibit)"
+
+        init(_ options: CertificatePolicyOptions, pathLength n: Int) {
+            explicit = options.requireExplicitPolicy ? 0 : n + 1
+            mapping = options.inhibitPolicyMapping ? 0 : n + 1
+            inhibitAny = options.inhibitAnyPolicy ? 0 : n + 1
+        }
+
+        /// §6.1.4 (h) for a certificate that is not self-issued.
+        mutating func countDown() {
+            countDownExplicit()
+            if mapping > 0 { mapping -= 1 }
+            if inhibitAny > 0 { inhibitAny -= 1 }
+        }
+
+        mutating func countDownExplicit() { if explicit > 0 { explicit -= 1 } }
+
+        /// §6.1.4 (i) and (j): policyConstraints and inhibitAnyPolicy only ever lower a counter.
+        mutating func tighten(by ext: PolicyExtensions, label: String) {
+            if let r = ext.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(label) requires an explicit policy (policyConstraints)" }
+            if let m = ext.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(label) (policyConstraints)" }
+            if let a = ext.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(label) (inhibitAnyPolicy)" }
+        }
+    }
+
+    /// Each certificate's policy extensions, or nil with the failure when one is malformed.
+    static func parse(_ chain: UnverifiedCertificateChain, into failures: inout [TrustFailure]) -> [PolicyExtensions]? {
+        var parsed: [PolicyExtensions] = []
+        parsed.reserveCapacity(chain.count)
+        for (i, cert) in chain.enumerated() {
+            do { parsed.append(try PolicyExtensions(cert)) } catch {
+                failures.append(TrustFailure(.malformedCertificate, certificate: i,
+                    "\(cert.label) has a malformed \(error.extensionName) extension: \(error.reason)"))
+                return nil
+            }
+        }
+        return parsed
+    }
+
+    /// A policyMappings extension's pairs grouped by issuer policy, in first-seen order, without repeated subjects.
+    static func grouped(_ maps: [(issuer: ASN1ObjectIdentifier, subject: ASN1ObjectIdentifier)]) -> [(issuer: ASN1ObjectIdentifier, subjects: [ASN1ObjectIdentifier])] {
+        var grouped: [(issuer: ASN1ObjectIdentifier, subjects: [ASN1ObjectIdentifier])] = []
+        var slot: [ASN1ObjectIdentifier: Int] = [:]
+        for (issuer, subject) in maps {
+            if let k = slot[issuer] {
+                if !grouped[k].subjects.contains(subject) { grouped[k].subjects.append(subject) }
+            } else {
+                slot[issuer] = grouped.count
+                grouped.append((issuer, [subject]))
+            }
+        }
+        return grouped
     }
 
     /// OIDs for a sentence, anyPolicy by name, at most four.
