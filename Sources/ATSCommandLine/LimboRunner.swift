@@ -104,6 +104,7 @@ struct LimboRunner {
         }
     }
 
+    // Long (about 65 lines): one limbo case from its JSON fields to our inputs, in the schema's field order.
     static func run(_ tc: Testcase, engine: TrustEngine, anchorSets: AnchorSets) async -> Result {
         func result(_ actual: String, _ context: String) -> Result { Result(id: tc.id, actual_result: actual, context: context) }
         do {

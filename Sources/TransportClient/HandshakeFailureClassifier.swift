@@ -31,6 +31,7 @@ struct HandshakeFailureClassifier {
         return nil
     }
 
+    // Long (about 60 lines): one case per kind of handshake failure, most specific first.
     func classify(_ error: any Error, identityPresented: Bool) -> TransportError {
         let text = "\(error)"
         let host = target.host

@@ -132,19 +132,10 @@ public final class TrustEngine: Sendable {
             return (.refused(Diagnosis.unusable(leafInput, index: 0, policy: trust.policy), chain: [leafInput]), nil)
         }
 
-        var byCertificate: [CertificateKey: InputCertificate] = [:]
-        var intermediates: [Certificate] = []
-        var unusable: [InputCertificate] = []
-        for input in [presented.dropFirst(), extra[...]].joined() {
-            guard let cert = input.certificate else {
-                unusable.append(input)
-                continue
-            }
-            if byCertificate.updateValue(input, forKey: CertificateKey(cert)) == nil { intermediates.append(cert) }
-        }
+        let candidates = Candidates(leaf: leaf, leafInput: leafInput, others: [presented.dropFirst(), extra[...]].joined(), anchors: trust.anchors)
+        let intermediates = candidates.intermediates
         // A CRL may be signed by a certificate the peer sent beside the path (RFC 5280 §6.3.3 (f)).
         if trust.policy.revocation.mode != .off { revocationMemo.signerCandidates = intermediates }
-        byCertificate[CertificateKey(leaf)] = leafInput
 
         let rules = trust.policy.rules
         let transparency = trust.policy.transparencyCheck
@@ -154,15 +145,6 @@ public final class TrustEngine: Sendable {
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
-        }
-
-        func inputs(_ chain: some Collection<Certificate>) -> [InputCertificate] {
-            var found: [InputCertificate] = []
-            found.reserveCapacity(chain.count)
-            for cert in chain {
-                if let input = byCertificate[CertificateKey(cert)] ?? trust.anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
-            }
-            return found
         }
 
         // The rules first, on the one path the names allow; signatures only when it passes them.
@@ -175,7 +157,7 @@ public final class TrustEngine: Sendable {
             soleContext.anchorIsSystem = !custom
             let failures = Self.ruleFailures(chain, rules: rules, context: soleContext)
             guard failures.isEmpty else {
-                return (TrustVerdict(anchor: custom ? .custom : .system, chain: inputs(sole), failures: failures,
+                return (TrustVerdict(anchor: custom ? .custom : .system, chain: candidates.inputs(sole), failures: failures,
                                      notes: [SoleNamePath.unverifiedNote]), nil)
             }
             ruleAbiding = sole
@@ -188,7 +170,7 @@ public final class TrustEngine: Sendable {
                                                 context: soleContext, memo: revocationMemo, rulesPassed: true)
                 // The leaf's entry in byCertificate is always leafInput: no lookup needed.
                 if findings.failures.isEmpty {
-                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + inputs(sole.dropFirst()), failures: [],
+                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + candidates.inputs(sole.dropFirst()), failures: [],
                                          notes: findings.notes, certificateTransparency: findings.ct?.report),
                             RecordingPolicy.Passed(chain: chain, notes: findings.notes, ct: findings.ct))
                 }
@@ -205,31 +187,72 @@ public final class TrustEngine: Sendable {
 
         switch result {
         case .validCertificate(let chain):
-            let path = inputs(chain)
+            let path = candidates.inputs(chain)
             let anchorDER = path.last?.der ?? []
             let passed = attempts.passed
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
                                  notes: passed?.notes ?? [], certificateTransparency: passed?.ct?.report), passed)
         case .couldNotValidate:
-            var verdict: TrustVerdict
-            if let best = attempts.all.min(by: { $0.failures.count < $1.failures.count }) {
-                let path = inputs(best.chain)
-                verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
-                                       chain: path, failures: best.failures, certificateTransparency: best.transparency)
-            } else {
-                let (chain, failures) = Diagnosis.noPath(leaf: leafInput, intermediates: intermediates, unusable: unusable,
-                                                          anchors: trust.anchors, handled: handled, lookup: byCertificate,
-                                                          policy: trust.policy)
-                verdict = TrustVerdict(anchor: nil, chain: chain, failures: failures)
+            return (refusal(trust, candidates: candidates, attempts: attempts.all, handled: handled,
+                            searchExhausted: store.counter.wasExhausted), nil)
+        }
+    }
+
+    /// The verdict when no path passed: the attempt that failed the fewest rules, or why no path could be built.
+    private func refusal(_ trust: ServerTrust, candidates: Candidates, attempts: [RecordingPolicy.Attempt], handled: [ASN1ObjectIdentifier],
+                         searchExhausted: Bool) -> TrustVerdict {
+        var verdict: TrustVerdict
+        if let best = attempts.min(by: { $0.failures.count < $1.failures.count }) {
+            let path = candidates.inputs(best.chain)
+            verdict = TrustVerdict(anchor: trust.anchors.isCustom(path.last?.der ?? []) ? .custom : .system,
+                                   chain: path, failures: best.failures, certificateTransparency: best.transparency)
+        } else {
+            let (chain, failures) = Diagnosis.noPath(leaf: candidates.leafInput, intermediates: candidates.intermediates, unusable: candidates.unusable,
+                                                      anchors: trust.anchors, handled: handled, lookup: candidates.byCertificate,
+                                                      policy: trust.policy)
+            verdict = TrustVerdict(anchor: nil, chain: chain, failures: failures)
+        }
+        if searchExhausted {
+            verdict.failures.append(TrustFailure(.pathBuildingLimit, certificate: nil,
+                "path building stopped after examining \(searchBudget) candidate issuers; the server sends too many or cyclic cross-signed certificates"))
+        }
+        if verdict.failures.isEmpty {
+            verdict.failures.append(TrustFailure(.internalError, certificate: nil, "no trusted path was found"))
+        }
+        return verdict
+    }
+
+    /// The certificates one evaluation may build from, each with the input it came from.
+    struct Candidates {
+        let leafInput: InputCertificate
+        let anchors: TrustAnchors
+        private(set) var byCertificate: [CertificateKey: InputCertificate] = [:]
+        /// Readable certificates other than the leaf, deduplicated, in the order given.
+        private(set) var intermediates: [Certificate] = []
+        /// Certificates that could not be read, kept to explain a missing path.
+        private(set) var unusable: [InputCertificate] = []
+
+        init(leaf: Certificate, leafInput: InputCertificate, others: some Sequence<InputCertificate>, anchors: TrustAnchors) {
+            self.leafInput = leafInput
+            self.anchors = anchors
+            for input in others {
+                guard let cert = input.certificate else {
+                    unusable.append(input)
+                    continue
+                }
+                if byCertificate.updateValue(input, forKey: CertificateKey(cert)) == nil { intermediates.append(cert) }
             }
-            if store.counter.wasExhausted {
-                verdict.failures.append(TrustFailure(.pathBuildingLimit, certificate: nil,
-                    "path building stopped after examining \(searchBudget) candidate issuers; the server sends too many or cyclic cross-signed certificates"))
+            byCertificate[CertificateKey(leaf)] = leafInput
+        }
+
+        /// The inputs of a built chain, as presented where they were presented.
+        func inputs(_ chain: some Collection<Certificate>) -> [InputCertificate] {
+            var found: [InputCertificate] = []
+            found.reserveCapacity(chain.count)
+            for cert in chain {
+                if let input = byCertificate[CertificateKey(cert)] ?? anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
             }
-            if verdict.failures.isEmpty {
-                verdict.failures.append(TrustFailure(.internalError, certificate: nil, "no trusted path was found"))
-            }
-            return (verdict, nil)
+            return found
         }
     }
 

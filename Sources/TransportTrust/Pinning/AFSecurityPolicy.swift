@@ -111,34 +111,40 @@ public struct AFSecurityPolicy: ServerTrustEvaluating {
         if !allowInvalidCertificates && !verdict.isTrusted { return verdict }
 
         switch pinningMode {
-        case .certificate:
-            // Step 4: the pinned certificates become the only anchors.
-            let pinned = pinnedCertificates.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { try? InputCertificate(der: $0) }
-            trust.anchors = TrustAnchors(custom: pinned, anchorsOnly: true)
-            var anchored = await engine.evaluate(trust)
-            guard anchored.isTrusted else {
-                anchored.notes.append("certificate pinning mode trusts only the pinned certificates as anchors, and the chain does not lead to one of them")
-                return anchored
-            }
-            for certificate in anchored.chain.reversed() where pinnedCertificates.contains(certificate.der) {
-                return anchored
-            }
-            return .refused(TrustFailure(.pinMismatch, certificate: nil, "no pinned certificate is in the validated chain"), chain: anchored.chain)
-        case .publicKey:
-            // Step 5.
-            let keys = verdict.chain.compactMap { $0.raw?.subjectPublicKeyInfo }
-            if keys.contains(where: pinnedPublicKeys.contains) {
-                return verdict.isTrusted ? verdict : Self.allowingInvalid(verdict)
-            }
-            let chain = SPKIHashCache.shared.fingerprints(verdict.chain)
-            let set = PinSet(pinnedPublicKeys.sorted { $0.lexicographicallyPrecedes($1) }.map(Pin.publicKey), scope: .any)
-            var refused = TrustVerdict.refused(TrustFailure(.pinMismatch, certificate: nil,
-                set.mismatchMessage(host: domain, chain: chain, unmatched: [.any])), chain: verdict.chain)
-            refused.failures += verdict.failures
-            return refused
-        case .none:
-            return verdict
+        case .certificate: return await certificatePinned(trust)
+        case .publicKey: return publicKeyPinned(verdict, domain: domain)
+        case .none: return verdict
         }
+    }
+
+    /// Step 4: the pinned certificates become the only anchors, and one of them must be in the validated chain.
+    private func certificatePinned(_ trust: ServerTrust) async -> TrustVerdict {
+        var trust = trust
+        let pinned = pinnedCertificates.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { try? InputCertificate(der: $0) }
+        trust.anchors = TrustAnchors(custom: pinned, anchorsOnly: true)
+        var anchored = await engine.evaluate(trust)
+        guard anchored.isTrusted else {
+            anchored.notes.append("certificate pinning mode trusts only the pinned certificates as anchors, and the chain does not lead to one of them")
+            return anchored
+        }
+        for certificate in anchored.chain.reversed() where pinnedCertificates.contains(certificate.der) {
+            return anchored
+        }
+        return .refused(TrustFailure(.pinMismatch, certificate: nil, "no pinned certificate is in the validated chain"), chain: anchored.chain)
+    }
+
+    /// Step 5: a pinned public key anywhere in the chain.
+    private func publicKeyPinned(_ verdict: TrustVerdict, domain: String?) -> TrustVerdict {
+        let keys = verdict.chain.compactMap { $0.raw?.subjectPublicKeyInfo }
+        if keys.contains(where: pinnedPublicKeys.contains) {
+            return verdict.isTrusted ? verdict : Self.allowingInvalid(verdict)
+        }
+        let chain = SPKIHashCache.shared.fingerprints(verdict.chain)
+        let set = PinSet(pinnedPublicKeys.sorted { $0.lexicographicallyPrecedes($1) }.map(Pin.publicKey), scope: .any)
+        var refused = TrustVerdict.refused(TrustFailure(.pinMismatch, certificate: nil,
+            set.mismatchMessage(host: domain, chain: chain, unmatched: [.any])), chain: verdict.chain)
+        refused.failures += verdict.failures
+        return refused
     }
 
     /// A verdict that trusts an invalid chain because `allowInvalidCertificates` says so, keeping the reasons as notes.

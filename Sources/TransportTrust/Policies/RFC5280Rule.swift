@@ -27,6 +27,14 @@ package struct RFC5280Rule: ChainRule {
         guard chain.count > 1 else { return }
         let load = NameConstraintLoad(chain, extensions: context.extensions)
         guard load.work <= nameConstraintBudget else { return }
+        guard let (text, judged) = refusal(chain, load: load, context: context, into: &failures) else { return }
+        failures.append(failure(text, chain: judged, context: context))
+    }
+
+    /// swift-certificates' reason for refusing `chain`, with the chain it describes; nil when the chain meets the policy
+    /// or the refusal was settled here (a name-constraint subtree it cannot check, checked by `NameConstraintGaps`).
+    private func refusal(_ chain: UnverifiedCertificateChain, load: NameConstraintLoad, context: RuleContext,
+                         into failures: inout [TrustFailure]) -> (String, UnverifiedCertificateChain)? {
         var chain = chain
         // directoryName, rfc822Name and URI subtrees are ours to check (NameConstraintGaps): swift-certificates refuses
         // or misreads them, so it checks the rest on a copy without them. A refusal of a subtree type it cannot match,
@@ -35,7 +43,7 @@ package struct RFC5280Rule: ChainRule {
         let leftToUs = load.constraints > 0 && NameConstraintGaps.hasSubtreesCheckedHere(chain, extensions: context.extensions)
         var text = ""
         if !leftToUs {
-            guard case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else { return }
+            guard case .failsToMeetPolicy(let reason) = policy.chainMeetsPolicyRequirements(chain: chain) else { return nil }
             text = reason.description
         }
         let refusedUnchecked = text.mentions("directoryName name constraints are not supported") || text.mentions("unsupported constraint")
@@ -45,23 +53,27 @@ package struct RFC5280Rule: ChainRule {
                 switch policy.chainMeetsPolicyRequirements(chain: stripped) {
                 case .meetsPolicy:
                     if let violation = NameConstraintGaps.violation(in: chain) { failures.append(violation) }
-                    return
+                    return nil
                 case .failsToMeetPolicy(let reason):
                     text = reason.description
                     chain = stripped  // the reason describes the rebuilt certificates; subjects and serials are unchanged
                 }
             } else if leftToUs {
                 failures.append(TrustFailure(.nameConstraints, certificate: nil, "the name constraints in this chain could not be prepared for checking; refused"))
-                return
+                return nil
             }
         }
+        return (text, chain)
+    }
+
+    /// swift-certificates' reason as a failure with a stable code, the certificate it concerns, and a sentence.
+    private func failure(_ text: String, chain: UnverifiedCertificateChain, context: RuleContext) -> TrustFailure {
         let dumps = Self.dumps(in: text, chain: chain)
         let index = Self.concerned(text, chain: chain, dumps: dumps)
         // An extension swift-certificates could not read stopped its name-constraint check: the certificate is
         // malformed, and no name was found outside a constraint. StructureRule reports the same failure.
         if let index, let name = Self.unreadableExtension(in: text) {
-            failures.append(.malformedExtension(name, of: chain[index], at: index))
-            return
+            return .malformedExtension(name, of: chain[index], at: index)
         }
         let who = index.map { chain[$0].label } ?? "a certificate in the chain"
         let code: TrustFailureCode
@@ -90,16 +102,14 @@ package struct RFC5280Rule: ChainRule {
             // No name is outside: swift-certificates cannot match this kind, and a certificate below carries one
             // (NameConstraintGaps removed the subtrees of kinds no certificate below carries).
             if let index, text.mentions("unsupported constraint"), let kind = Self.unmatchedKind(in: text) {
-                failures.append(TrustFailure(code, certificate: index,
-                    "\(who) constrains \(kind) names, which this verifier cannot match, and a certificate below it carries one; the chain is refused rather than trusted unchecked"))
-                return
+                return TrustFailure(code, certificate: index,
+                    "\(who) constrains \(kind) names, which this verifier cannot match, and a certificate below it carries one; the chain is refused rather than trusted unchecked")
             }
             // swift-certificates names no name for a permitted list, and shows addresses as byte arrays.
             if let index, text.mentions("no matches") || text.mentions("is excluded by"),
                let named = NameConstraintExplanation.offendingName(in: chain, carrier: index, extensions: context.extensions)
             {
-                failures.append(TrustFailure(code, certificate: index, named))
-                return
+                return TrustFailure(code, certificate: index, named)
             }
             message = "a name in the chain is outside the name constraints of \(who)"
         } else if text.mentions("version") {
@@ -109,7 +119,7 @@ package struct RFC5280Rule: ChainRule {
             code = .policy
             message = "RFC 5280 path validation failed"
         }
-        failures.append(TrustFailure(code, certificate: index, complete ? message : message + " (\(Self.shorten(text, chain: chain, dumps: dumps)))"))
+        return TrustFailure(code, certificate: index, complete ? message : message + " (\(Self.shorten(text, chain: chain, dumps: dumps)))")
     }
 
     /// The extension a reason says could not be decoded, by the name ``ParsedExtensions`` gives it.

@@ -22,6 +22,7 @@ package struct WebPKIProfileRule: ChainRule {
     /// processing's to enforce, so the extension is not declared handled by this rule.
     static let policyConstraints: ASN1ObjectIdentifier = [2, 5, 29, 36]
 
+    // Long (about 65 lines): a checklist of independent profile checks per certificate, in the profile's order.
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let last = chain.count - 1
         for (i, cert) in chain.enumerated() {

@@ -62,6 +62,7 @@ struct CRLCheck {
         case covers(CRLReasons)
     }
 
+    // Long (about 65 lines): RFC 5280 §6.3.3 (a) to (j), cheapest first; each step narrows what the next may accept.
     private func evaluate(_ crl: CertificateRevocationList, point: CRLDistributionPoint, certificate: Certificate, issuer: Certificate,
                           isCA: Bool, covered: CRLReasons, depth: Int, vouched: Certificate?) -> Outcome {
         // (b)(1): the CRL's issuer is the one the point names, or the certificate's issuer.
