@@ -4,7 +4,7 @@ import TransportTrust
 
 /// Renders ATS dictionaries the two ways people read them: as NSDictionary's description (what `nscurl --verbose`
 /// prints) and as Info.plist XML ready to paste.
-public enum PlistRendering {
+package enum PlistRendering {
     /// NSDictionary's `description` layout: nested dictionaries indented four spaces a level, strings quoted
     /// unless plain identifiers, Booleans as `true`/`false`.
     public static func description(_ dictionary: [String: PlistValue]) -> String {

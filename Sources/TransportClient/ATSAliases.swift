@@ -4,4 +4,4 @@ import AppTransportSecurity
 // the ATS type cannot be qualified in files that import both. This file imports only ATS.
 
 /// ATS's TLS version (`NSExceptionMinimumTLSVersion` values).
-public typealias ATSTLSVersion = TLSVersion
+package typealias ATSTLSVersion = TLSVersion

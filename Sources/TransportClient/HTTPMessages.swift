@@ -51,9 +51,6 @@ public struct ConnectionReport: Sendable {
     public var alpn: String?
 }
 
-/// A completed handshake's report, for ``HTTPSClientConfiguration/handshakeObserver``.
-public typealias HandshakeReport = ConnectionReport
-
 /// A response, with its body read into memory.
 public struct HTTPResponse: Sendable {
     /// The final response's status, after redirects and authentication.

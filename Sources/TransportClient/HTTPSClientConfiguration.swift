@@ -56,7 +56,7 @@ public struct HTTPSClientConfiguration: Sendable {
     public var maximumIdleConnectionsPerHost: Int
     /// Called once per TLS handshake that reaches server trust evaluation, with its outcome. For logging
     /// and `--verbose`.
-    public var handshakeObserver: (@Sendable (HandshakeReport) -> Void)?
+    public var handshakeObserver: (@Sendable (ConnectionReport) -> Void)?
     /// Revocation checking of every server chain (OCSP, then the CRL distribution points): off (the default, as
     /// URLSession), soft-fail or hard-fail.
     /// Responses are fetched from the responder each certificate names; swift-nio-ssl offers no access to a
@@ -89,7 +89,7 @@ public struct HTTPSClientConfiguration: Sendable {
                 allowsCredentialsOverInsecureHTTP: Bool = false, timeouts: Timeouts = Timeouts(), maximumRedirects: Int = 10,
                 maximumResponseBytes: Int = 16 << 20, maximumAuthenticationAttempts: Int = 3,
                 addressOverrides: [String: String] = [:], maximumIdleConnectionsPerHost: Int = 4,
-                handshakeObserver: (@Sendable (HandshakeReport) -> Void)? = nil) {
+                handshakeObserver: (@Sendable (ConnectionReport) -> Void)? = nil) {
         self.ats = ats
         self.trustManager = trustManager
         self.anchors = anchors

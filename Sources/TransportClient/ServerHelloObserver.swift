@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// What the client learnt from the server's first TLS records, which swift-nio-ssl does not expose.
-public struct ServerHelloInfo: Sendable, Equatable {
+package struct ServerHelloInfo: Sendable, Equatable {
     /// The negotiated version: `supported_versions` when present (TLS 1.3), else the ServerHello version.
     public var version: ATSTLSVersion?
     /// The raw negotiated version (0x0303 is TLS 1.2).

@@ -95,9 +95,9 @@ public struct ClientCertificateMatch: Sendable, Hashable, CustomStringConvertibl
     /// The client's name that ``nameRule`` matched.
     public var name: String?
     /// The pins that matched, and at which certificate; empty when no pins are configured.
-    public var pins: [PinCheck.Match]
+    public var pins: [PinMatch]
 
-    public init(nameRule: ClientNameRule? = nil, name: String? = nil, pins: [PinCheck.Match] = []) {
+    public init(nameRule: ClientNameRule? = nil, name: String? = nil, pins: [PinMatch] = []) {
         self.nameRule = nameRule
         self.name = name
         self.pins = pins

@@ -1,7 +1,7 @@
 import TransportTrust
 
 /// A ``ClientCertificateVerdict`` as plain Codable values, for JSON answers and logs that want structure.
-public struct ClientCertificateVerdictReport: Sendable, Hashable, Codable {
+package struct ClientCertificateVerdictReport: Sendable, Hashable, Codable {
     /// One certificate of the chain: who it is, who issued it, its key.
     public struct Certificate: Sendable, Hashable, Codable {
         public var subject: String
@@ -21,7 +21,7 @@ public struct ClientCertificateVerdictReport: Sendable, Hashable, Codable {
     public var failures: [TrustFailure]
     public var notes: [String]
 
-    public init(_ verdict: ClientCertificateVerdict, hashCache: SPKIHashCache = .shared) {
+    package init(_ verdict: ClientCertificateVerdict, hashCache: SPKIHashCache = .shared) {
         verified = verdict.isVerified
         outcome = verdict.outcome
         reason = verdict.reasonCode

@@ -13,10 +13,14 @@ public struct ClientCertificateVerifier: Sendable {
     /// The engine that validates chains; share one so that its validated-path cache serves every connection.
     public var engine: TrustEngine
     /// Where SPKI hashes for pins and verdicts come from.
-    public var hashCache: SPKIHashCache
+    package var hashCache: SPKIHashCache
 
     /// A verifier of client chains under `policy`.
-    public init(policy: ClientVerificationPolicy, engine: TrustEngine = .shared, hashCache: SPKIHashCache = .shared) {
+    public init(policy: ClientVerificationPolicy, engine: TrustEngine = .shared) {
+        self.init(policy: policy, engine: engine, hashCache: .shared)
+    }
+
+    package init(policy: ClientVerificationPolicy, engine: TrustEngine, hashCache: SPKIHashCache) {
         self.policy = policy
         self.engine = engine
         self.hashCache = hashCache

@@ -2,7 +2,7 @@ import Logging
 
 /// A log handler that hands each message, as one line of text, to a closure: to print refusals on a terminal, count
 /// them, or keep them in a test. Metadata is kept but not written; refusal lines carry everything in the message.
-public struct LineLogHandler: LogHandler {
+package struct LineLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .notice
     private let write: @Sendable (String) -> Void

@@ -1,4 +1,4 @@
 /// The package version, reported by `ats --version` and in conformance results.
-public enum TransportSecurityVersion {
+package enum TransportSecurityVersion {
     public static let current = "0.1.0"
 }

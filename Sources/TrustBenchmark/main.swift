@@ -104,11 +104,11 @@ func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure 
     // Pinned: cold hashes every SPKI again (no hash cache); cached reuses the validated path and the hashes.
     let pins = PinSet([try Pin.spkiSHA256(of: InputCertificate(der: BenchChain.der(chain.root))),
                        try Pin(parsing: "sha256/" + String(repeating: "A", count: 43) + "=")], scope: .any)
-    let pinnedCold = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins),
-                                     validation: DefaultTrustEvaluator(engine: cold), hashCache: SPKIHashCache(capacity: 0))
+    var pinnedCold = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins), validation: DefaultTrustEvaluator(engine: cold))
+    pinnedCold.hashCache = SPKIHashCache(capacity: 0)
     let pinnedColdRate = try await rate(options.seconds) { try await mustTrust(pinnedCold, trust) }
-    let pinnedCached = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins),
-                                       validation: DefaultTrustEvaluator(engine: cached), hashCache: SPKIHashCache())
+    var pinnedCached = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins), validation: DefaultTrustEvaluator(engine: cached))
+    pinnedCached.hashCache = SPKIHashCache()
     let pinnedCachedRate = try await rate(options.seconds) { try await mustTrust(pinnedCached, trust) }
     return Figure(chain: chain.name, coldPerSecond: coldRate.rounded(), cachedPerSecond: cachedRate.rounded(),
                   cachedOverCold: (cachedRate / coldRate * 10).rounded() / 10,

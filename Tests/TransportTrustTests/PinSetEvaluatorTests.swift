@@ -100,8 +100,9 @@ import Testing
 
     @Test func hashesOfAChainSeenBeforeComeFromTheCache() async {
         let cache = SPKIHashCache()
-        let e = PinSetEvaluator(PinnedHost(try! HostPattern("www.example.com"), PinSet([PinningFixtures.sha256Pin(pki.root)], scope: .any)),
-                                validation: validation, hashCache: cache)
+        var e = PinSetEvaluator(PinnedHost(try! HostPattern("www.example.com"), PinSet([PinningFixtures.sha256Pin(pki.root)], scope: .any)),
+                                validation: validation)
+        e.hashCache = cache
         _ = await e.evaluate(trust)
         let cold = cache.statistics
         #expect(cold.misses == 3)

@@ -2,7 +2,7 @@
 ///
 /// Uses the optimal-string-alignment distance (insertions, deletions, substitutions, adjacent swaps),
 /// ignoring case, and accepts a candidate within a quarter of its length (at most 4 edits).
-public enum KeySuggester {
+package enum KeySuggester {
     /// The closest of `candidates` to `key`, if close enough to be a typo.
     public static func suggestion(for key: String, among candidates: [String]) -> String? {
         let k = Array(key.lowercased().unicodeScalars)

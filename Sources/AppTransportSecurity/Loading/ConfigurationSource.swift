@@ -24,7 +24,7 @@ public struct ConfigurationSource: Sendable {
     public var role: Role
     public var layout: Layout
     public var bundleIdentifier: String?
-    public var format: PropertyListReader.Format
+    public var format: PropertyListFormat
     public var configuration: ATSConfiguration
     /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`,
     /// ATS keys at the root instead of inside it).

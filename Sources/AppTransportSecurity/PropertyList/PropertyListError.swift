@@ -1,6 +1,6 @@
 /// Why a property list could not be read. Each description says what was wrong, where, and how to fix it.
 public enum PropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The input is larger than ``PropertyListReader/maximumSize``.
+    /// The input is larger than the 8 MiB limit.
     case tooLarge(bytes: Int, limit: Int)
     /// The input is empty.
     case empty

@@ -1,12 +1,19 @@
 import Foundation
 import TransportTrust
 
+/// The serialization a property list used.
+public enum PropertyListFormat: String, Sendable, Codable {
+    case xml
+    case binary
+    case openStep
+}
+
 /// Reads an XML or binary property list with Foundation's `PropertyListSerialization`, within bounds.
 ///
 /// Before Foundation sees the bytes, the reader caps the size, scans XML for nesting depth and key
 /// positions (`XMLPlistLocator`), and checks binary structure (`BinaryPlistValidator`). The result keeps
 /// every value's exact type (``PlistValue``).
-public struct PropertyListReader: Sendable {
+package struct PropertyListReader: Sendable {
     /// The largest file accepted: Info.plists are a few kilobytes; 8 MiB leaves room for generated ones.
     public static let maximumSize = 8 * 1024 * 1024
     /// The deepest nesting accepted. An ATS configuration is at most six levels deep.
@@ -14,12 +21,7 @@ public struct PropertyListReader: Sendable {
     /// The most values a binary plist may expand to once shared references are followed.
     public static let maximumExpandedValues = 1_000_000
 
-    /// The serialization the bytes used.
-    public enum Format: String, Sendable, Codable {
-        case xml
-        case binary
-        case openStep
-    }
+    package typealias Format = PropertyListFormat
 
     /// A parsed property list.
     public struct Document: Sendable {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// One challenge from a `WWW-Authenticate` header (RFC 9110 §11.6.1).
-public struct HTTPAuthChallenge: Sendable, Equatable {
+package struct HTTPAuthChallenge: Sendable, Equatable {
     /// The scheme, lowercased: `basic`, `digest`, …
     public var scheme: String
     /// Parameters by lowercased name, unquoted.
@@ -92,7 +92,7 @@ public struct HTTPAuthChallenge: Sendable, Equatable {
 }
 
 /// Builds `Authorization` headers for Basic (RFC 7617) and Digest (RFC 7616).
-public enum HTTPAuthorization {
+package enum HTTPAuthorization {
     /// `Basic base64(user:password)`, UTF-8.
     public static func basic(user: String, password: String) -> String {
         "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Only version 1 has a defined layout. An SCT of another version keeps its raw bytes and is never counted,
 /// as trustd counts only v1.
-public struct SignedCertificateTimestamp: Sendable, Hashable {
+package struct SignedCertificateTimestamp: Sendable, Hashable {
     /// The `Version` byte: 0 is v1.
     public var version: UInt8
     /// SHA-256 of the log's public key (32 bytes).
@@ -27,7 +27,7 @@ public struct SignedCertificateTimestamp: Sendable, Hashable {
 }
 
 /// Why an SCT list cannot be read. Each case names where the bytes went wrong.
-public enum SCTListError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum SCTListError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAnOctetString
     case truncated(at: Int, needed: Int, have: Int)
     case lengthMismatch(declared: Int, actual: Int)

@@ -4,7 +4,7 @@ import Crypto
 ///
 /// Computed from the DER alone (`RawCertificate`), so keys swift-certificates cannot parse (RSA-1024,
 /// RSA-PSS, unknown curves) still have hashes.
-public struct CertificateFingerprint: Sendable, Hashable {
+package struct CertificateFingerprint: Sendable, Hashable {
     public let der: [UInt8]
     /// The SubjectPublicKeyInfo DER; empty when the certificate cannot be read at all.
     public let subjectPublicKeyInfo: [UInt8]

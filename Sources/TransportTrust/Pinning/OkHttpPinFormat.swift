@@ -2,7 +2,7 @@ import Foundation
 
 /// OkHttp `CertificatePinner` pins as text: one `pattern sha256/…` per line (more pins may follow on the line,
 /// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments. As in OkHttp, every
-/// pattern that matches a host applies (``PinMatching/everyMatch``).
+/// pattern that matches a host applies (`PinMatching.everyMatch`).
 enum OkHttpPinFormat {
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         var order: [HostPattern] = []

@@ -71,7 +71,7 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
     public var isLegacySHA1: Bool { if case .spkiSHA1 = self { return true } else { return false } }
 
     /// Whether the certificate with these fingerprints matches the pin.
-    public func matches(_ fingerprint: CertificateFingerprint) -> Bool {
+    package func matches(_ fingerprint: CertificateFingerprint) -> Bool {
         switch self {
         case .certificate(let der): return fingerprint.der == der
         case .publicKey(let spki): return fingerprint.subjectPublicKeyInfo == spki

@@ -1,17 +1,25 @@
-/// The outcome of checking a ``PinSet`` against a chain.
-public struct PinCheck: Sendable, Hashable {
-    /// One pin that matched one certificate.
-    public struct Match: Sendable, Hashable {
-        public var pin: Pin
-        public var scope: PinScope
-        /// Index in the built chain, 0 is the leaf.
-        public var certificate: Int
+/// One pin that matched one certificate of a validated chain.
+public struct PinMatch: Sendable, Hashable {
+    public var pin: Pin
+    public var scope: PinScope
+    /// Index in the built chain, 0 is the leaf.
+    public var certificate: Int
+
+    package init(pin: Pin, scope: PinScope, certificate: Int) {
+        self.pin = pin
+        self.scope = scope
+        self.certificate = certificate
     }
+}
+
+/// The outcome of checking a ``PinSet`` against a chain.
+package struct PinCheck: Sendable, Hashable {
+    package typealias Match = PinMatch
 
     /// The scopes whose pins matched nothing. Empty when the set matched.
-    public var unmatchedScopes: [PinScope]
+    package var unmatchedScopes: [PinScope]
     /// Every match found.
-    public var matches: [Match]
+    package var matches: [Match]
 
-    public var isMatch: Bool { unmatchedScopes.isEmpty }
+    package var isMatch: Bool { unmatchedScopes.isEmpty }
 }

@@ -8,9 +8,14 @@ public struct PinConfiguration: Sendable, Hashable {
     /// TrustKit's for a configuration made in code.
     public var rules: PinValidationRules
     /// How entries that match the same host combine: the most specific alone, or, as OkHttp does, all of them.
-    public var matching: PinMatching
+    package var matching: PinMatching
 
-    public init(_ hosts: [PinnedHost] = [], rules: PinValidationRules = .trustKit, matching: PinMatching = .mostSpecific) {
+    public init(_ hosts: [PinnedHost] = [], rules: PinValidationRules = .trustKit) {
+        self.init(hosts, rules: rules, matching: .mostSpecific)
+    }
+
+    /// Decided by the format a configuration is read from (``PinConfigurationFormat``).
+    package init(_ hosts: [PinnedHost], rules: PinValidationRules, matching: PinMatching) {
         self.hosts = hosts
         self.rules = rules
         self.matching = matching
@@ -19,9 +24,9 @@ public struct PinConfiguration: Sendable, Hashable {
     /// The entry that applies to `host`, or nil when none covers it. An exempt entry (``PinnedHost/isExempt``) is
     /// returned like any other: the host is covered, and not pinned.
     ///
-    /// With ``PinMatching/mostSpecific`` it is the most specific matching entry. With ``PinMatching/everyMatch``
-    /// it is that entry with the pins of every other matching entry added, scope by scope, so that any of them
-    /// passes, as in OkHttp; its other settings (enforcement, expiry, report URIs) stay those of the most specific.
+    /// It is the most specific matching entry. For a configuration read from an OkHttp file it is that entry with
+    /// the pins of every other matching entry added, scope by scope, so that any of them passes, as in OkHttp; its
+    /// other settings (enforcement, expiry, report URIs) stay those of the most specific.
     public func entry(for host: String) -> PinnedHost? {
         guard let canonical = HostPattern.canonical(host) else { return nil }
         let matches = hosts.filter { $0.pattern.matches(canonical: canonical) }

@@ -27,7 +27,7 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
 
     /// How its system combines patterns that match the same host: OkHttp applies them all, the others the most
     /// specific.
-    public var matching: PinMatching { self == .okhttp ? .everyMatch : .mostSpecific }
+    package var matching: PinMatching { self == .okhttp ? .everyMatch : .mostSpecific }
 
     /// Reads `bytes` in a format other than ATS, whose files AppTransportSecurity reads with its own parser
     /// (`PinConfigurationFormat.read(_:source:format:)` is declared there, for every format).

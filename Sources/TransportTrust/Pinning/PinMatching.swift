@@ -1,5 +1,5 @@
 /// How a configuration combines the entries whose patterns all match one host.
-public enum PinMatching: String, Sendable, Hashable, CaseIterable {
+package enum PinMatching: String, Sendable, Hashable, CaseIterable {
     /// The most specific entry alone applies (TrustKit, ATS, Android; Alamofire's exact lookup).
     case mostSpecific
     /// The pins of every matching entry apply together, and any one of them passes: OkHttp's

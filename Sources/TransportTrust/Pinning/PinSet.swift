@@ -73,7 +73,7 @@ public struct PinSet: Sendable, Hashable {
 
     /// Checks the set against `chain` (leaf first, as built). Every non-empty group must have a pin that matches
     /// a certificate in its scope. An empty set matches nothing.
-    public func check(_ chain: [CertificateFingerprint]) -> PinCheck {
+    package func check(_ chain: [CertificateFingerprint]) -> PinCheck {
         guard !groups.isEmpty else { return PinCheck(unmatchedScopes: [.any], matches: []) }
         var unmatched: [PinScope] = []
         var matches: [PinCheck.Match] = []
@@ -92,7 +92,7 @@ public struct PinSet: Sendable, Hashable {
 
     /// The OkHttp-style explanation of a mismatch: what each group needed, and the chain's actual hashes, so a
     /// reader sees at once which pin would have matched.
-    public func mismatchMessage(host: String?, chain: [CertificateFingerprint], unmatched: [PinScope]) -> String {
+    package func mismatchMessage(host: String?, chain: [CertificateFingerprint], unmatched: [PinScope]) -> String {
         var s = "certificate pinning failure"
         if let host { s += " for \(host)" }
         s += ": "

@@ -19,7 +19,8 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
     public var app: PinFailureReport.AppInfo
     /// The port, for reports.
     public var port: Int
-    public var hashCache: SPKIHashCache
+    /// Shared by default; a benchmark or test may give its own.
+    package var hashCache: SPKIHashCache = .shared
     /// The time used when the trust has no validation time.
     public var clock: @Sendable () -> Date
 
@@ -29,7 +30,6 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         reporter: (any PinFailureReporting)? = nil,
         app: PinFailureReport.AppInfo = .unknown,
         port: Int = 443,
-        hashCache: SPKIHashCache = .shared,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.pinnedHost = pinnedHost
@@ -37,7 +37,6 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         self.reporter = reporter
         self.app = app
         self.port = port
-        self.hashCache = hashCache
         self.clock = clock
     }
 

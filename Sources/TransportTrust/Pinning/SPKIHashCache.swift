@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 ///
 /// Bounded: when full, it is emptied and starts again, which keeps the cost of a hostile stream of new
 /// certificates at one parse each.
-public final class SPKIHashCache: Sendable {
+package final class SPKIHashCache: Sendable {
     /// The cache pinning evaluators share unless given another.
     public static let shared = SPKIHashCache()
 

@@ -54,8 +54,8 @@ public struct ServerTrustManager: Sendable {
     }
 
     /// A manager that pins each configured host with a ``PinSetEvaluator``, after validating the configuration.
-    /// Unlisted hosts get chain validation only, unless `allHostsMustBeEvaluated`. A configuration with
-    /// ``PinMatching/everyMatch`` (OkHttp) checks the pins of every pattern that matches the host.
+    /// Unlisted hosts get chain validation only, unless `allHostsMustBeEvaluated`. A configuration read from an OkHttp
+    /// file checks the pins of every pattern that matches the host, as OkHttp does.
     public init(configuration: PinConfiguration, allHostsMustBeEvaluated: Bool = false,
                 validation: any ServerTrustEvaluating = DefaultTrustEvaluator(),
                 reporter: (any PinFailureReporting)? = nil, app: PinFailureReport.AppInfo = .unknown,

@@ -316,7 +316,7 @@ struct RevocationCheck: Sendable {
 }
 
 /// Why bytes handed in as an OCSP response are not one.
-public struct OCSPResponseShapeError: Error, CustomStringConvertible, Sendable {
+package struct OCSPResponseShapeError: Error, CustomStringConvertible, Sendable {
     public let description: String
 }
 
@@ -324,7 +324,7 @@ extension RevocationOptions {
     /// Refuses bytes that are not shaped like a DER OCSPResponse (RFC 6960 §4.2.1: a SEQUENCE of an ENUMERATED
     /// responseStatus and, when successful, [0] responseBytes), so that a wrong file is an input error rather than
     /// a response soft-fail silently ignores. Whether a response says anything about a certificate is decided later.
-    public static func checkResponseShape(_ der: [UInt8]) throws(OCSPResponseShapeError) {
+    package static func checkResponseShape(_ der: [UInt8]) throws(OCSPResponseShapeError) {
         let node: ASN1Node
         do { node = try DER.parse(der) } catch {
             let text = der.prefix(64).allSatisfy { $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
