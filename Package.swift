@@ -316,6 +316,7 @@ if Context.environment["ATS_FUZZ"] != nil {
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Fuzz/Targets",
             swiftSettings: strict
