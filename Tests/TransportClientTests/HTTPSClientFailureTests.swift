@@ -58,6 +58,33 @@ import TransportTrust
         }
     }
 
+    /// Slowloris from the server: header bytes keep coming, one every 50 ms, so no idle limit would fire; the
+    /// request's own deadline must end it.
+    @Test func headersThatTrickleForeverEndAtTheRequestLimit() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.raw(.slowHeaders, tls: try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key))
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        let request = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(8))
+        let (error, elapsed) = await timed { await transportError { try await client.execute(request) } }
+        #expect(error?.kind == .timedOut, "\(String(describing: error))")
+        #expect(error?.message.contains("time limit") == true, "\(String(describing: error))")
+        #expect(elapsed < .seconds(30))
+    }
+
+    /// A header block past NIO's limits (1 MiB in 1,000-byte fields), from a server that then holds the connection
+    /// open: the client stops reading at the limit and says why, instead of buffering or waiting.
+    @Test func anOversizedHeaderBlockIsRefusedAtTheLimit() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.raw(.oversizedHeaders, tls: try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key))
+        defer { Task { await server.shutdown() } }
+        let client = makeClient(anchors: pki.anchors)
+        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+        #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
+        #expect(error?.message.contains("headers are over the limits") == true, "\(String(describing: error))")
+        #expect(elapsed < .seconds(25))
+    }
+
     @Test func serverThatNeverAnswersHitsTheRequestTimeout() async throws {
         let pki = ServerPKI()
         // The server answers /warm and stalls on anything else. The stalled request goes out on the kept-alive
