@@ -60,7 +60,8 @@ public struct ClientIdentity: @unchecked Sendable {
         case .noCertificate:
             throw ClientIdentityError("\(source) holds a private key but no certificate, so it cannot identify a client; \(export)")
         case .keyMatchesNoCertificate(let certificates):
-            throw ClientIdentityError("the private key in \(source) matches none of its \(certificates) certificate\(certificates == 1 ? "" : "s"); \(export)")
+            let which = certificates == 1 ? "does not match its certificate" : "matches none of its \(certificates) certificates"
+            throw ClientIdentityError("the private key in \(source) \(which); \(export)")
         case .keyAndMatchingCertificate:
             break
         }
