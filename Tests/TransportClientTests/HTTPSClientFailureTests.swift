@@ -1,3 +1,4 @@
+import ATSTestServers
 import TestSupport
 import Foundation
 import NIOHTTP1
@@ -58,13 +59,18 @@ import TransportTrust
         }
     }
 
+    /// A hostile server behind TLS the client trusts, so that its misbehaviour reaches the client's HTTP layer.
+    private func behindTLS(_ behaviour: Misbehaviour) async throws -> (LocalServer, HTTPSClient) {
+        let pki = ServerPKI()
+        let server = try await TestServer.raw(behaviour, tls: try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key))
+        return (server, makeClient(anchors: pki.anchors))
+    }
+
     /// Slowloris from the server: header bytes keep coming, one every 50 ms, so no idle limit would fire; the
     /// request's own deadline must end it.
     @Test func headersThatTrickleForeverEndAtTheRequestLimit() async throws {
-        let pki = ServerPKI()
-        let server = try await TestServer.raw(.slowHeaders, tls: try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key))
+        let (server, client) = try await behindTLS(.slowHeaders)
         defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
         let request = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(8))
         let (error, elapsed) = await timed { await transportError { try await client.execute(request) } }
         #expect(error?.kind == .timedOut, "\(String(describing: error))")
@@ -75,10 +81,8 @@ import TransportTrust
     /// A header block past NIO's limits (1 MiB in 1,000-byte fields), from a server that then holds the connection
     /// open: the client stops reading at the limit and says why, instead of buffering or waiting.
     @Test func anOversizedHeaderBlockIsRefusedAtTheLimit() async throws {
-        let pki = ServerPKI()
-        let server = try await TestServer.raw(.oversizedHeaders, tls: try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key))
+        let (server, client) = try await behindTLS(.oversizedHeaders)
         defer { Task { await server.shutdown() } }
-        let client = makeClient(anchors: pki.anchors)
         let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
         #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
         #expect(error?.message.contains("headers are over the limits") == true, "\(String(describing: error))")
