@@ -70,23 +70,25 @@ import TransportTrust
     /// request's own deadline must end it.
     @Test func headersThatTrickleForeverEndAtTheRequestLimit() async throws {
         let (server, client) = try await behindTLS(.slowHeaders)
-        defer { Task { await server.shutdown() } }
-        let request = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(8))
-        let (error, elapsed) = await timed { await transportError { try await client.execute(request) } }
-        #expect(error?.kind == .timedOut, "\(String(describing: error))")
-        #expect(error?.message.contains("time limit") == true, "\(String(describing: error))")
-        #expect(elapsed < .seconds(30))
+        await withShutdown({ await server.shutdown() }) {
+            let request = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(8))
+            let (error, elapsed) = await timed { await transportError { try await client.execute(request) } }
+            #expect(error?.kind == .timedOut, "\(String(describing: error))")
+            #expect(error?.message.contains("time limit") == true, "\(String(describing: error))")
+            #expect(elapsed < .seconds(30))
+        }
     }
 
     /// A header block past NIO's limits (1 MiB in 1,000-byte fields), from a server that then holds the connection
     /// open: the client stops reading at the limit and says why, instead of buffering or waiting.
     @Test func anOversizedHeaderBlockIsRefusedAtTheLimit() async throws {
         let (server, client) = try await behindTLS(.oversizedHeaders)
-        defer { Task { await server.shutdown() } }
-        let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
-        #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
-        #expect(error?.message.contains("headers are over the limits") == true, "\(String(describing: error))")
-        #expect(elapsed < .seconds(25))
+        await withShutdown({ await server.shutdown() }) {
+            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
+            #expect(error?.message.contains("headers are over the limits") == true, "\(String(describing: error))")
+            #expect(elapsed < .seconds(25))
+        }
     }
 
     @Test func serverThatNeverAnswersHitsTheRequestTimeout() async throws {
