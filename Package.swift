@@ -211,10 +211,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The client against hostile local servers in bounded counts: RSS and open descriptors must stay flat (docs/RELIABILITY.md).
+        // The client against hostile local servers, and hostile clients against the server, in bounded counts: RSS and
+        // open descriptors must stay flat (docs/RELIABILITY.md).
         .executableTarget(
             name: "SoakTest",
-            dependencies: ["TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport"],
+            dependencies: [
+                "TransportClient", "TransportTrust", "TransportServer", "ATSTestServers", "BenchmarkSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Support shared by the test targets.
@@ -316,6 +325,7 @@ if Context.environment["ATS_FUZZ"] != nil {
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Fuzz/Targets",
             swiftSettings: strict

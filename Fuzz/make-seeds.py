@@ -120,6 +120,14 @@ def main():
     write("identity-pem-chain", "leaf.pem", read(os.path.join(PKI, "leaf.pem")))
     write("identity-pem-chain", "leaf-and-ca.pem", read(os.path.join(PKI, "leaf.pem")) + read(os.path.join(PKI, "ca.pem")))
 
+    # CRLs: made with the CRL fixture CA (Fuzz/Fixtures/README.md), as DER and as PEM.
+    for path in sorted(glob.glob(os.path.join(ROOT, "Fuzz/Fixtures/crl/*.crl"))):
+        name, der = os.path.splitext(os.path.basename(path))[0], read(path)
+        write("crl", name + ".der", der)
+        body = base64.encodebytes(der).replace(b"\n", b"")
+        lines = b"\n".join(body[i:i + 64] for i in range(0, len(body), 64))
+        write("crl", name + ".pem", b"-----BEGIN X509 CRL-----\n" + lines + b"\n-----END X509 CRL-----\n")
+
     # ServerHellos: the first byte is the chunk size the target feeds them in.
     def hello(suite, version=None, legacy=0x0303):
         body = struct.pack(">H", legacy) + bytes(range(32)) + b"\x20" + bytes([1] * 32) + struct.pack(">HB", suite, 0)

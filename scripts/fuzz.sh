@@ -21,7 +21,7 @@ bin=$scratch/debug/ats-fuzz
 targets() { grep -ho 'name: "[a-z0-9-]*"' Fuzz/Targets/*.swift | cut -d'"' -f2; }
 dictionary() {
   case $1 in
-    chain|certificate|ocsp|identity-*) echo Fuzz/Dictionaries/der.dict ;;
+    chain|certificate|ocsp|crl|identity-*) echo Fuzz/Dictionaries/der.dict ;;
     ats-config|binary-plist) echo Fuzz/Dictionaries/plist.dict ;;
     pins-*) echo Fuzz/Dictionaries/pins.dict ;;
     http-response|auth-challenge) echo Fuzz/Dictionaries/http.dict ;;

@@ -25,4 +25,7 @@ enum Fixtures {
     static let ocspAnchors = TrustAnchors(custom: certificates("Fuzz/Fixtures/ocsp/ca.pem"))
     static let ocspLeafPEM = bytes("Fuzz/Fixtures/ocsp/leaf.pem")
     static let ocspLeafKeyPEM = bytes("Fuzz/Fixtures/ocsp/leaf.key")
+    /// The CRL fixture: a leaf without distribution points (its issuer's CRL covers it), and its CA.
+    static let crlLeaf = certificates("Fuzz/Fixtures/crl/leaf.pem")
+    static let crlAnchors = TrustAnchors(custom: certificates("Fuzz/Fixtures/crl/ca.pem"))
 }

@@ -16,8 +16,7 @@ package struct FuzzTarget: Sendable {
         chain, certificate, atsConfig, binaryPlist,
         pinsATS, pinsTrustKit, pinsTrustKitJSON, pinsOkHttp, pinsAndroid,
         ocsp, identityPKCS12, identityPEMKey, identityPEMChain,
-        serverHello, httpResponse, authChallenge, sctList,
-        // crl: reserved for the CRL parser of #20 (one target, same shape as `ocsp`), once it exists.
+        serverHello, httpResponse, authChallenge, sctList, crl,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -26,6 +26,14 @@ public enum Misbehaviour: Sendable {
     case reset
     /// Answers with bytes that are not TLS.
     case garbage
+    /// Answers a request with a status line, then header bytes one every 50 ms, never ending the header block
+    /// (slowloris). Behind TLS when the server is given a TLS configuration.
+    case slowHeaders
+    /// Answers a request with a header block of ``oversizedHeaderBytes`` that never ends, then holds the connection.
+    case oversizedHeaders
+
+    /// The size of the `oversizedHeaders` block, in 1,000-byte fields: past NIO's limits (256 fields, 2 MiB in all).
+    public static let oversizedHeaderBytes = 1 << 20
 }
 
 /// One server on 127.0.0.1.
@@ -55,10 +63,18 @@ public final class LocalServer: Sendable {
         }
     }
 
-    /// A TCP server that misbehaves.
-    public static func hostile(_ behaviour: Misbehaviour, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> LocalServer {
-        try await bind(port: 0, group: group) { channel in
-            try channel.pipeline.syncOperations.addHandler(HostileHandler(behaviour: behaviour))
+    /// A TCP server that misbehaves; behind TLS when `tls` is given (the response misbehaviours need it to reach an
+    /// HTTPS client's HTTP layer).
+    public static func hostile(_ behaviour: Misbehaviour, tls: TLSConfiguration? = nil,
+                               group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> LocalServer {
+        let context: NIOSSLContext?
+        do { context = try tls.map { try NIOSSLContext(configuration: $0) } } catch {
+            throw TestServerError("the TLS server context could not be made: \(error)")
+        }
+        return try await bind(port: 0, group: group) { channel in
+            let sync = channel.pipeline.syncOperations
+            if let context { try sync.addHandler(NIOSSLServerHandler(context: context)) }
+            try sync.addHandler(HostileHandler(behaviour: behaviour))
         }
     }
 
@@ -150,11 +166,34 @@ private final class HostileHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
     let behaviour: Misbehaviour
+    private var answered = false
+    private var trickle: RepeatedTask?
 
     init(behaviour: Misbehaviour) { self.behaviour = behaviour }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch behaviour {
+        case .slowHeaders:
+            guard !answered else { return }
+            answered = true
+            let channel = context.channel
+            channel.writeAndFlush(channel.allocator.buffer(string: "HTTP/1.1 200 OK\r\n"), promise: nil)
+            let line = Array("X-Slow: a\r\n".utf8)
+            let sent = NIOLockedValueBox(0)
+            trickle = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in
+                let next = sent.withLockedValue { count in
+                    defer { count += 1 }
+                    return line[count % line.count]
+                }
+                channel.writeAndFlush(channel.allocator.buffer(bytes: [next]), promise: nil)
+            }
+        case .oversizedHeaders:
+            guard !answered else { return }
+            answered = true
+            var block = Array("HTTP/1.1 200 OK\r\n".utf8)
+            let line = Array("X-Filler: \(String(repeating: "a", count: 1000))\r\n".utf8)
+            while block.count + line.count <= Misbehaviour.oversizedHeaderBytes { block += line }
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: block)), promise: nil)
         case .stall:
             break
         case .reset:
@@ -169,6 +208,12 @@ private final class HostileHandler: ChannelInboundHandler {
             let garbage = Array("HTTP/1.1 200 OK\r\nthis is not TLS\r\n\r\n".utf8) + (0..<64).map { _ in UInt8.random(in: 0...255) }
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: garbage)), promise: nil)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        trickle?.cancel()
+        trickle = nil
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }

@@ -376,8 +376,11 @@ final class Connection: Sendable {
                                   "the request was not sent: it is not valid HTTP/1.1 (NIO: \(text)); check its method, header names and values, and the URL's path",
                                   underlying: text)
         case ExchangeFailure.malformedResponse(let text):
-            return TransportError(.malformedResponse, phase: phase, host: host, port: port,
-                                  "the server's response is not valid HTTP/1.1", verdict: report.verdict, underlying: text)
+            // NIO's parser stops at its header limits; "not valid" alone would hide that the server sent too much.
+            let what = text == "\(HTTPParserError.headerOverflow)"
+                ? "the server's response headers are over the limits this client reads (256 fields, 80 KiB a field, 2 MiB in all); the server is broken or hostile"
+                : "the server's response is not valid HTTP/1.1"
+            return TransportError(.malformedResponse, phase: phase, host: host, port: port, what, verdict: report.verdict, underlying: text)
         case ExchangeFailure.error(let text, let isTLS):
             if isTLS, let rejected = HandshakeFailureClassifier.clientCertificateAlert(in: text) {
                 return TransportError(.clientCertificateRejected, phase: phase, host: host, port: port,

@@ -43,6 +43,34 @@ import Testing
         #expect(try ClientIdentity(pkcs12File: dir.file("plain.p12"), password: "right").certificateChain.count == 1)
     }
 
+    /// swift-nio-ssl 2.37.6 also traps when BoringSSL reads a key but no certificate of that key: a bundle whose key
+    /// belongs to another certificate (Fuzz/Regressions/identity-pkcs12/key-matches-no-certificate.p12), and a
+    /// key-only bundle. Both keys are shrouded (encrypted), so only the decrypted bundle shows the mismatch.
+    @Test func aPKCS12BundleWhoseKeyMatchesNoCertificateIsRefusedNotACrash() throws {
+        let dir = try TemporaryDirectory()
+        let ca = PKI.root("Client CA")
+        let leaf = ca.leaf("client", dns: [], extendedKeyUsage: [.clientAuth])
+        try dir.write("c.pem", leaf.pem)
+        try dir.write("other.pem", ca.key.pemString)
+        try openssl(["pkcs12", "-export", "-nocerts", "-inkey", "other.pem", "-certfile", "c.pem", "-passout", "pass:right",
+                     "-out", "mismatched.p12"], in: dir.path)
+        try openssl(["pkcs12", "-export", "-nocerts", "-inkey", "other.pem", "-passout", "pass:right", "-out", "key-only.p12"], in: dir.path)
+        let expected = [("mismatched.p12", "key in '\(dir.file("mismatched.p12"))' does not match its certificate;"), ("key-only.p12", "holds a private key but no certificate")]
+        for (file, message) in expected {
+            do {
+                _ = try ClientIdentity(pkcs12File: dir.file(file), password: "right")
+                Issue.record("\(file) was accepted")
+            } catch {
+                #expect(error.description.contains(message), "\(error)")
+                #expect(error.description.contains(file), "\(error)")
+                #expect(error.description.contains("openssl pkcs12 -export -in cert.pem -inkey key.pem"), "\(error)")
+            }
+            // The screen reads the bundle only with the right password; a wrong one is still reported as such.
+            let wrong = #expect(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: dir.file(file), password: "wrong") }
+            #expect(wrong?.description.contains("password is wrong") == true, "\(String(describing: wrong))")
+        }
+    }
+
     @Test func pemIdentityAndUnreadableFiles() throws {
         let dir = try TemporaryDirectory()
         let leaf = PKI.root("Client CA").leaf("client", dns: [], extendedKeyUsage: [.clientAuth])

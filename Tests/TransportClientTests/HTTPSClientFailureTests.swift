@@ -1,3 +1,4 @@
+import ATSTestServers
 import TestSupport
 import Foundation
 import NIOHTTP1
@@ -54,6 +55,38 @@ import TransportTrust
             #expect(error?.kind == .malformedResponse)
             #expect(error?.message.contains("did not answer with TLS") == true)
             #expect(error?.message.contains("HTTP/1.1 200") == true)
+            #expect(elapsed < .seconds(25))
+        }
+    }
+
+    /// A hostile server behind TLS the client trusts, so that its misbehaviour reaches the client's HTTP layer.
+    private func behindTLS(_ behaviour: Misbehaviour) async throws -> (LocalServer, HTTPSClient) {
+        let pki = ServerPKI()
+        let server = try await TestServer.raw(behaviour, tls: try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key))
+        return (server, makeClient(anchors: pki.anchors))
+    }
+
+    /// Slowloris from the server: header bytes keep coming, one every 50 ms, so no idle limit would fire; the
+    /// request's own deadline must end it.
+    @Test func headersThatTrickleForeverEndAtTheRequestLimit() async throws {
+        let (server, client) = try await behindTLS(.slowHeaders)
+        await withShutdown({ await server.shutdown() }) {
+            let request = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(8))
+            let (error, elapsed) = await timed { await transportError { try await client.execute(request) } }
+            #expect(error?.kind == .timedOut, "\(String(describing: error))")
+            #expect(error?.message.contains("time limit") == true, "\(String(describing: error))")
+            #expect(elapsed < .seconds(30))
+        }
+    }
+
+    /// A header block past NIO's limits (1 MiB in 1,000-byte fields), from a server that then holds the connection
+    /// open: the client stops reading at the limit and says why, instead of buffering or waiting.
+    @Test func anOversizedHeaderBlockIsRefusedAtTheLimit() async throws {
+        let (server, client) = try await behindTLS(.oversizedHeaders)
+        await withShutdown({ await server.shutdown() }) {
+            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
+            #expect(error?.message.contains("headers are over the limits") == true, "\(String(describing: error))")
             #expect(elapsed < .seconds(25))
         }
     }

@@ -39,6 +39,17 @@ import X509
         #expect(reason.contains(pki.intermediate.label))
     }
 
+    /// RFC 5280 §7.1: a CRL whose issuer name differs from the certificate's issuer only in case or string type is
+    /// that issuer's CRL, so its entries revoke the certificate too. Found writing the `crl` fuzz target's invariant:
+    /// the entries were matched byte for byte, so such a CRL applied and revoked nothing (fail-open).
+    @Test func anEntryRevokesWhenTheCRLSpellsTheIssuerNameOtherwise() throws {
+        let respelled = PKI.name("TEST INTERMEDIATE CA", organization: "transport  trust tests")
+        #expect(respelled != pki.intermediate.subject)
+        let list = try crl { $0.issuer = respelled; $0.entries = [.revoking(pki.leaf, reason: 1)] }
+        guard case .revoked(let reason) = status([list]) else { Issue.record("\(status([list]))"); return }
+        #expect(reason.contains("keyCompromise"))
+    }
+
     @Test func certificateHoldRevokesAndRemoveFromCRLInACompleteCRLDoesNot() throws {
         guard case .revoked(let why) = status([try crl { $0.entries = [.revoking(pki.leaf, reason: 6)] }]) else { Issue.record("hold"); return }
         #expect(why.contains("certificateHold"))

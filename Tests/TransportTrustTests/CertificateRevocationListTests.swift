@@ -28,6 +28,18 @@ import X509
         #expect(entry.reason == 1)
     }
 
+    /// What the `crl` fuzz target checks lookups against: every entry, serial without leading zeros, in serial order.
+    @Test func revokedEntriesListsEachEntryAsIndexed() throws {
+        var builder = CRLBuilder(issuer: pki.intermediate)
+        builder.entries = [CRLBuilder.Entry(serial: [0x00, 0x90], reason: 4), CRLBuilder.Entry(serial: [0x05])]
+        let crl = try CertificateRevocationList(bytes: try builder.signed(by: pki.intermediate.key))
+        #expect(crl.revokedEntries == [
+            .init(serial: [0x05], certificateIssuer: nil, reason: nil),
+            .init(serial: [0x90], certificateIssuer: nil, reason: 4),
+        ])
+        #expect(crl.revokedEntries.allSatisfy { crl.lists(Certificate.SerialNumber(bytes: $0.serial)) })
+    }
+
     @Test func findsEverySerialAndNoOther() throws {
         var builder = CRLBuilder(issuer: pki.intermediate)
         let serials: [[UInt8]] = (1...300).map { i in [UInt8(i >> 8), UInt8(i & 0xFF)].drop { $0 == 0 }.map { $0 } }

@@ -47,14 +47,27 @@ public struct ClientIdentity: @unchecked Sendable {
     }
 
     /// Loads a PKCS#12 (`.p12`/`.pfx`) bundle.
-    /// - Throws: ``ClientIdentityError`` naming the file when it cannot be read or the password is wrong.
+    /// - Throws: ``ClientIdentityError`` naming the file when it cannot be read, the password is wrong, or it holds no
+    ///   key with a certificate of that key.
     public init(pkcs12 bytes: [UInt8], password: String, source: String = "the PKCS#12 bundle") throws(ClientIdentityError) {
-        if PKCS12Contents.hasVisibleKey(bytes) == false {
-            throw ClientIdentityError("\(source) holds no private key (no key bag outside its encrypted parts), so it cannot identify a client; export the certificate together with its key, for example `openssl pkcs12 -export -in cert.pem -inkey key.pem`")
+        let unopenable = "cannot open \(source): the password is wrong or the file is not PKCS#12; check the password, or convert the file with `openssl pkcs12`"
+        let export = "export the client certificate together with its own key, for example `openssl pkcs12 -export -in cert.pem -inkey key.pem`"
+        switch PKCS12Screen.read(bytes, password: Array(password.utf8)) {
+        case .unreadable:
+            throw ClientIdentityError(unopenable)
+        case .noKey:
+            throw ClientIdentityError("\(source) holds no private key, so it cannot identify a client; \(export)")
+        case .noCertificate:
+            throw ClientIdentityError("\(source) holds a private key but no certificate, so it cannot identify a client; \(export)")
+        case .keyMatchesNoCertificate(let certificates):
+            let which = certificates == 1 ? "does not match its certificate" : "matches none of its \(certificates) certificates"
+            throw ClientIdentityError("the private key in \(source) \(which); \(export)")
+        case .keyAndMatchingCertificate:
+            break
         }
         let bundle: NIOSSLPKCS12Bundle
         do { bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: Array(password.utf8)) } catch {
-            throw ClientIdentityError("cannot open \(source): the password is wrong or the file is not PKCS#12; check the password, or convert the file with `openssl pkcs12`")
+            throw ClientIdentityError(unopenable)
         }
         try self.init(certificateChain: bundle.certificateChain, privateKey: bundle.privateKey, certificateSource: source, keySource: "the key in \(source)")
     }

@@ -136,11 +136,16 @@ struct CRLCheck {
         return nil
     }
 
-    /// The entry about `certificate`, which in an indirect CRL must be listed under the certificate's issuer.
+    /// The entry about `certificate`, which in an indirect CRL must be listed under the certificate's issuer. Names
+    /// compare as RFC 5280 §7.1 asks, as the CRL's issuer did when the CRL was chosen: compared byte for byte, a CRL
+    /// that spells its own name in another case or string type would apply and yet revoke nothing.
     private static func entry(for certificate: Certificate, in crl: CertificateRevocationList, indirect: Bool) -> RevokedEntries.Entry? {
         let found = crl.entries.entries(for: certificate.serialNumber.bytes)
         return found.first { entry in
-            crl.entries.issuers[Int(entry.issuer)].contains(.directoryName(certificate.issuer))
+            crl.entries.issuers[Int(entry.issuer)].contains { name in
+                guard case .directoryName(let issuer) = name else { return false }
+                return ComparableName.matches(issuer, certificate.issuer)
+            }
         }
     }
 

@@ -41,6 +41,26 @@ public struct CertificateRevocationList: Sendable {
     public func lists(_ serialNumber: Certificate.SerialNumber) -> Bool { !entries.entries(for: serialNumber.bytes).isEmpty }
     public var isDelta: Bool { deltaBase != nil }
 
+    /// One revoked entry as the index holds it, for invariants that check lookups against the list (the fuzz targets).
+    package struct RevokedEntry: Equatable, Sendable {
+        /// Unsigned big-endian, without leading zeros.
+        package var serial: [UInt8]
+        /// The certificateIssuer the entry is under in an indirect CRL; nil for the CRL's own issuer.
+        package var certificateIssuer: [GeneralName]?
+        /// The reasonCode (RFC 5280 §5.3.1), nil when the entry has none.
+        package var reason: UInt8?
+    }
+
+    /// Every revoked entry with a non-negative serial, in serial order.
+    package var revokedEntries: [RevokedEntry] {
+        entries.records.map { entry in
+            let start = Int(entry.serialStart)
+            return RevokedEntry(serial: Array(entries.der[start..<(start + Int(entry.serialCount))]),
+                                certificateIssuer: entry.issuer == 0 ? nil : entries.issuers[Int(entry.issuer)],
+                                reason: entry.reason == RevokedEntries.noReason ? nil : entry.reason)
+        }
+    }
+
     /// Reads a CRL from DER, or from PEM (`-----BEGIN X509 CRL-----`; the first such block).
     public init(bytes: [UInt8]) throws(CRLFormatError) {
         guard bytes.count <= Self.maximumBytes else {

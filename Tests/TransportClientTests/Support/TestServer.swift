@@ -113,7 +113,9 @@ final class TestServer: Sendable {
     }
 
     /// A TCP server that misbehaves: the one `ats serve` and the diagnostics tests use.
-    static func raw(_ behaviour: Misbehaviour) async throws -> LocalServer { try await LocalServer.hostile(behaviour) }
+    static func raw(_ behaviour: Misbehaviour, tls: TLSConfiguration? = nil) async throws -> LocalServer {
+        try await LocalServer.hostile(behaviour, tls: tls)
+    }
 }
 
 struct TestServerError: Error, CustomStringConvertible {
