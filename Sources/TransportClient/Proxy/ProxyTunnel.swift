@@ -65,13 +65,15 @@ enum ProxyTunnel {
         guard let authority else { return .open(channel) }
 
         let answered = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
-        let encoder = HTTPRequestEncoder()
-        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
-        let handler = ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered)
+        // Made on the event loop and removed by name: handlers are not Sendable, so they never cross into this task.
+        let names = (encoder: "proxy-connect-encoder", decoder: "proxy-connect-decoder", handler: "proxy-connect")
         let head: HTTPResponseHead
         do {
             try await channel.eventLoop.submit {
-                try channel.pipeline.syncOperations.addHandlers(encoder, decoder, handler)
+                let sync = channel.pipeline.syncOperations
+                try sync.addHandler(HTTPRequestEncoder(), name: names.encoder)
+                try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
+                try sync.addHandler(ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered), name: names.handler)
             }.get()
             head = try await answered.futureResult.get()
         } catch {
@@ -99,7 +101,8 @@ enum ProxyTunnel {
         do {
             try await channel.eventLoop.flatSubmit {
                 let pipeline = channel.pipeline
-                return pipeline.removeHandler(handler).flatMap { pipeline.removeHandler(decoder) }.flatMap { pipeline.removeHandler(encoder) }
+                return pipeline.removeHandler(name: names.handler).flatMap { pipeline.removeHandler(name: names.decoder) }
+                    .flatMap { pipeline.removeHandler(name: names.encoder) }
             }.get()
         } catch {
             channel.close(promise: nil)

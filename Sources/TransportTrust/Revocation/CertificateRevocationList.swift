@@ -151,7 +151,8 @@ public struct CertificateRevocationList: Sendable {
             let version = try Int(derEncoded: &nodes, withIdentifier: .integer, optional: true)
             if let version, version != 1 { throw CRLFormatError("its version is \(version + 1); a CRL is v1 or v2") }
             let algorithm = try CRLSignatureAlgorithm(derEncoded: &nodes)
-            let issuer = try DistinguishedName(derEncoded: &nodes)
+            guard let issuerNode = nodes.next() else { throw CRLFormatError("it has no issuer") }
+            let issuer = try DistinguishedName(derEncoded: issuerNode)
             let thisUpdate = try CRLTime.read(&nodes, optional: false)
             guard let thisUpdate else { throw CRLFormatError("it has no thisUpdate") }
             let nextUpdate = try CRLTime.read(&nodes, optional: true)
