@@ -206,6 +206,7 @@ final class Connection: Sendable {
             // The timer fired in the same turn of the loop as the handshake finished, and closed the channel.
             if flag.phase != nil { throw ExchangeFailure.closed }
         } catch {
+            verifier.cancel()
             channel.close(promise: nil)
             if let refusal = verifier.outcome?.refusal { throw refusal }
             if let expired = flag.phase {
@@ -274,7 +275,7 @@ final class Connection: Sendable {
                 promise.succeed(.failed)
                 return
             }
-            Task {
+            verifier.start {
                 let allowed = await verifier.verify(presented: presented)
                 guard allowed else { return promise.succeed(.failed) }
                 // The metadata chain is the chain as built, leaf to anchor.

@@ -18,6 +18,13 @@ final class HandshakeVerifier: Sendable {
     let challengeHandler: ChallengeHandler?
     let observation: HandshakeObservation
     private let outcomeBox = NIOLockedValueBox<VerificationOutcome?>(nil)
+    private let evaluation = NIOLockedValueBox(Evaluation.notStarted)
+
+    private enum Evaluation {
+        case notStarted
+        case running(Task<Void, Never>)
+        case cancelled
+    }
 
     init(plan: ConnectionPlan, challengeHandler: ChallengeHandler?, observation: HandshakeObservation) {
         self.plan = plan
@@ -34,9 +41,28 @@ final class HandshakeVerifier: Sendable {
         return HandshakeSummary(tlsVersion: hello?.version, cipherSuite: hello?.cipherSuiteName, cipherSuiteCode: hello?.cipherSuiteCode)
     }
 
+    /// Runs `body` (the verification callback's work) as this connection's evaluation, so that ``cancel()`` can stop it.
+    func start(_ body: @escaping @Sendable () async -> Void) {
+        evaluation.withLockedValue { state in
+            let task = Task(operation: body)
+            if case .cancelled = state { task.cancel() } else { state = .running(task) }
+        }
+    }
+
+    /// Stops the evaluation when nobody waits for it any more (the handshake limit passed, or the connection closed), so
+    /// that a hostile chain costs no CPU past the limit. What a cancelled evaluation found is not kept.
+    func cancel() {
+        evaluation.withLockedValue { state in
+            if case .running(let task) = state { task.cancel() }
+            state = .cancelled
+        }
+    }
+
     /// Decides on the presented chain (DER, leaf first) and returns whether the handshake may continue.
     func verify(presented: [[UInt8]]) async -> Bool {
         let assessment = await plan.assess(presented: presented, handshake: handshakeSummary)
+        // Fail closed without an outcome: the connection reports why it ended (its time limit), not a verdict cut short.
+        guard !Task.isCancelled else { return false }
         var answer = ServerTrustAnswer.evaluationStands
         if let challengeHandler {
             let space = ProtectionSpace(host: host, port: port, protocol: "https", realm: nil, authenticationMethod: .serverTrust)

@@ -34,6 +34,33 @@ import TransportTrust
         }
     }
 
+    /// An evaluation nobody waits for any more stops: a hostile chain costs no CPU past the handshake limit. The
+    /// evaluator stands in for a long search and ends only when its task is cancelled.
+    @Test(.timeLimit(.minutes(1))) func aHandshakeThatTimesOutCancelsItsEvaluation() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let (cancelled, seen) = AsyncStream<Void>.makeStream()
+            let endless = CountingEvaluator { _, _ in
+                // A stream nobody finishes: its loop ends only when the task is cancelled.
+                let (never, open) = AsyncStream<Never>.makeStream()
+                for await _ in never {}
+                withExtendedLifetime(open) {}
+                if Task.isCancelled { seen.yield() }
+                return .refused(TrustFailure(.internalError, certificate: nil, "cut short"))
+            }
+            let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), endless)]),
+                                    timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(1), request: .seconds(30)))
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            #expect(error?.kind == .timedOut, "\(String(describing: error))")
+            #expect(error?.phase == .handshake)
+            // What the cut-short evaluation returned is not the reason given.
+            #expect(error?.message.contains("cut short") == false)
+            var events = cancelled.makeAsyncIterator()
+            #expect(await events.next() != nil)
+        }
+    }
+
     @Test func resettingServerIsAClosedConnection() async throws {
         let server = try await TestServer.raw(.reset)
         await withShutdown({ await server.shutdown() }) {

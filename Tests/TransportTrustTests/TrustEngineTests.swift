@@ -565,4 +565,27 @@ import X509
         #expect(!none.isTrusted)
         #expect(none.codes == [.policy])
     }
+
+    /// A cancelled evaluation stops searching and refuses, saying why; it leaves nothing behind that a later
+    /// evaluation of the same chain would reuse.
+    @Test func aCancelledEvaluationRefusesAndIsNotRemembered() async {
+        let root = PKI.root()
+        // Two issuers of one name: the path builder, not the one-path shortcut, has to search.
+        let intermediate = root.intermediate("Test Intermediate CA")
+        let namesake = root.intermediate("Test Intermediate CA")
+        let leaf = intermediate.leaf()
+        let trust = PKI.trust([leaf, namesake, intermediate], anchors: [root])
+        let engine = TrustEngine()
+        let cancelled = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await engine.evaluate(trust)
+        }.value
+        #expect(!cancelled.isTrusted)
+        #expect(cancelled.codes == [.internalError], "\(cancelled.failures)")
+        #expect(cancelled.failures.first?.message.contains("cancelled") == true)
+
+        let again = await engine.evaluate(trust)
+        #expect(again.isTrusted, "\(again.failures)")
+        #expect(again.chain.map(\.der) == [leaf.der, intermediate.der, root.der])
+    }
 }

@@ -146,6 +146,7 @@ enum ProxyTunnel {
             }.get()
             try await done.futureResult.get()
         } catch {
+            verifier.cancel()
             if let refusal = verifier.outcome?.refusal { throw refusal }
             throw HandshakeFailureClassifier(target: target, observation: observation, verifier: verifier).classify(error, identityPresented: false)
         }

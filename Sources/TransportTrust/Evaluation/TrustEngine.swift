@@ -41,6 +41,7 @@ public final class TrustEngine: Sendable {
     /// Builds a path from the leaf to an anchor on which every rule of `TrustPolicy/rules` holds, then checks
     /// Certificate Transparency and revocation as the policy asks. A path validated before is reused without a
     /// signature check. Never throws: whatever goes wrong, including an internal error, is a refusal with its reason.
+    /// Cancelling the calling task stops the path search; the verdict is then a refusal that says so, and is not cached.
     ///
     /// - Returns: a trusted verdict with the built chain, leaf first and anchor last; or a refusal with every
     ///   ``TrustFailure`` of the best path found. See <doc:HowAnEvaluationRuns>.
@@ -193,6 +194,11 @@ public final class TrustEngine: Sendable {
             return (TrustVerdict(anchor: trust.anchors.isCustom(anchorDER) ? .custom : .system, chain: path, failures: [],
                                  notes: passed?.notes ?? [], certificateTransparency: passed?.ct?.report), passed)
         case .couldNotValidate:
+            if store.counter.wasCancelled {
+                // Fail closed, and say that nothing was decided: a cut-short search proves nothing about the chain.
+                return (TrustVerdict(anchor: nil, chain: [leafInput], failures: [TrustFailure(.internalError, certificate: nil,
+                    "the evaluation was cancelled before a trusted path was found (its caller stopped waiting, e.g. a time limit passed)")]), nil)
+            }
             return (refusal(trust, candidates: candidates, attempts: attempts.all, handled: handled,
                             searchExhausted: store.counter.wasExhausted), nil)
         }
