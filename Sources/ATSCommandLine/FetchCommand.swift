@@ -61,8 +61,12 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("max-redirects"), help: "Redirects to follow (default 10).")
     var maxRedirects: Int = 10
 
-    @Option(help: "Time limit in seconds for the whole request (default 30); connect and handshake get at most 10 s each.")
+    @Option(help: "Time limit in seconds for the whole request (default 30).")
     var timeout: Double = 30
+
+    @Option(name: .customLong("connect-timeout"),
+            help: "Time limit in seconds for opening the TCP connection, and again for the TLS handshake (default 10), as curl's option; never more than --timeout.")
+    var connectTimeout: Double = 10
 
     @Option(help: "Write the body to FILE instead of standard output. Bodies are streamed, so any size loads.")
     var output: String?
@@ -97,7 +101,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if let user, !user.contains(":") { throw ValidationError("--user takes NAME:PASSWORD") }
         if http11 && http2 { throw ValidationError("give either --http1.1 or --http2, not both") }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must be 0 or more") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        // Bounded so that the conversion to a duration cannot overflow (1e300 or inf would end the process).
+        if !(timeout > 0 && timeout <= 1_000_000) {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 1000000, not \(timeout)")
+        }
+        if !(connectTimeout > 0 && connectTimeout <= 3600) {
+            throw ValidationError("--connect-timeout must be a number of seconds above 0 and at most 3600, not \(connectTimeout)")
+        }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -194,9 +204,10 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         let identity = try clientIdentity()
         let request = try request()
         let limit = Duration.milliseconds(Int64(timeout * 1000))
+        let connectLimit = min(Duration.milliseconds(Int64(connectTimeout * 1000)), limit)
         var configuration = HTTPSClientConfiguration(
             ats: ats, trustManager: manager, anchors: anchors, clientIdentity: identity, challengeHandler: challengeHandler(output: out),
-            timeouts: Timeouts(connect: min(.seconds(10), limit), handshake: min(.seconds(10), limit), request: limit),
+            timeouts: Timeouts(connect: connectLimit, handshake: connectLimit, request: limit),
             maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
         configuration.revocation = revocation
         configuration.certificateTransparency = try ctOptions.options()
