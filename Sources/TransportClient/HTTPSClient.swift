@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import TransportDecision
 import TransportTrust
 
 /// An HTTP/1.1 client that enforces ATS, server trust and pins during the TLS handshake.
@@ -381,22 +382,36 @@ public final class HTTPSClient: Sendable {
                 }
                 // A server that wants a certificate we did not send (under TLS 1.3 this shows only after the
                 // handshake): ask the delegate once, as URLSession does, and try again with its identity.
-                guard error.kind == .clientCertificateRejected, identity == nil, !askedForIdentity,
-                      let handler = configuration.challengeHandler else { throw error }
+                let handler = configuration.challengeHandler
+                guard ClientCertificateChallenge.asksDelegate(refusedForClientCertificate: error.kind == .clientCertificateRejected,
+                                                              identityPresented: identity != nil, hasDelegate: handler != nil,
+                                                              askedBefore: askedForIdentity),
+                      let handler else { throw error }
                 askedForIdentity = true
                 let space = ProtectionSpace(host: target.host, port: target.port, protocol: "https", realm: nil,
                                             authenticationMethod: .clientCertificate)
-                switch await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0)) {
-                case .useCredential(let credential):
-                    guard case .identity(let chosen) = credential.kind else { throw error }
-                    identity = chosen
-                case .cancelAuthenticationChallenge:
+                let disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0))
+                switch ClientCertificateChallenge.outcome(Self.answer(disposition)) {
+                case .retryPresentingIdentity:
+                    if case .useCredential(let credential) = disposition, case .identity(let chosen) = credential.kind { identity = chosen }
+                case .cancelled:
                     throw TransportError(.authenticationCancelled, phase: .handshake, host: target.host, port: target.port,
                                          "the challenge handler cancelled the client-certificate challenge")
-                case .performDefaultHandling, .rejectProtectionSpace:
+                case .refusalStands:
                     throw error
                 }
             }
+        }
+    }
+
+    /// The delegate's answer to a client-certificate challenge, as the decision sees it.
+    static func answer(_ disposition: ChallengeDisposition) -> ClientCertificateChallenge.Answer {
+        switch disposition {
+        case .cancelAuthenticationChallenge: return .cancel
+        case .performDefaultHandling, .rejectProtectionSpace: return .noIdentity
+        case .useCredential(let credential):
+            if case .identity = credential.kind { return .identity }
+            return .wrongCredential
         }
     }
 
