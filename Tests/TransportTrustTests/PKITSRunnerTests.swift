@@ -5,7 +5,7 @@ import Testing
 import X509
 
 /// `ats verify --pkits` on a small suite of its own in the PKITS layout: tests.json and certs/ (DER).
-@Suite struct PKITSRunnerTests {
+@Suite(.cpuBound) struct PKITSRunnerTests {
     let dir = try! TemporaryDirectory()
 
     func run(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {

@@ -7,7 +7,7 @@ import X509
 
 /// Hostile and pathological inputs end with a verdict: not trusted with a reason, or trusted when a real path
 /// exists. These assert the outcome, not the time taken.
-@Suite struct TrustEngineHostileInputTests {
+@Suite(.cpuBound) struct TrustEngineHostileInputTests {
     @Test func truncatedDERAtEveryPositionIsRefused() async {
         let (root, intermediate, leaf) = PKI.chain()
         let der = leaf.der
