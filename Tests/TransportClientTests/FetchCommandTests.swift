@@ -13,7 +13,7 @@ import Testing
 
     private func run(_ arguments: [String]) async -> (Int32, Output) {
         let output = Output.capture()
-        let status = await ATSCommand.run(arguments: arguments, output: output)
+        let status = await ATSCommand.run(arguments: withGenerousTimeLimits(arguments), output: output)
         return (status, output)
     }
 
@@ -228,7 +228,7 @@ import Testing
         try await withShutdown({ await server.shutdown() }) {
             let dir = try TemporaryDirectory()
             let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
-                        "--resolve", "\(host):127.0.0.1", "--timeout", "120"]
+                        "--resolve", "\(host):127.0.0.1", "--timeout", "120", "--connect-timeout", "60"]
 
             let (toFile, fileOut) = await run(base + ["--output", dir.file("big.bin")])
             #expect(toFile == 0, "\(fileOut.standardError)")
@@ -297,5 +297,22 @@ import Testing
         let (status, out) = await run(["pins", "https://127.0.0.1:1", "--timeout", value])
         #expect(status == 2)
         #expect(out.standardError.contains("--timeout"), "\(out.standardError)")
+    }
+
+    @Test(arguments: ["--timeout=0", "--timeout=-1", "--timeout=nan", "--timeout=inf", "--timeout=1e300",
+                      "--connect-timeout=0", "--connect-timeout=7200", "--connect-timeout=inf"])
+    func fetchRejectsATimeLimitOutOfRange(_ option: String) async {
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/", option])
+        #expect(status == 2, "\(option): \(out.standardError)")
+        #expect(out.standardError.contains(option.prefix { $0 != "=" } + " must be"), "\(out.standardError)")
+    }
+
+    @Test func connectTimeoutLimitsTheHandshake() async throws {
+        let server = try await TestServer.raw(.stall)
+        await withShutdown({ await server.shutdown() }) {
+            let (status, out) = await run(["fetch", "https://127.0.0.1:\(server.port)/", "--timeout", "60", "--connect-timeout", "1.5"])
+            #expect(status == 1)
+            #expect(out.standardError.contains("the TLS handshake did not finish within 1.5 s"), "\(out.standardError)")
+        }
     }
 }

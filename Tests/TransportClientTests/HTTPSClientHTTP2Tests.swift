@@ -108,7 +108,7 @@ import TransportTrust
         defer { server.stop() }
         let dir = try TemporaryDirectory()
         let anchors = try dir.write("root.pem", pki.root.pem)
-        let base = ["fetch", "https://\(host):\(server.port)/index.html", "--anchors", anchors, "--resolve", "\(host):127.0.0.1"]
+        let base = withGenerousTimeLimits(["fetch", "https://\(host):\(server.port)/index.html", "--anchors", anchors, "--resolve", "\(host):127.0.0.1"])
         let verbose = Output.capture()
         #expect(await ATSCommand.run(arguments: base + ["--http2", "--verbose"], output: verbose) == 0, "\(verbose.standardError)")
         #expect(verbose.standardOutput == "fetched")

@@ -180,8 +180,8 @@ import TransportTrust
             let dir = try TemporaryDirectory()
             let anchors = try dir.write("root.pem", pki.root.pem)
             let output = Output.capture()
-            let status = await ATSCommand.run(arguments: ["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
-                                                          "--proxy", proxy.url, "--verbose"], output: output)
+            let status = await ATSCommand.run(arguments: withGenerousTimeLimits(["fetch", "https://\(host):\(server.port)/", "--anchors", anchors,
+                                                                                                "--proxy", proxy.url, "--verbose"]), output: output)
             #expect(status == 0, "\(output.standardError)")
             #expect(output.standardOutput == "origin")
             #expect(output.standardError.contains("through the proxy \(proxy.url)"))

@@ -110,7 +110,7 @@ import X509
             let base = ["fetch", "https://\(host):\(server.port)/", "--resolve", "\(host):127.0.0.1"]
             func run(_ extra: [String]) async -> (Int32, Output) {
                 let output = Output.capture()
-                return (await ATSCommand.run(arguments: base + extra, output: output), output)
+                return (await ATSCommand.run(arguments: withGenerousTimeLimits(base + extra), output: output), output)
             }
             let (plain, plainOut) = await run([])
             #expect(plain == 1)

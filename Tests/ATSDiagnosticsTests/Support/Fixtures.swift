@@ -35,7 +35,7 @@ func localDiagnoser(_ servers: LocalServers, timeout: Duration = .seconds(30), f
 func ats(_ arguments: [String], errorIsTerminal: Bool = false) async -> (status: Int32, out: String, err: String) {
     await DiagnosisGate.shared.run {
         let output = Output.capture(errorIsTerminal: errorIsTerminal)
-        let status = await ATSCommand.run(arguments: arguments, output: output)
+        let status = await ATSCommand.run(arguments: withGenerousTimeLimits(arguments), output: output)
         return (status, output.standardOutput, output.standardError)
     }
 }
