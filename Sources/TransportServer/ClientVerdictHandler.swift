@@ -60,6 +60,7 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
 
     public func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
+        decided.cancel()
         logRefusal(context)
         context.fireChannelInactive()
     }
@@ -97,7 +98,7 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
             heldReads = []
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            Task {
+            decided.start {
                 let verdict = await reverify(leaf)
                 eventLoop.execute {
                     let (handler, context) = loopBound.value

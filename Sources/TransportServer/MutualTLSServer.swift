@@ -93,7 +93,7 @@ public final class MutualTLSServer: Sendable {
                 decided.set(verdict)
                 return promise.succeed(.failed)
             }
-            Task {
+            decided.start {
                 let verdict = await verifier.verify(presented)
                 decided.set(verdict)
                 guard verdict.isVerified else { return promise.succeed(.failed) }

@@ -114,4 +114,26 @@ import TransportTrust
         #expect(s.channel.isActive)
         #expect(s.log.lines.isEmpty)
     }
+
+    /// A connection that ends before its verification does stops it: a hostile chain costs no CPU once its client
+    /// has gone or its handshake limit has passed. The verification here ends only when cancelled.
+    @Test(.timeLimit(.minutes(1))) func aClosedConnectionCancelsItsVerification() async throws {
+        let s = try setUp(mode: .required)
+        let (cancelled, seen) = AsyncStream<Void>.makeStream()
+        s.decided.start {
+            let (never, open) = AsyncStream<Never>.makeStream()
+            for await _ in never {}
+            withExtendedLifetime(open) {}
+            if Task.isCancelled { seen.yield() }
+        }
+        s.channel.close(promise: nil)
+        var events = cancelled.makeAsyncIterator()
+        #expect(await events.next() != nil)
+
+        // A verification that starts after the close is cancelled at once.
+        let (late, lateSeen) = AsyncStream<Bool>.makeStream()
+        s.decided.start { lateSeen.yield(Task.isCancelled) }
+        var lateEvents = late.makeAsyncIterator()
+        #expect(await lateEvents.next() == true)
+    }
 }
