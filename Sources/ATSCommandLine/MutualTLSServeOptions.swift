@@ -21,7 +21,7 @@ struct MutualTLSServeOptions: ParsableArguments {
     var clientPins: [String] = []
 
     @Option(name: .customLong("client-pin-scope"), help: "Where --client-pin hashes must match: any, ca or leaf (default any).")
-    var clientPinScope: PinScope = .any
+    var clientPinScope: PinScope?
 
     @Option(name: .customLong("client-name"), help: "A name rule the client must match, FIELD:PATTERN with FIELD subject, cn, dns, uri or email and * for any run of characters (uri:spiffe://example.org/*). Repeatable; any one matching is enough.")
     var clientNames: [String] = []
@@ -45,19 +45,25 @@ struct MutualTLSServeOptions: ParsableArguments {
     var key: String?
 
     @Option(name: .customLong("port"), help: "The port on 127.0.0.1 (default 8443); 0 picks a free one.")
-    var port: Int = 8443
+    var port: Int?
 
     @Option(name: .customLong("handshake-timeout"), help: "Seconds a client has to finish its handshake (default 10).")
-    var handshakeTimeout: Int = 10
+    var handshakeTimeout: Int?
+
+    @Option(name: .customLong("request-timeout"), help: "Seconds a client has to send its whole request, after connecting and after each answer on a kept-alive connection (default 30).")
+    var requestTimeout: Int?
 
     var usesMutualTLSOptions: Bool {
-        !clientAnchors.isEmpty || !clientPins.isEmpty || !clientNames.isEmpty || !clientOCSPResponses.isEmpty
-            || clientRevocation != nil || certificate != nil || key != nil || clientMode != .required
+        !clientAnchors.isEmpty || !clientPins.isEmpty || clientPinScope != nil || !clientNames.isEmpty || !clientOCSPResponses.isEmpty
+            || !clientCRLs.isEmpty || clientRevocation != nil || certificate != nil || key != nil || clientMode != .required
+            || port != nil || handshakeTimeout != nil || requestTimeout != nil
     }
 
     func validate() throws {
         guard enabled else {
-            if usesMutualTLSOptions { throw ValidationError("--client-*, --cert and --key go with --mtls; add --mtls") }
+            if usesMutualTLSOptions {
+                throw ValidationError("--client-*, --cert, --key, --port, --handshake-timeout and --request-timeout go with --mtls; add --mtls")
+            }
             return
         }
         if clientAnchors.isEmpty {
@@ -65,8 +71,13 @@ struct MutualTLSServeOptions: ParsableArguments {
         }
         if clientMode == .none { throw ValidationError("--client-mode none would verify nothing; use required or optional") }
         if (certificate == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both, or neither for a generated server certificate") }
-        if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
-        if !(1...600).contains(handshakeTimeout) { throw ValidationError("--handshake-timeout must be between 1 and 600 seconds, not \(handshakeTimeout)") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
+        if let handshakeTimeout, !(1...600).contains(handshakeTimeout) {
+            throw ValidationError("--handshake-timeout must be between 1 and 600 seconds, not \(handshakeTimeout)")
+        }
+        if let requestTimeout, !(1...3600).contains(requestTimeout) {
+            throw ValidationError("--request-timeout must be between 1 and 3600 seconds, not \(requestTimeout)")
+        }
     }
 
     /// The client policy these options describe.
@@ -77,7 +88,7 @@ struct MutualTLSServeOptions: ParsableArguments {
         if !clientPins.isEmpty {
             var set = PinSet()
             for text in clientPins {
-                do { set[clientPinScope].append(try Pin(parsing: text)) } catch { throw InputError("--client-pin: \(error)") }
+                do { set[clientPinScope ?? .any].append(try Pin(parsing: text)) } catch { throw InputError("--client-pin: \(error)") }
             }
             pins = set
         }
@@ -128,18 +139,18 @@ struct MutualTLSServeOptions: ParsableArguments {
             let mtls: MutualTLSServer
             do {
                 mtls = try MutualTLSServer(certificateChain: identity.chain, privateKey: identity.key, policy: policy,
-                                           handshakeTimeout: .seconds(Int64(handshakeTimeout)), logger: logger)
+                                           handshakeTimeout: .seconds(Int64(handshakeTimeout ?? 10)), logger: logger)
             } catch {
                 throw InputError("the server's certificate and key cannot be used together for TLS")
             }
-            server = try await VerdictServer.start(mtls, port: port)
+            server = try await VerdictServer.start(mtls, port: port ?? 8443, requestTimeout: .seconds(Int64(requestTimeout ?? 30)))
         } catch {
             out.error("ats serve: \(error)\n")
             return 2
         }
         var s = "mutual TLS server: \(server.url)\n"
         s += "client anchors:    \(clientAnchors.joined(separator: ", "))\n"
-        if !clientPins.isEmpty { s += "client pins (\(clientPinScope.rawValue)): \(clientPins.joined(separator: ", "))\n" }
+        if !clientPins.isEmpty { s += "client pins (\((clientPinScope ?? .any).rawValue)): \(clientPins.joined(separator: ", "))\n" }
         if !clientNames.isEmpty { s += "client names:      \(clientNames.joined(separator: ", "))\n" }
         if let caFile { s += "server CA file:    \(caFile)\n" }
         s += "\ntry:  curl --cacert \(caFile ?? "SERVER_CA.pem") --cert CLIENT.pem --key CLIENT-KEY.pem \(server.url)\n"

@@ -16,13 +16,15 @@ public final class VerdictServer: Sendable {
 
     public func shutdown() async { await server.shutdown() }
 
-    /// Listens on 127.0.0.1:`port` (0 picks a free port).
-    public static func start(_ server: MutualTLSServer, port: Int = 0,
+    /// Listens on 127.0.0.1:`port` (0 picks a free port). A client has `requestTimeout` to send a whole request,
+    /// from connecting and again after each answer; then its connection is closed.
+    public static func start(_ server: MutualTLSServer, port: Int = 0, requestTimeout: TimeAmount = .seconds(30),
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> VerdictServer {
         VerdictServer(try await LocalServer.bind(port: port, group: group) { channel in
             let sync = channel.pipeline.syncOperations
             try server.configure(sync)
             try sync.configureHTTPServerPipeline(withErrorHandling: true)
+            try sync.addHandler(RequestDeadline(limit: requestTimeout))
             try sync.addHandler(Responder(response: .clientVerdict))
         })
     }

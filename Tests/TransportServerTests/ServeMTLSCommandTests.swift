@@ -25,6 +25,14 @@ import TransportTrust
             (["--mtls", "--client-anchors", anchors, "--client-mode", "none"], "would verify nothing"),
             (["--mtls", "--client-anchors", anchors, "--port", "70000"], "--port must be"),
             (["--mtls", "--client-anchors", anchors, "--case", "good"], "which --mtls does not serve"),
+            // Options of the mutual-TLS server alone would otherwise be ignored in silence.
+            (["--client-crl", anchors], "go with --mtls"),
+            (["--client-pin-scope", "leaf"], "go with --mtls"),
+            (["--port", "9000"], "go with --mtls"),
+            (["--handshake-timeout", "5"], "go with --mtls"),
+            (["--request-timeout", "5"], "go with --mtls"),
+            (["--mtls", "--client-anchors", anchors, "--request-timeout", "0"], "--request-timeout must be"),
+            (["--mtls", "--client-anchors", anchors, "--handshake-timeout", "601"], "--handshake-timeout must be"),
         ]
         for (arguments, message) in cases {
             let (status, error) = await run(arguments)
