@@ -36,6 +36,9 @@ public final class TrustEngine: Sendable {
     /// Validated paths currently remembered; never more than the capacity given at init.
     public var cachedPathCount: Int { cache.count }
 
+    /// Verdicts given from the cache alone, without a signature check; for tests and benchmarks.
+    package var answeredFromCache: Int { cache.answered }
+
     /// Decides whether `trust`'s certificates are trusted under its anchors, policy and time.
     ///
     /// Builds a path from the leaf to an anchor on which every rule of `TrustPolicy/rules` holds, then checks
@@ -53,7 +56,10 @@ public final class TrustEngine: Sendable {
         let transparency = trust.policy.transparencyCheck
         if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
             let anchor: AnchorSource = hit.anchorIsCustom ? .custom : .system
-            guard let transparency else { return TrustVerdict(anchor: anchor, chain: hit.path, failures: []) }
+            guard let transparency else {
+                cache.noteAnswered()
+                return TrustVerdict(anchor: anchor, chain: hit.path, failures: [])
+            }
             // CT depends on the time (an SCT from the future, the list's age). Inside the range where the remembered
             // findings hold they are reused; outside it the arithmetic runs again on the remembered signature
             // results. Should it fail, a full search decides.
@@ -65,6 +71,7 @@ public final class TrustEngine: Sendable {
                                         cached: hit.sctAnalysis)
             }
             if ct.failure == nil {
+                cache.noteAnswered()
                 return TrustVerdict(anchor: anchor, chain: hit.path, failures: [], notes: ct.note.map { [$0] } ?? [],
                                     certificateTransparency: ct.report)
             }

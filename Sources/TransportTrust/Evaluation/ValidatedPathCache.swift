@@ -49,6 +49,7 @@ final class ValidatedPathCache: Sendable {
     private struct State {
         var entries: [Key: (entry: Entry, tick: UInt64)] = [:]
         var tick: UInt64 = 0
+        var answered = 0
     }
 
     private let capacity: Int
@@ -101,6 +102,11 @@ final class ValidatedPathCache: Sendable {
     }
 
     var count: Int { state.withLockedValue { $0.entries.count } }
+
+    /// Counts a verdict given from an entry alone: no parsing, no path search, no signature check.
+    func noteAnswered() { state.withLockedValue { $0.answered += 1 } }
+
+    var answered: Int { state.withLockedValue { $0.answered } }
 }
 
 /// Everything of a ``TrustPolicy`` that decides its rules, so two equal fingerprints run the same rules.
