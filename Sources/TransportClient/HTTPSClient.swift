@@ -8,7 +8,7 @@ import NIOSSL
 import TransportDecision
 import TransportTrust
 
-/// An HTTP/1.1 client that enforces ATS, server trust and pins during the TLS handshake.
+/// An HTTPS client (HTTP/1.1, and HTTP/2 where ALPN agrees) that enforces ATS, server trust and pins during the TLS handshake.
 ///
 /// Each request's requirements are resolved by AppTransportSecurity for its URL (the same code as `ats check`),
 /// turned into a TLS configuration (minimum version, allowed suites, SNI) and a verification callback that runs
@@ -27,9 +27,9 @@ public final class HTTPSClient: Sendable {
     /// What every request of this client is held to.
     public let configuration: HTTPSClientConfiguration
     let group: any EventLoopGroup
-    private let pool: ConnectionPool
-    private let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
-    private let sessionCredentials = InMemoryCredentialStore()
+    let pool: ConnectionPool
+    let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
+    let sessionCredentials = InMemoryCredentialStore()
     /// Proxy → the Proxy-Authorization that last opened it, sent first on the next connection through it.
     let proxyAuthorizations = NIOLockedValueBox<[String: String]>([:])
     private let ownedOCSPSource: HTTPOCSPResponseSource?
@@ -318,7 +318,7 @@ public final class HTTPSClient: Sendable {
         return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: path, requirements: requirements)
     }
 
-    private func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {
+    func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {
         let key = TLSSettings.cacheKey(for: requirements, identity: identity)
         if let cached = contexts.withLockedValue({ $0[key] }) { return cached }
         var tls: TLSConfiguration
@@ -334,224 +334,5 @@ public final class HTTPSClient: Sendable {
         }
         contexts.withLockedValue { $0[key] = context }
         return context
-    }
-
-    // MARK: Connections
-
-    private func send(_ request: HTTPRequest, to target: Target, deadline: NIODeadline, streaming: Bool) async throws(TransportError)
-        -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
-        var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
-        let defaultPort = target.scheme == "https" ? 443 : 80
-        let hostHeader = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
-        if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
-        // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
-        // request goes inside the tunnel, where the proxy credential never is.
-        if target.scheme == "http", let proxy = proxy(for: target) {
-            head.uri = "http://\(hostHeader)\(target.path)"
-            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) {
-                head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
-            }
-        }
-        if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
-        if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
-
-        var retried = false
-        var identity = target.scheme == "https" ? configuration.identity(forHost: target.host) : nil
-        var askedForIdentity = false
-        while true {
-            var reused = false
-            var multiplexed = false
-            do throws(TransportError) {
-                let connection: Connection
-                (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline)
-                multiplexed = connection.session != nil
-                var stream: AsyncThrowingStream<[UInt8], any Error>?
-                var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
-                if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
-                let started = try await connection.start(head: head, body: request.body, limit: configuration.maximumResponseBytes,
-                                                         deadline: deadline, stream: continuation)
-                return (connection, started, stream)
-            } catch {
-                // A pooled connection the server closed while idle: try once more on a new one. On HTTP/2 only what
-                // the server left unprocessed (a refused stream), or an idempotent request (RFC 9110 §9.2.2).
-                let refused = error.underlying == ExchangeFailure.refusedMarker
-                let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
-                if !retried && error.kind == .connectionClosed && (refused || (reused && (!multiplexed || idempotent))) {
-                    retried = true
-                    continue
-                }
-                // A server that wants a certificate we did not send (under TLS 1.3 this shows only after the
-                // handshake): ask the delegate once, as URLSession does, and try again with its identity.
-                let handler = configuration.challengeHandler
-                guard ClientCertificateChallenge.asksDelegate(refusedForClientCertificate: error.kind == .clientCertificateRejected,
-                                                              identityPresented: identity != nil, hasDelegate: handler != nil,
-                                                              askedBefore: askedForIdentity),
-                      let handler else { throw error }
-                askedForIdentity = true
-                let space = ProtectionSpace(host: target.host, port: target.port, protocol: "https", realm: nil,
-                                            authenticationMethod: .clientCertificate)
-                let disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0))
-                switch ClientCertificateChallenge.outcome(Self.answer(disposition)) {
-                case .retryPresentingIdentity:
-                    if case .useCredential(let credential) = disposition, case .identity(let chosen) = credential.kind { identity = chosen }
-                case .cancelled:
-                    throw TransportError(.authenticationCancelled, phase: .handshake, host: target.host, port: target.port,
-                                         "the challenge handler cancelled the client-certificate challenge")
-                case .refusalStands:
-                    throw error
-                }
-            }
-        }
-    }
-
-    /// The delegate's answer to a client-certificate challenge, as the decision sees it.
-    static func answer(_ disposition: ChallengeDisposition) -> ClientCertificateChallenge.Answer {
-        switch disposition {
-        case .cancelAuthenticationChallenge: return .cancel
-        case .performDefaultHandling, .rejectProtectionSpace: return .noIdentity
-        case .useCredential(let credential):
-            if case .identity = credential.kind { return .identity }
-            return .wrongCredential
-        }
-    }
-
-    private func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
-        let route = proxy(for: target)
-        let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
-                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "",
-                          proxy: route?.description ?? "")
-        if let session = await pool.session(key) { return (try await session.openStream(), true) }
-        if let pooled = await pool.take(key) { return (pooled, true) }
-        // Requests that start together wait for one connection when it may be HTTP/2, and share it if it is.
-        var opener = false
-        if target.scheme == "https" && configuration.httpVersions != .http1Only {
-            opener = await pool.beginOpening(key)
-            if !opener, let session = await pool.waitForOpening(key) { return (try await session.openStream(), true) }
-        }
-        do throws(TransportError) {
-            let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
-            var tunnel: (any Channel)?
-            if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
-            let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
-                                                       sslContext: context, group: group, deadline: deadline, over: tunnel)
-            if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }
-            return (connection, false)
-        } catch {
-            if opener { await pool.finishOpening(key, session: nil) }
-            throw error
-        }
-    }
-
-    // MARK: HTTP authentication
-
-    private struct Answer {
-        var header: String
-        var space: ProtectionSpace
-        var credential: Credential
-    }
-
-    /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
-    private func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
-                        lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
-                        rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
-        // Strongest first: Digest SHA-256, Digest MD5, then Basic. A challenge this client cannot answer (qop=auth-int
-        // only, an unknown algorithm) is passed over for the next, as RFC 9110 §11.6.1 lets a client choose.
-        let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
-            switch challenge.scheme {
-            case "digest":
-                guard HTTPAuthorization.digestProblem(challenge) == nil,
-                      let algorithm = HTTPAuthorization.DigestAlgorithm(parameter: challenge.parameters["algorithm"]) else { return nil }
-                return (challenge, .httpDigest, 10 + algorithm.strength)
-            case "basic": return (challenge, .httpBasic, 1)
-            default: return nil
-            }
-        }.sorted { $0.2 > $1.2 }
-
-        for (challenge, method, _) in usable {
-            let space = ProtectionSpace(host: target.host, port: target.port, protocol: target.scheme, realm: challenge.realm,
-                                        authenticationMethod: method)
-            if rejected.contains(space) { continue }
-            let failures = attempts[space, default: 0]
-            let credential: Credential
-            // stale=true (RFC 7616 §3.3): the nonce expired, not the credential. Retry with the new nonce and the
-            // same credential, without counting a failure or asking the delegate again, as curl does. Bounded, so a
-            // server that calls every nonce stale still ends.
-            let isStaleRetry = method == .httpDigest && challenge.parameters["stale"]?.lowercased() == "true"
-                && lastSent?.space == space && staleRetries < configuration.maximumAuthenticationAttempts
-            if isStaleRetry, let lastSent {
-                staleRetries += 1
-                credential = lastSent.credential
-            } else {
-                if failures >= configuration.maximumAuthenticationAttempts { return nil }
-                let proposed = await storedCredential(for: space)
-                let disposition: ChallengeDisposition
-                if let handler = configuration.challengeHandler {
-                    disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
-                                                                        failureResponse: failure, proposedCredential: proposed))
-                } else {
-                    disposition = .performDefaultHandling
-                }
-                switch disposition {
-                case .useCredential(let given):
-                    credential = given
-                case .performDefaultHandling:
-                    // The stored credential, once: after it has failed, the 401 is the answer.
-                    guard let proposed, failures == 0 else { return nil }
-                    credential = proposed
-                case .cancelAuthenticationChallenge:
-                    throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
-                                         "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
-                case .rejectProtectionSpace:
-                    rejected.insert(space)
-                    continue
-                }
-            }
-            guard let (user, password) = credential.userPassword else {
-                throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
-                                     "an HTTP \(method.rawValue) challenge needs a user-and-password credential")
-            }
-            if !space.receivesCredentialSecurely && !configuration.allowsCredentialsOverInsecureHTTP {
-                throw TransportError(.insecureHTTPRefused, phase: .authentication, host: target.host, port: target.port,
-                                     "refusing to send a password to \(target.host) over plain http; use https, or set allowsCredentialsOverInsecureHTTP")
-            }
-            let header: String
-            if method == .httpBasic {
-                header = HTTPAuthorization.basic(user: user, password: password)
-            } else {
-                do throws(HTTPAuthorization.DigestError) {
-                    header = try HTTPAuthorization.digest(challenge: challenge, user: user, password: password,
-                                                          method: request.method.rawValue, uri: target.path,
-                                                          nonceCount: isStaleRetry ? 1 : failures + 1)
-                } catch {
-                    throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port, error.description)
-                }
-            }
-            if !isStaleRetry { attempts[space] = failures + 1 }
-            return Answer(header: header, space: space, credential: credential)
-        }
-        return nil
-    }
-
-    func storedCredential(for space: ProtectionSpace) async -> Credential? {
-        if let found = await sessionCredentials.credential(for: space) {
-            return .password(user: found.user, password: found.password, persistence: .forSession)
-        }
-        if let store = configuration.credentialStore, let found = await store.credential(for: space) {
-            return .password(user: found.user, password: found.password, persistence: .permanent)
-        }
-        return nil
-    }
-
-    func remember(_ credential: Credential, for space: ProtectionSpace) async {
-        guard let (user, password) = credential.userPassword else { return }
-        switch credential.persistence {
-        case .none:
-            return
-        case .forSession:
-            await sessionCredentials.set(user: user, password: password, for: space)
-        case .permanent:
-            await sessionCredentials.set(user: user, password: password, for: space)
-            try? await configuration.credentialStore?.set(user: user, password: password, for: space)
-        }
     }
 }

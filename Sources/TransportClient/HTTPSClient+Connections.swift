@@ -1,0 +1,116 @@
+import AppTransportSecurity
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import TransportDecision
+import TransportTrust
+
+// Opening or reusing a connection for a request, and the client-certificate retry around it.
+extension HTTPSClient {
+    func send(_ request: HTTPRequest, to target: Target, deadline: NIODeadline, streaming: Bool) async throws(TransportError)
+        -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
+        var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
+        let defaultPort = target.scheme == "https" ? 443 : 80
+        let hostHeader = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
+        if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
+        // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
+        // request goes inside the tunnel, where the proxy credential never is.
+        if target.scheme == "http", let proxy = proxy(for: target) {
+            head.uri = "http://\(hostHeader)\(target.path)"
+            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) {
+                head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
+            }
+        }
+        if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
+        if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
+
+        var retried = false
+        var identity = target.scheme == "https" ? configuration.identity(forHost: target.host) : nil
+        var askedForIdentity = false
+        while true {
+            var reused = false
+            var multiplexed = false
+            do throws(TransportError) {
+                let connection: Connection
+                (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline)
+                multiplexed = connection.session != nil
+                var stream: AsyncThrowingStream<[UInt8], any Error>?
+                var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+                if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
+                let started = try await connection.start(head: head, body: request.body, limit: configuration.maximumResponseBytes,
+                                                         deadline: deadline, stream: continuation)
+                return (connection, started, stream)
+            } catch {
+                // A pooled connection the server closed while idle: try once more on a new one. On HTTP/2 only what
+                // the server left unprocessed (a refused stream), or an idempotent request (RFC 9110 §9.2.2).
+                let refused = error.underlying == ExchangeFailure.refusedMarker
+                let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
+                if !retried && error.kind == .connectionClosed && (refused || (reused && (!multiplexed || idempotent))) {
+                    retried = true
+                    continue
+                }
+                // A server that wants a certificate we did not send (under TLS 1.3 this shows only after the
+                // handshake): ask the delegate once, as URLSession does, and try again with its identity.
+                let handler = configuration.challengeHandler
+                guard ClientCertificateChallenge.asksDelegate(refusedForClientCertificate: error.kind == .clientCertificateRejected,
+                                                              identityPresented: identity != nil, hasDelegate: handler != nil,
+                                                              askedBefore: askedForIdentity),
+                      let handler else { throw error }
+                askedForIdentity = true
+                let space = ProtectionSpace(host: target.host, port: target.port, protocol: "https", realm: nil,
+                                            authenticationMethod: .clientCertificate)
+                let disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0))
+                switch ClientCertificateChallenge.outcome(Self.answer(disposition)) {
+                case .retryPresentingIdentity:
+                    if case .useCredential(let credential) = disposition, case .identity(let chosen) = credential.kind { identity = chosen }
+                case .cancelled:
+                    throw TransportError(.authenticationCancelled, phase: .handshake, host: target.host, port: target.port,
+                                         "the challenge handler cancelled the client-certificate challenge")
+                case .refusalStands:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The delegate's answer to a client-certificate challenge, as the decision sees it.
+    static func answer(_ disposition: ChallengeDisposition) -> ClientCertificateChallenge.Answer {
+        switch disposition {
+        case .cancelAuthenticationChallenge: return .cancel
+        case .performDefaultHandling, .rejectProtectionSpace: return .noIdentity
+        case .useCredential(let credential):
+            if case .identity = credential.kind { return .identity }
+            return .wrongCredential
+        }
+    }
+
+    func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
+        let route = proxy(for: target)
+        let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
+                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "",
+                          proxy: route?.description ?? "")
+        if let session = await pool.session(key) { return (try await session.openStream(), true) }
+        if let pooled = await pool.take(key) { return (pooled, true) }
+        // Requests that start together wait for one connection when it may be HTTP/2, and share it if it is.
+        var opener = false
+        if target.scheme == "https" && configuration.httpVersions != .http1Only {
+            opener = await pool.beginOpening(key)
+            if !opener, let session = await pool.waitForOpening(key) { return (try await session.openStream(), true) }
+        }
+        do throws(TransportError) {
+            let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+            var tunnel: (any Channel)?
+            if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
+            let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
+                                                       sslContext: context, group: group, deadline: deadline, over: tunnel)
+            if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }
+            return (connection, false)
+        } catch {
+            if opener { await pool.finishOpening(key, session: nil) }
+            throw error
+        }
+    }
+}
