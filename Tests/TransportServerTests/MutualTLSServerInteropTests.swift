@@ -131,6 +131,8 @@ import TransportTrust
     func noCertificateIsRefusedWhenRequiredAndAdmittedWhenOptional(version: NIOSSL.TLSVersion) async throws {
         let f = try MTLSFixture()
         let p12 = try await identity(f, f.client, as: "client")
+        let expired = try await identity(f, MTLSFixture.clientLeaf(f.clientCA, notValidBefore: PKI.now.addingTimeInterval(-90 * 86400),
+                                                                   notValidAfter: PKI.now.addingTimeInterval(-7200)), as: "expired")
         let log = LogCapture()
         let required = try await f.serve(f.policy(), maximum: version, log: log)
         try await withShutdown({ await required.shutdown() }) {
@@ -151,8 +153,9 @@ import TransportTrust
             case .failure(let error):
                 Issue.record("optional mode refused a client without a certificate: \(error)")
             }
-            // Optional mode still verifies a certificate that is sent.
+            // Optional mode still verifies a certificate that is sent, and refuses a bad one.
             try await expectAdmitted(f, optional, log: optionalLog, as: "client", p12: p12, version: version)
+            try await expectRefused(f, optional, log: optionalLog, as: "expired", p12: expired, version: version, reason: "expired")
         }
     }
 
@@ -245,6 +248,39 @@ import TransportTrust
             #expect(viaSClient.output.contains("\"verified\" : true"), "\(viaSClient.output)")
             let viaHTTPSClient = try await httpsClient(f, server, p12: good)
             #expect((try? viaHTTPSClient.get())?.contains("\"verified\" : true") == true, "\(viaHTTPSClient)")
+        }
+    }
+
+    /// MutualTLSServerTests resumes a TLS 1.2 session; a TLS 1.3 session resumes through a PSK from a ticket, which
+    /// likewise skips the verification callback. Its client must be verified again too, and refused when it cannot be.
+    @Test func aResumedTLS13SessionIsVerifiedAgainOrRefused() async throws {
+        let f = try MTLSFixture()
+        try await identity(f, f.client, as: "client")
+        let log = LogCapture()
+        let mtls = try f.mutualTLSServer(f.policy(), maximum: .tlsv13, log: log)
+        let server = try await VerdictServer.start(mtls)
+        try await withShutdown({ await server.shutdown() }) {
+            func sClient(_ session: [String]) async throws -> ProcessResult {
+                try await runProcess(opensslPath ?? "openssl", [
+                    "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_3", "-ign_eof", "-CAfile", f.directory.file("server-ca.pem"),
+                    "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
+                    "-cert_chain", f.directory.file("client-chain.pem"),
+                ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            }
+            let first = try await sClient(["-sess_out", f.directory.file("session.pem")])
+            #expect(first.output.contains("\"verified\" : true"), "\(first.output)")
+            let resumed = try await sClient(["-sess_in", f.directory.file("session.pem")])
+            #expect(resumed.output.contains("Reused, TLSv1.3"), "the client did not resume, so nothing is tested: \(resumed.output)")
+            #expect(resumed.output.contains("\"verified\" : true"), "\(resumed.output)")
+            #expect(resumed.output.contains("a resumed TLS session: verified again"), "\(resumed.output)")
+            #expect(log.lines.isEmpty, "\(log.lines)")
+
+            mtls.recentChains.removeAll()
+            let forgotten = try await sClient(["-sess_in", f.directory.file("session.pem")])
+            #expect(forgotten.output.contains("Reused, TLSv1.3"), "the client did not resume, so nothing is tested: \(forgotten.output)")
+            #expect(!forgotten.output.contains("\"verified\""), "\(forgotten.output)")
+            let lines = await log.waitForLines(1)
+            #expect(lines.count == 1 && lines.first?.hasPrefix("client refused: reason=unverifiedResumption subject=\"CN=payments-api") == true, "\(lines)")
         }
     }
 }
