@@ -167,6 +167,8 @@ let package = Package(
             name: "ATSBenchmark",
             dependencies: [
                 "AppTransportSecurity", "AppBundles", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],

@@ -1,15 +1,23 @@
 import BenchmarkSupport
 import Foundation
+import NIOCore
+import NIOPosix
 
 // Benchmarks above the trust engine (TrustBenchmark covers that).
 //
 //   ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH]
 //       Builds an .ipa the size of a large app (a 40 MiB executable, 3,000 resource files, N app extensions,
 //       each with its own Info.plist and binary) and times loading and auditing it, as `ats audit` does.
-//   ATSBenchmark client [--seconds S] [--idle N]
+//   ATSBenchmark client [--seconds S] [--idle N] [--nio-executor]
 //       HTTPS client figures against a local server in a child process, beside curl (see ClientBenchmark).
+//       --nio-executor runs Swift concurrency on NIO's event loops, as swift-nio suggests for programs built on it:
+//       a request's tasks then run on the loop its connection uses, without a hop between two thread pools.
 
-let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N]"
+let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor]"
+
+// Before any task is made: the executor cannot change once tasks run.
+let onNIOExecutor = CommandLine.arguments.contains("--nio-executor")
+    && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 
 do {
     var args = BenchmarkArguments(CommandLine.arguments.dropFirst())
@@ -32,9 +40,12 @@ do {
             switch a {
             case "--seconds": options.seconds = try args.seconds()
             case "--idle": options.idle = try args.value(for: a, expected: "2 to 5000") { Int($0).flatMap { (2...5000).contains($0) ? $0 : nil } }
+            case "--nio-executor":
+                guard onNIOExecutor else { throw BenchmarkError(description: "NIO's event loops could not be made the global executor") }
             default: throw BenchmarkError(description: "unknown argument '\(a)'")
             }
         }
+        print("Swift concurrency runs on: \(onNIOExecutor ? "NIO's event loops (--nio-executor)" : "the default global executor")")
         try await ClientBenchmark(options: options).run()
     case "server":
         try await ClientBenchmark.serve(directory: try args.value(for: "server", expected: "a directory") { $0 })
