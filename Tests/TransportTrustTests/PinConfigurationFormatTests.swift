@@ -33,6 +33,23 @@ import Testing
         if format == .android { #expect(back.hosts[1].pinSet.expirationDate == sample.hosts[1].pinSet.expirationDate) }
     }
 
+    /// Found by the pins-trustkit fuzz target (Fuzz/Regressions/pins-trustkit/crash-32ceb0ad…): `20310-2-03` was
+    /// read as the year 20310, then written as `20310-02-03`, which no reader took back. A date is read only in the
+    /// form the writers write, so such a file is refused where it is read, naming the date.
+    @Test(arguments: [PinConfigurationFormat.trustKit, .trustKitJSON, .android])
+    func anExpirationDateIsReadOnlyInTheFormItIsWritten(format: PinConfigurationFormat) throws {
+        let (text, _) = format.write(sample)
+        #expect(text.contains("2030-01-31"))
+        for date in ["20310-2-03", "2030-1-031", "2030/01/31"] {
+            do {
+                _ = try PinConfigurationFormat.read(Array(text.replacingOccurrences(of: "2030-01-31", with: date).utf8), source: "x", format: format)
+                Issue.record("the date \(date) was read")
+            } catch {
+                #expect(error.code == .wrongType && error.problem.contains("yyyy-MM-dd"), "\(error)")
+            }
+        }
+    }
+
     /// A file saved with Windows line ends reads as the same file: Swift reads CRLF as one Character.
     @Test(arguments: [PinConfigurationFormat.trustKit, .trustKitJSON, .android, .okhttp, .ats])
     func crlfLineEndsReadTheSame(format: PinConfigurationFormat) throws {
