@@ -266,11 +266,7 @@ import TransportTrust
         let server = try await VerdictServer.start(mtls)
         try await withShutdown({ await server.shutdown() }) {
             func sClient(_ session: [String]) async throws -> ProcessResult {
-                try await runProcess(opensslPath ?? "openssl", [
-                    "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-ign_eof", "-CAfile", f.directory.file("server-ca.pem"),
-                    "-cert", f.directory.file("client.pem"), "-key", f.directory.file("client-key.pem"),
-                    "-cert_chain", f.directory.file("client-issuing-ca.pem"),
-                ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                try await f.sClient(port: server.port, version: .tlsv12, session: session)
             }
             let first = try await sClient(["-sess_out", f.directory.file("session.pem")])
             #expect(first.output.contains("\"verified\" : true"), "\(first.output)")

@@ -61,6 +61,16 @@ struct MTLSFixture: Sendable {
         return directory.file("\(name).p12")
     }
 
+    /// openssl s_client as the good client against 127.0.0.1:`port`, sending one HTTP/1.0 request; `session` adds
+    /// -sess_out or -sess_in, for resumption.
+    func sClient(port: Int, version: NIOSSL.TLSVersion, session: [String]) async throws -> ProcessResult {
+        try await runProcess(opensslPath ?? "openssl", [
+            "s_client", "-connect", "127.0.0.1:\(port)", version == .tlsv12 ? "-tls1_2" : "-tls1_3", "-ign_eof",
+            "-CAfile", directory.file("server-ca.pem"), "-cert", directory.file("client.pem"), "-key", directory.file("client-key.pem"),
+            "-cert_chain", directory.file("client-issuing-ca.pem"),
+        ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+    }
+
     func policy(mode: ClientCertificateMode = .required, pins: PinSet? = nil, revocation: RevocationOptions = .off,
                 nameRules: [ClientNameRule] = []) -> ClientVerificationPolicy {
         ClientVerificationPolicy(anchors: [clientRoot.input], mode: mode, pins: pins, revocation: revocation, nameRules: nameRules)
