@@ -18,8 +18,8 @@ extension HTTPSClient {
 
     /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
     func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
-                        lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
-                        rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
+                lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
+                rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
         // Strongest first: Digest SHA-256, Digest MD5, then Basic. A challenge this client cannot answer (qop=auth-int
         // only, an unknown algorithm) is passed over for the next, as RFC 9110 §11.6.1 lets a client choose.
         let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in

@@ -18,13 +18,7 @@ final class HandshakeVerifier: Sendable {
     let challengeHandler: ChallengeHandler?
     let observation: HandshakeObservation
     private let outcomeBox = NIOLockedValueBox<VerificationOutcome?>(nil)
-    private let evaluation = NIOLockedValueBox(Evaluation.notStarted)
-
-    private enum Evaluation {
-        case notStarted
-        case running(Task<Void, Never>)
-        case cancelled
-    }
+    private let evaluation = HandshakeEvaluation()
 
     init(plan: ConnectionPlan, challengeHandler: ChallengeHandler?, observation: HandshakeObservation) {
         self.plan = plan
@@ -42,21 +36,11 @@ final class HandshakeVerifier: Sendable {
     }
 
     /// Runs `body` (the verification callback's work) as this connection's evaluation, so that ``cancel()`` can stop it.
-    func start(_ body: @escaping @Sendable () async -> Void) {
-        evaluation.withLockedValue { state in
-            let task = Task(operation: body)
-            if case .cancelled = state { task.cancel() } else { state = .running(task) }
-        }
-    }
+    func start(_ body: @escaping @Sendable () async -> Void) { evaluation.start(body) }
 
-    /// Stops the evaluation when nobody waits for it any more (the handshake limit passed, or the connection closed), so
-    /// that a hostile chain costs no CPU past the limit. What a cancelled evaluation found is not kept.
-    func cancel() {
-        evaluation.withLockedValue { state in
-            if case .running(let task) = state { task.cancel() }
-            state = .cancelled
-        }
-    }
+    /// Stops the evaluation when nobody waits for it any more (the handshake limit passed, or the connection closed).
+    /// What a cancelled evaluation found is not kept.
+    func cancel() { evaluation.cancel() }
 
     /// Decides on the presented chain (DER, leaf first) and returns whether the handshake may continue.
     func verify(presented: [[UInt8]]) async -> Bool {

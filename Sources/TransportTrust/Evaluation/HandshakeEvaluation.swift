@@ -1,0 +1,32 @@
+import NIOConcurrencyHelpers
+
+/// The one trust evaluation a handshake's verification callback starts, held so that the connection can stop it when
+/// nobody waits for it any more (the handshake limit passed, the peer left): a hostile chain then costs no CPU past
+/// that. Used by the client's and the server's callbacks alike.
+package final class HandshakeEvaluation: Sendable {
+    private let state = NIOLockedValueBox(State.notStarted)
+
+    private enum State {
+        case notStarted
+        case running(Task<Void, Never>)
+        case cancelled
+    }
+
+    package init() {}
+
+    /// Runs `body` as this handshake's evaluation; at once cancelled if ``cancel()`` came first.
+    package func start(_ body: @escaping @Sendable () async -> Void) {
+        state.withLockedValue { state in
+            let task = Task(operation: body)
+            if case .cancelled = state { task.cancel() } else { state = .running(task) }
+        }
+    }
+
+    /// Cancels the evaluation, if it still runs, and any started after.
+    package func cancel() {
+        state.withLockedValue { state in
+            if case .running(let task) = state { task.cancel() }
+            state = .cancelled
+        }
+    }
+}
