@@ -22,6 +22,19 @@ public func rate(_ seconds: Double, batch: Int = 50, _ body: () async throws -> 
     return Double(n) / elapsed
 }
 
+/// CPU seconds (user and system) used so far by this process, or by its children that have ended and been waited for.
+/// A rate per CPU second is what another process on a shared machine does not skew.
+public func cpuSeconds(children: Bool = false) -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 /// This process's resident set, from /proc (0 where there is none).
 public func residentKiB() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
