@@ -130,4 +130,50 @@ import Testing
         #expect(PeerNameError.invalidCharacter("exa mple.com").description.contains("'exa mple.com'"))
         #expect(PeerNameError.empty.description.contains("give a DNS name"))
     }
+
+    /// The ASCII fast path takes only what the full parse accepts as that same DNS name, and leaves every error,
+    /// address and numeric last label to it.
+    @Test(arguments: [
+        "www.example.com", "WWW.Example.COM.", "a", "A.", "_dmarc.example.com", "-a-.b_", "x.y.z.0a", "example.com..",
+        ".example.com", "a..b", ".", "", "127.0.0.1", "127.0.0.1.", "127.1", "foo.1", "foo.0x1F", "foo.0X", "0xc0.0.2.1",
+        "3221225985", "foo.0x", String(repeating: "a", count: 63) + ".com", String(repeating: "a", count: 64) + ".com",
+        [63, 63, 63, 61].map { String(repeating: "b", count: $0) }.joined(separator: "."),
+        [63, 63, 63, 62].map { String(repeating: "b", count: $0) }.joined(separator: "."), "ex ample.com",
+        "*.example.com", "[::1]", "::1", "bücher.example", "a/b", "a%2e",
+    ])
+    func theASCIIFastPathAgreesWithTheFullParse(_ host: String) {
+        Self.expectAgreement(host)
+    }
+
+    @Test func theASCIIFastPathAgreesWithTheFullParseOnGeneratedNames() {
+        var generator = SplitMix64(seed: 19)
+        let alphabet = Array("aZ09-_.x.".utf8) + [UInt8(ascii: "."), UInt8(ascii: "0"), UInt8(ascii: "1"), 0x20, 0xC3, 0xBC]
+        for _ in 0..<20_000 {
+            let length = Int(generator.next() % 12)
+            let bytes = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            Self.expectAgreement(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    private static func expectAgreement(_ host: String) {
+        let full = Result { () throws(PeerNameError) in try PeerName.parsedFully(host) }
+        guard let fast = PeerName.plainASCIIName(host) else {
+            #expect(Result { () throws(PeerNameError) in try PeerName(host) } == full, "\(host.debugDescription)")
+            return
+        }
+        #expect(full == .success(.dns(fast)), "\(host.debugDescription): fast path \(fast), full parse \(full)")
+    }
+}
+
+/// A small seeded generator (SplitMix64), so that generated cases are the same on every run.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

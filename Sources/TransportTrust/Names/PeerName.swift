@@ -20,25 +20,58 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
     /// dot, is that address; any other such host (`127.1`, `0300.0.2.1`, `0xc0.0.2.1`, `3221225985`, `foo.1`)
     /// is refused, so that a dNSName can never stand in for an address.
     public init(_ text: String) throws(PeerNameError) {
+        // Clients parse the host of every request: an ordinary ASCII name skips the Unicode work below.
+        if let name = Self.plainASCIIName(text) {
+            self = .dns(name)
+            return
+        }
+        self = try Self.parsedFully(text)
+    }
+
+    /// The parse every host gets when ``plainASCIIName(_:)`` does not take it.
+    static func parsedFully(_ text: String) throws(PeerNameError) -> PeerName {
         var host = Self.mappingLabelSeparators(Substring(text))
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         if host.utf8.contains(UInt8(ascii: ":")) {
             guard let v6 = IPAddressText.parseIPv6(host) else { throw .invalidIP(text) }
-            self = .ip(v6)
-            return
+            return .ip(v6)
         }
         // RFC 6125 §6.4.3: the name connected to is one host; only a certificate's name may hold a wildcard.
         if host.utf8.contains(UInt8(ascii: "*")) { throw .wildcard(text) }
         let name = host.hasSuffix(".") ? host.dropLast() : host
         if let v4 = IPAddressText.parseIPv4(name) {
-            self = .ip(v4)
-            return
+            return .ip(v4)
         }
         if IPAddressText.endsInNumber(name) {
             if let bytes = IPAddressText.parseLegacyIPv4(name) { throw .legacyIPv4(text, meaning: IPAddressText.format(bytes)) }
             throw .numericLastLabel(text)
         }
-        self = .dns(try Self.canonicalDNSName(String(host), original: text))
+        return .dns(try Self.canonicalDNSName(String(host), original: text))
+    }
+
+    /// The canonical form of a host made only of ASCII letters, digits, '-', '_' and dots that the full parse
+    /// would accept as a DNS name, or nil for anything else, which the full parse then handles (with its errors).
+    static func plainASCIIName(_ text: String) -> String? {
+        var bytes = Array(text.utf8)
+        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
+        guard !bytes.isEmpty, bytes.count <= 253 else { return nil }
+        var labelLength = 0
+        for i in bytes.indices {
+            let b = bytes[i]
+            if b == UInt8(ascii: ".") {
+                guard labelLength > 0 else { return nil }
+                labelLength = 0
+                continue
+            }
+            if b >= 0x41 && b <= 0x5A { bytes[i] = b | 0x20 } else if !isHostByte(b) { return nil }
+            labelLength += 1
+            guard labelLength <= 63 else { return nil }
+        }
+        guard labelLength > 0 else { return nil }
+        // A numeric (or hex) last label makes it an address or an error: the full parse says which.
+        let name = String(decoding: bytes, as: UTF8.self)
+        if IPAddressText.endsInNumber(Substring(name)) { return nil }
+        return name
     }
 
     /// The full stops UTS #46 maps to '.' (ideographic, fullwidth, halfwidth ideographic), as browsers do
