@@ -68,6 +68,8 @@ final class ServerHelloObserver: ChannelInboundHandler, RemovableChannelHandler 
             inspect()
         }
         context.fireChannelRead(data)
+        // Once it has seen the ServerHello it has nothing more to do; every later read would still pass through it.
+        if done { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
     }
 
     private func finish(_ value: FirstRecord) {

@@ -37,6 +37,24 @@ import Testing
         #expect(passed == bytes)
     }
 
+    /// Every later read of the connection would pass through it for nothing.
+    @Test func leavesThePipelineOnceItHasSeenTheServerHello() throws {
+        let observation = HandshakeObservation()
+        let channel = EmbeddedChannel(handler: ServerHelloObserver(observation: observation))
+        let hello = Self.serverHello(suite: 0xC02F)
+        try channel.writeInbound(channel.allocator.buffer(bytes: hello.prefix(20)))
+        #expect(throws: Never.self) { try channel.pipeline.syncOperations.handler(type: ServerHelloObserver.self) }
+        try channel.writeInbound(channel.allocator.buffer(bytes: hello.dropFirst(20)))
+        #expect(throws: (any Error).self) { try channel.pipeline.syncOperations.handler(type: ServerHelloObserver.self) }
+        let later: [UInt8] = [23, 3, 3, 0, 2, 9, 9]
+        try channel.writeInbound(channel.allocator.buffer(bytes: later))
+        var passed: [UInt8] = []
+        while let out = try channel.readInbound(as: ByteBuffer.self) { passed += out.readableBytesView }
+        #expect(passed == hello + later)
+        #expect(observation.first == .serverHello(ServerHelloInfo(version: .tls12, wireVersion: 0x0303, cipherSuiteCode: 0xC02F)))
+        _ = try channel.finish()
+    }
+
     @Test func tls13VersionComesFromSupportedVersions() throws {
         let (first, _) = try observe([Self.serverHello(suite: 0x1301, supportedVersion: 0x0304)])
         guard case .serverHello(let hello)? = first else { Issue.record("no hello"); return }
