@@ -28,7 +28,20 @@ struct Target: Sendable {
     var peer: PeerName
     var port: Int
     var path: String
-    var requirements: ConnectionRequirements
+    let requirements: ConnectionRequirements
+    /// ``TLSSettings/requirementsKey(for:)`` of ``requirements``: every request's pool key holds it.
+    let tlsKey: String
+
+    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, requirements: ConnectionRequirements) {
+        self.url = url
+        self.scheme = scheme
+        self.host = host
+        self.peer = peer
+        self.port = port
+        self.path = path
+        self.requirements = requirements
+        tlsKey = TLSSettings.requirementsKey(for: requirements)
+    }
 
     /// The decision plan for a connection to this target under `configuration`.
     func plan(_ configuration: HTTPSClientConfiguration) -> ConnectionPlan {
@@ -321,36 +334,51 @@ final class Connection: Sendable {
         let flag = TimeoutFlag()
         let channel = self.channel
         let exchange = self.exchange
-        let timer = eventLoop.scheduleTask(deadline: deadline) {
-            flag.set(.request)
-            exchange.value.abort(.closed)
-            // The handler may already be gone (the connection died while the request was on its way), so fail the
-            // exchange here too; completing a completed promise is a no-op. Without this the request waits forever.
-            request.headPromise.fail(ExchangeFailure.closed)
-            request.endPromise.fail(ExchangeFailure.closed)
-            request.stream?.finish(throwing: ExchangeFailure.closed)
-            channel.close(promise: nil)
-        }
-        request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
         let death = self.death
-        // A write to a connection that has already closed never reaches the handler: complete the promises here,
-        // with the reason the connection died when one was seen.
-        channel.writeAndFlush(request).whenFailure { _ in
-            guard !request.delivered.withLockedValue({ $0 }) else { return }
-            let failure = death.withLockedValue { $0 } ?? .closed
-            request.headPromise.fail(failure)
-            request.endPromise.fail(failure)
-            request.stream?.finish(throwing: failure)
+        // Timer, write and wait are set up in one visit to the event loop: each call on a loop from outside it is a
+        // queued task and a wake-up, and a keep-alive request would otherwise pay four of them.
+        @Sendable func send() {
+            let timer = eventLoop.scheduleTask(deadline: deadline) {
+                flag.set(.request)
+                exchange.value.abort(.closed)
+                // The handler may already be gone (the connection died while the request was on its way), so fail the
+                // exchange here too; completing a completed promise is a no-op. Without this the request waits forever.
+                request.headPromise.fail(ExchangeFailure.closed)
+                request.endPromise.fail(ExchangeFailure.closed)
+                request.stream?.finish(throwing: ExchangeFailure.closed)
+                channel.close(promise: nil)
+            }
+            request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
+            // A write to a connection that has already closed never reaches the handler: complete the promises here,
+            // with the reason the connection died when one was seen.
+            channel.writeAndFlush(request).whenFailure { _ in
+                guard !request.delivered.withLockedValue({ $0 }) else { return }
+                let failure = death.withLockedValue { $0 } ?? .closed
+                request.headPromise.fail(failure)
+                request.endPromise.fail(failure)
+                request.stream?.finish(throwing: failure)
+            }
         }
         do {
             guard stream != nil else {
-                let ended = try await request.endPromise.futureResult.get()
+                let ended = try await Self.sending(on: eventLoop, send, awaiting: request.endPromise.futureResult)
                 return Started(head: ended.head, end: request.endPromise.futureResult, ended: ended, flag: flag)
             }
-            let responseHead = try await request.headPromise.futureResult.get()
+            let responseHead = try await Self.sending(on: eventLoop, send, awaiting: request.headPromise.futureResult)
             return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag)
         } catch {
             throw mapExchangeError(error, flag: flag, phase: .response)
+        }
+    }
+
+    /// Runs `send` on `eventLoop` and waits there for `future`, in one task on the loop.
+    private static func sending<Value: Sendable>(on eventLoop: any EventLoop, _ send: @escaping @Sendable () -> Void,
+                                                 awaiting future: EventLoopFuture<Value>) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            eventLoop.execute {
+                send()
+                future.whenComplete { continuation.resume(with: $0) }
+            }
         }
     }
 

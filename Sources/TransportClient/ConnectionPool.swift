@@ -12,8 +12,21 @@ actor ConnectionPool {
 
     init(maximumPerKey: Int) { self.maximumPerKey = maximumPerKey }
 
+    /// What a request to `key` can use without connecting: the shared HTTP/2 connection, or an idle one.
+    enum Reusable {
+        case session(HTTP2Session)
+        case connection(Connection)
+    }
+
+    /// The HTTP/2 connection for `key` that may take another stream, else an idle connection, in one call: a
+    /// keep-alive request pays one hop to the pool, not two.
+    func reusable(_ key: PoolKey) -> Reusable? {
+        if let session = session(key) { return .session(session) }
+        return take(key).map(Reusable.connection)
+    }
+
     /// An idle, still-open connection for `key`, if any.
-    func take(_ key: PoolKey) -> Connection? {
+    private func take(_ key: PoolKey) -> Connection? {
         while var list = idle[key], let connection = list.popLast() {
             idle[key] = list
             if connection.isActive { return connection }

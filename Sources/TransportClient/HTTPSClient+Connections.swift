@@ -14,7 +14,7 @@ extension HTTPSClient {
         -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
         var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
         let defaultPort = target.scheme == "https" ? 443 : 80
-        let hostHeader = (target.host.contains(":") ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
+        let hostHeader = (target.host.utf8.contains(UInt8(ascii: ":")) ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
         if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
         // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
         // request goes inside the tunnel, where the proxy credential never is.
@@ -90,10 +90,13 @@ extension HTTPSClient {
     func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
         let route = proxy(for: target)
         let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
-                          settings: target.scheme == "https" ? TLSSettings.cacheKey(for: target.requirements, identity: identity) : "",
+                          settings: target.scheme == "https" ? TLSSettings.cacheKey(requirementsKey: target.tlsKey, identity: identity) : "",
                           proxy: route?.description ?? "")
-        if let session = await pool.session(key) { return (try await session.openStream(), true) }
-        if let pooled = await pool.take(key) { return (pooled, true) }
+        switch await pool.reusable(key) {
+        case .session(let session): return (try await session.openStream(), true)
+        case .connection(let pooled): return (pooled, true)
+        case nil: break
+        }
         // Requests that start together wait for one connection when it may be HTTP/2, and share it if it is.
         var opener = false
         if target.scheme == "https" && configuration.httpVersions != .http1Only {

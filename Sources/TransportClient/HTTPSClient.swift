@@ -29,6 +29,8 @@ public final class HTTPSClient: Sendable {
     let group: any EventLoopGroup
     let pool: ConnectionPool
     let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
+    /// URL → its parsed target and ATS requirements (successes only).
+    let targets = NIOLockedValueBox<[String: Target]>([:])
     let sessionCredentials = InMemoryCredentialStore()
     /// Proxy → the Proxy-Authorization that last opened it, sent first on the next connection through it.
     let proxyAuthorizations = NIOLockedValueBox<[String: String]>([:])
@@ -281,6 +283,29 @@ public final class HTTPSClient: Sendable {
 
     /// - Parameter checkScheme: false for redirects, whose https → http check has its own error.
     func target(for url: String, phase: TransportError.Phase, checkScheme: Bool = true) throws(TransportError) -> Target {
+        // The configuration is fixed, so a URL resolves the same way every time: parsing it and resolving its ATS
+        // requirements again was most of a keep-alive request's own work.
+        let target: Target
+        if let known = targets.withLockedValue({ $0[url] }) {
+            target = known
+        } else {
+            target = try resolveTarget(for: url, phase: phase)
+            targets.withLockedValue {
+                if $0.count >= Self.rememberedTargets { $0.removeAll(keepingCapacity: true) }
+                $0[url] = target
+            }
+        }
+        if checkScheme && target.scheme == "http" && !target.requirements.allowsInsecureHTTP.value {
+            throw TransportError(.insecureHTTPRefused, phase: phase, host: target.host, port: target.port,
+                                 "plain HTTP to \(target.host) is blocked (\(target.requirements.allowsInsecureHTTP.because)); use https, or allow it with NSExceptionAllowsInsecureHTTPLoads in NSExceptionDomains › \(target.host) (or NSAllowsArbitraryLoads)")
+        }
+        return target
+    }
+
+    /// How many URLs' targets a client remembers; past that it starts again, so memory stays bounded.
+    static let rememberedTargets = 256
+
+    private func resolveTarget(for url: String, phase: TransportError.Phase) throws(TransportError) -> Target {
         if let problem = URLText.problem(in: url) {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "\(url.debugDescription) is not a URL: it has \(problem)")
         }
@@ -302,10 +327,6 @@ public final class HTTPSClient: Sendable {
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw TransportError(.invalidRequest, phase: phase, host: host, port: port, "port \(port) is out of range")
-        }
-        if checkScheme && scheme == "http" && !requirements.allowsInsecureHTTP.value {
-            throw TransportError(.insecureHTTPRefused, phase: phase, host: host, port: port,
-                                 "plain HTTP to \(host) is blocked (\(requirements.allowsInsecureHTTP.because)); use https, or allow it with NSExceptionAllowsInsecureHTTPLoads in NSExceptionDomains › \(host) (or NSAllowsArbitraryLoads)")
         }
         if scheme == "https", let manager = configuration.trustManager {
             do throws(ServerTrustManagerError) { _ = try manager.rule(forHost: peer) } catch {

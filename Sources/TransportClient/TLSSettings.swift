@@ -50,7 +50,16 @@ enum TLSSettings {
 
     /// A key for sharing one `NIOSSLContext` between connections with the same settings.
     static func cacheKey(for requirements: ConnectionRequirements, identity: ClientIdentity?) -> String {
-        "\(requirements.minimumTLSVersion.value)|\(requirements.cipherSuites.value.map { String($0.code) }.joined(separator: ","))|\(identity?.cacheKey ?? "-")"
+        cacheKey(requirementsKey: requirementsKey(for: requirements), identity: identity)
+    }
+
+    /// The part of ``cacheKey(for:identity:)`` that requirements decide, which a target works out once.
+    static func requirementsKey(for requirements: ConnectionRequirements) -> String {
+        "\(requirements.minimumTLSVersion.value)|\(requirements.cipherSuites.value.map { String($0.code) }.joined(separator: ","))"
+    }
+
+    static func cacheKey(requirementsKey: String, identity: ClientIdentity?) -> String {
+        requirementsKey + "|" + (identity?.cacheKey ?? "-")
     }
 }
 

@@ -5,6 +5,8 @@ package enum URLText {
     /// RFC 3986 §2 allows neither unencoded, but Foundation's URL parser percent-encodes them silently: a line
     /// break, say from a file with CRLF line ends, would become part of the path and the URL would still pass.
     package static func problem(in url: String) -> String? {
+        // Visible ASCII is none of them; only other text needs its Unicode properties looked up.
+        if url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return nil }
         for (offset, scalar) in url.unicodeScalars.enumerated() {
             let properties = scalar.properties
             guard properties.isWhitespace || properties.generalCategory == .control || properties.generalCategory == .format else { continue }

@@ -153,11 +153,33 @@ import X509
                 #expect(error?.message.contains("NSExceptionAllowsInsecureHTTPLoads") == true)
                 #expect(plain.connectionCount == 0)
 
+                // The client remembers the refused hop's target; asking for that URL directly is still refused.
+                let client = makeClient(anchors: pki.anchors, hosts: hosts)
+                _ = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(secure.port)/")) }
+                for _ in 0..<2 {
+                    let direct = await transportError { try await client.execute(HTTPRequest(url: "http://plain.example.test:\(plain.port)/")) }
+                    #expect(direct?.kind == .insecureHTTPRefused)
+                }
+                #expect(plain.connectionCount == 0)
+
                 let allowed = ATSPolicy.configuration(exceptionDomains(["plain.example.test": ["NSExceptionAllowsInsecureHTTPLoads": .boolean(true)]]))
                 let response = try await makeClient(anchors: pki.anchors, hosts: hosts, ats: allowed).execute(HTTPRequest(url: "https://\(host):\(secure.port)/"))
                 #expect(response.text == "insecure")
             }
         }
+    }
+
+    /// Resolved targets are remembered per URL, and only up to a bound.
+    @Test func rememberedTargetsStayBounded() throws {
+        let client = makeClient(anchors: ServerPKI().anchors)
+        for i in 0..<(HTTPSClient.rememberedTargets + 10) {
+            _ = try client.requirements(for: "https://\(host)/item/\(i)")
+        }
+        let remembered = client.targets.withLockedValue { $0.count }
+        #expect(remembered > 0 && remembered <= HTTPSClient.rememberedTargets)
+        // A URL that cannot be resolved is not remembered, and fails the same way each time.
+        for _ in 0..<2 { #expect(throws: TransportError.self) { try client.requirements(for: "https://exa mple.test/") } }
+        #expect(client.targets.withLockedValue { $0["https://exa mple.test/"] } == nil)
     }
 
     @Test(arguments: ["ftp://127.0.0.1/x", "http://%zz", "https://www.example.test:99999/", "/a b", "mailto:someone@example.test"])

@@ -33,7 +33,7 @@ public struct ConnectionTarget: Sendable, Equatable {
         guard let encoded = components.encodedHost, !encoded.isEmpty else {
             throw .invalidURL(text, reason: "it has no host")
         }
-        var h = encoded.contains("%") ? (components.host ?? encoded) : encoded
+        var h = encoded.utf8.contains(UInt8(ascii: "%")) ? (components.host ?? encoded) : encoded
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h.hasSuffix(".") { h.removeLast() }
         let peer: PeerName

@@ -20,6 +20,8 @@ public struct ClientIdentity: @unchecked Sendable {
     // Sendable, hence the unchecked conformance.
     public let certificateChain: [NIOSSLCertificate]
     public let privateKey: NIOSSLPrivateKey
+    /// A stable identity for caching TLS contexts and pooling connections, computed once: a request asks for it.
+    let cacheKey: String
 
     public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws(ClientIdentityError) {
         try self.init(certificateChain: certificateChain, privateKey: privateKey,
@@ -39,6 +41,9 @@ public struct ClientIdentity: @unchecked Sendable {
         }
         self.certificateChain = certificateChain
         self.privateKey = privateKey
+        var hash = SHA256()
+        for certificate in certificateChain { hash.update(data: (try? certificate.toDERBytes()) ?? []) }
+        cacheKey = hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     private static func subject(of certificate: NIOSSLCertificate) -> String {
@@ -107,12 +112,5 @@ public struct ClientIdentity: @unchecked Sendable {
         do { return Array(try InputFile.read(path)) } catch {
             throw ClientIdentityError("cannot read '\(InputFile.source(path))': \(error.reason); check the path and its permissions")
         }
-    }
-
-    /// A stable identity for caching TLS contexts.
-    var cacheKey: String {
-        var hash = SHA256()
-        for certificate in certificateChain { hash.update(data: (try? certificate.toDERBytes()) ?? []) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 }
