@@ -71,14 +71,15 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         let progress = Progress(total: list.count, enabled: many, bar: out.errorIsTerminal, output: out)
         var rows: [DiagnosisRendering.SummaryRow] = []
         var defaults: [TestResult] = []
-        await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(list) { diagnosis in
+        await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(reportingUntilStopped: list) { diagnosis in
             progress.clear()
             out.write(json ? DiagnosisRendering.json(diagnosis) + "\n" : DiagnosisRendering.text(diagnosis, verbose: verbose))
             defaults.append(diagnosis.defaultResult)
             rows.append(DiagnosisRendering.SummaryRow(diagnosis))
             progress.advance(diagnosis)
-            // Nobody reads the reports any more (`| head`): start no further host; the exit status says so.
-            if out.standardOutputClosed { withUnsafeCurrentTask { $0?.cancel() } }
+            // Nobody reads the reports any more (`| head`): start no further host; the exit status says so. The scan
+            // stops itself: cancelling the current task would cancel whoever called `ats` in-process too.
+            return !out.standardOutputClosed
         }
         progress.finish()
         if many && !json {

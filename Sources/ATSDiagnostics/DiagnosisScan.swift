@@ -12,6 +12,13 @@ public struct DiagnosisScan: Sendable {
     /// Runs every URL (validated beforehand by the caller) and calls `report` once per URL, in completion order,
     /// never concurrently with itself. Once the calling task is cancelled, no further URL is started.
     public func run(_ urls: [String], report: (HostDiagnosis) async -> Void) async {
+        await run(reportingUntilStopped: urls) { await report($0); return true }
+    }
+
+    /// Like ``run(_:report:)``, until `report` returns false: then no further URL is started and the diagnoses still
+    /// running are cancelled and not reported. The caller's task is left as it was, so a caller that stops the scan
+    /// (say, because nobody reads its output any more) can go on.
+    public func run(reportingUntilStopped urls: [String], _ report: (HostDiagnosis) async -> Bool) async {
         await withTaskGroup(of: HostDiagnosis?.self) { group in
             var next = urls.makeIterator()
             func startOne() -> Bool {
@@ -22,7 +29,10 @@ public struct DiagnosisScan: Sendable {
             var started = 0
             while started < concurrency, startOne() { started += 1 }
             while let finished = await group.next() {
-                if let finished { await report(finished) }
+                if let finished, !(await report(finished)) {
+                    group.cancelAll()
+                    return
+                }
                 _ = startOne()
             }
         }
