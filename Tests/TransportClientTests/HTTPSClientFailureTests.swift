@@ -102,6 +102,24 @@ import TransportTrust
         }
     }
 
+    /// An evaluation cancelled before it got a thread never starts: a queue of hostile chains costs nothing once
+    /// their connections are given up.
+    @Test func anEvaluationCancelledBeforeItStartsNeverRuns() async throws {
+        let pki = ServerPKI()
+        let counting = CountingEvaluator { _, _ in .refused(TrustFailure(.internalError, certificate: nil, "ran")) }
+        let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), counting)]))
+        let target = try client.target(for: "https://\(host)/", phase: .connect)
+        let verifier = HandshakeVerifier(plan: target.plan(client.configuration), challengeHandler: nil, observation: HandshakeObservation())
+        verifier.cancel()
+        let (answers, answered) = AsyncStream<Bool>.makeStream()
+        verifier.start { answered.yield(await verifier.verify(presented: [pki.leaf.der])) }
+        var first = answers.makeAsyncIterator()
+        #expect(await first.next() == false)
+        #expect(counting.calls == 0)
+        #expect(verifier.outcome == nil)
+        await client.shutdown()
+    }
+
     @Test func resettingServerIsAClosedConnection() async throws {
         let server = try await TestServer.raw(.reset)
         await withShutdown({ await server.shutdown() }) {
