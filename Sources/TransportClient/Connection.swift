@@ -210,6 +210,9 @@ final class Connection: Sendable {
         let phase: TransportError.Phase = ownDeadline <= deadline ? .handshake : .request
         let timer = channel.eventLoop.scheduleTask(deadline: handshakeDeadline) {
             flag.set(phase)
+            // Cancelled here, on the event loop, not by the waiting task below: when evaluations fill the cooperative
+            // pool, that task resumes only once they are done, and the limit would bound nothing.
+            verifier.cancel()
             channel.close(promise: nil)
         }
         // Cancelled on the event loop the timer runs on, so a handshake that finishes is never then cut off by it.

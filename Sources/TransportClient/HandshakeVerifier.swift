@@ -44,6 +44,8 @@ final class HandshakeVerifier: Sendable {
 
     /// Decides on the presented chain (DER, leaf first) and returns whether the handshake may continue.
     func verify(presented: [[UInt8]]) async -> Bool {
+        // Cancelled while it waited for a thread: nobody waits for the answer, so it costs nothing.
+        guard !Task.isCancelled else { return false }
         let assessment = await plan.assess(presented: presented, handshake: handshakeSummary)
         // Fail closed without an outcome: the connection reports why it ended (its time limit), not a verdict cut short.
         guard !Task.isCancelled else { return false }

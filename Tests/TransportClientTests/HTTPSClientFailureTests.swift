@@ -1,6 +1,7 @@
 import ATSTestServers
 import TestSupport
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import NIOSSL
 import Testing
@@ -59,6 +60,64 @@ import TransportTrust
             var events = cancelled.makeAsyncIterator()
             #expect(await events.next() != nil)
         }
+    }
+
+    /// The handshake limit cancels the evaluation from the event loop. The request's own task cannot do it in time
+    /// when evaluations hold every thread of the cooperative pool: it resumes only once they end. Found under
+    /// ThreadSanitizer, where 17 evaluations of a 150-certificate chain held a 5 s limit to 34 s or more. Each
+    /// evaluator here computes without suspending, as an evaluation of a long chain does, until its task is
+    /// cancelled or a minute has passed; there is one per pool thread, and as many more waiting.
+    @Test(.timeLimit(.minutes(3))) func aHandshakeLimitCancelsEvaluationsThatHoldEveryPoolThread() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let endings = NIOLockedValueBox<[String]>([])
+            let busy = CountingEvaluator { _, _ in
+                let clock = ContinuousClock()
+                let cap = clock.now + .seconds(60)
+                while !Task.isCancelled && clock.now < cap {}
+                let ending = Task.isCancelled ? "cancelled" : "ran a minute"
+                endings.withLockedValue { $0.append(ending) }
+                return .refused(TrustFailure(.internalError, certificate: nil, ending))
+            }
+            let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), busy)]),
+                                    timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(1), request: .seconds(120)))
+            let requests = 2 * ProcessInfo.processInfo.activeProcessorCount
+            let url = "https://\(host):\(server.port)/"
+            let (errors, elapsed) = await timed {
+                await withTaskGroup(of: TransportError?.self) { group in
+                    for _ in 0..<requests { group.addTask { await transportError { try await client.execute(HTTPRequest(url: url)) } } }
+                    return await group.reduce(into: [TransportError?]()) { $0.append($1) }
+                }
+            }
+            await client.shutdown()
+            #expect(errors.count == requests)
+            for error in errors {
+                #expect(error?.kind == .timedOut, "\(String(describing: error))")
+                #expect(error?.phase == .handshake)
+            }
+            #expect(endings.withLockedValue { $0 }.allSatisfy { $0 == "cancelled" })
+            // Without the cancellation on the loop, the busy evaluators end only at their minute.
+            #expect(elapsed < .seconds(50))
+        }
+    }
+
+    /// An evaluation cancelled before it got a thread never starts: a queue of hostile chains costs nothing once
+    /// their connections are given up.
+    @Test func anEvaluationCancelledBeforeItStartsNeverRuns() async throws {
+        let pki = ServerPKI()
+        let counting = CountingEvaluator { _, _ in .refused(TrustFailure(.internalError, certificate: nil, "ran")) }
+        let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), counting)]))
+        let target = try client.target(for: "https://\(host)/", phase: .connect)
+        let verifier = HandshakeVerifier(plan: target.plan(client.configuration), challengeHandler: nil, observation: HandshakeObservation())
+        verifier.cancel()
+        let (answers, answered) = AsyncStream<Bool>.makeStream()
+        verifier.start { answered.yield(await verifier.verify(presented: [pki.leaf.der])) }
+        var first = answers.makeAsyncIterator()
+        #expect(await first.next() == false)
+        #expect(counting.calls == 0)
+        #expect(verifier.outcome == nil)
+        await client.shutdown()
     }
 
     @Test func resettingServerIsAClosedConnection() async throws {

@@ -17,8 +17,17 @@ package final class HandshakeEvaluation: Sendable {
     /// Runs `body` as this handshake's evaluation; at once cancelled if ``cancel()`` came first.
     package func start(_ body: @escaping @Sendable () async -> Void) {
         state.withLockedValue { state in
-            let task = Task(operation: body)
-            if case .cancelled = state { task.cancel() } else { state = .running(task) }
+            if case .cancelled = state {
+                // Cancelled from its first instruction: cancelling the task after making it would race with its
+                // start on another thread, and `body` could begin the whole evaluation before it saw the cancel.
+                // It still runs, so that it answers whoever waits (swift-nio-ssl's promise), at no cost.
+                Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    await body()
+                }
+            } else {
+                state = .running(Task(operation: body))
+            }
         }
     }
 
