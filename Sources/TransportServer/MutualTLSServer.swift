@@ -94,6 +94,14 @@ public final class MutualTLSServer: Sendable {
                 return promise.succeed(.failed)
             }
             decided.start {
+                // Cancelled while it waited for a thread (the handshake limit passed, or the client left): refuse
+                // without the work, as the client's verifier does. A long straight chain is never searched, so the
+                // engine's own cancellation checks would not stop it.
+                guard !Task.isCancelled else {
+                    decided.set(ClientCertificateVerdict(outcome: .refused, failures: [TrustFailure(.internalError, certificate: nil,
+                        "the verification was cancelled before it ran (the handshake's time limit passed or the client left)")]))
+                    return promise.succeed(.failed)
+                }
                 let verdict = await verifier.verify(presented)
                 decided.set(verdict)
                 guard verdict.isVerified else { return promise.succeed(.failed) }
