@@ -8,7 +8,7 @@ import NIOPosix
 //   ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH]
 //       Builds an .ipa the size of a large app (a 40 MiB executable, 3,000 resource files, N app extensions,
 //       each with its own Info.plist and binary) and times loading and auditing it, as `ats audit` does.
-//   ATSBenchmark h2 [--seconds S]
+//   ATSBenchmark h2 [--seconds S] [--nio-executor]
 //       HTTP/2 requests per second on one connection with 1, 10 and 100 concurrent streams against nghttpd, beside
 //       h2load on the same server; memory per open HTTP/2 stream (see HTTP2Benchmark).
 //   ATSBenchmark client [--seconds S] [--idle N] [--nio-executor]
@@ -16,7 +16,7 @@ import NIOPosix
 //       --nio-executor runs Swift concurrency on NIO's event loops, as swift-nio suggests for programs built on it:
 //       a request's tasks then run on the loop its connection uses, without a hop between two thread pools.
 
-let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor] | h2 [--seconds S]"
+let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor] | h2 [--seconds S] [--nio-executor]"
 
 // Before any task is made: the executor cannot change once tasks run.
 let onNIOExecutor = CommandLine.arguments.contains("--nio-executor")
@@ -55,6 +55,8 @@ do {
         while let a = args.next() {
             switch a {
             case "--seconds": options.seconds = try args.seconds()
+            case "--nio-executor":
+                guard onNIOExecutor else { throw BenchmarkError(description: "NIO's event loops could not be made the global executor") }
             default: throw BenchmarkError(description: "unknown argument '\(a)'")
             }
         }
