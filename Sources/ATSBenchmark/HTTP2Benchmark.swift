@@ -260,7 +260,9 @@ final class NghttpdProcess {
             attempt += 1
             let port = try await freePort()
             let log = directory.appendingPathComponent("nghttpd.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+                throw BenchmarkError(description: "cannot create \(log.path)")
+            }
             let logHandle = try FileHandle(forWritingTo: log)
             defer { try? logHandle.close() }
             let p = Process()
