@@ -8,12 +8,15 @@ import NIOPosix
 //   ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH]
 //       Builds an .ipa the size of a large app (a 40 MiB executable, 3,000 resource files, N app extensions,
 //       each with its own Info.plist and binary) and times loading and auditing it, as `ats audit` does.
+//   ATSBenchmark h2 [--seconds S] [--nio-executor]
+//       HTTP/2 requests per second on one connection with 1, 10 and 100 concurrent streams against nghttpd, beside
+//       h2load on the same server; memory per open HTTP/2 stream (see HTTP2Benchmark).
 //   ATSBenchmark client [--seconds S] [--idle N] [--nio-executor]
 //       HTTPS client figures against a local server in a child process, beside curl (see ClientBenchmark).
 //       --nio-executor runs Swift concurrency on NIO's event loops, as swift-nio suggests for programs built on it:
 //       a request's tasks then run on the loop its connection uses, without a hop between two thread pools.
 
-let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor]"
+let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor] | h2 [--seconds S] [--nio-executor]"
 
 // Before any task is made: the executor cannot change once tasks run.
 let onNIOExecutor = CommandLine.arguments.contains("--nio-executor")
@@ -47,6 +50,18 @@ do {
         }
         print("Swift concurrency runs on: \(onNIOExecutor ? "NIO's event loops (--nio-executor)" : "the default global executor")")
         try await ClientBenchmark(options: options).run()
+    case "h2":
+        var options = HTTP2Benchmark.Options()
+        while let a = args.next() {
+            switch a {
+            case "--seconds": options.seconds = try args.seconds()
+            case "--nio-executor":
+                guard onNIOExecutor else { throw BenchmarkError(description: "NIO's event loops could not be made the global executor") }
+            default: throw BenchmarkError(description: "unknown argument '\(a)'")
+            }
+        }
+        say("Swift concurrency runs on: \(onNIOExecutor ? "NIO's event loops (--nio-executor)" : "the default global executor")")
+        try await HTTP2Benchmark(options: options).run()
     case "server":
         try await ClientBenchmark.serve(directory: try args.value(for: "server", expected: "a directory") { $0 })
     default:
