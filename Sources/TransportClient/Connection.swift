@@ -316,6 +316,8 @@ final class Connection: Sendable {
         var end: EventLoopFuture<ExchangeEnd>
         var ended: ExchangeEnd?
         var flag: TimeoutFlag
+        /// For a streamed body, what its reader has not taken yet.
+        var demand: BodyDemand?
 
         /// The end of the response. A future's `get()` off the event loop goes to the loop and back even when the
         /// future has completed, so a buffered response does not ask again.
@@ -332,8 +334,9 @@ final class Connection: Sendable {
                stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
         let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
+        let demand = stream.map { _ in BodyDemand() }
         let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
-                                      limit: limit, stream: stream, delivered: NIOLockedValueBox(false))
+                                      limit: limit, stream: stream, demand: demand, delivered: NIOLockedValueBox(false))
         let flag = TimeoutFlag()
         let channel = self.channel
         let exchange = self.exchange
@@ -368,7 +371,7 @@ final class Connection: Sendable {
                 return Started(head: ended.head, end: request.endPromise.futureResult, ended: ended, flag: flag)
             }
             let responseHead = try await Self.sending(on: eventLoop, send, awaiting: request.headPromise.futureResult)
-            return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag)
+            return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag, demand: demand)
         } catch {
             throw mapExchangeError(error, flag: flag, phase: .response)
         }

@@ -37,6 +37,8 @@ struct ExchangeRequest: Sendable {
     var endPromise: EventLoopPromise<ExchangeEnd>
     var limit: Int
     var stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    /// For a streamed body: what the reader has not taken yet, which holds reading back.
+    var demand: BodyDemand?
     /// Set by the handler when it takes the request over; until then the sender owns the promises.
     var delivered: NIOLockedValueBox<Bool>
 }
@@ -58,6 +60,10 @@ final class ExchangeHandler: ChannelDuplexHandler {
     /// Set while a request is handed to the handlers before us, which report a request they refuse by an error fired
     /// back at once.
     private var writing = false
+    /// Reading is held back until a slow reader of a streamed body catches up (``BodyDemand``).
+    private var readsPaused = false
+    /// A read the channel asked for while paused, passed on when reading resumes.
+    private var pendingRead = false
     /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
     /// certificate just after the handshake), so that the next request can report it.
     let death: NIOLockedValueBox<ExchangeFailure?>
@@ -99,6 +105,11 @@ final class ExchangeHandler: ChannelDuplexHandler {
         body = []
         received = 0
         reusable = false
+        if let demand = request.demand {
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            demand.onResume { eventLoop.execute { handler.value.resumeReads() } }
+        }
         writing = true
         defer { writing = false }
         context.write(wrapOutboundOut(.head(request.head)), promise: nil)
@@ -126,6 +137,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             received += buffer.readableBytes
             if let stream = request.stream {
                 stream.yield(Array(buffer.readableBytesView))
+                if request.demand?.arrived(buffer.readableBytes) == true { readsPaused = true }
             } else if received > request.limit {
                 fail(ExchangeFailure.tooLarge(limit: request.limit), context: context)
             } else {
@@ -137,7 +149,25 @@ final class ExchangeHandler: ChannelDuplexHandler {
             request.stream?.finish()
             request.endPromise.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
             body = []
+            // The body is all here: the connection reads on for whatever comes next (its close, say).
+            resumeReads()
         }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard !readsPaused else {
+            pendingRead = true
+            return
+        }
+        context.read()
+    }
+
+    /// Lets reading go on after a pause, from the reader's side or when the exchange is over.
+    func resumeReads() {
+        readsPaused = false
+        guard pendingRead, let context else { return }
+        pendingRead = false
+        context.read()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -163,6 +193,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             return
         }
         current = nil
+        resumeReads()
         if head == nil { request.headPromise.fail(failure) }
         request.stream?.finish(throwing: failure)
         request.endPromise.fail(failure)

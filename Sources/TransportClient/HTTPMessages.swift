@@ -81,4 +81,6 @@ public struct StreamingHTTPResponse: Sendable {
     /// The body. Iterate it to the end; a failure (timeout, reset) ends it with a ``TransportError``. Stopping
     /// before the end closes the connection.
     public var body: AsyncThrowingStream<[UInt8], any Error>
+    /// What the body's reader has not taken yet (nil when the body was read before it was handed over).
+    var demand: BodyDemand?
 }

@@ -83,6 +83,9 @@ public final class HTTPSClient: Sendable {
 
     /// Like ``execute(_:)``, but hands the final response's body over as it arrives, without a size limit.
     ///
+    /// A caller that reads slowly holds the server back: about 256 KiB at most is buffered ahead of it, then the
+    /// client stops reading the connection (on HTTP/2, the stream) until the caller catches up.
+    ///
     /// The body ends with a ``TransportError`` when the exchange fails (a timeout, a reset). A caller that stops
     /// reading before the end closes the connection, which is then not reused.
     public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
@@ -97,24 +100,27 @@ public final class HTTPSClient: Sendable {
             guard case .success(let end) = result, end.reusable else { return connection.close() }
             Task { await pool.put(connection) }
         }
-        // The exchange ends its stream with its own failures; the caller gets them as TransportErrors.
+        // The exchange ends its stream with its own failures; the caller gets them as TransportErrors. Chunks are
+        // taken from the exchange only as the caller asks for them, so a slow caller holds the server back
+        // (BodyDemand) instead of having the whole body buffered for it.
         let flag = outcome.started.flag
-        let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let pump = Task {
+        let demand = outcome.started.demand
+        let reader = BodyReader(raw.makeAsyncIterator(), connection: connection)
+        let body = AsyncThrowingStream<[UInt8], any Error> {
             do {
-                for try await chunk in raw { continuation.yield(chunk) }
-                continuation.finish()
+                guard let chunk = try await reader.next() else {
+                    // Cancelled mid-body, the exchange's stream ends early: the rest is never read, so not reused.
+                    if Task.isCancelled { connection.close() }
+                    return nil
+                }
+                demand?.read(chunk.count)
+                return chunk
             } catch {
-                continuation.finish(throwing: connection.mapExchangeError(error, flag: flag, phase: .response))
+                throw connection.mapExchangeError(error, flag: flag, phase: .response)
             }
         }
-        continuation.onTermination = { termination in
-            guard case .cancelled = termination else { return }
-            pump.cancel()
-            connection.close()
-        }
         return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
-                                     redirects: outcome.redirects, connection: connection.report, body: body)
+                                     redirects: outcome.redirects, connection: connection.report, body: body, demand: demand)
     }
 
     /// The requirements a URL would be held to, as resolved for requests.
@@ -355,5 +361,33 @@ public final class HTTPSClient: Sendable {
         }
         contexts.withLockedValue { $0[key] = context }
         return context
+    }
+}
+
+/// The reading end of a streamed body. The stream calls ``next()`` once at a time, which is what makes the unchecked
+/// conformance hold. A body dropped or cancelled before its end closes the connection, whose rest is never read.
+private final class BodyReader: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<[UInt8], any Error>.Iterator
+    private var ended = false
+    private let connection: Connection
+
+    init(_ iterator: AsyncThrowingStream<[UInt8], any Error>.Iterator, connection: Connection) {
+        self.iterator = iterator
+        self.connection = connection
+    }
+
+    func next() async throws -> [UInt8]? {
+        do {
+            let chunk = try await iterator.next()
+            if chunk == nil { ended = true }
+            return chunk
+        } catch {
+            ended = true
+            throw error
+        }
+    }
+
+    deinit {
+        if !ended { connection.close() }
     }
 }

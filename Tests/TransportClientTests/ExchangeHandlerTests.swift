@@ -56,4 +56,65 @@ import Testing
             return
         }
     }
+
+    /// Counts the reads that get past the exchange handler towards the socket.
+    private final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = Any
+        var reads = 0
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+    }
+
+    /// A streamed body past ``BodyDemand/high`` unread holds back the channel's reads; the reader taking it down to
+    /// ``BodyDemand/low`` lets the one read asked for meanwhile through, and the end of the body resumes reading.
+    @Test func aStreamedBodyTheReaderIsBehindOnHoldsBackReading() async throws {
+        let channel = EmbeddedChannel()
+        let counter = ReadCounter()
+        try channel.pipeline.syncOperations.addHandler(counter)
+        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        var exchange = request(channel, headers: ["accept": "*/*"])
+        exchange.stream = continuation
+        exchange.demand = BodyDemand()
+        let demand = try #require(exchange.demand)
+        channel.write(exchange, promise: nil)
+        channel.flush()
+        _ = try channel.readOutbound(as: ByteBuffer.self)
+
+        let chunk = 64 * 1024
+        let chunks = BodyDemand.high / chunk + 2
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\ncontent-length: \(chunk * (chunks + 1))\r\n\r\n"))
+        channel.read()
+        #expect(counter.reads == 1)
+        for _ in 0..<chunks { try channel.writeInbound(ByteBuffer(repeating: 0x61, count: chunk)) }
+        #expect(demand.buffered > BodyDemand.high)
+        channel.read()
+        channel.read()
+        #expect(counter.reads == 1, "reads pass while the reader is behind")
+
+        // The reader catches up: one held read goes through, on the channel's event loop.
+        var iterator = stream.makeAsyncIterator()
+        var taken = 0
+        while demand.buffered > BodyDemand.low, let next = try await iterator.next() {
+            taken += next.count
+            demand.read(next.count)
+        }
+        (channel.eventLoop as? EmbeddedEventLoop)?.run()
+        #expect(counter.reads == 2)
+        channel.read()
+        #expect(counter.reads == 3)
+
+        // The rest of the body ends the exchange, which leaves reading on.
+        try channel.writeInbound(ByteBuffer(repeating: 0x61, count: chunk))
+        let end = try await exchange.endPromise.futureResult.get()
+        #expect(end.reusable)
+        channel.read()
+        #expect(counter.reads == 4)
+        while let next = try await iterator.next() { taken += next.count }
+        #expect(taken == chunk * (chunks + 1))
+    }
 }
