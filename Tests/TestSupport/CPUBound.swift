@@ -34,3 +34,8 @@ extension SuiteTrait where Self == CPUBoundTrait {
     /// Long CPU-bound work: keep it off the cooperative pool (``CPUBoundExecutor``).
     public static var cpuBound: Self { CPUBoundTrait() }
 }
+
+extension TestTrait where Self == CPUBoundTrait {
+    /// Long CPU-bound work in one test: keep it off the cooperative pool (``CPUBoundExecutor``).
+    public static var cpuBound: Self { CPUBoundTrait() }
+}

@@ -35,30 +35,52 @@ import TransportTrust
         }
     }
 
-    /// An evaluation nobody waits for any more stops: a hostile chain costs no CPU past the handshake limit. The
-    /// evaluator stands in for a long search and ends only when its task is cancelled.
-    @Test(.timeLimit(.minutes(1))) func aHandshakeThatTimesOutCancelsItsEvaluation() async throws {
+    /// A handshake whose evaluation does not end in time fails on its limit, and the reason given is the limit, not
+    /// what the cut-short evaluation returned. (Whether the evaluation ran at all depends on when it got a thread: the
+    /// limit may cancel it before it starts. That it stops once cancelled is the next test's.)
+    @Test(.timeLimit(.minutes(1))) func aHandshakeThatTimesOutReportsItsLimit() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
         try await withShutdown({ await server.shutdown() }) {
-            let (cancelled, seen) = AsyncStream<Void>.makeStream()
-            let endless = CountingEvaluator { _, _ in
-                // A stream nobody finishes: its loop ends only when the task is cancelled.
-                let (never, open) = AsyncStream<Never>.makeStream()
-                for await _ in never {}
-                withExtendedLifetime(open) {}
-                if Task.isCancelled { seen.yield() }
-                return .refused(TrustFailure(.internalError, certificate: nil, "cut short"))
-            }
-            let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), endless)]),
+            let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), Self.endless())]),
                                     timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(1), request: .seconds(30)))
             let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             #expect(error?.kind == .timedOut, "\(String(describing: error))")
             #expect(error?.phase == .handshake)
-            // What the cut-short evaluation returned is not the reason given.
             #expect(error?.message.contains("cut short") == false)
-            var events = cancelled.makeAsyncIterator()
-            #expect(await events.next() != nil)
+            await client.shutdown()
+        }
+    }
+
+    /// An evaluation nobody waits for any more stops: a hostile chain costs no CPU past the handshake limit. The
+    /// evaluator stands in for a long search and ends only when its task is cancelled, which is what the handshake
+    /// limit's timer does (`HandshakeVerifier.cancel()`, on the event loop).
+    @Test(.timeLimit(.minutes(1))) func aRunningEvaluationStopsWhenCancelled() async throws {
+        let pki = ServerPKI()
+        let (events, event) = AsyncStream<String>.makeStream()
+        let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), Self.endless(event))]))
+        let target = try client.target(for: "https://\(host)/", phase: .connect)
+        let verifier = HandshakeVerifier(plan: target.plan(client.configuration), challengeHandler: nil, observation: HandshakeObservation())
+        verifier.start { event.yield("answered \(await verifier.verify(presented: [pki.leaf.der]))") }
+        var seen = events.makeAsyncIterator()
+        #expect(await seen.next() == "started")
+        verifier.cancel()
+        #expect(await seen.next() == "cancelled")
+        // Fail closed, and without an outcome: the connection reports its limit, not a verdict cut short.
+        #expect(await seen.next() == "answered false")
+        #expect(verifier.outcome == nil)
+        await client.shutdown()
+    }
+
+    /// An evaluator that runs until its task is cancelled (a stream nobody finishes), saying when it starts and ends.
+    private static func endless(_ event: AsyncStream<String>.Continuation? = nil) -> CountingEvaluator {
+        CountingEvaluator { _, _ in
+            event?.yield("started")
+            let (never, open) = AsyncStream<Never>.makeStream()
+            for await _ in never {}
+            withExtendedLifetime(open) {}
+            if Task.isCancelled { event?.yield("cancelled") }
+            return .refused(TrustFailure(.internalError, certificate: nil, "cut short"))
         }
     }
 
@@ -316,6 +338,38 @@ import TransportTrust
             for try await chunk in streamed.body { total += chunk.count }
             #expect(total == big.count)
             #expect(streamed.status == .ok)
+        }
+    }
+
+    /// A streamed body is not buffered ahead of its reader: past a bound the client stops reading, and TCP (or the
+    /// HTTP/2 stream's flow control) holds the server back until the reader catches up. Before, a reader that paused
+    /// got the whole body buffered for it, however large.
+    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    func aSlowReaderHoldsTheServerBackInsteadOfBufferingTheBody(http2: Bool) async throws {
+        let pki = ServerPKI()
+        // Past the bound, and small: every test shares two event loops, and a debug build's TLS is slow.
+        let size = 1 << 20
+        let big = [UInt8](repeating: 0x61, count: size)
+        let server = http2
+            ? try await TestServer.http2(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: big) }
+            : try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in TestResponse(body: big) }
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            #expect(response.connection.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
+            let demand = try #require(response.demand)
+            // Nothing read yet: reading pauses with a bounded amount buffered (the bound, plus what one read brought).
+            let slack = 512 << 10
+            var pauses = demand.pauses.makeAsyncIterator()
+            let atPause = try #require(await pauses.next())
+            #expect(atPause > BodyDemand.high && atPause <= BodyDemand.high + slack, "\(atPause) bytes buffered at the pause")
+            var total = 0
+            for try await chunk in response.body {
+                total += chunk.count
+                #expect(demand.buffered <= BodyDemand.high + slack)
+            }
+            #expect(total == size)
+            await client.shutdown()
         }
     }
 

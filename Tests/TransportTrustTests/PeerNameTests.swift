@@ -145,7 +145,8 @@ import Testing
         Self.expectAgreement(host)
     }
 
-    @Test func theASCIIFastPathAgreesWithTheFullParseOnGeneratedNames() {
+    // 20,000 full parses compute for a second or more of a debug build without suspending: off the cooperative pool.
+    @Test(.cpuBound) func theASCIIFastPathAgreesWithTheFullParseOnGeneratedNames() {
         var generator = SplitMix64(seed: 19)
         let alphabet = Array("aZ09-_.x.".utf8) + [UInt8(ascii: "."), UInt8(ascii: "0"), UInt8(ascii: "1"), 0x20, 0xC3, 0xBC]
         for _ in 0..<20_000 {
