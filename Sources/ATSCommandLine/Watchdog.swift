@@ -46,9 +46,10 @@ final class Watchdog<Value: Sendable>: Sendable {
                 for token in late.keys { state.watched[token] = nil }
                 return Array(late.values)
             }
+            // The verdict first: a cancelled operation may end at once, and its value must not win the race.
             for entry in expired {
-                entry.work?.cancel()
                 entry.once.resume(entry.hang)
+                entry.work?.cancel()
             }
         }
     }

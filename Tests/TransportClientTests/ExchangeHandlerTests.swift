@@ -75,7 +75,7 @@ import Testing
         try channel.pipeline.syncOperations.addHandler(counter)
         try channel.pipeline.syncOperations.addHTTPClientHandlers()
         try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).get()
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         var exchange = request(channel, headers: ["accept": "*/*"])
         exchange.stream = continuation

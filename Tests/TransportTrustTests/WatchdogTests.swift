@@ -17,11 +17,13 @@ import Testing
         let watchdog = Watchdog<String>(timeout: .milliseconds(50))
         let watching = Task { await watchdog.watch(every: .milliseconds(10)) }
         defer { watching.cancel() }
-        let (never, _) = AsyncStream<Int>.makeStream()
+        // The continuation is held: a stream whose continuation is gone has finished, and the loop would end at once.
+        let (never, open) = AsyncStream<Int>.makeStream()
         let (ended, endedContinuation) = AsyncStream<Bool>.makeStream()
         let value = await bounded(.seconds(30)) {
             await watchdog.run({
                 for await _ in never {}  // ends only when the task is cancelled
+                withExtendedLifetime(open) {}
                 endedContinuation.yield(Task.isCancelled)
                 return "late verdict"
             }, hang: "HANG")
