@@ -27,22 +27,24 @@ final class BodyDemand: Sendable {
     /// Bytes arrived and not yet read.
     var buffered: Int { state.withLockedValue { $0.buffered } }
 
+    /// Whether the handler is to hold back reads: the one place that says so, so a resume queued before a new pause
+    /// cannot undo it.
+    var isPaused: Bool { state.withLockedValue { $0.paused } }
+
     /// How the reader wakes the handler; set when the handler takes the exchange over.
     func onResume(_ resume: @escaping @Sendable () -> Void) {
         state.withLockedValue { $0.resume = resume }
     }
 
-    /// The handler passed on `count` bytes; true when it is to stop reading.
-    func arrived(_ count: Int) -> Bool {
+    /// The handler passed on `count` bytes; past ``high`` reading pauses (``isPaused``).
+    func arrived(_ count: Int) {
         let pausedAt: Int? = state.withLockedValue {
             $0.buffered += count
             guard !$0.paused, $0.buffered > Self.high else { return nil }
             $0.paused = true
             return $0.buffered
         }
-        guard let pausedAt else { return false }
-        pausesContinuation.yield(pausedAt)
-        return true
+        if let pausedAt { pausesContinuation.yield(pausedAt) }
     }
 
     /// The reader took `count` bytes; wakes the handler when that brings a paused body down to ``low``.

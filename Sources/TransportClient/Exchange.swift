@@ -60,8 +60,6 @@ final class ExchangeHandler: ChannelDuplexHandler {
     /// Set while a request is handed to the handlers before us, which report a request they refuse by an error fired
     /// back at once.
     private var writing = false
-    /// Reading is held back until a slow reader of a streamed body catches up (``BodyDemand``).
-    private var readsPaused = false
     /// A read the channel asked for while paused, passed on when reading resumes.
     private var pendingRead = false
     /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
@@ -137,7 +135,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             received += buffer.readableBytes
             if let stream = request.stream {
                 stream.yield(Array(buffer.readableBytesView))
-                if request.demand?.arrived(buffer.readableBytes) == true { readsPaused = true }
+                request.demand?.arrived(buffer.readableBytes)
             } else if received > request.limit {
                 fail(ExchangeFailure.tooLarge(limit: request.limit), context: context)
             } else {
@@ -154,6 +152,9 @@ final class ExchangeHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Reading is held back while a slow reader of the streamed body catches up (``BodyDemand``).
+    private var readsPaused: Bool { current?.demand?.isPaused ?? false }
+
     func read(context: ChannelHandlerContext) {
         guard !readsPaused else {
             pendingRead = true
@@ -164,8 +165,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     /// Lets reading go on after a pause, from the reader's side or when the exchange is over.
     func resumeReads() {
-        readsPaused = false
-        guard pendingRead, let context else { return }
+        guard pendingRead, !readsPaused, let context else { return }
         pendingRead = false
         context.read()
     }
