@@ -6,13 +6,18 @@ is running at that moment, and its ratios move by tens of percent between runs. 
 over the process's user+system time, less a short run's (setup, warm-up, interpreter start).
 
   bench/cpu_rates.py SECONDS BINARY...   (e.g. a build of main and one of a branch, copied out of .build/release)
+
+A binary may be given as BINARY@PROFILE to run another of its --profile loops (default cold), e.g. @floor.
+ROUNDS (default 2) sets how many times each is run. With more rounds it also prints each binary's ratio to the pyca
+run beside it in the same round: the host's speed drifts over minutes, so the median of paired ratios is steadier
+than a ratio of medians.
 """
 import os, statistics, subprocess, sys, tempfile
 
 seconds, binaries = float(sys.argv[1]), sys.argv[2:]
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 chains = tempfile.mkdtemp()
-subprocess.run(["taskset", "-c", "0", binaries[0], "--seconds", "0.1", "--write", chains], check=True, capture_output=True)
+subprocess.run(["taskset", "-c", "0", binaries[0].split("@")[0], "--seconds", "0.1", "--write", chains], check=True, capture_output=True)
 
 def run(cmd):
     done = subprocess.run(["/usr/bin/time", "-f", "%U %S"] + cmd, capture_output=True, text=True, check=True)
@@ -24,14 +29,19 @@ def per_cpu_second(command):
     return (rate * seconds - short_rate * 0.3) / (cpu - short_cpu)
 
 figures = {}
-for _ in range(2):
+rounds = int(os.environ.get("ROUNDS", "2"))
+for _ in range(rounds):
     for flag, chain in [("p256", "ecdsa-p256"), ("rsa2048", "rsa-2048")]:
         for b in binaries:
             figures.setdefault((chain, b), []).append(per_cpu_second(
-                lambda s: ["taskset", "-c", "0", b, "--profile", "cold", "--chain", flag, "--seconds", str(s)]))
+                lambda s: ["taskset", "-c", "0", b.split("@")[0], "--profile", (b.split("@") + ["cold"])[1], "--chain", flag, "--seconds", str(s)]))
         figures.setdefault((chain, "pyca"), []).append(per_cpu_second(
             lambda s: ["taskset", "-c", "0", "python3", "bench/pyca_verify.py", f"{chains}/{chain}", "bench.example.test", str(s)]))
 for chain in ["ecdsa-p256", "rsa-2048"]:
     pyca = statistics.median(figures[(chain, "pyca")])
     cells = [f"{b}: {statistics.median(figures[(chain, b)]):.0f} ({statistics.median(figures[(chain, b)]) / pyca:.2f}x pyca)" for b in binaries]
-    print(f"{chain}: " + ", ".join(cells) + f"; pyca: {pyca:.0f}  (per CPU second, median of 2)")
+    print(f"{chain}: " + ", ".join(cells) + f"; pyca: {pyca:.0f}  (per CPU second, median of {rounds})")
+    if rounds > 2:
+        for b in binaries:
+            paired = sorted(x / y for x, y in zip(figures[(chain, b)], figures[(chain, "pyca")]))
+            print(f"  {b}: paired ratios {', '.join(f'{r:.2f}' for r in paired)}; median {statistics.median(paired):.2f}x")

@@ -65,6 +65,15 @@ struct BenchChain {
         return s.serializedBytes
     }
 
+    /// The chain ``write(to:)`` wrote for `kind` under `dir`.
+    static func read(_ kind: KeyKind, from dir: URL) throws -> BenchChain {
+        let folder = dir.appendingPathComponent(kind.rawValue)
+        func load(_ file: String) throws -> Certificate {
+            try Certificate(derEncoded: Array(Data(contentsOf: folder.appendingPathComponent("\(file).der"))))
+        }
+        return BenchChain(name: kind.rawValue, leaf: try load("leaf"), intermediate: try load("intermediate"), root: try load("root"))
+    }
+
     /// Writes leaf.der, intermediate.der and root.der (and PEM) for the peer harnesses.
     func write(to dir: URL) throws {
         let folder = dir.appendingPathComponent(name)

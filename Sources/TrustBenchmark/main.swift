@@ -7,7 +7,11 @@ import X509
 // Run under `taskset -c 0` for one core (bench/run.sh does). Peers get the same chains via --write.
 //
 //   TrustBenchmark [--seconds S] [--write DIR] [--json]
-//   TrustBenchmark --profile cold|cached|pinned-cached [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
+//   TrustBenchmark --profile cold|cached|pinned-cached|floor [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
+//     [--chains DIR]   on the chains --write wrote rather than new ones: builds compared on the very same certificates
+//
+// `floor` is not an evaluation: it only parses the leaf and the intermediate with swift-certificates and verifies
+// the two signatures, the least any evaluation built on swift-certificates does, to show what a cold one can reach.
 
 struct Options {
     var seconds = 2.0
@@ -15,6 +19,7 @@ struct Options {
     var json = false
     var profile: String?
     var profileChain = BenchChain.KeyKind.p256
+    var chainsDir: String?
 }
 
 struct Figure: Codable {
@@ -50,9 +55,10 @@ func parse(_ arguments: ArraySlice<String>) throws -> Options {
         case "--seconds": options.seconds = try args.seconds()
         case "--write": options.writeDir = try args.value(for: a, expected: "a directory") { $0 }
         case "--json": options.json = true
+        case "--chains": options.chainsDir = try args.value(for: a, expected: "a directory --write wrote") { $0 }
         case "--profile":
-            options.profile = try args.value(for: a, expected: "cold, cached or pinned-cached") {
-                ["cold", "cached", "pinned-cached"].contains($0) ? $0 : nil
+            options.profile = try args.value(for: a, expected: "cold, cached, pinned-cached or floor") {
+                ["cold", "cached", "pinned-cached", "floor"].contains($0) ? $0 : nil
             }
         case "--chain":
             options.profileChain = try args.value(for: a, expected: "p256 or rsa2048") {
@@ -76,11 +82,21 @@ func mustTrust(_ evaluator: some ServerTrustEvaluating, _ trust: ServerTrust) as
 }
 
 /// Loops one path on one chain, so a profiler sees nothing else.
-func profile(_ which: String, chain kind: BenchChain.KeyKind, seconds: Double) async throws -> Double {
-    let chain = try BenchChain.make(kind)
+func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) async throws -> Double {
+    let chain = try options.chainsDir.map { try BenchChain.read(kind, from: URL(fileURLWithPath: $0)) } ?? BenchChain.make(kind)
+    let seconds = options.seconds
     let root = try InputCertificate(der: BenchChain.der(chain.root))
     let trust = ServerTrust(certificates: [try BenchChain.der(chain.leaf), try BenchChain.der(chain.intermediate)],
                             anchors: TrustAnchors(custom: [root]), policy: .ssl(host: try PeerName(BenchChain.host)))
+    if which == "floor" {
+        let leafDER = try BenchChain.der(chain.leaf), intermediateDER = try BenchChain.der(chain.intermediate)
+        return try await rate(seconds) {
+            let leaf = try Certificate(derEncoded: leafDER), intermediate = try Certificate(derEncoded: intermediateDER)
+            guard intermediate.publicKey.isValidSignature(leaf.signature, for: leaf),
+                  chain.root.publicKey.isValidSignature(intermediate.signature, for: intermediate)
+            else { throw BenchmarkError(description: "benchmark chain's signatures do not verify") }
+        }
+    }
     let engine = TrustEngine(cacheCapacity: which == "cold" ? 0 : 4096)
     if which == "pinned-cached" {
         let pinned = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), PinSet([try Pin.spkiSHA256(of: root)], scope: .any)),
@@ -139,7 +155,7 @@ func memory(capacity: Int) async throws -> MemoryFigure {
 do {
     let options = try parse(CommandLine.arguments.dropFirst())
     if let which = options.profile {
-        print("\(which): \(Int(try await profile(which, chain: options.profileChain, seconds: options.seconds)))/s")
+        print("\(which): \(Int(try await profile(which, chain: options.profileChain, options: options)))/s")
         exit(0)
     }
     var figures: [Figure] = []
@@ -157,6 +173,6 @@ do {
         print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
     }
 } catch {
-    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|pinned-cached [--chain p256|rsa2048] [--seconds S]\n".utf8))
+    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|pinned-cached|floor [--chain p256|rsa2048] [--seconds S] [--chains DIR]\n".utf8))
     exit(2)
 }
