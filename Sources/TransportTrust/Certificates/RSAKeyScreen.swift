@@ -1,4 +1,3 @@
-import _CryptoExtras
 import SwiftASN1
 
 /// Says whether BoringSSL will read an RSA SubjectPublicKeyInfo, before swift-crypto is asked to.
@@ -7,11 +6,14 @@ import SwiftASN1
 /// and again in `deinit`: a double free, reached by swift-certificates for every certificate with an RSA key. Found by
 /// the `certificate` fuzz target. The checks below are BoringSSL's (`rsa_pub_decode`, `RSA_parse_public_key`):
 /// NULL parameters, a DER RSAPublicKey of two non-negative minimal INTEGERs and nothing after it, and
-/// `RSA_check_key`, which `_RSA.Signing.PublicKey(n:e:)` applies without the double free.
+/// `RSA_check_key`'s checks of a public key (``boringSSLChecksPass(modulus:exponent:)``).
 package enum RSAKeyScreen {
     static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 1, 1]
     /// RSA-PSS: swift-crypto replaces its parameters with NULL before parsing, so only the key is checked.
     static let rsaPSS: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 1, 10]
+    /// The two OIDs' DER (tag, length, content); `RSAKeyScreenTests` checks them against swift-asn1's encoding.
+    static let rsaEncryptionDER: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
+    static let rsaPSSDER: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0A]
 
     /// Whether swift-certificates may parse a certificate with this SubjectPublicKeyInfo: true for a key that is not
     /// RSA (swift-crypto's RSA parser never sees it), and for an RSA key BoringSSL reads.
@@ -30,9 +32,11 @@ package enum RSAKeyScreen {
         var fields = parts.makeIterator()
         guard let algorithm = fields.next(), case .constructed(let algorithmParts) = algorithm.content else { return nil }
         var algorithmFields = algorithmParts.makeIterator()
-        guard let oidNode = algorithmFields.next(), let oid = try? ASN1ObjectIdentifier(derEncoded: oidNode),
-              oid == rsaEncryption || oid == rsaPSS else { return nil }
-        if oid == rsaEncryption {
+        // By encoding: this runs on every certificate, and decoding the OID costs more than the comparison.
+        guard let oidNode = algorithmFields.next() else { return nil }
+        let isRSAEncryption = oidNode.encodedBytes.elementsEqual(rsaEncryptionDER)
+        guard isRSAEncryption || oidNode.encodedBytes.elementsEqual(rsaPSSDER) else { return nil }
+        if isRSAEncryption {
             guard let parameters = algorithmFields.next(), parameters.identifier == .null, algorithmFields.next() == nil,
                   case .primitive(let empty) = parameters.content, empty.isEmpty else { return false }
         }
@@ -44,7 +48,23 @@ package enum RSAKeyScreen {
         guard let n = values.next().flatMap(unsignedInteger), let e = values.next().flatMap(unsignedInteger), values.next() == nil else {
             return false
         }
-        return (try? _RSA.Signing.PublicKey(n: n, e: e)) != nil
+        return boringSSLChecksPass(modulus: n, exponent: e)
+    }
+
+    /// What BoringSSL's `RSA_check_key` asks of a public key (`rsa_check_public_key`, swift-crypto 3.12.3): a modulus of
+    /// 512 to 16,384 bits that is odd, and an odd exponent of 2 to 33 bits (so also below the modulus). Both are
+    /// non-negative here. Read from the bytes: building the key in BoringSSL to ask it cost 3% of a cold RSA evaluation.
+    /// `RSAKeyScreenTests` checks this agrees with `_RSA.Signing.PublicKey(n:e:)` at every boundary.
+    package static func boringSSLChecksPass(modulus n: ArraySlice<UInt8>, exponent e: ArraySlice<UInt8>) -> Bool {
+        let modulusBits = bitLength(n), exponentBits = bitLength(e)
+        return (512...16_384).contains(modulusBits) && n.last.map { $0 & 1 == 1 } == true
+            && (2...33).contains(exponentBits) && e.last.map { $0 & 1 == 1 } == true
+    }
+
+    /// The number of bits of a big-endian unsigned integer, leading zero bytes ignored.
+    static func bitLength(_ bytes: ArraySlice<UInt8>) -> Int {
+        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return 0 }
+        return (bytes.endIndex - first - 1) * 8 + (8 - bytes[first].leadingZeroBitCount)
     }
 
     /// An INTEGER's bytes when it is non-negative and minimally encoded, as BoringSSL's `BN_parse_asn1_unsigned` requires.
