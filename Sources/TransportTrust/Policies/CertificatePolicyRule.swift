@@ -140,10 +140,11 @@ package struct CertificatePolicyRule: ChainRule {
         mutating func countDownExplicit() { if explicit > 0 { explicit -= 1 } }
 
         /// §6.1.4 (i) and (j): policyConstraints and inhibitAnyPolicy only ever lower a counter.
-        mutating func tighten(by ext: PolicyExtensions, label: String) {
-            if let r = ext.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(label) requires an explicit policy (policyConstraints)" }
-            if let m = ext.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(label) (policyConstraints)" }
-            if let a = ext.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(label) (inhibitAnyPolicy)" }
+        /// The label is built only when a constraint applies: naming a certificate costs more than the check.
+        mutating func tighten(by ext: PolicyExtensions, label: @autoclosure () -> String) {
+            if let r = ext.requireExplicitPolicy, r < explicit { explicit = r; explicitBy = "\(label()) requires an explicit policy (policyConstraints)" }
+            if let m = ext.inhibitPolicyMapping, m < mapping { mapping = m; mappingBy = "\(label()) (policyConstraints)" }
+            if let a = ext.inhibitAnyPolicy, a < inhibitAny { inhibitAny = a; anyBy = "\(label()) (inhibitAnyPolicy)" }
         }
     }
 
