@@ -71,6 +71,40 @@ import X509
                 "uncertain: the caller decides which way it fails")
     }
 
+    /// `matches` decides most names on their ASCII without preparing them; on generated names it must agree with the
+    /// prepared comparison, both when they match (case, spacing, encoding changed) and when they do not.
+    @Test func theASCIIComparisonAgreesWithThePreparedOne() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aAbBzZ  -.1")
+        func value() -> String { String((0..<Int.random(in: 1...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? "a" }) }
+        func attribute(_ type: ASN1ObjectIdentifier, _ text: String) -> Attribute {
+            Bool.random(using: &generator) ? Self.utf8(type, text) : Self.printable(type, text)
+        }
+        func variant(_ text: String) -> String {
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: return text.uppercased()
+            case 1: return " " + text.replacingOccurrences(of: " ", with: "  ") + " "
+            case 2: return value()
+            default: return text
+            }
+        }
+        var matched = 0, compared = 0
+        for _ in 0..<5_000 {
+            let rdns = (0..<Int.random(in: 1...4, using: &generator)).map { _ in ([Self.cn, Self.o, Self.ou].randomElement(using: &generator) ?? Self.cn, value()) }
+            let a = Self.name(rdns.map { [attribute($0.0, $0.1)] })
+            let b = Self.name(rdns.map { rdn in
+                let type = Int.random(in: 0..<10, using: &generator) == 0 ? Self.ou : rdn.0
+                return [attribute(type, variant(rdn.1))]
+            })
+            let prepared = a == b || ComparableName(a) == ComparableName(b)
+            #expect(ComparableName.matches(a, b) == prepared, "\(a) against \(b)")
+            #expect(ComparableName.matches(b, a) == prepared, "\(b) against \(a)")
+            if prepared { matched += 1 }
+            compared += 1
+        }
+        #expect(matched > compared / 10 && matched < compared * 9 / 10, "both outcomes are exercised: \(matched) of \(compared) match")
+    }
+
     /// A hostile name is compared as swift-certificates compares it, in one pass.
     @Test func tenThousandRDNsAreComparedByEncoding() {
         let printable = Self.name((0..<10_000).map { [Self.printable(Self.ou, "Unit \($0)")] })

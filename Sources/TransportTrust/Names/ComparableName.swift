@@ -49,7 +49,56 @@ struct ComparableName: Hashable, Sendable {
 
     /// True when RFC 5280 §7.1 deems the names equal: byte for byte first, which is the common case and cheap.
     static func matches(_ a: DistinguishedName, _ b: DistinguishedName) -> Bool {
-        a == b || (a.count == b.count && ComparableName(a) == ComparableName(b))
+        guard a != b else { return true }
+        guard a.count == b.count else { return false }
+        return asciiMatch(a, b) ?? (ComparableName(a) == ComparableName(b))
+    }
+
+    /// The comparison of two names of single-valued RDNs whose values are all printable ASCII, which is almost every
+    /// name, made without preparing either (an issuer's subject is compared with its own issuer on every path). nil when
+    /// some RDN needs the full preparation. Agrees with it: `ComparableNameTests` checks generated names both ways.
+    private static func asciiMatch(_ a: DistinguishedName, _ b: DistinguishedName) -> Bool? {
+        guard a.count <= attributeLimit else { return nil }
+        for (x, y) in zip(a, b) {
+            guard x.count == 1, y.count == 1, let p = x.first, let q = y.first,
+                  let s = String(p.value), let t = String(q.value), isPrintableASCII(s), isPrintableASCII(t) else { return nil }
+            // Settled whatever follows: prepared, these two attributes differ, and so do the names (compared by encoding
+            // past the attribute limit, they differ too, as a != b).
+            if p.type != q.type || !FoldedASCII(s).elementsEqual(FoldedASCII(t)) { return false }
+        }
+        return true
+    }
+
+    private static func isPrintableASCII(_ text: String) -> Bool { text.utf8.allSatisfy { (0x20...0x7E).contains($0) } }
+
+    /// Printable ASCII as ``prepare(_:)`` leaves it, byte by byte: A-Z folded, no leading or trailing spaces, one
+    /// space between words.
+    private struct FoldedASCII: Sequence, IteratorProtocol {
+        var bytes: String.UTF8View.Iterator
+        var started = false, pendingSpace = false
+        var held: UInt8?
+
+        init(_ text: String) { bytes = text.utf8.makeIterator() }
+
+        mutating func next() -> UInt8? {
+            if let byte = held {
+                held = nil
+                return byte
+            }
+            while let byte = bytes.next() {
+                if byte == 0x20 {
+                    pendingSpace = started
+                    continue
+                }
+                let folded = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                started = true
+                guard pendingSpace else { return folded }
+                pendingSpace = false
+                held = folded
+                return 0x20
+            }
+            return nil
+        }
     }
 
     /// True when the two attribute values are equal after preparation. Nil when either cannot be prepared, so that
