@@ -104,15 +104,20 @@ final class ExtensionMemo: Sendable {
         let known: ParsedExtensions? = state.withLockedValue { state in
             if let hit = state.recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
             let key = Key(tbs: tbs)
-            guard let found = state.premade[key] ?? state.parsed[key] else { return nil }
+            guard let found = state.premade[key] ?? (state.parsed.isEmpty ? nil : state.parsed[key]) else { return nil }
             if state.recent.count < Self.recentCapacity { state.recent.append((tbs, found)) }
             return found
         }
         if let known { return known }
         let fresh = ParsedExtensions(cert)
         state.withLockedValue { state in
-            state.parsed[Key(tbs: tbs)] = fresh
-            if state.recent.count < Self.recentCapacity { state.recent.append((tbs, fresh)) }
+            // The few certificates of a usual evaluation stay in `recent` alone: hashing them and growing a dictionary
+            // cost a sixth of the parse.
+            if state.recent.count < Self.recentCapacity {
+                state.recent.append((tbs, fresh))
+            } else {
+                state.parsed[Key(tbs: tbs)] = fresh
+            }
         }
         return fresh
     }
