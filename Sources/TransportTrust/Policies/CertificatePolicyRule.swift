@@ -152,10 +152,10 @@ package struct CertificatePolicyRule: ChainRule {
     static func parse(_ chain: UnverifiedCertificateChain, into failures: inout [TrustFailure]) -> [PolicyExtensions]? {
         var parsed: [PolicyExtensions] = []
         parsed.reserveCapacity(chain.count)
-        for (i, cert) in chain.enumerated() {
-            do { parsed.append(try PolicyExtensions(cert)) } catch {
+        for i in chain.indices {
+            do { parsed.append(try PolicyExtensions(chain[i])) } catch {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
-                    "\(cert.label) has a malformed \(error.extensionName) extension: \(error.reason)"))
+                    "\(chain[i].label) has a malformed \(error.extensionName) extension: \(error.reason)"))
                 return nil
             }
         }

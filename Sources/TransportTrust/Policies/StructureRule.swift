@@ -14,7 +14,9 @@ package struct StructureRule: ChainRule {
     package init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        for (i, cert) in chain.enumerated() {
+        // By index: a certificate the iterator hands out is a copy, a retain per field.
+        for i in chain.indices {
+            let cert = chain[i]
             let parsed = context.extensions(cert)
             if let bad = parsed.unreadable {
                 failures.append(.malformedExtension(bad, of: cert, at: i))
