@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// An `openssl s_server` child process on 127.0.0.1, for what swift-nio-ssl's BoringSSL cannot serve (the
 /// ECDHE `*_CBC_SHA384` suites, DHE). Ready once it has printed its ACCEPT line; killed by ``stop()`` or on release.
@@ -13,7 +14,8 @@ public final class OpenSSLServer: Sendable {
     public let port: Int
 
     /// Starts `openssl s_server -accept 127.0.0.1:0 <arguments>` in `directory` and waits for the line naming its port.
-    public init(arguments: [String], in directory: String) throws {
+    /// An s_server that has not printed it within `limit` is killed, and this throws saying so.
+    public init(arguments: [String], in directory: String, limit: Duration = .seconds(120)) throws {
         guard let path = Self.path else { throw TestServerError("no openssl binary found; install openssl") }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["s_server", "-accept", "127.0.0.1:0"] + arguments
@@ -23,6 +25,18 @@ public final class OpenSSLServer: Sendable {
         process.standardError = pipe
         process.standardInput = Pipe()
         do { try process.run() } catch { throw TestServerError("cannot run openssl s_server: \(error)") }
+        // Killing it ends the read below, which then reports that it never printed its ACCEPT line.
+        let pid = process.processIdentifier
+        let limitState = NIOLockedValueBox((fired: false, cancelled: false))
+        let (seconds, attoseconds) = limit.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+            let fire = limitState.withLockedValue { state -> Bool in
+                guard !state.cancelled else { return false }
+                state.fired = true
+                return true
+            }
+            if fire { kill(pid, SIGKILL) }
+        }
         var buffer = ""
         var found: Int?
         while found == nil {
@@ -33,8 +47,13 @@ public final class OpenSSLServer: Sendable {
                 found = line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             }
         }
+        let killed = limitState.withLockedValue { state -> Bool in
+            state.cancelled = true
+            return state.fired
+        }
         guard let found else {
             process.terminate()
+            if killed { throw TestServerError("openssl s_server did not print its ACCEPT line within \(limit) and was killed: \(buffer)") }
             throw TestServerError("openssl s_server did not start: \(buffer)")
         }
         // The few lines s_server prints per connection fit in the pipe's buffer for short runs.

@@ -122,8 +122,12 @@ final class Connection: Sendable {
         let eventLoop = tunnel?.eventLoop ?? group.next()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
         let exchangePromise = eventLoop.makePromise(of: Negotiated.self)
-        // Every path that does not succeed it fails it here; completing a completed promise is a no-op.
-        defer { exchangePromise.fail(ExchangeFailure.closed) }
+        // Every path that does not succeed them fails them here (a tunnel that closed before the handlers went in
+        // would otherwise leave the handshake's promise unfulfilled); completing a completed promise is a no-op.
+        defer {
+            handshakePromise.fail(ExchangeFailure.closed)
+            exchangePromise.fail(ExchangeFailure.closed)
+        }
         let death = NIOLockedValueBox<ExchangeFailure?>(nil)
         let isTLS = target.scheme == "https"
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
@@ -214,6 +218,9 @@ final class Connection: Sendable {
             // pool, that task resumes only once they are done, and the limit would bound nothing.
             verifier.cancel()
             channel.close(promise: nil)
+            // Failed here too, as the request's timer fails its exchange: the limit then bounds the wait even when no
+            // handler is left to report the closure. Completing a completed promise is a no-op.
+            handshakePromise.fail(ExchangeFailure.closed)
         }
         // Cancelled on the event loop the timer runs on, so a handshake that finishes is never then cut off by it.
         handshakePromise.futureResult.whenComplete { _ in timer.cancel() }

@@ -244,4 +244,14 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
         }
         context.fireChannelInactive()
     }
+
+    /// Removed before the handshake finished. Added to a channel that had already closed (a proxy's tunnel that closed
+    /// before the target's TLS went in), this handler never sees channelInactive: NIO tears such a pipeline down a
+    /// turn of the loop later, and this is then the only call it gets. Without it the handshake's waiter waits forever.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        if !done {
+            done = true
+            promise.fail(ExchangeFailure.closed)
+        }
+    }
 }

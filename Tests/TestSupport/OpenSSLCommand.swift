@@ -12,9 +12,10 @@ public enum OpenSSLCommand {
         public init(description: String) { self.description = description }
     }
 
-    /// Runs `openssl` with `arguments` in `directory` and returns its output, or throws with it.
+    /// Runs `openssl` with `arguments` in `directory` and returns its output, or throws with it. An openssl still
+    /// running after `limit` is killed, and the error says so.
     @discardableResult
-    public static func run(_ arguments: [String], in directory: URL) throws -> String {
+    public static func run(_ arguments: [String], in directory: URL, limit: Duration = .seconds(300)) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -23,9 +24,14 @@ public enum OpenSSLCommand {
         process.standardOutput = out
         process.standardError = out
         try process.run()
+        let killed = ChildLimit.kill(process, after: limit)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        killed.cancel()
         let text = String(decoding: data, as: UTF8.self)
+        guard !killed.fired else {
+            throw Failure(description: "openssl \(arguments.joined(separator: " ")) did not end within \(limit) and was killed: \(text)")
+        }
         guard process.terminationStatus == 0 else {
             throw Failure(description: "openssl \(arguments.joined(separator: " ")) failed: \(text)")
         }

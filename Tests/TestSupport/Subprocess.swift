@@ -17,13 +17,21 @@ public enum Subprocess {
         public var description: String { "exit \(status)\nstdout: \(output)\nstderr: \(errors)" }
     }
 
+    /// A child that was still running at its time limit, and was killed.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var description: String
+    }
+
     /// Runs `executable` with `arguments` and waits for it to end.
     /// - Parameters:
     ///   - environment: added to this process's environment.
     ///   - input: written to standard input, which is then closed; without it standard input is /dev/null.
     ///   - mergingErrors: standard error goes to the same pipe as standard output.
+    ///   - limit: how long the child may run. Past it the child is killed and this throws ``TimedOut`` naming the
+    ///     command and what it printed, so that a child that never ends fails its test instead of hanging the run.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                           directory: URL? = nil, input: Data? = nil, mergingErrors: Bool = false) async throws -> Result {
+                           directory: URL? = nil, input: Data? = nil, mergingErrors: Bool = false,
+                           limit: Duration = .seconds(300)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -36,7 +44,8 @@ public enum Subprocess {
         let stdin = input.map { _ in Pipe() }
         process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
-        return await withCheckedContinuation { continuation in
+        let killed = ChildLimit.kill(process, after: limit)
+        let result = await withCheckedContinuation { continuation in
             let group = DispatchGroup()
             let errors = ErrorBox()
             if let stdin, let input {
@@ -56,6 +65,11 @@ public enum Subprocess {
                                                       standardError: errors.data))
             }
         }
+        killed.cancel()
+        guard !killed.fired else {
+            throw TimedOut(description: "\(([executable.path] + arguments).joined(separator: " ")) did not end within \(limit) and was killed\n\(result)")
+        }
+        return result
     }
 
     /// Written by one dispatch thread before the group it belongs to is waited for.

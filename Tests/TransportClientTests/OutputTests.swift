@@ -48,8 +48,11 @@ import Testing
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let killed = ChildLimit.kill(process, after: .seconds(300))
         let errText = String(decoding: try err.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         process.waitUntilExit()
+        killed.cancel()
+        if killed.fired { Issue.record("ats \(arguments.joined(separator: " ")) did not end within 300 s and was killed: \(errText)") }
         return (process.terminationReason, process.terminationStatus, errText)
     }
 

@@ -42,9 +42,14 @@ enum ProxyTunnel {
         // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's.
         let flag = TimeoutFlag()
         let limit = min(NIODeadline.now() + configuration.timeouts.handshake.timeAmount, deadline)
+        let answered = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+        // Every path that does not complete it fails it here; completing a completed promise is a no-op.
+        defer { answered.fail(ExchangeFailure.closed) }
         let timer = channel.eventLoop.scheduleTask(deadline: limit) {
             flag.set(.proxy)
             channel.close(promise: nil)
+            // The limit bounds the wait for CONNECT's answer even when no handler is left to report the closure.
+            answered.fail(ExchangeFailure.closed)
         }
         defer { timer.cancel() }
         func expired() -> TransportError? {
@@ -64,7 +69,6 @@ enum ProxyTunnel {
         }
         guard let authority else { return .open(channel) }
 
-        let answered = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
         // Made on the event loop and removed by name: handlers are not Sendable, so they never cross into this task.
         let names = (encoder: "proxy-connect-encoder", decoder: "proxy-connect-decoder", handler: "proxy-connect")
         let head: HTTPResponseHead
@@ -138,6 +142,8 @@ enum ProxyTunnel {
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(plan: target.plan(own), challengeHandler: nil, observation: observation)
         let done = channel.eventLoop.makePromise(of: Void.self)
+        // Unfulfilled when the handlers could not go in (the proxy closed first); completing it twice is a no-op.
+        defer { done.fail(ExchangeFailure.closed) }
         do {
             try await channel.eventLoop.submit {
                 try channel.pipeline.syncOperations.addHandlers(
@@ -221,6 +227,12 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         finish(.failure(ExchangeFailure.closed), context)
         context.fireChannelInactive()
+    }
+
+    /// Removed before the proxy answered: added to a channel that had already closed (the proxy closed it as it
+    /// accepted), it never sees channelInactive, only this when NIO tears the pipeline down.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish(.failure(ExchangeFailure.closed), context)
     }
 
     private func finish(_ result: Result<HTTPResponseHead, any Error>, _ context: ChannelHandlerContext) {

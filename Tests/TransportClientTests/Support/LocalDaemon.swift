@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -21,7 +22,9 @@ final class LocalDaemon: Sendable {
     /// - Parameters:
     ///   - prepare: writes what the program needs into its directory (configuration, certificates) for a port.
     ///   - portTaken: text the program prints when it cannot listen.
-    static func start(_ path: String, readyLine: String, portTaken: String, prepare: (Int, URL) throws -> [String]) async throws -> LocalDaemon {
+    ///   - limit: how long it may take to print `readyLine`; past it the program is killed and this throws, naming it.
+    static func start(_ path: String, readyLine: String, portTaken: String, limit: Duration = .seconds(120),
+                      prepare: (Int, URL) throws -> [String]) async throws -> LocalDaemon {
         var attempt = 0
         while true {
             attempt += 1
@@ -29,14 +32,15 @@ final class LocalDaemon: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let port = try await freePort()
             do {
-                return try await LocalDaemon(path: path, arguments: try prepare(port, directory), port: port, directory: directory, readyLine: readyLine)
+                return try await LocalDaemon(path: path, arguments: try prepare(port, directory), port: port, directory: directory,
+                                             readyLine: readyLine, limit: limit)
             } catch let error as TestServerError where attempt < 5 && error.description.contains(portTaken) {
                 continue
             }
         }
     }
 
-    private init(path: String, arguments: [String], port: Int, directory: URL, readyLine: String) async throws {
+    private init(path: String, arguments: [String], port: Int, directory: URL, readyLine: String, limit: Duration) async throws {
         self.port = port
         self.directory = directory
         process.executableURL = URL(fileURLWithPath: path)
@@ -47,6 +51,8 @@ final class LocalDaemon: Sendable {
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // Killing it ends the read below, which then reports that it never became ready.
+        let killed = ChildLimit.kill(process, after: limit)
         let output = self.output
         let ready: Bool = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
@@ -63,9 +69,12 @@ final class LocalDaemon: Sendable {
                 if !resumed { continuation.resume(returning: false) }
             }
         }
+        killed.cancel()
         guard ready else {
             stop()
-            throw TestServerError("\(path) did not start: \(output.withLockedValue { $0 })")
+            let printed = output.withLockedValue { $0 }
+            if killed.fired { throw TestServerError("\(path) did not print \"\(readyLine)\" within \(limit) and was killed: \(printed)") }
+            throw TestServerError("\(path) did not start: \(printed)")
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
+import TestSupport
+import Testing
 
 /// A long-running child process (`ats serve`) whose output lines a test can wait for, read on dispatch threads.
 final class RunningProcess: Sendable {
@@ -51,8 +53,17 @@ final class RunningProcess: Sendable {
         for continuation in waiting { continuation.resume(returning: false) }
     }
 
-    /// Whether `text` appears on standard output (or error); false when the process ends first.
-    func waitFor(_ text: String, onStandardError: Bool = false) async -> Bool {
+    /// Whether `text` appears on standard output (or error); false when the process ends first, or when `limit`
+    /// passes first, which is recorded as an issue naming the text.
+    func waitFor(_ text: String, onStandardError: Bool = false, within limit: Duration = .seconds(180)) async -> Bool {
+        guard let seen = await bounded(limit, { await self.appears(text, onStandardError: onStandardError) }) else {
+            Issue.record("\"\(text)\" did not appear on standard \(onStandardError ? "error" : "output") within \(limit)")
+            return false
+        }
+        return seen
+    }
+
+    private func appears(_ text: String, onStandardError: Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             let answer: Bool? = state.withLockedValue { state in
                 if (onStandardError ? state.err : state.out).contains(text) { return true }
@@ -66,14 +77,22 @@ final class RunningProcess: Sendable {
 
     func interrupt() { if process.isRunning { kill(process.processIdentifier, SIGINT) } }
 
-    /// The exit status, once the process has ended (waited for on a dispatch thread).
-    func exitStatus() async -> Int32 {
-        await withCheckedContinuation { continuation in
+    /// The exit status, once the process has ended (waited for on a dispatch thread); nil when it has not ended
+    /// within `limit`, which is recorded as an issue, and the process is then killed.
+    func exitStatus(within limit: Duration = .seconds(180)) async -> Int32? {
+        let killed = ChildLimit.kill(process, after: limit)
+        let status = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [process] in
                 process.waitUntilExit()
                 continuation.resume(returning: process.terminationStatus)
             }
         }
+        killed.cancel()
+        guard !killed.fired else {
+            Issue.record("the process did not end within \(limit) and was killed")
+            return nil
+        }
+        return status
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
