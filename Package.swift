@@ -232,7 +232,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "TransportTrust",
+                "TransportTrust", "ATSTestServers",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 
 /// An `openssl s_server` child process on 127.0.0.1, for what swift-nio-ssl's BoringSSL cannot serve (the
 /// ECDHE `*_CBC_SHA384` suites, DHE). Ready once it has printed its ACCEPT line; killed by ``stop()`` or on release.
@@ -26,17 +25,7 @@ public final class OpenSSLServer: Sendable {
         process.standardInput = Pipe()
         do { try process.run() } catch { throw TestServerError("cannot run openssl s_server: \(error)") }
         // Killing it ends the read below, which then reports that it never printed its ACCEPT line.
-        let pid = process.processIdentifier
-        let limitState = NIOLockedValueBox((fired: false, cancelled: false))
-        let (seconds, attoseconds) = limit.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
-            let fire = limitState.withLockedValue { state -> Bool in
-                guard !state.cancelled else { return false }
-                state.fired = true
-                return true
-            }
-            if fire { kill(pid, SIGKILL) }
-        }
+        let limited = ChildLimit.kill(process, after: limit)
         var buffer = ""
         var found: Int?
         while found == nil {
@@ -47,13 +36,10 @@ public final class OpenSSLServer: Sendable {
                 found = line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             }
         }
-        let killed = limitState.withLockedValue { state -> Bool in
-            state.cancelled = true
-            return state.fired
-        }
+        limited.cancel()
         guard let found else {
             process.terminate()
-            if killed { throw TestServerError("openssl s_server did not print its ACCEPT line within \(limit) and was killed: \(buffer)") }
+            if limited.fired { throw TestServerError("openssl s_server did not print its ACCEPT line within \(limit) and was killed: \(buffer)") }
             throw TestServerError("openssl s_server did not start: \(buffer)")
         }
         // The few lines s_server prints per connection fit in the pipe's buffer for short runs.

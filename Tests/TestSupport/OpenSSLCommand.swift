@@ -1,3 +1,4 @@
+import ATSTestServers
 import Foundation
 
 /// The `openssl` tool, which makes what swift-certificates cannot (RSA-1024, RSA-PSS, PKCS#12) and serves as a peer.

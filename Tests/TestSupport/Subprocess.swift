@@ -1,3 +1,4 @@
+import ATSTestServers
 import Foundation
 
 /// A child process run to its end without holding a thread of Swift's cooperative pool.

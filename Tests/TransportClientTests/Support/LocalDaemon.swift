@@ -1,4 +1,5 @@
 import Foundation
+import ATSTestServers
 import TestSupport
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,4 +1,5 @@
 import Foundation
+import ATSTestServers
 import NIOConcurrencyHelpers
 import TestSupport
 import Testing

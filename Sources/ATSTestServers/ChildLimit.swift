@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// A time limit on a child process a test waits for: past it, unless cancelled, the child is killed (SIGKILL), which
+/// A time limit on a child process a test or a test server waits for: past it, unless cancelled, the child is killed (SIGKILL), which
 /// ends every wait on its output or its exit. The waits themselves stay on events; the limit only bounds a failure,
 /// so that a child that never answers fails its test, naming what was waited for, instead of hanging the run.
 public final class ChildLimit: Sendable {
