@@ -105,7 +105,7 @@ enum Diagnosis {
         unusable: [InputCertificate],
         anchors: TrustAnchors,
         handled: [ASN1ObjectIdentifier],
-        lookup: [CertificateKey: InputCertificate],
+        lookup: (Certificate) -> InputCertificate?,
         policy: TrustPolicy
     ) -> ([InputCertificate], [TrustFailure]) {
         guard var tip = leaf.certificate else { return ([leaf], [Self.unusable(leaf, index: 0, policy: policy)]) }
@@ -118,11 +118,11 @@ enum Diagnosis {
             let sentByName = intermediates.filter { ComparableName.matches($0.subject, tip.issuer) && !used.contains(CertificateKey($0)) }
             if let next = sentByName.first(where: { $0.publicKey.isValidSignature(tip.signature, for: tip) }) {
                 if let bad = unhandledCritical(next, handled: handled) {
-                    chain.append(lookup[CertificateKey(next)] ?? leaf)
+                    chain.append(lookup(next) ?? leaf)
                     return (chain, [TrustFailure(.unhandledCriticalExtension, certificate: chain.count - 1,
                         "\(next.label) has a critical extension this verifier does not process (\(bad)), so no path can use it")])
                 }
-                chain.append(lookup[CertificateKey(next)] ?? leaf)
+                chain.append(lookup(next) ?? leaf)
                 used.insert(CertificateKey(next))
                 tip = next
                 continue

@@ -22,6 +22,9 @@ public final class TrustEngine: Sendable {
     /// Most candidate issuers handed to the path builder in one evaluation (each costs a signature check).
     public let searchBudget: Int
     let cache: ValidatedPathCache
+    /// The rules of the policy last evaluated: an engine mostly serves one policy (a client, one host), and building
+    /// the list and its handled extensions again was 2% of a cold evaluation.
+    private let lastRules = NIOLockedValueBox<(RuleFingerprint, PolicyRules)?>(nil)
 
     /// An engine with its own validated-path cache.
     /// - Parameters:
@@ -78,8 +81,7 @@ public final class TrustEngine: Sendable {
         }
         let revocationMemo = RevocationMemo()
         if let hit {
-            let rules = trust.policy.rules
-            let handled = Self.handledCriticalExtensions(rules)
+            let (rules, handled) = policyRules(trust.policy, fingerprint: fingerprint).parts
             let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom, rootConstraints: trust.anchors.constraints)
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
@@ -99,7 +101,8 @@ public final class TrustEngine: Sendable {
         case .refused(let verdict): return verdict
         case .parsed(let certificates): presented = certificates
         }
-        var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo)
+        var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo,
+                                                        rules: policyRules(trust.policy, fingerprint: fingerprint))
         // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
         if !verdict.isTrusted, let misordered = Diagnosis.leafNotFirst(presented) {
             verdict.failures = [misordered]
@@ -133,7 +136,7 @@ public final class TrustEngine: Sendable {
     }
 
     private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], time: Date,
-                              revocationMemo: RevocationMemo) async -> (TrustVerdict, RecordingPolicy.Passed?) {
+                              revocationMemo: RevocationMemo, rules policyRules: PolicyRules) async -> (TrustVerdict, RecordingPolicy.Passed?) {
         let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {
@@ -145,9 +148,8 @@ public final class TrustEngine: Sendable {
         // A CRL may be signed by a certificate the peer sent beside the path (RFC 5280 §6.3.3 (f)).
         if trust.policy.revocation.mode != .off { revocationMemo.signerCandidates = intermediates }
 
-        let rules = trust.policy.rules
+        let (rules, handled) = policyRules.parts
         let transparency = trust.policy.transparencyCheck
-        let handled = Self.handledCriticalExtensions(rules)
         let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         context.extensions.adopt(trust.anchors)
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
@@ -221,7 +223,7 @@ public final class TrustEngine: Sendable {
                                    chain: path, failures: best.failures, certificateTransparency: best.transparency)
         } else {
             let (chain, failures) = Diagnosis.noPath(leaf: candidates.leafInput, intermediates: candidates.intermediates, unusable: candidates.unusable,
-                                                      anchors: trust.anchors, handled: handled, lookup: candidates.byCertificate,
+                                                      anchors: trust.anchors, handled: handled, lookup: candidates.input(for:),
                                                       policy: trust.policy)
             verdict = TrustVerdict(anchor: nil, chain: chain, failures: failures)
         }
@@ -239,23 +241,52 @@ public final class TrustEngine: Sendable {
     struct Candidates {
         let leafInput: InputCertificate
         let anchors: TrustAnchors
-        private(set) var byCertificate: [CertificateKey: InputCertificate] = [:]
+        private let leafKey: CertificateKey
         /// Readable certificates other than the leaf, deduplicated, in the order given.
         private(set) var intermediates: [Certificate] = []
+        /// Each intermediate's key and input, at its index.
+        private var keys: [CertificateKey] = []
+        private var inputsByIndex: [InputCertificate] = []
+        /// Indices by key, made only once there are more than `scanned`: the usual one or two intermediates are found
+        /// by comparing keys, which costs less than hashing them.
+        private var index: [CertificateKey: Int] = [:]
+        private static let scanned = 8
         /// Certificates that could not be read, kept to explain a missing path.
         private(set) var unusable: [InputCertificate] = []
 
         init(leaf: Certificate, leafInput: InputCertificate, others: some Sequence<InputCertificate>, anchors: TrustAnchors) {
             self.leafInput = leafInput
             self.anchors = anchors
+            leafKey = CertificateKey(leaf)
             for input in others {
                 guard let cert = input.certificate else {
                     unusable.append(input)
                     continue
                 }
-                if byCertificate.updateValue(input, forKey: CertificateKey(cert)) == nil { intermediates.append(cert) }
+                let key = CertificateKey(cert)
+                // A certificate given twice keeps its first place and its last input, as a dictionary update would.
+                if let i = position(of: key) {
+                    inputsByIndex[i] = input
+                    continue
+                }
+                intermediates.append(cert)
+                keys.append(key)
+                inputsByIndex.append(input)
+                if keys.count > Self.scanned {
+                    if index.isEmpty { for (i, k) in keys.enumerated() { index[k] = i } } else { index[key] = keys.count - 1 }
+                }
             }
-            byCertificate[CertificateKey(leaf)] = leafInput
+        }
+
+        private func position(of key: CertificateKey) -> Int? {
+            keys.count > Self.scanned ? index[key] : keys.firstIndex(of: key)
+        }
+
+        /// The input `cert` came from, when it is the leaf or one of the intermediates.
+        func input(for cert: Certificate) -> InputCertificate? {
+            let key = CertificateKey(cert)
+            if key == leafKey { return leafInput }
+            return position(of: key).map { inputsByIndex[$0] }
         }
 
         /// The inputs of a built chain, as presented where they were presented.
@@ -263,7 +294,7 @@ public final class TrustEngine: Sendable {
             var found: [InputCertificate] = []
             found.reserveCapacity(chain.count)
             for cert in chain {
-                if let input = byCertificate[CertificateKey(cert)] ?? anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
+                if let input = input(for: cert) ?? anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
             }
             return found
         }
@@ -287,6 +318,30 @@ public final class TrustEngine: Sendable {
             else { return false }
         }
         return true
+    }
+
+    /// `policy`'s rules, from the last evaluation's when the fingerprint is the same. The rules are a function of the
+    /// fingerprinted fields alone (a test checks every stored field of the policy is keyed or named as unkeyed), and
+    /// a policy without a fingerprint builds its own.
+    func policyRules(_ policy: TrustPolicy, fingerprint: RuleFingerprint?) -> PolicyRules {
+        guard let fingerprint else { return PolicyRules(policy.rules) }
+        if let last = lastRules.withLockedValue({ $0?.0 == fingerprint ? $0?.1 : nil }) { return last }
+        let made = PolicyRules(policy.rules)
+        lastRules.withLockedValue { $0 = (fingerprint, made) }
+        return made
+    }
+
+    /// A policy's rules and the critical extensions they process between them.
+    struct PolicyRules: Sendable {
+        let rules: [any ChainRule]
+        let handled: [ASN1ObjectIdentifier]
+
+        init(_ rules: [any ChainRule]) {
+            self.rules = rules
+            handled = TrustEngine.handledCriticalExtensions(rules)
+        }
+
+        var parts: ([any ChainRule], [ASN1ObjectIdentifier]) { (rules, handled) }
     }
 
     static func handledCriticalExtensions(_ rules: [any ChainRule]) -> [ASN1ObjectIdentifier] {
