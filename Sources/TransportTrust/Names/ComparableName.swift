@@ -141,9 +141,7 @@ struct ComparableName: Hashable, Sendable {
     /// RFC 4518 §2 for caseIgnoreMatch; nil when the string holds a prohibited character (§2.4).
     static func prepare(_ text: String) -> String? {
         // Printable ASCII, almost every name: fold and squeeze spaces without Unicode tables.
-        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            return squeezed(text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 })
-        }
+        if isPrintableASCII(text) { return String(decoding: Array(FoldedASCII(text)), as: UTF8.self) }
         var mapped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let properties = scalar.properties
@@ -166,7 +164,8 @@ struct ComparableName: Hashable, Sendable {
         return squeezed(Array(folded.utf8))
     }
 
-    /// §2.6.1 for equality: no leading or trailing spaces, one space between words.
+    /// §2.6.1 for equality: no leading or trailing spaces, one space between words. For the Unicode path, whose case
+    /// fold and NFKC can yield uppercase ASCII (U+1D400 becomes "A") that must stay as it is; ``FoldedASCII`` folds.
     private static func squeezed(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
