@@ -242,6 +242,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
+        .testTarget(name: "BenchmarkSupportTests", dependencies: ["BenchmarkSupport"], swiftSettings: strict),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
