@@ -42,7 +42,7 @@ package enum RSAKeyScreen {
         }
         guard let key = fields.next(), key.identifier == .bitString, case .primitive(let bits) = key.content,
               bits.first == 0, fields.next() == nil,
-              let rsaKey = try? DER.parse(Array(bits.dropFirst())), case .constructed(let integers) = rsaKey.content,
+              let rsaKey = try? DER.parse(bits.dropFirst()), case .constructed(let integers) = rsaKey.content,
               rsaKey.identifier == .sequence else { return false }
         var values = integers.makeIterator()
         guard let n = values.next().flatMap(unsignedInteger), let e = values.next().flatMap(unsignedInteger), values.next() == nil else {

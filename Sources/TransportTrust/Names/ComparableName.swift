@@ -59,7 +59,8 @@ struct ComparableName: Hashable, Sendable {
     /// some RDN needs the full preparation. Agrees with it: `ComparableNameTests` checks generated names both ways.
     private static func asciiMatch(_ a: DistinguishedName, _ b: DistinguishedName) -> Bool? {
         guard a.count <= attributeLimit else { return nil }
-        for (x, y) in zip(a, b) {
+        // From the end: two CAs' names usually differ only in their last RDN, the common name.
+        for (x, y) in zip(a.reversed(), b.reversed()) {
             guard x.count == 1, y.count == 1, let p = x.first, let q = y.first,
                   let s = String(p.value), let t = String(q.value), isPrintableASCII(s), isPrintableASCII(t) else { return nil }
             // Settled whatever follows: prepared, these two attributes differ, and so do the names (compared by encoding
