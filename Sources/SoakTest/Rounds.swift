@@ -10,7 +10,7 @@ struct SoakResult {
 
 /// Runs `total` connections, `concurrency` at a time, in twenty rounds, printing the counts, RSS and open descriptors
 /// after each round. `connect(i)` makes connection `i` and returns the kind of ending it saw. `growth` judges the rounds
-/// (``SoakGrowth``): twenty, so that the one allocator step it sets aside is a small part of the run.
+/// (``SoakGrowth``): twenty, so that the one lasting step it sets aside is a small part of the run.
 func soakRounds(total: Int, concurrency: Int, growth judge: SoakGrowth,
                 _ connect: @escaping @Sendable (Int) async -> String) async -> SoakResult {
     print("connections  RSS KiB  open fds  seconds")

@@ -30,7 +30,7 @@ enum ServerSoak {
     static let handshakeTimeout: TimeAmount = .seconds(2)
     /// How long a client waits for the server to end the connection before it ends it itself.
     static let bound: TimeAmount = .seconds(5)
-    /// The most RSS may rise after the first round, besides one allocator step of at most 8 MiB: runs without a leak
+    /// The most RSS may rise after the first round, besides one lasting step of at most 8 MiB: runs without a leak
     /// stayed within 1.2 MiB apart from a step of 3 to 5 MiB (docs/RELIABILITY.md).
     static let growth = SoakGrowth(limitKiB: 4096, stepLimitKiB: 8192)
     /// How long the slowloris client trickles its headers (one byte every 20 ms) before it gives up.
