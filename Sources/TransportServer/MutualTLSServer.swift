@@ -94,20 +94,7 @@ public final class MutualTLSServer: Sendable {
                 return promise.succeed(.failed)
             }
             decided.start {
-                // Cancelled while it waited for a thread (the handshake limit passed, or the client left): refuse
-                // without the work, as the client's verifier does. A long straight chain is never searched, so the
-                // engine's own cancellation checks would not stop it.
-                guard !Task.isCancelled else {
-                    decided.set(ClientCertificateVerdict(outcome: .refused, failures: [TrustFailure(.internalError, certificate: nil,
-                        "the verification was cancelled before it ran (the handshake's time limit passed or the client left)")]))
-                    return promise.succeed(.failed)
-                }
-                let verdict = await verifier.verify(presented)
-                decided.set(verdict)
-                guard verdict.isVerified else { return promise.succeed(.failed) }
-                recentChains.remember(presented)
-                let built = verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) }
-                promise.succeed(.certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built))))
+                promise.succeed(await Self.verification(of: presented, verifier: verifier, decided: decided, recentChains: recentChains))
             }
         })
         let handler = ClientVerdictHandler(decided: decided, mode: verifier.policy.mode, handshakeTimeout: handshakeTimeout,
@@ -118,5 +105,25 @@ public final class MutualTLSServer: Sendable {
             return verdict
         }
         return (tls, handler)
+    }
+
+    /// One handshake's verification, as its callback runs it: the verdict goes to `decided`, the answer to
+    /// swift-nio-ssl, and a verified chain to `recentChains` for a later resumption.
+    static func verification(of presented: [[UInt8]], verifier: ClientCertificateVerifier, decided: ConnectionVerdict,
+                             recentChains: RecentChains) async -> NIOSSLVerificationResultWithMetadata {
+        // Cancelled while it waited for a thread (the handshake limit passed, or the client left): refuse without the
+        // work, as the client's verifier does. A long straight chain is never searched, so the engine's own
+        // cancellation checks would not stop it.
+        guard !Task.isCancelled else {
+            decided.set(ClientCertificateVerdict(outcome: .refused, failures: [TrustFailure(.internalError, certificate: nil,
+                "the verification was cancelled before it ran (the handshake's time limit passed or the client left)")]))
+            return .failed
+        }
+        let verdict = await verifier.verify(presented)
+        decided.set(verdict)
+        guard verdict.isVerified else { return .failed }
+        recentChains.remember(presented)
+        let built = verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) }
+        return .certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built)))
     }
 }
