@@ -97,6 +97,9 @@ import X509
                 return [attribute(type, variant(rdn.1))]
             })
             let prepared = a == b || ComparableName(a) == ComparableName(b)
+            // The hash NamedCertificates finds anchors by: the same from the ASCII as from the prepared name.
+            #expect(ComparableName.foldedHash(a) != nil && ComparableName.foldedHash(a) == ComparableName(a).preparedHash)
+            if prepared { #expect(ComparableName.foldedHash(a) == ComparableName(b).preparedHash, "\(a) against \(b)") }
             #expect(ComparableName.matches(a, b) == prepared, "\(a) against \(b)")
             #expect(ComparableName.matches(b, a) == prepared, "\(b) against \(a)")
             if prepared { matched += 1 }

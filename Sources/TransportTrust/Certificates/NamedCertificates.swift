@@ -5,16 +5,29 @@ import X509
 /// UTF8String, other case or spacing) still finds its issuer.
 struct NamedCertificates: Sendable, Hashable {
     private var bySubject: [ComparableName: [Certificate]] = [:]
+    /// The same certificates by ``ComparableName/preparedHash``, where their prepared subject has one: a printable-ASCII
+    /// name is looked up here without being prepared, which cost a cold evaluation 1.5% in the anchors' lookup.
+    private var byPreparedHash: [Int: [Certificate]] = [:]
 
     init(_ certificates: some Sequence<Certificate>) { append(contentsOf: certificates) }
 
-    /// Certificates whose subject matches `name`; empty when none does.
-    subscript(name: DistinguishedName) -> [Certificate] { bySubject[ComparableName(name)] ?? [] }
+    /// Certificates whose subject matches `name`, in the order added; empty when none does.
+    subscript(name: DistinguishedName) -> [Certificate] {
+        if let hash = ComparableName.foldedHash(name) {
+            // Every match has this hash; a certificate of another name with the same hash is dropped here.
+            return (byPreparedHash[hash] ?? []).filter { ComparableName.matches($0.subject, name) }
+        }
+        return bySubject[ComparableName(name)] ?? []
+    }
 
     func contains(_ certificate: Certificate) -> Bool { self[certificate.subject].contains(certificate) }
 
     mutating func append(contentsOf certificates: some Sequence<Certificate>) {
-        for c in certificates { bySubject[ComparableName(c.subject), default: []].append(c) }
+        for c in certificates {
+            let name = ComparableName(c.subject)
+            bySubject[name, default: []].append(c)
+            if let hash = name.preparedHash { byPreparedHash[hash, default: []].append(c) }
+        }
     }
 }
 

@@ -313,11 +313,16 @@ public final class TrustEngine: Sendable {
         for i in 1..<chain.count {
             // By index: a certificate copied out of the chain is a retain per field.
             guard Diagnosis.unhandledCritical(chain[i], handled: handled) == nil,
-                  !(0..<i).contains(where: { chain[$0].subject == chain[i].subject }),
+                  !(0..<i).contains(where: { Self.sameEncoding(chain[$0].subject, chain[i].subject) }),
                   chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
             else { return false }
         }
         return true
+    }
+
+    /// `a == b`, deciding the usual unequal pair on its last RDN, where two CAs' names differ, rather than its first.
+    static func sameEncoding(_ a: DistinguishedName, _ b: DistinguishedName) -> Bool {
+        a.count == b.count && a.last == b.last && a == b
     }
 
     /// `policy`'s rules, from the last evaluation's when the fingerprint is the same. The rules are a function of the

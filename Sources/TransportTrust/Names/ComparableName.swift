@@ -70,6 +70,47 @@ struct ComparableName: Hashable, Sendable {
         return true
     }
 
+    /// A hash of the prepared form of a name of single-valued RDNs whose values are all printable ASCII, computed
+    /// without preparing it; nil for any other name. Equal to ``preparedHash`` of every name that matches it, so an
+    /// index by `preparedHash` finds a name's matches among its candidates without building a `ComparableName`.
+    static func foldedHash(_ name: DistinguishedName) -> Int? {
+        guard name.count <= attributeLimit else { return nil }
+        var hash = PreparedHash()
+        for rdn in name {
+            guard rdn.count == 1, let attribute = rdn.first, let text = String(attribute.value), isPrintableASCII(text) else { return nil }
+            hash.add(attribute.type, FoldedASCII(text))
+        }
+        return hash.value
+    }
+
+    /// The same hash from a prepared name; nil unless every RDN is one attribute with a prepared string.
+    var preparedHash: Int? {
+        guard case .prepared(let rdns) = form else { return nil }
+        var hash = PreparedHash()
+        for rdn in rdns {
+            guard rdn.count == 1, let attribute = rdn.first, case .string(let text) = attribute.value else { return nil }
+            hash.add(attribute.type, text.utf8)
+        }
+        return hash.value
+    }
+
+    /// FNV-1a over each attribute's type and prepared bytes, each value closed by 0xFF, which UTF-8 never holds.
+    /// Unseeded, so a chosen name can collide with an anchor's: that costs one comparison, as every candidate is
+    /// compared with ``matches(_:_:)`` before it is used.
+    private struct PreparedHash {
+        var value = Int(truncatingIfNeeded: 0xcbf2_9ce4_8422_2325 as UInt64)
+
+        mutating func add(_ type: ASN1ObjectIdentifier, _ bytes: some Sequence<UInt8>) {
+            mix(UInt64(UInt(bitPattern: type.hashValue)))
+            for byte in bytes { mix(UInt64(byte)) }
+            mix(0xFF)
+        }
+
+        private mutating func mix(_ word: UInt64) {
+            value = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: value)) ^ word) &* 0x100_0000_01b3)
+        }
+    }
+
     private static func isPrintableASCII(_ text: String) -> Bool { text.utf8.allSatisfy { (0x20...0x7E).contains($0) } }
 
     /// Printable ASCII as ``prepare(_:)`` leaves it, byte by byte: A-Z folded, no leading or trailing spaces, one
