@@ -151,7 +151,9 @@ let package = Package(
         ),
         .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
         // Timing, memory and argument parsing shared by the benchmark executables.
-        .target(name: "BenchmarkSupport", swiftSettings: strict),
+        .target(name: "BenchmarkSupport", dependencies: ["CHeapStats"], swiftSettings: strict),
+        // glibc's count of heap bytes in use, which Swift's Glibc module does not export (malloc.h).
+        .target(name: "CHeapStats"),
         .executableTarget(
             name: "TrustBenchmark",
             dependencies: [

@@ -1,3 +1,4 @@
+import CHeapStats
 import Foundation
 
 // What the benchmark executables share: timing, memory, and their small argument parser.
@@ -34,6 +35,10 @@ public func cpuSeconds(children: Bool = false) -> Double {
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
+
+/// Heap bytes this process has allocated and not freed, in KiB: what a leak adds to, where RSS also moves with how the
+/// allocator holds pages (0 where the C library does not say).
+public func heapInUseKiB() -> Int { Int(heap_stats_bytes_in_use() / 1024) }
 
 /// This process's resident set, from /proc (0 where there is none).
 public func residentKiB() -> Int {

@@ -8,16 +8,16 @@ struct SoakResult {
     var growth: String?
 }
 
-/// Runs `total` connections, `concurrency` at a time, in twenty rounds, printing the counts, RSS and open descriptors
-/// after each round. `connect(i)` makes connection `i` and returns the kind of ending it saw. `growth` judges the rounds
-/// (``SoakGrowth``): twenty, so that the one lasting step it sets aside is a small part of the run.
+/// Runs `total` connections, `concurrency` at a time, in twenty rounds, printing the counts, RSS, heap in use and open
+/// descriptors after each round. `connect(i)` makes connection `i` and returns the kind of ending it saw. `growth` judges
+/// the rounds (``SoakGrowth``).
 func soakRounds(total: Int, concurrency: Int, growth judge: SoakGrowth,
                 _ connect: @escaping @Sendable (Int) async -> String) async -> SoakResult {
-    print("connections  RSS KiB  open fds  seconds")
+    print("connections  RSS KiB  heap KiB  open fds  seconds")
     let start = Date()
     var done = 0
     var endings: [String: Int] = [:]
-    var marks: [(rss: Int, fds: Int)] = []
+    var marks: [SoakGrowth.Mark] = []
     let step = max(1, total / 20)
     while done < total {
         let batch = min(step, total - done), offset = done
@@ -32,13 +32,13 @@ func soakRounds(total: Int, concurrency: Int, growth judge: SoakGrowth,
         }
         endings.merge(round, uniquingKeysWith: +)
         done += batch
-        marks.append((residentKiB(), openDescriptors()))
-        print(String(format: "%11d  %7d  %8d  %7.1f", done, marks[marks.count - 1].rss, marks[marks.count - 1].fds, Date().timeIntervalSince(start)))
+        let mark = SoakGrowth.Mark(rssKiB: residentKiB(), heapKiB: heapInUseKiB(), descriptors: openDescriptors())
+        marks.append(mark)
+        print(String(format: "%11d  %7d  %8d  %8d  %7.1f", done, mark.rssKiB, mark.heapKiB, mark.descriptors, Date().timeIntervalSince(start)))
     }
     for (ending, count) in endings.sorted(by: { $0.key < $1.key }) { print("  \(count) \(ending)") }
-    let rss = marks.map(\.rss), fds = marks.map(\.fds)
-    let growth = judge.growth(rssKiB: rss, descriptors: fds)
-    if marks.count >= 3 { print(growth.map { "GROWTH: \($0)" } ?? SoakGrowth.flatSummary(rssKiB: rss, descriptors: fds)) }
+    let growth = judge.growth(marks)
+    if marks.count >= 3 { print(growth.map { "GROWTH: \($0)" } ?? SoakGrowth.flatSummary(marks)) }
     return SoakResult(endings: endings, growth: growth)
 }
 
