@@ -94,9 +94,10 @@ struct ComparableName: Hashable, Sendable {
         return hash.value
     }
 
-    /// FNV-1a over each attribute's type and prepared bytes, each value closed by 0xFF, which UTF-8 never holds.
-    /// Unseeded, so a chosen name can collide with an anchor's: that costs one comparison, as every candidate is
-    /// compared with ``matches(_:_:)`` before it is used.
+    /// FNV-1a over each attribute's type (its seeded `hashValue`) and prepared bytes, each value closed by 0xFF, which
+    /// UTF-8 never holds. The bytes are hashed unseeded, so a chosen name can share a hash with another: that costs one
+    /// comparison per certificate sharing it, as every candidate is compared with ``matches(_:_:)`` before it is used,
+    /// no more than certificates sent with one same subject cost.
     private struct PreparedHash {
         var value = Int(truncatingIfNeeded: 0xcbf2_9ce4_8422_2325 as UInt64)
 
