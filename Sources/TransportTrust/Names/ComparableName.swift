@@ -61,11 +61,10 @@ struct ComparableName: Hashable, Sendable {
         guard a.count <= attributeLimit else { return nil }
         // From the end: two CAs' names usually differ only in their last RDN, the common name.
         for (x, y) in zip(a.reversed(), b.reversed()) {
-            guard x.count == 1, y.count == 1, let p = x.first, let q = y.first,
-                  let s = String(p.value), let t = String(q.value), isPrintableASCII(s), isPrintableASCII(t) else { return nil }
+            guard let p = asciiAttribute(x), let q = asciiAttribute(y) else { return nil }
             // Settled whatever follows: prepared, these two attributes differ, and so do the names (compared by encoding
             // past the attribute limit, they differ too, as a != b).
-            if p.type != q.type || !FoldedASCII(s).elementsEqual(FoldedASCII(t)) { return false }
+            if p.type != q.type || !FoldedASCII(p.text).elementsEqual(FoldedASCII(q.text)) { return false }
         }
         return true
     }
@@ -77,8 +76,8 @@ struct ComparableName: Hashable, Sendable {
         guard name.count <= attributeLimit else { return nil }
         var hash = PreparedHash()
         for rdn in name {
-            guard rdn.count == 1, let attribute = rdn.first, let text = String(attribute.value), isPrintableASCII(text) else { return nil }
-            hash.add(attribute.type, FoldedASCII(text))
+            guard let attribute = asciiAttribute(rdn) else { return nil }
+            hash.add(attribute.type, FoldedASCII(attribute.text))
         }
         return hash.value
     }
@@ -110,6 +109,12 @@ struct ComparableName: Hashable, Sendable {
         private mutating func mix(_ word: UInt64) {
             value = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: value)) ^ word) &* 0x100_0000_01b3)
         }
+    }
+
+    /// The one attribute of a single-valued RDN whose value is printable ASCII: what the fast paths handle unprepared.
+    private static func asciiAttribute(_ rdn: RelativeDistinguishedName) -> (type: ASN1ObjectIdentifier, text: String)? {
+        guard rdn.count == 1, let attribute = rdn.first, let text = String(attribute.value), isPrintableASCII(text) else { return nil }
+        return (attribute.type, text)
     }
 
     private static func isPrintableASCII(_ text: String) -> Bool { text.utf8.allSatisfy { (0x20...0x7E).contains($0) } }
