@@ -6,6 +6,9 @@ extension CTLogList {
         try bundledList.get()
     }
 
+    /// The bundled list's ``summary``; nil when it cannot be read.
+    static let bundledSummary: String? = try? bundledList.get().summary
+
     private static let bundledList: Result<CTLogList, CTLogListError> = {
         let json: [UInt8]
         let metadata: [UInt8]

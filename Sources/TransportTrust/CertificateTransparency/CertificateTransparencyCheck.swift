@@ -52,14 +52,15 @@ struct CertificateTransparencyCheck: Sendable {
             time: context.validationTime, anchorIsPublic: context.anchorIsSystem,
             anchorIsApple: context.anchorIsSystem && Self.isAppleRoot(chain[chain.count - 1]),
             platformRequiresCT: platformRequiresCT, requiredByConfiguration: options.requiredByConfiguration))
+        guard applies.isRequired else {
+            // The report names the list and reads nothing else of it, so the list (eight references) is not copied.
+            guard let summary = options.logList?.summary ?? CTLogList.bundledSummary else { return TransparencyFindings() }
+            return TransparencyFindings(report: CertificateTransparencyReport(
+                status: .notRequired, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: applies.reason, logList: summary))
+        }
         let list: CTLogList
         do { list = try options.logList ?? CTLogList.bundled() } catch {
-            guard applies.isRequired else { return TransparencyFindings() }
             return refusal(TrustFailure(.certificateTransparency, certificate: 0, "Certificate Transparency cannot be checked: \(error)"))
-        }
-        guard applies.isRequired else {
-            return TransparencyFindings(report: CertificateTransparencyReport(
-                status: .notRequired, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: applies.reason, logList: list.summary))
         }
         let outOfDateFrom = list.outOfDateFrom ?? .distantFuture
         guard list.isCurrent(at: context.validationTime) else {
