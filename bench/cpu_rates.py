@@ -12,35 +12,33 @@ ROUNDS (default 2) sets how many times each is run. With more rounds it also pri
 run beside it in the same round: the host's speed drifts over minutes, so the median of paired ratios is steadier
 than a ratio of medians.
 """
-import os, statistics, subprocess, sys, tempfile
+import os, statistics, subprocess, sys
+from trustbench import CHAINS, ours, pyca, rate, repository, write_chains
 
 seconds, binaries = float(sys.argv[1]), sys.argv[2:]
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-chains = tempfile.mkdtemp()
-subprocess.run(["taskset", "-c", "0", binaries[0].split("@")[0], "--seconds", "0.1", "--write", chains], check=True, capture_output=True)
+repository()
+chains = write_chains(binaries[0])
 
 def run(cmd):
     done = subprocess.run(["/usr/bin/time", "-f", "%U %S"] + cmd, capture_output=True, text=True, check=True)
     user, system = map(float, done.stderr.strip().split("\n")[-1].split())
-    return float(done.stdout.split()[-1].rstrip("/s")), user + system
+    return rate(done.stdout), user + system
 
 def per_cpu_second(command):
-    (rate, cpu), (short_rate, short_cpu) = run(command(seconds)), run(command(0.3))
-    return (rate * seconds - short_rate * 0.3) / (cpu - short_cpu)
+    (long_rate, cpu), (short_rate, short_cpu) = run(command(seconds)), run(command(0.3))
+    return (long_rate * seconds - short_rate * 0.3) / (cpu - short_cpu)
 
 figures = {}
 rounds = int(os.environ.get("ROUNDS", "2"))
 for _ in range(rounds):
-    for flag, chain in [("p256", "ecdsa-p256"), ("rsa2048", "rsa-2048")]:
+    for flag, chain in CHAINS:
         for b in binaries:
-            figures.setdefault((chain, b), []).append(per_cpu_second(
-                lambda s: ["taskset", "-c", "0", b.split("@")[0], "--profile", (b.split("@") + ["cold"])[1], "--chain", flag, "--seconds", str(s)]))
-        figures.setdefault((chain, "pyca"), []).append(per_cpu_second(
-            lambda s: ["taskset", "-c", "0", "python3", "bench/pyca_verify.py", f"{chains}/{chain}", "bench.example.test", str(s)]))
-for chain in ["ecdsa-p256", "rsa-2048"]:
-    pyca = statistics.median(figures[(chain, "pyca")])
-    cells = [f"{b}: {statistics.median(figures[(chain, b)]):.0f} ({statistics.median(figures[(chain, b)]) / pyca:.2f}x pyca)" for b in binaries]
-    print(f"{chain}: " + ", ".join(cells) + f"; pyca: {pyca:.0f}  (per CPU second, median of {rounds})")
+            figures.setdefault((chain, b), []).append(per_cpu_second(lambda s: ours(b, flag, chains, s)))
+        figures.setdefault((chain, "pyca"), []).append(per_cpu_second(lambda s: pyca(chains, chain, s)))
+for _, chain in CHAINS:
+    theirs = statistics.median(figures[(chain, "pyca")])
+    cells = [f"{b}: {statistics.median(figures[(chain, b)]):.0f} ({statistics.median(figures[(chain, b)]) / theirs:.2f}x pyca)" for b in binaries]
+    print(f"{chain}: " + ", ".join(cells) + f"; pyca: {theirs:.0f}  (per CPU second, median of {rounds})")
     if rounds > 2:
         for b in binaries:
             paired = sorted(x / y for x, y in zip(figures[(chain, b)], figures[(chain, "pyca")]))

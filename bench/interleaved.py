@@ -9,24 +9,22 @@ tens of percent between a rate and its peer's. Runs of under a second, one after
 here the middle half of the paired ratios spans about ±5%. Each rate is the harness's own (evaluations over the time it
 timed, after its warm-up), so process start-up and chain reading are not counted on either side.
 """
-import os, statistics, subprocess, sys, tempfile
+import statistics, subprocess, sys
+from trustbench import CHAINS, ours, pyca, rate, repository, write_chains
 
 pairs, seconds, builds = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-chains = tempfile.mkdtemp()
-subprocess.run(["taskset", "-c", "0", builds[0].split("@")[0], "--seconds", "0.1", "--write", chains], check=True, capture_output=True)
+repository()
+chains = write_chains(builds[0])
 
-def rate(command):
-    return float(subprocess.run(["taskset", "-c", "0"] + command, capture_output=True, text=True, check=True).stdout.split()[-1].rstrip("/s"))
+def run(command):
+    return rate(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
 
-for chain, flag in [("ecdsa-p256", "p256"), ("rsa-2048", "rsa2048")]:
+for flag, chain in CHAINS:
     ratios = {build: [] for build in builds}
     for _ in range(pairs):
-        pyca = rate(["python3", "bench/pyca_verify.py", f"{chains}/{chain}", "bench.example.test", seconds])
+        theirs = run(pyca(chains, chain, seconds))
         for build in builds:
-            binary, _, profile = build.partition("@")
-            ours = rate([binary, "--profile", profile or "cold", "--chain", flag, "--chains", chains, "--seconds", seconds])
-            ratios[build].append(ours / pyca)
+            ratios[build].append(run(ours(build, flag, chains, seconds)) / theirs)
     for build in builds:
         r = sorted(ratios[build])
         q = len(r) // 4

@@ -8,16 +8,15 @@ exactly that) against the engine's own work (rules, extension parsing, path find
 Shares of one profile do not move with the machine's load the way rates do, so two builds can be compared by their
 engine/floor ratio on a machine too busy to time them: a lower ratio is a faster evaluation, at the same floor.
 """
-import collections, os, subprocess, sys, tempfile
+import collections, subprocess, sys
+from trustbench import ours, write_chains
 
 binary = sys.argv[1]
 chain = sys.argv[2] if len(sys.argv) > 2 else "rsa2048"
 seconds = sys.argv[3] if len(sys.argv) > 3 else "8"
-work = tempfile.mkdtemp()
-subprocess.run([binary, "--seconds", "0.1", "--write", f"{work}/chains"], check=True, capture_output=True)
-data = f"{work}/perf.data"
-subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", data, "--", "taskset", "-c", "0", binary,
-                "--profile", "cold", "--chain", chain, "--chains", f"{work}/chains", "--seconds", seconds],
+chains = write_chains(binary)
+data = f"{chains}/perf.data"
+subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", data, "--"] + ours(binary, chain, chains, seconds),
                check=True, capture_output=True)
 script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True, check=True).stdout
 text = subprocess.run(["swift", "demangle", "--simplified"], input=script, capture_output=True, text=True, check=True).stdout
