@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Builds the example, serves it with certificates made here, and checks that a route sees the verified client and that
 # a client without a certificate is refused. Run from anywhere; CI runs it.
+#
+# It builds in the package's own .build, as scripts/build-examples.sh builds the other examples: swift-nio, BoringSSL and
+# the package are already built there, so only Hummingbird and its own dependencies compile (1.5 minutes on two cores,
+# against 6.5 in a scratch path of its own). SwiftPM keeps one build description per scratch path, so it is removed
+# before and after. SCRATCH=DIR overrides the scratch path.
 set -euo pipefail
 cd "$(dirname "$0")"
-swift build
+scratch=${SCRATCH:-$(cd ../.. && pwd)/.build}
+rm -f "$scratch/debug/description.json"
+swift build --scratch-path "$scratch" --product MTLSHummingbird
+rm -f "$scratch/debug/description.json"
 work=$(mktemp -d)
 trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 cd "$work"
@@ -15,7 +23,7 @@ openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=p
 printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\nsubjectAltName=URI:spiffe://example.org/ns/payments/sa/api\n' > client.ext
 openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 1 -sha256 -extfile client.ext -out client.pem 2>/dev/null
 port=$(( 20000 + RANDOM % 20000 ))
-"$OLDPWD/.build/debug/MTLSHummingbird" --cert server.pem --key server-key.pem --client-anchors ca.pem \
+"$scratch/debug/MTLSHummingbird" --cert server.pem --key server-key.pem --client-anchors ca.pem \
   --client-name 'uri:spiffe://example.org/ns/payments/*' --port "$port" > server.log 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
