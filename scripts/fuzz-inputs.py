@@ -201,8 +201,9 @@ def main():
     pki = make_pki(work)
 
     failures = 0
-    # Each run is a process of its own that mostly uses one core: two at a time halve CI's longest step. The inputs are
-    # drawn in order before any runs, so a seed gives the same inputs whatever order the runs end in.
+    # Each run is a process of its own that mostly uses one core, so one runs per core (at most four): on CI's two cores
+    # that halves its longest step. The inputs are drawn in order before any runs, so a seed gives the same inputs
+    # whatever order the runs end in.
     workers = max(1, min(4, os.cpu_count() or 1))
     for kind in kinds:
         rng = random.Random(f"{args.seed}-{kind}")
