@@ -169,38 +169,8 @@ public final class HTTPSClient: Sendable {
                     throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
                                          "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
                 }
-                // A Location the client cannot follow is the server's fault, not a usage error.
-                guard URLText.problem(in: location) == nil,
-                      let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
-                    throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
-                                         "the server redirected \(request.url) to \(location.debugDescription), which is not a URL")
-                }
-                let nextTarget: Target
-                do throws(TransportError) { nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false) } catch {
-                    guard error.kind == .invalidRequest else { throw error }
-                    throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
-                                         "the server redirected \(request.url) to \(location.debugDescription), which cannot be followed: \(error.message)")
-                }
-                if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
-                    throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,
-                                         "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
-                }
+                let (nextRequest, nextTarget) = try following(status, to: location, from: request, at: target)
                 redirects.append(request.url)
-                var nextRequest = HTTPRequest(url: next, method: request.method, headers: request.headers, body: request.body)
-                // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4).
-                if status == 303 || ((status == 301 || status == 302) && request.method == .POST) {
-                    nextRequest.method = .GET
-                    nextRequest.body = nil
-                    nextRequest.headers.remove(name: "content-type")
-                    nextRequest.headers.remove(name: "content-length")
-                }
-                // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
-                // host there (curl, too, sends a custom Host to the first host only).
-                if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
-                    nextRequest.headers.remove(name: "authorization")
-                    nextRequest.headers.remove(name: "cookie")
-                    nextRequest.headers.remove(name: "host")
-                }
                 request = nextRequest
                 target = nextTarget
                 continue
@@ -256,6 +226,44 @@ public final class HTTPSClient: Sendable {
             }
             return Final(started: started, connection: connection, stream: stream, url: request.url, redirects: redirects)
         }
+    }
+
+    /// The request a redirect asks for, and the target it goes to. A Location that cannot be followed is the server's
+    /// fault; plain HTTP that the target's ATS requirements do not allow is refused.
+    private func following(_ status: UInt, to location: String, from request: HTTPRequest, at target: Target) throws(TransportError)
+        -> (HTTPRequest, Target) {
+        // A Location the client cannot follow is the server's fault, not a usage error.
+        guard URLText.problem(in: location) == nil,
+              let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
+            throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
+                                 "the server redirected \(request.url) to \(location.debugDescription), which is not a URL")
+        }
+        let nextTarget: Target
+        do throws(TransportError) { nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false) } catch {
+            guard error.kind == .invalidRequest else { throw error }
+            throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
+                                 "the server redirected \(request.url) to \(location.debugDescription), which cannot be followed: \(error.message)")
+        }
+        if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
+            throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,
+                                 "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
+        }
+        var nextRequest = HTTPRequest(url: next, method: request.method, headers: request.headers, body: request.body)
+        // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4).
+        if status == 303 || ((status == 301 || status == 302) && request.method == .POST) {
+            nextRequest.method = .GET
+            nextRequest.body = nil
+            nextRequest.headers.remove(name: "content-type")
+            nextRequest.headers.remove(name: "content-length")
+        }
+        // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
+        // host there (curl, too, sends a custom Host to the first host only).
+        if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
+            nextRequest.headers.remove(name: "authorization")
+            nextRequest.headers.remove(name: "cookie")
+            nextRequest.headers.remove(name: "host")
+        }
+        return (nextRequest, nextTarget)
     }
 
     /// A 401 whose body was already read, presented as a final response.
