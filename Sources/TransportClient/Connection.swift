@@ -144,6 +144,7 @@ final class Connection: Sendable {
             chosen.withLockedValue { $0 = alpn }
             if alpn == "h2" {
                 let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
+                try sync.addHandler(FlushCoalescingHandler())
                 let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) {
                     // Server push is off (SETTINGS_ENABLE_PUSH 0 by NIO's default settings); refuse any stream it opens.
                     $0.close()
