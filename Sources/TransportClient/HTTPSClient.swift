@@ -183,13 +183,8 @@ public final class HTTPSClient: Sendable {
 
             // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
             if status == 407, let proxy = proxy(for: target), target.scheme == "http" {
-                let end: ExchangeEnd
-                do { end = try await started.finished() } catch {
-                    throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
-                }
+                let (end, failure) = try await readWhole(started, on: connection, request: request, redirects: redirects)
                 await release(connection, reusable: end.reusable)
-                let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
-                                           redirects: redirects, connection: connection.report)
                 pendingProxy = try await answerProxyChallenge(started.head, proxy: proxy, target: target, failures: &proxyFailures, failure: failure)
                 continue
             }
@@ -197,12 +192,7 @@ public final class HTTPSClient: Sendable {
             if status == 401 {
                 let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
                 if !challenges.isEmpty {
-                    let end: ExchangeEnd
-                    do { end = try await started.finished() } catch {
-                        throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
-                    }
-                    let failure = HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
-                                               redirects: redirects, connection: connection.report)
+                    let (end, failure) = try await readWhole(started, on: connection, request: request, redirects: redirects)
                     let answered: Answer?
                     do throws(TransportError) {
                         answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: pendingCredential,
@@ -264,6 +254,17 @@ public final class HTTPSClient: Sendable {
             nextRequest.headers.remove(name: "host")
         }
         return (nextRequest, nextTarget)
+    }
+
+    /// A challenge read to its end: the response the challenge handler sees, and the one returned when it is not answered.
+    private func readWhole(_ started: Connection.Started, on connection: Connection, request: HTTPRequest, redirects: [String])
+        async throws(TransportError) -> (end: ExchangeEnd, response: HTTPResponse) {
+        let end: ExchangeEnd
+        do { end = try await started.finished() } catch {
+            throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
+        }
+        return (end, HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
+                                  redirects: redirects, connection: connection.report))
     }
 
     /// A 401 whose body was already read, presented as a final response.
