@@ -62,7 +62,8 @@ final class HTTP2Session: Sendable {
         let stream: any Channel
         let exchange: NIOLoopBound<ExchangeHandler>
         do {
-            stream = try await multiplexer.createStreamChannel { stream in
+            // One wait for both: each wait on a future from outside its event loop is a task there and a wake-up here.
+            (stream, exchange) = try await multiplexer.createStreamChannel { stream in
                 stream.eventLoop.makeCompletedFuture {
                     let sync = stream.pipeline.syncOperations
                     try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
@@ -71,8 +72,7 @@ final class HTTP2Session: Sendable {
                     try sync.addHandler(handler)
                     exchangePromise.succeed(NIOLoopBound(handler, eventLoop: stream.eventLoop))
                 }
-            }.get()
-            exchange = try await exchangePromise.futureResult.get()
+            }.flatMap { stream in exchangePromise.futureResult.map { (stream, $0) } }.get()
         } catch {
             exchangePromise.fail(ExchangeFailure.closed)
             throw TransportError(.connectionClosed, phase: .request, host: report.host, port: report.port,
