@@ -5,7 +5,7 @@ what it finds to its own working corpus, never here. Needs only Python 3.
 
     Fuzz/make-seeds.py
 """
-import base64, glob, os, plistlib, re, shutil, struct
+import base64, glob, json, os, plistlib, re, shutil, struct
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "Fuzz", "Corpus")
@@ -73,6 +73,22 @@ def main():
         if sct:
             write("sct-list", os.path.splitext(os.path.basename(path))[0] + ".sct", sct)
 
+    # CT log lists: a few logs of the bundled list, one of each shape the reader handles (a time window, a tiled log, an
+    # RSA key, a log no longer trusted), small enough that libFuzzer mutates the structure rather than the bulk.
+    bundled = json.loads(read(os.path.join(ROOT, "Sources/TransportTrust/Resources/CTLogList/apple_log_list.json")))
+    every = [(op, kind, log) for op in bundled["operators"] for kind in ("logs", "tiled_logs") for log in op.get(kind, [])]
+    picks = [next(e for e in every if e[1] == "logs" and "temporal_interval" in e[2] and "usable" in e[2]["state"]),
+             next(e for e in every if e[1] == "tiled_logs"),
+             next(e for e in every if len(base64.b64decode(e[2]["key"])) > 200),
+             next(e for e in every if "rejected" in e[2]["state"] or "retired" in e[2]["state"])]
+    def log_list(entries):
+        operators = {}
+        for op, kind, log in entries:
+            operators.setdefault(op["name"], {"name": op["name"]}).setdefault(kind, []).append(log)
+        return json.dumps({"version": bundled["version"], "operators": list(operators.values())}, indent=1).encode()
+    write("ct-log-list", "four-logs.json", log_list(picks))
+    write("ct-log-list", "one-log.json", log_list(picks[:1]))
+
     # Property lists: every example Info.plist, XML and binary.
     for path in sorted(glob.glob(os.path.join(ROOT, "Examples/ATS/*.plist"))):
         name, data = os.path.basename(path), read(path)
@@ -93,7 +109,6 @@ def main():
     write("pins-trustkit", "trustkit.plist", plistlib.dumps({"TSKConfiguration": trustkit}))
     write("pins-trustkit", "trustkit-dict.plist", plistlib.dumps(trustkit))
     write("pins-trustkit", "trustkit.bplist", plistlib.dumps(trustkit, fmt=plistlib.FMT_BINARY))
-    import json
     write("pins-trustkit-json", "trustkit.json", json.dumps(trustkit, indent=1).encode())
     write("pins-trustkit-json", "trustkit-short.json", json.dumps({"TSKPinnedDomains": {"example.com": {"TSKPublicKeyHashes": [a, b]}}}).encode())
     write("pins-okhttp", "pins.txt", f"# OkHttp CertificatePinner\nexample.com sha256/{a}\nexample.com sha256/{b}\n*.api.example.com sha256/{a}\n**.example.org sha256/{b}\n".encode())

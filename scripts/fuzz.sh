@@ -26,6 +26,7 @@ dictionary() {
     pins-*) echo Fuzz/Dictionaries/pins.dict ;;
     http-response|auth-challenge) echo Fuzz/Dictionaries/http.dict ;;
     server-hello|sct-list) echo Fuzz/Dictionaries/tls.dict ;;
+    ct-log-list) echo Fuzz/Dictionaries/json.dict ;;
   esac
 }
 
