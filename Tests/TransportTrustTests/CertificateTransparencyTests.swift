@@ -276,6 +276,23 @@ import X509
         #expect(earlier.codes == [.certificateTransparency])
     }
 
+    @Test func findingsWhereCTIsNotRequiredNeverAnswerWhereItIs() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        let sctTime = PKI.now.addingTimeInterval(-3600)
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), sctTime: sctTime)
+        #expect(try await pki.evaluate(leaf, logs: Self.logs, engine: engine).certificateTransparency?.status == .compliant)
+        // iOS 12.0 predates CT enforcement: its findings hold at any time, and are kept with the path.
+        let old = try await pki.evaluate(leaf, logs: Self.logs, platform: ApplePlatform(.iOS, 12), engine: engine)
+        #expect(old.isTrusted)
+        #expect(old.certificateTransparency?.status == .notRequired)
+        // Back on the newest platform, before the SCTs were issued: CT applies again, and refuses.
+        let earlier = try await pki.evaluate(leaf, logs: Self.logs, at: sctTime.addingTimeInterval(-60), engine: engine)
+        #expect(!earlier.isTrusted)
+        #expect(earlier.codes == [.certificateTransparency])
+        #expect(earlier.certificateTransparency?.status == .nonCompliant)
+    }
+
     @Test func theCacheNoticesWhenTheListGrowsOld() async throws {
         let pki = try CTTestPKI()
         let engine = TrustEngine()

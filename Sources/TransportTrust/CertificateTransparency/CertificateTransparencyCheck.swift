@@ -41,7 +41,7 @@ struct TransparencyFindings: Sendable {
     var stable: ClosedRange<Date> = Date.distantPast...Date.distantFuture
 }
 
-struct CertificateTransparencyCheck: Sendable {
+struct CertificateTransparencyCheck: Sendable, Hashable {
     let options: CertificateTransparencyOptions
     let platformRequiresCT: Bool
 

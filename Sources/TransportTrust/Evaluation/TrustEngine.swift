@@ -67,7 +67,7 @@ public final class TrustEngine: Sendable {
             // findings hold they are reused; outside it the arithmetic runs again on the remembered signature
             // results. Should it fail, a full search decides.
             let ct: TransparencyFindings
-            if let memo = hit.transparency, memo.options == transparency.options, memo.findings.stable.contains(time) {
+            if let memo = hit.transparency, memo.check == transparency, memo.findings.stable.contains(time) {
                 ct = memo.findings
             } else {
                 ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom),
@@ -89,7 +89,7 @@ public final class TrustEngine: Sendable {
                 let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
                                                 context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
                 if findings.failures.isEmpty {
-                    if let fingerprint { cache.remember(fingerprint, for: key, transparency: findings.ct.map { (trust.policy.certificateTransparency, $0) }) }
+                    if let fingerprint { cache.remember(fingerprint, for: key, transparency: Self.memo(transparency, findings.ct)) }
                     return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
                                         certificateTransparency: findings.ct?.report)
                 }
@@ -109,9 +109,16 @@ public final class TrustEngine: Sendable {
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
             cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom, passed: fingerprint,
-                         transparency: passed.ct.map { (trust.policy.certificateTransparency, $0) })
+                         transparency: Self.memo(transparency, passed.ct))
         }
         return verdict
+    }
+
+    /// CT findings to keep with a path, with the check that produced them.
+    static func memo(_ check: CertificateTransparencyCheck?, _ findings: TransparencyFindings?)
+        -> (check: CertificateTransparencyCheck, findings: TransparencyFindings)? {
+        guard let check, let findings else { return nil }
+        return (check, findings)
     }
 
     enum Presented {

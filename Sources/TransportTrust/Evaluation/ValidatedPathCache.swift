@@ -33,8 +33,9 @@ final class ValidatedPathCache: Sendable {
         var passed: [RuleFingerprint] = []
         /// The leaf's SCTs with their signatures checked, when a policy looked at them.
         var sctAnalysis: SCTAnalysis?
-        /// The last CT findings on this path, under the options that produced them.
-        var transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)?
+        /// The last CT findings on this path, under the check that produced them: its options and whether the
+        /// platform requires CT, since findings where CT is not required must not answer where it is.
+        var transparency: (check: CertificateTransparencyCheck, findings: TransparencyFindings)?
 
         /// As `ValidityRule`: whole seconds, both ends inclusive.
         func isValid(at time: Date) -> Bool {
@@ -67,7 +68,7 @@ final class ValidatedPathCache: Sendable {
     }
 
     func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool,
-                passed fingerprint: RuleFingerprint?, transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
+                passed fingerprint: RuleFingerprint?, transparency: (check: CertificateTransparencyCheck, findings: TransparencyFindings)? = nil) {
         guard capacity > 0, let validFrom = chain.map(\.notValidBefore).max(),
             let validUntil = chain.map(\.notValidAfter).min()
         else { return }
@@ -88,7 +89,7 @@ final class ValidatedPathCache: Sendable {
 
     /// Records that the path cached under `key` passed every time-independent rule of a policy.
     func remember(_ fingerprint: RuleFingerprint, for key: Key,
-                  transparency: (options: CertificateTransparencyOptions, findings: TransparencyFindings)? = nil) {
+                  transparency: (check: CertificateTransparencyCheck, findings: TransparencyFindings)? = nil) {
         state.withLockedValue { state in
             guard var found = state.entries[key], !found.entry.passed.contains(fingerprint) else { return }
             if let transparency {
