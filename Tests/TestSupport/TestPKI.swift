@@ -63,6 +63,12 @@ public struct TestCert: @unchecked Sendable {
     public let certificate: Certificate
     public let key: TestKey
 
+    /// A certificate the test built itself (a version 1 certificate, say), with the key it certifies.
+    public init(certificate: Certificate, key: TestKey) {
+        self.certificate = certificate
+        self.key = key
+    }
+
     public var subject: DistinguishedName { certificate.subject }
     public var der: [UInt8] {
         var s = DER.Serializer()

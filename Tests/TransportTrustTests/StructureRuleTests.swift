@@ -52,6 +52,65 @@ import X509
         #expect(await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: ["*.example.org"]), intermediates: [ca], anchors: [root]) == [])
     }
 
+    @Test(arguments: ["evil.example.com.", "-admin.example.com", "*.example.com."])
+    func refusesADNSNameTheExclusionCannotSee(name: String) async {
+        // swift-certificates matches no subtree for a name it cannot read, so an exclusion would let it through.
+        let ca = root.intermediate("Excluding CA", nameConstraints: NameConstraints(excludedDNSDomains: ["example.com"]))
+        let failures = await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: [name]), intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints])
+        #expect(failures?.first?.certificate == 0)
+        #expect(failures?.first?.message.contains("'\(name)'") == true, "\(failures ?? [])")
+        #expect(failures?.first?.message.contains(ca.label) == true)
+        // The same name with no exclusion above it is left to the other rules.
+        #expect(await RuleProbe.failures(StructureRule(), leaf: root.leaf(dns: [name]), anchors: [root]) == [])
+    }
+
+    @Test func aTrailingDotDoesNotGetPastAnExclusionEndToEnd() async {
+        let ca = root.intermediate("Excluding CA", nameConstraints: NameConstraints(excludedDNSDomains: ["evil.example.com"]))
+        let trust = PKI.trust([ca.leaf(dns: ["evil.example.com."]), ca], anchors: [root], policy: PKI.ssl("evil.example.com"))
+        let verdict = await PKI.evaluate(trust)
+        #expect(!verdict.isTrusted)
+        #expect(verdict.codes.contains(.nameConstraints))
+    }
+
+    @Test func refusesAnIPv4MappedAddressInsideAnExcludedRange() async {
+        let ten = ASN1OctetString(contentBytes: [10, 0, 0, 0, 255, 0, 0, 0])
+        let ca = root.intermediate("Excluding CA", nameConstraints: NameConstraints(excludedIPRanges: [ten]))
+        let mapped: [UInt8] = Array(repeating: 0, count: 10) + [0xFF, 0xFF]
+        let inside = ca.leaf(dns: [], ips: [mapped + [10, 0, 0, 1]])
+        let failures = await RuleProbe.failures(StructureRule(), leaf: inside, intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints])
+        #expect(failures?.first?.message.contains("::ffff:10.0.0.1") == true, "\(failures ?? [])")
+        #expect(failures?.first?.message.contains("IPv4 address 10.0.0.1") == true)
+        let outside = ca.leaf(dns: [], ips: [mapped + [11, 0, 0, 1]])
+        #expect(await RuleProbe.failures(StructureRule(), leaf: outside, intermediates: [ca], anchors: [root]) == [])
+    }
+
+    @Test func refusesAVersion1Issuer() async throws {
+        let v1Key = TestKey.p256()
+        let v1 = TestCert(certificate: try Certificate(
+            version: .v1, serialNumber: PKI.serial(), publicKey: v1Key.publicKey, notValidBefore: PKI.notBefore,
+            notValidAfter: PKI.notAfter, issuer: root.subject, subject: PKI.name("Version 1 Issuer"),
+            signatureAlgorithm: root.key.defaultSignatureAlgorithm, extensions: Certificate.Extensions([]),
+            issuerPrivateKey: root.key.certificateKey), key: v1Key)
+        let leaf = v1.leaf(dns: ["victim.example.com"])
+        let failures = await RuleProbe.failures(StructureRule(), leaf: leaf, intermediates: [v1], anchors: [root])
+        #expect(failures?.map(\.code) == [.basicConstraints])
+        #expect(failures?.first?.certificate == 1)
+        #expect(failures?.first?.message.contains("version 1 certificate") == true, "\(failures ?? [])")
+        let verdict = await PKI.evaluate(PKI.trust([leaf, v1], anchors: [root], policy: PKI.ssl("victim.example.com")))
+        #expect(!verdict.isTrusted)
+        #expect(verdict.codes.contains(.basicConstraints))
+        // A version 1 anchor is trusted as configured: RFC 5280 leaves anchors to the relying party.
+        let v1Root = TestCert(certificate: try Certificate(
+            version: .v1, serialNumber: PKI.serial(), publicKey: v1Key.publicKey, notValidBefore: PKI.notBefore,
+            notValidAfter: PKI.notAfter, issuer: PKI.name("Version 1 Root"), subject: PKI.name("Version 1 Root"),
+            signatureAlgorithm: v1Key.defaultSignatureAlgorithm, extensions: Certificate.Extensions([]),
+            issuerPrivateKey: v1Key.certificateKey), key: v1Key)
+        let ca = v1Root.intermediate("Issuing CA")
+        #expect(await RuleProbe.failures(StructureRule(), leaf: ca.leaf(), intermediates: [ca], anchors: [v1Root]) == [])
+    }
+
     @Test func boundsNameConstraintWork() async {
         let constraints = NameConstraints(permittedDNSDomains: (0..<10).map { "allowed\($0).example" })
         let ca = root.intermediate("Busy CA", nameConstraints: constraints)

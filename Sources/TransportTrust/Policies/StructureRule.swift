@@ -25,6 +25,12 @@ package struct StructureRule: ChainRule {
             let isLeaf = i == 0 && chain.count > 1
             let usage = parsed.keyUsage.value
             let isCA = parsed.isCA
+            // RFC 5280 §6.1.4(k): only a version 3 certificate can say it is a CA (basicConstraints); an earlier one
+            // must be refused as an issuer unless it is the anchor. swift-certificates lets version 1 issuers through.
+            if i > 0 && i < chain.count - 1 && cert.version != .v3 {
+                failures.append(TrustFailure(.basicConstraints, certificate: i,
+                    "\(cert.label) issues certificates but is a \(cert.version == .v1 ? "version 1" : "version 2") certificate, which cannot be marked as a CA (basicConstraints needs version 3); reissue it as a version 3 CA certificate"))
+            }
             if i > 0 && cert.subject.isEmpty {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i, "the CA certificate at position \(i) has an empty subject, so nothing can be chained to it by name"))
             }
@@ -55,6 +61,37 @@ package struct StructureRule: ChainRule {
             return
         }
         Self.checkWildcardsAgainstExclusions(chain, names: load.names, extensions: context.extensions, into: &failures)
+        Self.checkNamesExclusionsCannotSee(chain, names: load.names, extensions: context.extensions, into: &failures)
+    }
+
+    /// swift-certificates' name-constraint matcher finds no subtree for a name it cannot read, which an excluded subtree
+    /// then lets through: a dNSName with a trailing dot, an empty label or a label with a hyphen at either end, and an
+    /// IPv4 address written in IPv6 form (::ffff:a.b.c.d), which it never compares with IPv4 ranges. Under an excluded
+    /// subtree of that kind such a name is refused here. (A permitted subtree already refuses what it cannot read.)
+    static func checkNamesExclusionsCannotSee(_ chain: UnverifiedCertificateChain, names: [GeneralName], extensions: ExtensionMemo,
+                                              into failures: inout [TrustFailure]) {
+        guard let leaf = chain.first else { return }
+        for name in names {
+            switch name {
+            case .dnsName(let dns) where !ConstraintDNSName.isReadable(dns):
+                guard let carrier = chain.dropFirst().first(where: { !(extensions($0).nameConstraints.value?.excludedDNSDomains.isEmpty ?? true) }) else { continue }
+                failures.append(TrustFailure(.nameConstraints, certificate: 0,
+                    "the subjectAltName '\(dns)' in \(leaf.label) cannot be checked against name constraints (a trailing dot, an empty label, or a label that starts or ends with '-'), and \(carrier.label) excludes DNS names; refused rather than trusted unchecked"))
+            case .ipAddress(let address):
+                guard let v4 = Self.mappedIPv4(Array(address.bytes)) else { continue }
+                let dotted = v4.map { String($0) }.joined(separator: ".")
+                for cert in chain.dropFirst() {
+                    guard let nc = extensions(cert).nameConstraints.value else { continue }
+                    for range in nc.excludedIPRanges where Self.ipv4Range(Array(range.bytes), contains: v4) {
+                        failures.append(TrustFailure(.nameConstraints, certificate: 0,
+                            "the address ::ffff:\(dotted) in \(leaf.label) is the IPv4 address \(dotted), which \(cert.label) excludes"))
+                        return
+                    }
+                }
+            default:
+                continue
+            }
+        }
     }
 
     /// Name constraints on DNS names compare strings; a wildcard SAN stands for names the string comparison
@@ -80,6 +117,22 @@ package struct StructureRule: ChainRule {
                 }
             }
         }
+    }
+
+    /// The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:0:0/96, RFC 4291 §2.5.5.2).
+    static func mappedIPv4(_ address: [UInt8]) -> [UInt8]? {
+        guard address.count == 16, address[..<10].allSatisfy({ $0 == 0 }), address[10] == 0xFF, address[11] == 0xFF else { return nil }
+        return Array(address[12...])
+    }
+
+    /// Whether an iPAddress constraint (address then mask, RFC 5280 §4.2.1.10) is an IPv4 range holding `v4`.
+    static func ipv4Range(_ constraint: [UInt8], contains v4: [UInt8]) -> Bool {
+        guard constraint.count == 8, v4.count == 4 else { return false }
+        for i in 0..<4 {
+            let mask = constraint[4 + i]
+            if v4[i] & mask != constraint[i] & mask { return false }
+        }
+        return true
     }
 
     /// RFC 5280 §4.2.1.10: at least one of the subtrees must be present and non-empty, and a dNSName
