@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Written `FIELD:PATTERN`, where FIELD is `subject` (the whole RFC 4514 subject), `cn`, `dns`, `uri` or `email`,
 /// and `*` in the pattern stands for any run of characters. In `dns` patterns a `*` never crosses a dot, as in
-/// certificate wildcards. `dns`, `email` and URI schemes compare without regard to case; the rest exactly.
+/// certificate wildcards; in `subject` patterns it stays within one attribute value (never past an unescaped `,`
+/// or `+`). `dns`, `email` and URI schemes compare without regard to case; the rest exactly.
 ///
 /// ```swift
 /// try ClientNameRule(parsing: "uri:spiffe://example.org/ns/payments/*")
@@ -56,12 +57,17 @@ public struct ClientNameRule: Sendable, Hashable, Codable, CustomStringConvertib
     public func matches(_ value: String) -> Bool {
         switch field {
         case .dns:
-            return Self.glob(Array(pattern.lowercased().utf8), Array(value.lowercased().utf8), starStopsAt: UInt8(ascii: "."))
+            return Self.glob(Array(pattern.lowercased().utf8), Array(value.lowercased().utf8), starStopsAt: [UInt8(ascii: ".")])
         case .email:
             return Self.glob(Array(pattern.lowercased().utf8), Array(value.lowercased().utf8))
         case .uri:
             return Self.glob(Array(Self.lowercasingScheme(pattern).utf8), Array(Self.lowercasingScheme(value).utf8))
-        case .subject, .commonName:
+        case .subject:
+            // A star stays inside one attribute value: it never takes a separator, and takes an escaped character
+            // (`\,`) whole, so that a value cannot pass for the attributes after it.
+            return Self.glob(Array(pattern.utf8), Array(value.utf8), starStopsAt: [UInt8(ascii: ","), UInt8(ascii: "+")],
+                             escape: UInt8(ascii: "\\"))
+        case .commonName:
             return Self.glob(Array(pattern.utf8), Array(value.utf8))
         }
     }
@@ -71,9 +77,10 @@ public struct ClientNameRule: Sendable, Hashable, Codable, CustomStringConvertib
         return uri[..<colon].lowercased() + uri[colon...]
     }
 
-    /// `*` matches any run of bytes (none of them `starStopsAt`); everything else matches itself. Linear in
-    /// practice: one backtrack point, the last star, as in the usual wildcard matcher.
-    static func glob(_ pattern: [UInt8], _ text: [UInt8], starStopsAt stop: UInt8? = nil) -> Bool {
+    /// `*` matches any run of bytes (none of them in `stops`; an `escape` byte only together with the byte after it);
+    /// everything else matches itself. Linear in practice: one backtrack point, the last star, as in the usual
+    /// wildcard matcher.
+    static func glob(_ pattern: [UInt8], _ text: [UInt8], starStopsAt stops: [UInt8] = [], escape: UInt8? = nil) -> Bool {
         let star = UInt8(ascii: "*")
         var p = 0, t = 0
         var lastStar: Int?
@@ -86,9 +93,11 @@ public struct ClientNameRule: Sendable, Hashable, Codable, CustomStringConvertib
             } else if p < pattern.count, pattern[p] == text[t] {
                 p += 1
                 t += 1
-            } else if let s = lastStar, text[resume] != stop {
-                // Let the last star take one more byte, unless that byte is one it may not take.
-                resume += 1
+            } else if let s = lastStar, resume < text.count, !stops.contains(text[resume]) {
+                // Let the last star take one more character, unless it is one it may not take.
+                let width = text[resume] == escape ? 2 : 1
+                guard resume + width <= text.count else { return false }
+                resume += width
                 t = resume
                 p = s + 1
             } else {

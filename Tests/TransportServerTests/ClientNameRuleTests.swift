@@ -28,6 +28,19 @@ import TransportServer
         #expect(try rule("uri:spiffe://*").match(names) != nil, "outside DNS a star takes any run")
     }
 
+    @Test func aSubjectStarStaysInsideOneAttributeValue() throws {
+        let rule = try rule("subject:CN=*,OU=Admins,O=Example")
+        // A common name that spells out the next attribute, with its comma escaped (RFC 4514), is still one value.
+        let forged = ClientCertificateNames(subject: "CN=mallory\\,OU=Admins,O=Example", commonNames: ["mallory,OU=Admins"],
+                                            dnsNames: [], uris: [], emails: [])
+        #expect(rule.match(forged) == nil)
+        #expect(!ClientNameRule(.subject, "CN=*,O=Example").matches("CN=a,OU=b,O=Example"), "a star never takes a comma")
+        #expect(!ClientNameRule(.subject, "CN=*,O=Example").matches("CN=a+UID=b,O=Example"), "nor a plus")
+        #expect(rule.matches("CN=alice,OU=Admins,O=Example"))
+        #expect(ClientNameRule(.subject, "CN=*,O=Example").matches("CN=Smith\\, John,O=Example"), "an escaped comma is part of the value")
+        #expect(!ClientNameRule(.subject, "CN=*").matches("CN=trailing\\"), "a lone escape at the end matches nothing")
+    }
+
     @Test func globEdges() throws {
         let r = ClientNameRule(.commonName, "a*b*c")
         #expect(r.matches("abc"))
