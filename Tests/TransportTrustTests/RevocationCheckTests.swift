@@ -324,6 +324,23 @@ import X509
         #expect(await evaluate(RevocationOptions(mode: .soft, crlSource: silent), leaf: leaf).isTrusted)
     }
 
+    @Test(arguments: ["https://crl.example.test/ca.crl", "ldap://ldap.example.test/cn=CA?certificateRevocationList"])
+    func hardFailNeedsAStatusForACRLLocationThatIsNotFetched(uri: String) async throws {
+        let leaf = pki.intermediate.leaf(extra: [CRLBuilder.distributionPoints([uri])])
+        let source = Source([:])
+        let hard = await evaluate(RevocationOptions(mode: .hard, crlSource: source), leaf: leaf)
+        #expect(hard.codes == [.revocationUnknown], "\(hard.failures)")
+        #expect(hard.failures.first?.certificate == 0)
+        #expect(hard.failures.first?.message.contains(uri) == true, "\(hard.failures)")
+        #expect(hard.failures.first?.message.contains("handed in") == true)
+        #expect(source.asked.isEmpty, "only http:// is fetched")
+        #expect(await evaluate(RevocationOptions(mode: .soft, crlSource: source), leaf: leaf).isTrusted)
+        // Its CRL, handed in, settles it.
+        let crls = [try crl(pki.intermediate), try crl(pki.root)]
+        let handedIn = await evaluate(RevocationOptions(mode: .hard, crls: crls), leaf: leaf)
+        #expect(handedIn.isTrusted, "\(handedIn.failures)")
+    }
+
     @Test func aCertificateNamingManyPointsCostsAtMostThreeFetches() async throws {
         let uris = (0..<200).map { "http://crl.example.test/\($0).crl" }
         let leaf = pki.intermediate.leaf(extra: [CRLBuilder.distributionPoints(uris)])

@@ -84,6 +84,24 @@ struct CRLDistributionPoint: Hashable, Sendable {
         }
     }
 
+    /// Whether the certificate names any distribution point, of any kind: under hard-fail it then needs a status,
+    /// whether or not its CRL can be fetched here (https and ldap locations are not).
+    static func isNamed(in certificate: Certificate) -> Bool {
+        certificate.extensions[oid: oid] != nil
+    }
+
+    /// The URIs of the certificate's distribution points that are not fetched (not http), to name in a refusal.
+    static func unfetchedURIs(of certificate: Certificate) -> [String] {
+        guard let points = try? all(in: certificate) else { return [] }
+        return points.flatMap { point -> [String] in
+            guard case .fullName(let names) = point.name else { return [] }
+            return names.compactMap { name in
+                guard case .uniformResourceIdentifier(let uri) = name, !uri.lowercased().hasPrefix("http://") else { return nil }
+                return uri
+            }
+        }
+    }
+
     /// The http URIs of the certificate's distribution points, in order, for fetching.
     static func httpURIs(of certificate: Certificate) -> [String] {
         guard let points = try? all(in: certificate) else { return [] }

@@ -92,7 +92,7 @@ struct RevocationCheck: Sendable {
             let namesResponder = ocsp && Self.namesResponder(certificate)
             let crlURIs = crl ? CRLDistributionPoint.httpURIs(of: certificate) : []
             // A certificate with a way to a status must have one under hard-fail.
-            let needsStatus = namesResponder || (crl && (!options.crls.isEmpty || !crlURIs.isEmpty))
+            let needsStatus = namesResponder || (crl && (!options.crls.isEmpty || CRLDistributionPoint.isNamed(in: certificate)))
             guard needsStatus || (ocsp && !options.responses.isEmpty) else { continue }
             let status: Status
             if let known = memo[certificate, issuer] {
@@ -115,9 +115,12 @@ struct RevocationCheck: Sendable {
                 // A certificate that names no responder needs no status; only a verified "revoked" counts against it.
                 guard needsStatus else { continue }
                 if options.mode == .hard {
+                    let unfetched = crlURIs.isEmpty ? CRLDistributionPoint.unfetchedURIs(of: certificate) : []
                     let message = reasons.isEmpty
                         ? (namesResponder
                             ? "\(certificate.label) names an OCSP responder but no response was available; hard-fail revocation needs a stapled or fetched response"
+                            : !unfetched.isEmpty
+                            ? "\(certificate.label) names its CRL only at \(unfetched.joined(separator: ", ")), which is not fetched here (only http:// is); hard-fail revocation needs that CRL handed in"
                             : "no CRL covers \(certificate.label); hard-fail revocation needs a current CRL from its issuer for every certificate")
                         : "the revocation status of \(certificate.label) could not be established under hard-fail: \(Self.explain(reasons, certificate: certificate, issuer: issuer))"
                     findings.failures.append(TrustFailure(.revocationUnknown, certificate: index, message))
