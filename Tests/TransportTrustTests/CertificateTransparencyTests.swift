@@ -216,6 +216,30 @@ import X509
         #expect(verdict.certificateTransparency?.explanation.contains("user-supplied anchor") == true)
     }
 
+    @Test func aCustomAnchorThatIsAlsoAPublicRootStillNeedsSCTs() async throws {
+        let pki = try CTTestPKI()
+        // trustd asks whether the root is in the system store (kSecSystemAnchorSource), not how the app supplied it.
+        let anchors = TrustAnchors(custom: [pki.root.input], systemRoots: pki.publicAnchors.systemRoots)
+        var policy = PKI.ssl("www.example.com")
+        policy.certificateTransparency = CertificateTransparencyOptions(logList: try pki.list(Self.logs))
+        let oneSCT = pki.ca.leafWithSCTs([Self.logs[0]])
+        let verdict = await PKI.evaluate(ServerTrust(certificates: [oneSCT.der, pki.ca.der], anchors: anchors, policy: policy,
+                                                     validationTime: PKI.now))
+        #expect(verdict.anchor == .custom)
+        #expect(verdict.codes == [.certificateTransparency])
+        #expect(verdict.certificateTransparency?.requiredSCTs == 2)
+        // The 398-day limit for public roots applies through it too.
+        policy.certificateTransparency.mode = .off
+        let long = pki.ca.leaf(notValidBefore: PKI.now.addingTimeInterval(-86400), notValidAfter: PKI.now.addingTimeInterval(398 * 86400))
+        let longVerdict = await PKI.evaluate(ServerTrust(certificates: [long.der, pki.ca.der], anchors: anchors, policy: policy,
+                                                         validationTime: PKI.now))
+        #expect(longVerdict.codes == [.validityPeriodTooLong])
+        // The same root outside the public store stays the caller's own: neither applies.
+        let own = await PKI.evaluate(ServerTrust(certificates: [long.der, pki.ca.der], anchors: pki.userAnchors, policy: policy,
+                                                 validationTime: PKI.now))
+        #expect(own.isTrusted, "\(own.failures)")
+    }
+
     @Test func certificatesIssuedBeforeOctober2018NeedNoSCTs() async throws {
         let pki = try CTTestPKI()
         let nb = Date(timeIntervalSince1970: 1_539_647_999)  // 2018-10-15T23:59:59Z
@@ -248,13 +272,14 @@ import X509
             await TrustEngine(cacheCapacity: 0).evaluate(ServerTrust(certificates: [leaf.der, pki.ca.der], anchors: pki.publicAnchors,
                                                                     policy: policy, validationTime: date.addingTimeInterval(days * 86400)))
         }
-        let fresh = await verdict(daysAfter: 60)
+        // trustd enforces while the list's last check-in is less than 60 × 86,400 s ago.
+        let fresh = await verdict(daysAfter: 60 - 1.0 / 86400)
         #expect(fresh.certificateTransparency?.status == .noEmbeddedSCTs)
         #expect(!fresh.isTrusted)
-        let stale = await verdict(daysAfter: 61)
+        let stale = await verdict(daysAfter: 60)
         #expect(stale.isTrusted)
         #expect(stale.certificateTransparency?.status == .listOutOfDate)
-        #expect(stale.notes.contains { $0.contains("is 61 days old") && $0.contains("over 60 days") })
+        #expect(stale.notes.contains { $0.contains("is 60 days old") && $0.contains("once its list is 60 days old") })
     }
 
     // MARK: The validated-path cache
@@ -305,11 +330,11 @@ import X509
                                               validationTime: PKI.now.addingTimeInterval(days * 86400)))
         }
         #expect(await at(0).certificateTransparency?.status == .compliant)
-        #expect(await at(10).certificateTransparency?.status == .compliant)
-        let old = await at(11)
+        #expect(await at(9).certificateTransparency?.status == .compliant)
+        let old = await at(10)
         #expect(old.isTrusted)
         #expect(old.certificateTransparency?.status == .listOutOfDate)
-        #expect(old.notes.contains { $0.contains("is 61 days old") })
+        #expect(old.notes.contains { $0.contains("is 60 days old") })
         #expect(await at(1).certificateTransparency?.status == .compliant)
     }
 

@@ -39,6 +39,8 @@ public final class TrustAnchors: Sendable {
     let store: CertificateStore
     let customDER: Set<DERKey>
     private let inputs: [CertificateKey: InputCertificate]
+    /// Anchors that are roots of the public store, however they were supplied.
+    private let publicKeys: Set<CertificateKey>
     private let byName: NamedCertificates
     /// Each usable anchor's extensions, parsed once here rather than in every evaluation that reaches it.
     let parsedExtensions: [ExtensionMemo.Key: ParsedExtensions]
@@ -80,6 +82,18 @@ public final class TrustAnchors: Sendable {
             if let cert = c.certificate, case let key = CertificateKey(cert), inputs[key] == nil { inputs[key] = c }
         }
         self.inputs = inputs
+        // trustd asks whether the root is in the system anchor store (SecCertificateSourceContains(kSecSystemAnchorSource,
+        // root)), not how the app supplied it: a custom anchor that is also a root of the store is public, and CT and the
+        // 398-day limit apply to chains through it. The store's roots are loaded once per process.
+        let storeDER: Set<DERKey> = custom.isEmpty ? []
+            : Set((roots ?? systemRoots ?? (store == .apple ? SystemRoots.apple : SystemRoots.shared)).certificates.map { DERKey($0.der) })
+        var publicKeys = Set<CertificateKey>()
+        for c in all {
+            guard let cert = c.certificate else { continue }
+            let der = DERKey(c.der)
+            if !customDER.contains(der) || storeDER.contains(der) { publicKeys.insert(CertificateKey(cert)) }
+        }
+        self.publicKeys = publicKeys
         self.byName = NamedCertificates(all.compactMap(\.certificate))
         var parsedExtensions: [ExtensionMemo.Key: ParsedExtensions] = [:]
         for cert in all.compactMap(\.certificate) { parsedExtensions[ExtensionMemo.Key(tbs: cert.tbsCertificateBytes)] = ParsedExtensions(cert) }
@@ -98,6 +112,10 @@ public final class TrustAnchors: Sendable {
     }
 
     func input(for certificate: Certificate) -> InputCertificate? { inputs[CertificateKey(certificate)] }
+
+    /// Whether `certificate` is a root of the public store (the system's or Apple's), as trustd decides where Apple's
+    /// rules for public roots apply: whether or not the caller also supplied it as an anchor.
+    func isPublic(_ certificate: Certificate) -> Bool { publicKeys.contains(CertificateKey(certificate)) }
 
     /// Usable anchors whose subject is `name` (RFC 5280 §7.1), as the path builder finds them.
     func certificates(named name: DistinguishedName) -> [Certificate] { byName[name] }

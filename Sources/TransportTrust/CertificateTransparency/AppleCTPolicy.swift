@@ -29,7 +29,7 @@ enum AppleCTPolicy {
             return Applicability(isRequired: false, reason: "the platform does not require Certificate Transparency")
         }
         guard inputs.anchorIsPublic else {
-            return Applicability(isRequired: false, reason: "Apple requires CT only for chains to a public root, not to a user-supplied anchor")
+            return Applicability(isRequired: false, reason: "Apple requires CT only for chains to a public root, not to a user-supplied anchor outside the public store")
         }
         guard !inputs.anchorIsApple else {
             return Applicability(isRequired: false, reason: "Apple does not require CT for chains to its own roots")

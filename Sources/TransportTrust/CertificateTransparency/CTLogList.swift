@@ -112,8 +112,9 @@ public struct CTLogList: Sendable, Hashable {
     /// Apple stops enforcing CT on a device whose list has not been confirmed current for 60 days.
     public static let maximumAgeDays = 60
 
-    /// The first instant at which the list is over ``maximumAgeDays`` whole days old; nil for a supplied list.
-    var outOfDateFrom: Date? { date.map { $0.addingTimeInterval(Double(Self.maximumAgeDays + 1) * 86_400) } }
+    /// The first instant at which the list is ``maximumAgeDays`` days old; nil for a supplied list. trustd enforces
+    /// only while the last check-in is less than 60 × 86,400 s ago.
+    var outOfDateFrom: Date? { date.map { $0.addingTimeInterval(Double(Self.maximumAgeDays) * 86_400) } }
 
     /// True when an iPhone with this list would still enforce CT at `time`.
     public func isCurrent(at time: Date) -> Bool { outOfDateFrom.map { time < $0 } ?? true }

@@ -66,7 +66,7 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
         guard list.isCurrent(at: context.validationTime) else {
             let age = list.age(at: context.validationTime) ?? 0
             let text = "Certificate Transparency was not enforced: \(list.summary) is \(age) days old at the verification time, "
-                + "and an iPhone stops enforcing CT when its list is over \(CTLogList.maximumAgeDays) days old. "
+                + "and an iPhone stops enforcing CT once its list is \(CTLogList.maximumAgeDays) days old. "
                 + "Give a current list with --ct-log-list (scripts/refresh-ct-log-list.py updates the bundled one)"
             return TransparencyFindings(note: text, report: CertificateTransparencyReport(
                 status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: text, logList: list.summary),

@@ -13,7 +13,7 @@ public struct CertificateTransparencyReport: Sendable, Hashable, Codable {
         case noEmbeddedSCTs
         /// Apple does not require CT for this chain (a user anchor, an old certificate, another policy).
         case notRequired
-        /// CT would apply, but the log list is over 60 days old, and Apple stops enforcing then.
+        /// CT would apply, but the log list is 60 days old or more, and Apple stops enforcing then.
         case listOutOfDate
     }
 

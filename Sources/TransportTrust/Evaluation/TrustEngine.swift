@@ -70,7 +70,7 @@ public final class TrustEngine: Sendable {
             if let memo = hit.transparency, memo.check == transparency, memo.findings.stable.contains(time) {
                 ct = memo.findings
             } else {
-                ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom),
+                ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic),
                                         cached: hit.sctAnalysis)
             }
             if ct.failure == nil {
@@ -82,7 +82,7 @@ public final class TrustEngine: Sendable {
         let revocationMemo = RevocationMemo()
         if let hit {
             let (rules, handled) = policyRules(trust.policy, fingerprint: fingerprint).parts
-            let context = RuleContext(validationTime: time, anchorIsSystem: !hit.anchorIsCustom, rootConstraints: trust.anchors.constraints)
+            let context = RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic, rootConstraints: trust.anchors.constraints)
             // The path was validated under some policy; a critical extension this one does not process rules it out,
             // as it would have in the path builder.
             if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
@@ -108,7 +108,8 @@ public final class TrustEngine: Sendable {
             verdict.failures = [misordered]
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
-            cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom, passed: fingerprint,
+            cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom,
+                         anchorIsPublic: passed.chain.last.map(trust.anchors.isPublic) ?? false, passed: fingerprint,
                          transparency: Self.memo(transparency, passed.ct))
         }
         return verdict
@@ -171,7 +172,7 @@ public final class TrustEngine: Sendable {
         {
             let custom = trust.anchors.isCustom(chain[chain.count - 1])
             var soleContext = context
-            soleContext.anchorIsSystem = !custom
+            soleContext.anchorIsSystem = trust.anchors.isPublic(chain[chain.count - 1])
             let failures = Self.ruleFailures(chain, rules: rules, context: soleContext)
             guard failures.isEmpty else {
                 return (TrustVerdict(anchor: custom ? .custom : .system, chain: candidates.inputs(sole), failures: failures,
@@ -461,7 +462,7 @@ struct RecordingPolicy: VerifierPolicy {
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         var context = self.context
-        context.anchorIsSystem = !anchors.isCustom(chain[chain.count - 1])
+        context.anchorIsSystem = anchors.isPublic(chain[chain.count - 1])
         let findings = await TrustEngine.check(chain, rules: rules, revocation: revocation, transparency: transparency, context: context,
                                                memo: revocationMemo, rulesPassed: ruleAbiding.map { chain.elementsEqual($0) } ?? false)
         let failures = findings.failures

@@ -26,6 +26,8 @@ final class ValidatedPathCache: Sendable {
         let path: [InputCertificate]
         let chain: UnverifiedCertificateChain
         let anchorIsCustom: Bool
+        /// Whether the anchor is a root of the public store (`TrustAnchors/isPublic`), where Apple's public-root rules apply.
+        let anchorIsPublic: Bool
         /// The latest notBefore and the earliest notAfter of the path.
         let validFrom: Date
         let validUntil: Date
@@ -67,12 +69,13 @@ final class ValidatedPathCache: Sendable {
         }
     }
 
-    func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool,
+    func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool, anchorIsPublic: Bool,
                 passed fingerprint: RuleFingerprint?, transparency: (check: CertificateTransparencyCheck, findings: TransparencyFindings)? = nil) {
         guard capacity > 0, let validFrom = chain.map(\.notValidBefore).max(),
             let validUntil = chain.map(\.notValidAfter).min()
         else { return }
-        var entry = Entry(path: path, chain: chain, anchorIsCustom: anchorIsCustom, validFrom: validFrom, validUntil: validUntil)
+        var entry = Entry(path: path, chain: chain, anchorIsCustom: anchorIsCustom, anchorIsPublic: anchorIsPublic, validFrom: validFrom,
+                          validUntil: validUntil)
         if let fingerprint { entry.passed = [fingerprint] }
         entry.sctAnalysis = transparency?.findings.analysis
         entry.transparency = transparency

@@ -14,8 +14,9 @@ import X509
 /// | public root | ≥ 2020-09-01T00:00:00Z | 398 days | support.apple.com/102028 | iOS 14, macOS 11 |
 /// | any other | > 2019-06-30T23:00:00Z | 825 days + 3,600 s | support.apple.com/103769 | iOS 13, macOS 10.15 |
 ///
-/// A public root is one from the system store or Apple's (`RuleContext/anchorIsSystem`). A leaf that is itself a
-/// custom anchor is not checked, as trustd skips leaves that are user- or admin-trusted anchors.
+/// A public root is a root of the system store or Apple's, however the caller supplied it (`RuleContext/anchorIsSystem`,
+/// `TrustAnchors/isPublic`). A leaf that is itself a custom anchor is not checked, as trustd skips leaves that are
+/// user- or admin-trusted anchors.
 package struct AppleValidityPeriodRule: ChainRule {
     package var platform: ApplePlatform
 

@@ -17,8 +17,8 @@ extension ChainRule {
 /// What a rule may need besides the chain.
 package struct RuleContext: Sendable {
     package var validationTime: Date
-    /// True when the anchor of this chain is a public root: from the system store (which includes `SSL_CERT_FILE`
-    /// and `SSL_CERT_DIR`) or Apple's, rather than a custom anchor from the caller.
+    /// True when the anchor of this chain is a public root: a root of the system store (which includes `SSL_CERT_FILE`
+    /// and `SSL_CERT_DIR`) or Apple's, even when the caller also supplied it as a custom anchor (trustd asks the store).
     package var anchorIsSystem: Bool
     /// Apple's limits on the roots of its store, when the anchors are Apple's (``TrustAnchors/Store/apple``).
     var rootConstraints = RootConstraints()
