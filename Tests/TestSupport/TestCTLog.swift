@@ -101,18 +101,18 @@ public struct TestCTLog: @unchecked Sendable {
 
 extension TestCert {
     /// A TLS leaf carrying SCTs from `logs` (one each, at `sctTime`), as a CA issues it after logging its precertificate.
-    /// `rawList` replaces the SCT list's TLS bytes, for hostile lists.
+    /// `rawList` replaces the SCT list's TLS bytes, for hostile lists; `extraSCTs` are raw entries added after the SCTs.
     public func leafWithSCTs(
         _ logs: [TestCTLog], sctTime: Date? = nil, corrupt: Set<Int> = [], dns: [String] = ["www.example.com"],
         notValidBefore: Date = PKI.notBefore, notValidAfter: Date = PKI.notBefore.addingTimeInterval(90 * 86400 - 1),
-        key: TestKey = .p256(), rawList: [UInt8]? = nil
+        key: TestKey = .p256(), rawList: [UInt8]? = nil, extraSCTs: [[UInt8]] = []
     ) -> TestCert {
         let serial = PKI.serial()
         let precert = leaf(dns: dns, key: key, notValidBefore: notValidBefore, notValidAfter: notValidAfter, serial: serial)
         let tbs = Array(precert.certificate.tbsCertificateBytes)
         let time = sctTime ?? notValidBefore.addingTimeInterval(60)
         let scts = logs.enumerated().map { i, log in log.sct(timestamp: time, issuer: self, tbs: tbs, corruptSignature: corrupt.contains(i)) }
-        let ext = TestCTLog.sctListExtension(scts, rawList: rawList)
+        let ext = TestCTLog.sctListExtension(scts + extraSCTs, rawList: rawList)
         return leaf(dns: dns, key: key, notValidBefore: notValidBefore, notValidAfter: notValidAfter, serial: serial, extra: [ext])
     }
 }

@@ -206,6 +206,28 @@ import X509
         }
     }
 
+    @Test func anSCTThatCannotBeReadIsSkippedAndTheOthersCount() async throws {
+        let pki = try CTTestPKI()
+        // trustd skips an SCT it cannot read and counts the rest: two good SCTs beside an empty and a cut-short one.
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), extraSCTs: [[], [0x00, 0x01, 0x02]])
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        let report = try #require(verdict.certificateTransparency)
+        #expect(report.status == .compliant)
+        #expect(report.countedSCTs == 2)
+        #expect(report.scts.count == 4)
+        #expect(report.scts[2].reason == "it cannot be read: it is empty", "\(report.scts[2])")
+        #expect(report.scts[3].reason?.contains("it cannot be read: it ends early") == true, "\(report.scts[3])")
+        #expect(!report.scts[2].counted && !report.scts[3].counted)
+    }
+
+    @Test func everyAppleOperatedRootIsKnownAsOne() throws {
+        // trustd exempts chains to Apple's own roots from CT; one of them is still Apple Computer, Inc.'s.
+        let apple = AppleTrustStore.shared.roots.certificates.compactMap(\.certificate).filter(CertificateTransparencyCheck.isAppleRoot)
+        #expect(apple.count == CertificateTransparencyCheck.appleRootFingerprints.count)
+        #expect(apple.contains { "\($0.subject)".contains("CN=Apple Root Certificate Authority") })
+    }
+
     // MARK: When CT applies
 
     @Test func aUserAnchorNeedsNoSCTs() async throws {

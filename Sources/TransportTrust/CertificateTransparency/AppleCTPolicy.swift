@@ -90,6 +90,7 @@ enum AppleCTPolicy {
         enum Verdict { case current, retired(Date), refused(String) }
         let verdicts: [Verdict] = entries.map { entry in
             let sct = entry.sct
+            if let problem = sct.problem { return .refused(problem) }
             guard sct.isVersion1 else { return .refused("it is version \(Int(sct.version) + 1); only v1 SCTs count") }
             guard let log = entry.log else { return .refused("its log is not in \(listName)") }
             guard log.isTrusted else {

@@ -95,9 +95,10 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
 
     /// trustd requires CT only for chains to a system root "that is not one of Apple's own anchors".
     static func isAppleRoot(_ anchor: Certificate) -> Bool {
-        // Every one of them is Apple Inc.'s; the hash is taken only then.
+        // Every one of them names Apple as its organization (Apple Root Certificate Authority as "Apple Computer, Inc.",
+        // which prints escaped); the hash, which decides, is taken only then.
         let apple = anchor.subject.contains { rdn in
-            rdn.contains { $0.type == .RDNAttributeType.organizationName && String(describing: $0.value) == "Apple Inc." }
+            rdn.contains { $0.type == .RDNAttributeType.organizationName && String(describing: $0.value).hasPrefix("Apple ") }
         }
         guard apple else { return false }
         var serializer = DER.Serializer()

@@ -44,6 +44,7 @@ struct SCTAnalysis: Sendable {
             let signed: (tbs: [UInt8], issuerKeyHash: [UInt8])?
             do { signed = (try EmbeddedSCTs.precertificateTBS(of: leaf), try EmbeddedSCTs.issuerKeyHash(issuer)) } catch { signed = nil }
             contents = .present(scts.map { sct in
+                if let problem = sct.problem { return Entry(sct: sct, log: nil, signature: .unchecked(problem)) }
                 guard sct.isVersion1 else { return Entry(sct: sct, log: nil, signature: .unchecked("it is version \(Int(sct.version) + 1), not v1")) }
                 guard let log = list.log(id: sct.logID) else { return Entry(sct: sct, log: nil, signature: .unchecked("its log is not in the list")) }
                 guard log.isTrusted else { return Entry(sct: sct, log: log, signature: .unchecked("its log is \(log.state.rawValue)")) }

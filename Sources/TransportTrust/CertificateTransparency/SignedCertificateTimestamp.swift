@@ -17,8 +17,10 @@ package struct SignedCertificateTimestamp: Sendable, Hashable {
     /// RFC 5246 SignatureAlgorithm: 1 is RSA, 3 is ECDSA.
     public var signatureAlgorithm: UInt8
     public var signature: [UInt8]
+    /// Why this entry of the list cannot be read, when it cannot: it is then never counted, and the others still are.
+    public var problem: String? = nil
 
-    public var isVersion1: Bool { version == 0 }
+    public var isVersion1: Bool { version == 0 && problem == nil }
 
     public var date: Date { Date(timeIntervalSince1970: Double(timestamp) / 1000) }
 
@@ -62,7 +64,9 @@ package enum SCTListReader {
     /// Real certificates carry two to five; Apple's policy never asks for more than five.
     package static let maximumCount = 32
 
-    /// Entries whose version is not v1 are returned with only their version set: their layout is unknown.
+    /// Entries whose version is not v1 are returned with only their version set: their layout is unknown. An entry
+    /// that cannot be read is returned with its ``SignedCertificateTimestamp/problem``, as trustd drops only that SCT;
+    /// only the list's own framing (its length, each entry's length) makes the whole list unreadable.
     package static func read(_ bytes: ArraySlice<UInt8>) throws(SCTListError) -> [SignedCertificateTimestamp] {
         var reader = TLSReader(bytes)
         let declared = try reader.length(bytes: 2)
@@ -72,14 +76,25 @@ package enum SCTListReader {
         while reader.remaining > 0 {
             guard result.count < maximumCount else { throw .tooMany(limit: maximumCount) }
             let length = try reader.length(bytes: 2)
-            guard length > 0 else { throw .emptySCT(index: result.count) }
             let body = try reader.take(length)
-            result.append(try readOne(body, index: result.count))
+            do {
+                result.append(try readOne(body, index: result.count))
+            } catch {
+                let why: String
+                switch error {
+                case .emptySCT: why = "it is empty"
+                case .trailingBytes(_, let count): why = "it has \(count) bytes after its signature"
+                default: why = error.description
+                }
+                result.append(SignedCertificateTimestamp(version: 0, logID: [], timestamp: 0, extensions: [], hashAlgorithm: 0,
+                                                         signatureAlgorithm: 0, signature: [], problem: "it cannot be read: \(why)"))
+            }
         }
         return result
     }
 
     private static func readOne(_ bytes: ArraySlice<UInt8>, index: Int) throws(SCTListError) -> SignedCertificateTimestamp {
+        guard !bytes.isEmpty else { throw .emptySCT(index: index) }
         var reader = TLSReader(bytes)
         let version = try reader.byte()
         guard version == 0 else {
