@@ -193,6 +193,23 @@ import TransportTrust
         #expect(CipherSuite.atsForwardSecrecy.count == 11)
     }
 
+    @Test func forwardSecrecyNOUnderATLS13MinimumAddsNoSuiteAndSaysSo() throws {
+        let body = """
+            <key>NSExceptionDomains</key><dict><key>modern.example.com</key><dict>
+            <key>NSExceptionMinimumTLSVersion</key><string>TLSv1.3</string>
+            <key>NSExceptionRequiresForwardSecrecy</key><false/></dict></dict>
+            """
+        let req = try ATSFixture.resolver(body).requirements(for: "https://modern.example.com")
+        #expect(req.cipherSuites.value == CipherSuite.tls13)
+        #expect(!req.cipherSuites.because.rule.contains("adds the RSA"), "\(req.cipherSuites.because.rule)")
+        #expect(req.cipherSuites.because.rule.contains("adds no suite"))
+        let findings = try ATSAuditTests().findings(body)
+        let fs = try #require(findings.first { $0.rule == .forwardSecrecyDisabled })
+        #expect(fs.severity == .medium)
+        #expect(fs.message.contains("only the certificate key-size check is dropped"), "\(fs.message)")
+        #expect(!fs.message.contains("RSA key-exchange suites are allowed"))
+    }
+
     @Test func forwardSecrecyNOAddsRSASuitesAndDropsKeySize() throws {
         let body = """
             <key>NSExceptionDomains</key><dict><key>legacy.example.com</key><dict>

@@ -114,8 +114,12 @@ public struct Auditor: Sendable {
             }
         }
         if let fs = entry.requiresForwardSecrecy, !fs.value {
-            out.add(.forwardSecrecyDisabled, fs.keyPath, severity: risky(.high), domain: d,
-                    message: "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped\(deadNote)",
+            // Under a TLS 1.3 minimum no RSA key-exchange suite can be negotiated; only the key-size check goes.
+            let tls13Only = (entry.minimumTLSVersion?.value ?? .tls12) > .tls12
+            out.add(.forwardSecrecyDisabled, fs.keyPath, severity: risky(tls13Only ? .medium : .high), domain: d,
+                    message: tls13Only
+                        ? "\(fs.key) is NO for \(d): the minimum is TLS 1.3, whose suites all have forward secrecy, so only the certificate key-size check is dropped\(deadNote)"
+                        : "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped\(deadNote)",
                     fix: "Enable ECDHE suites on the server and remove the key")
         }
         for legacy in entry.legacyKeys {

@@ -175,6 +175,9 @@ public struct RequirementsResolver: Sendable {
         suites += CipherSuite.tls13
         let suitesBecause = fs.value
             ? Provenance(keyPath: fs.because.keyPath, rule: "ATS forward-secrecy suites (ECDHE) plus TLS 1.3; \(fs.because.rule)")
+            : tls.value > .tls12
+            ? Provenance(keyPath: fs.because.keyPath,
+                         rule: "TLS 1.3 only, whose suites all have forward secrecy, so NSExceptionRequiresForwardSecrecy = NO adds no suite; \(entryRule)")
             : Provenance(keyPath: fs.because.keyPath, rule: "NSExceptionRequiresForwardSecrecy = NO adds the RSA key-exchange suites; \(entryRule)")
         let relaxed = http.value
         let keyStrength = fs.value && !relaxed
