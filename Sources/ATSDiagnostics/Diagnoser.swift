@@ -69,6 +69,12 @@ public struct Diagnoser: Sendable {
         return (target.host, port)
     }
 
+    /// The NSExceptionDomains key that names the URL's host: written with a trailing dot when the URL's host is, since
+    /// Apple matches `example.com.` only to a host written so.
+    static func entryName(url: String, host: String) -> String {
+        (try? ConnectionTarget(url: url))?.isAbsolute == true ? host + "." : host
+    }
+
     /// Runs every test against `url`, in parallel, and works out the chain and the recommendation.
     public func diagnose(url: String) async throws(DiagnosisInputError) -> HostDiagnosis {
         let (host, port) = try Self.validate(url: url)
@@ -88,14 +94,14 @@ public struct Diagnoser: Sendable {
                              trustStoreVersion: options.anchors.trustStore == .apple ? AppleTrustStore.shared.version : nil, tests: outcomes,
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
                              certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
-                             recommendation: Recommendation.choose(host: host, outcomes: outcomes),
+                             recommendation: Recommendation.choose(host: Self.entryName(url: url, host: host), outcomes: outcomes),
                              untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile),
                              milliseconds: (clock.now - start).milliseconds)
     }
 
     /// One test: one request with the test's ATS dictionary, exactly as the client sends any request.
     public func run(_ test: ATSTestCase, url: String, host: String) async -> TestOutcome {
-        let dictionary = test.relaxation.dictionary(host: host)
+        let dictionary = test.relaxation.dictionary(host: Self.entryName(url: url, host: host))
         let presented = NIOLockedValueBox<[[UInt8]]>([])
         var configuration = HTTPSClientConfiguration(
             ats: .configuration(ATSConfiguration(dictionary: dictionary), profile: options.profile),

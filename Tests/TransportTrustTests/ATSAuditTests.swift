@@ -180,9 +180,24 @@ import Testing
         }
     }
 
+    /// Apple (NSExceptionDomains): "example.com. (with a trailing dot) matches "example.com." but not "example.com".
+    /// Similarly, example.com matches "example.com" but not "example.com."."
+    @Test func aTrailingDotMatchesOnlyAHostWrittenWithOne() throws {
+        let allowHTTP = "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let body = "<key>NSExceptionDomains</key><dict><key>example.org.</key><dict>\(allowHTTP)</dict>"
+            + "<key>plain.com</key><dict>\(allowHTTP)</dict></dict>"
+        let resolver = try ATSFixture.resolver(body)
+        #expect(try resolver.requirements(for: "http://example.org./").allowsInsecureHTTP.value)
+        #expect(try resolver.requirements(for: "http://www.example.org./").allowsInsecureHTTP.value)
+        #expect(try !resolver.requirements(for: "http://example.org/").allowsInsecureHTTP.value)
+        #expect(try resolver.requirements(for: "http://plain.com/").allowsInsecureHTTP.value)
+        #expect(try !resolver.requirements(for: "http://plain.com./").allowsInsecureHTTP.value)
+        let f = try findings(body)
+        #expect(!f.contains { $0.rule == .unmatchableDomain }, "\(f.map(\.message))")
+    }
+
     /// Apple matches the key string, so a dot no host carries makes the entry dead: reported, not normalised.
-    @Test(arguments: [("example.org.", "example.org", "ends with a dot"), (".example.com", "example.com", "starts with a dot"),
-                      ("a..b.net", "a.b.net", "empty label")])
+    @Test(arguments: [(".example.com", "example.com", "starts with a dot"), ("a..b.net", "a.b.net", "empty label")])
     func entriesWithStrayDotsNeverMatch(_ name: String, _ suggestion: String, _ why: String) throws {
         let body = Self.domain(name, "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let f = try findings(body)

@@ -17,7 +17,6 @@ public struct ATSDomainKey: Sendable, Hashable {
         case whitespace
         case invalidCharacters
         case leadingDot
-        case trailingDot
         case emptyLabel
 
         public var description: String {
@@ -31,7 +30,6 @@ public struct ATSDomainKey: Sendable, Hashable {
             case .whitespace: return "it has white space"
             case .invalidCharacters: return "it has characters that cannot appear in a host name"
             case .leadingDot: return "it starts with a dot, and ATS compares the entry with the host as written; use NSIncludesSubdomains for subdomains"
-            case .trailingDot: return "it ends with a dot, and ATS compares the entry with the host as written (a URL's trailing dot is dropped)"
             case .emptyLabel: return "it has an empty label (two dots in a row), which no host name has"
             }
         }
@@ -42,6 +40,9 @@ public struct ATSDomainKey: Sendable, Hashable {
     /// NSIncludesSubdomains. Nil when ATS never matches the key (see ``problems``).
     public var pattern: HostPattern?
     public var problems: [Problem]
+    /// Written with a trailing dot (`example.com.`): Apple matches it only to a host written with one, and an entry
+    /// without one only to a host without ("example.com. matches "example.com." but not "example.com"").
+    public var isAbsolute = false
 
     public init(_ written: String) {
         self.written = written
@@ -76,7 +77,10 @@ public struct ATSDomainKey: Sendable, Hashable {
         }
         // Apple compares the key string; a dot that no host carries is not forgiven.
         if host.hasPrefix(".") { problems.append(.leadingDot) }
-        if host.hasSuffix("."), host.count > 1 { problems.append(.trailingDot) }
+        if host.hasSuffix("."), host.count > 1 {
+            isAbsolute = true
+            host.removeLast()
+        }
         if host.contains("..") { problems.append(.emptyLabel) }
         if host != host.lowercased() { problems.append(.uppercase) }
         let allowed = host.unicodeScalars.allSatisfy {

@@ -7,6 +7,9 @@ public struct ConnectionTarget: Sendable, Equatable {
     public var scheme: String
     /// The host, lowercased, in A-label (punycode) form, without brackets or a trailing dot.
     public var host: String
+    /// Whether the URL wrote the host with a trailing dot (`https://example.com./`): ATS then matches only entries
+    /// written with one.
+    public var isAbsolute = false
     /// The IP address when the host is an IP literal.
     public var ipAddress: [UInt8]?
 
@@ -35,7 +38,10 @@ public struct ConnectionTarget: Sendable, Equatable {
         }
         var h = encoded.utf8.contains(UInt8(ascii: "%")) ? (components.host ?? encoded) : encoded
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
-        if h.hasSuffix(".") { h.removeLast() }
+        if h.hasSuffix(".") {
+            h.removeLast()
+            isAbsolute = true
+        }
         let peer: PeerName
         do {
             peer = try PeerName(h)

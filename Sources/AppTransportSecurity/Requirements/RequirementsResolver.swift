@@ -86,7 +86,7 @@ public struct RequirementsResolver: Sendable {
                 guard profile.generation >= .ats3, let ip = target.ipAddress, pattern.matches(address: ip) else { continue }
                 if case .addressRange(let range) = pattern.kind { (score, sub) = (range.prefixLength, true) } else { score = Int.max }
             } else {
-                guard !target.isIP else { continue }
+                guard !target.isIP, key.isAbsolute == target.isAbsolute else { continue }
                 if pattern.matches(canonical: target.host) {
                     score = Int.max
                 } else if subdomains, pattern.withSubdomains(oneLabel: subdomainMatching == .oneLabel).matches(canonical: target.host) {
