@@ -161,6 +161,26 @@ import X509
         #expect(verdict.certificateTransparency?.scts.allSatisfy { $0.reason?.contains("after the verification time") == true } == true)
     }
 
+    @Test func timesAreComparedInWholeSecondsAsTrustdDoes() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        // trustd truncates the verification time to the second: an SCT half a second after PKI.now is still in the
+        // future at PKI.now + 0.9 s, and counts from PKI.now + 1 s. The cache keeps to the same line.
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), sctTime: PKI.now.addingTimeInterval(0.5))
+        #expect(try await pki.evaluate(leaf, logs: Self.logs, at: PKI.now.addingTimeInterval(1), engine: engine).isTrusted)
+        let early = try await pki.evaluate(leaf, logs: Self.logs, at: PKI.now.addingTimeInterval(0.9), engine: engine)
+        #expect(!early.isTrusted)
+        #expect(early.certificateTransparency?.scts.allSatisfy { $0.reason?.contains("after the verification time") == true } == true)
+        // A readonly log's freeze is compared in seconds too: an SCT within the second it froze counts.
+        var frozen = TestCTLog(name: "Frozen Log")
+        frozen.state = "readonly"
+        let sctTime = PKI.notBefore.addingTimeInterval(60)
+        frozen.stateSince = sctTime
+        let withinTheSecond = pki.ca.leafWithSCTs([Self.logs[0], frozen], sctTime: sctTime.addingTimeInterval(0.5))
+        let verdict = try await pki.evaluate(withinTheSecond, logs: [Self.logs[0], frozen])
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+    }
+
     @Test func aCorruptSignatureIsNamed() async throws {
         let pki = try CTTestPKI()
         let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), corrupt: [1])

@@ -84,7 +84,8 @@ enum AppleCTPolicy {
             entries = e
         }
 
-        let t = UInt64(max(0, time.timeIntervalSince1970 * 1000))
+        // trustd truncates the verification time to whole seconds before comparing it with SCT timestamps in ms.
+        let t = UInt64(max(0, time.timeIntervalSince1970).rounded(.down)) * 1000
         let notAfter = leaf.notValidAfter
         // First pass: what each SCT is, apart from retirement, which needs the issuance time.
         enum Verdict { case current, retired(Date), refused(String) }
@@ -97,7 +98,8 @@ enum AppleCTPolicy {
                 return .refused("\(log.name) is \(log.state.rawValue) in the list since \(RFC3339.day(log.stateSince))")
             }
             guard sct.timestamp <= t else { return .refused("its timestamp \(RFC3339.format(sct.date)) is after the verification time") }
-            if log.state == .readonly, sct.date > log.stateSince {
+            // trustd compares the freeze in whole seconds: an SCT within the second the log froze still counts.
+            if log.state == .readonly, sct.timestamp / 1000 > UInt64(max(0, log.stateSince.timeIntervalSince1970).rounded(.down)) {
                 return .refused("\(log.name) froze on \(RFC3339.format(log.stateSince)), before this SCT")
             }
             if let shard = log.temporalInterval, !shard.contains(notAfter) {

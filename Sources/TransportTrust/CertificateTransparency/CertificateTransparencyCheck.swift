@@ -75,8 +75,9 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
         let analysis = cached.flatMap { $0.logList == list.identity ? $0 : nil } ?? SCTAnalysis(leaf: leaf, issuer: chain[1], list: list)
         let report = AppleCTPolicy.evaluate(analysis, leaf: leaf, list: list, time: context.validationTime)
         var findings = TransparencyFindings(report: report, analysis: analysis)
-        // Before the latest SCT's timestamp some SCT is from the future, and the outcome holds only at this time.
-        let latest = analysis.latestTimestamp ?? .distantPast
+        // Before the latest SCT's timestamp some SCT is from the future, and the outcome holds only at this time. The
+        // check compares whole seconds (as trustd does), so an SCT counts from the first whole second at or after it.
+        let latest = analysis.latestTimestamp.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.up)) } ?? .distantPast
         let time = context.validationTime
         findings.stable = time < latest ? time...time : latest...max(latest, outOfDateFrom.addingTimeInterval(-0.001))
         if report.refuses {
