@@ -247,9 +247,11 @@ public final class HTTPSClient: Sendable {
             nextRequest.headers.remove(name: "content-length")
         }
         // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
-        // host there (curl, too, sends a custom Host to the first host only).
+        // host there (curl, too, sends a custom Host to the first host only). A proxy credential goes too: the
+        // next origin may take another route.
         if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
             nextRequest.headers.remove(name: "authorization")
+            nextRequest.headers.remove(name: "proxy-authorization")
             nextRequest.headers.remove(name: "cookie")
             nextRequest.headers.remove(name: "host")
         }
