@@ -36,12 +36,10 @@ extension HTTPSClient {
         var askedForIdentity = false
         while true {
             var reused = false
-            var multiplexed = false
             do throws(TransportError) {
                 let connection: Connection
                 (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline,
                                                                    proxyAuthorization: givenProxyAuthorization)
-                multiplexed = connection.session != nil
                 var stream: AsyncThrowingStream<[UInt8], any Error>?
                 var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
                 if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
@@ -49,11 +47,12 @@ extension HTTPSClient {
                                                          deadline: deadline, stream: continuation)
                 return (connection, started, stream)
             } catch {
-                // A pooled connection the server closed while idle: try once more on a new one. On HTTP/2 only what
-                // the server left unprocessed (a refused stream), or an idempotent request (RFC 9110 §9.2.2).
+                // A pooled connection the server closed: try once more on a new one, but only what the server left
+                // unprocessed (a refused HTTP/2 stream) or an idempotent request (RFC 9110 §9.2.2). On HTTP/1.1 too,
+                // a close after the request went out may follow its processing, and a POST must not run twice.
                 let refused = error.underlying == ExchangeFailure.refusedMarker
                 let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
-                if !retried && error.kind == .connectionClosed && (refused || (reused && (!multiplexed || idempotent))) {
+                if !retried && error.kind == .connectionClosed && (refused || (reused && idempotent)) {
                     retried = true
                     continue
                 }
