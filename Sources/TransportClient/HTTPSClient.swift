@@ -150,6 +150,7 @@ public final class HTTPSClient: Sendable {
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?
         var staleRetries = 0
+        var answeredChallenges = 0
         var proxyFailures = 0
         var pendingProxy: ProxyAnswer?
 
@@ -193,6 +194,12 @@ public final class HTTPSClient: Sendable {
                 let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
                 if !challenges.isEmpty {
                     let (end, failure) = try await readWhole(started, on: connection, request: request, redirects: redirects)
+                    // Per-space limits do not bound a server that names a new realm each time; this does.
+                    guard answeredChallenges < configuration.maximumTotalAuthenticationAttempts else {
+                        await release(connection, reusable: end.reusable)
+                        throw TransportError(.tooManyAuthenticationAttempts, phase: .authentication, host: target.host, port: target.port,
+                                             "the server asked for credentials again after \(answeredChallenges) answered challenges (\(attempts.count) protection spaces); none is sent again. Check the user and password, or raise HTTPSClientConfiguration.maximumTotalAuthenticationAttempts")
+                    }
                     let answered: Answer?
                     do throws(TransportError) {
                         answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: pendingCredential,
@@ -203,6 +210,7 @@ public final class HTTPSClient: Sendable {
                         throw error
                     }
                     if let answer = answered {
+                        answeredChallenges += 1
                         await release(connection, reusable: end.reusable)
                         request.headers.replaceOrAdd(name: "authorization", value: answer.header)
                         pendingCredential = (answer.space, answer.credential)
