@@ -286,6 +286,8 @@ import TransportTrust
         let error = await transportError { try await makeClient(anchors: ServerPKI().anchors, timeouts: short).execute(HTTPRequest(url: "https://\(host):\(port)/")) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.phase == .connect)
+        #expect(error?.message == "127.0.0.1:\(port) refused the connection: nothing listens on port \(port) there; check the port, and that the server is running")
+        #expect(error?.underlying?.isEmpty == false, "NIO's own text is kept for debugging")
     }
 
     @Test func aURLWithWhitespaceOrAControlCharacterIsRefusedBeforeAnythingIsSent() async throws {

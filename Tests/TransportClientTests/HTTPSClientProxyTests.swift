@@ -209,6 +209,9 @@ import TransportTrust
             #expect(error?.phase == .proxy)
             #expect(error?.message.contains("proxy http://127.0.0.1:\(dead)") == true)
             #expect(error?.message.contains("unreachable") == true)
+            #expect(error?.message.contains("127.0.0.1:\(dead) refused the connection") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("SingleConnectionFailure") == false, "NIO's text only in underlying")
+            #expect(error?.underlying?.isEmpty == false)
             #expect(error.map { "\($0)" }?.contains("secret") == false, "never the proxy's password")
             #expect(server.requests.count == 1)
         }

@@ -36,7 +36,8 @@ enum ProxyTunnel {
             if case ChannelError.connectTimeout = error {
                 throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
             }
-            throw failure(.connectionFailed, "the proxy is unreachable: \(error)", underlying: "\(error)")
+            throw failure(.connectionFailed, "the proxy is unreachable: \(ConnectFailure(error).sentence(address: proxy.host, port: proxy.port))",
+                          underlying: "\(error)")
         }
 
         // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's.
