@@ -233,6 +233,21 @@ import TransportTrust
         }
     }
 
+    @Test func aProxySendingBytesAfterItsCONNECTAnswerIsSaidToHaveDoneSo() async throws {
+        let pki = ServerPKI(dns: [host])
+        let proxy = try await TestProxy.start(.garbageAfterConnect)
+        try await withShutdown({ await proxy.shutdown() }) {
+            let client = client(pki, proxy: try via(proxy.url))
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
+                #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
+                #expect(error?.phase == .proxy)
+                #expect(error?.message.contains("answered CONNECT with 200, then sent bytes of its own") == true, "\(error?.message ?? "")")
+                #expect(error?.message.contains("closed") == false, "the proxy never closed the connection")
+            }
+        }
+    }
+
     @Test func aRefusedCONNECTNamesTheProxyAndItsStatus() async throws {
         let pki = ServerPKI(dns: [host])
         let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
