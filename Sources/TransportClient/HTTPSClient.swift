@@ -247,8 +247,8 @@ public final class HTTPSClient: Sendable {
                                  "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
         }
         var nextRequest = HTTPRequest(url: next, method: request.method, headers: request.headers, body: request.body)
-        // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4).
-        if status == 303 || ((status == 301 || status == 302) && request.method == .POST) {
+        // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4); a HEAD stays a HEAD (§15.4.4).
+        if (status == 303 && request.method != .HEAD) || ((status == 301 || status == 302) && request.method == .POST) {
             nextRequest.method = .GET
             nextRequest.body = nil
             nextRequest.headers.remove(name: "content-type")

@@ -197,6 +197,24 @@ import X509
         }
     }
 
+    @Test func a303KeepsAHEADAndTurnsAPOSTIntoAGET() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            // No body for a HEAD: this server does not drop it itself.
+            request.head.uri == "/other" ? .text(request.head.method == .HEAD ? "" : "the other page")
+                : TestResponse(status: .seeOther, headers: [("location", "/other")], body: [])
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            try await withShutdown({ await client.shutdown() }) {
+                let url = "https://\(host):\(server.port)/form"
+                _ = try await client.execute(HTTPRequest(url: url, method: .HEAD))
+                _ = try await client.execute(HTTPRequest(url: url, method: .POST, body: Array("a=1".utf8)))
+                #expect(server.requests.map { "\($0.head.method.rawValue) \($0.head.uri)" } == ["HEAD /form", "HEAD /other", "POST /form", "GET /other"])
+            }
+        }
+    }
+
     @Test func redirectLimitIsEnforced() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
