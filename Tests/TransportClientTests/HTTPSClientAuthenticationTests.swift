@@ -118,6 +118,33 @@ import X509
         }
     }
 
+    /// Streamed, a challenge's body is read for the challenge handler, and is the body when the 401 is the answer.
+    @Test func aStreamedRequestReadsALargeChallengeBody() async throws {
+        let pki = ServerPKI()
+        let page = Array(repeating: UInt8(ascii: "p"), count: 900 << 10)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"tests\"")], body: page)
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let seen = ChallengeLog()
+            let client = makeClient(anchors: pki.anchors) { config in
+                config.httpVersions = .http1Only
+                config.challengeHandler = { challenge in
+                    seen.append(challenge)
+                    return .performDefaultHandling
+                }
+            }
+            try await withShutdown({ await client.shutdown() }) {
+                let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(20)))
+                var body: [UInt8] = []
+                for try await chunk in response.body { body += chunk }
+                #expect(response.status == .unauthorized)
+                #expect(body == page, "the 401 is the answer, with its body")
+                #expect(seen.all.first { $0.protectionSpace.authenticationMethod == .httpBasic }?.failureResponse?.body == page)
+            }
+        }
+    }
+
     @Test func anUnansweredChallengePoolsItsConnectionOnce() async throws {
         let pki = ServerPKI()
         let server = try await basicServer(pki)
