@@ -156,7 +156,7 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
         case .responseTooLarge: self.init(.dataLengthExceedsMaximum)
         case .timedOut: self.init(.timedOut)
         case .tooManyRedirects: self.init(.httpTooManyRedirects)
-        case .authenticationCancelled: self.init(.userCancelledAuthentication)
+        case .authenticationCancelled, .tooManyAuthenticationAttempts: self.init(.userCancelledAuthentication)
         case .shutDown: self.init(.cancelled)
         case .internalError: self.init(.unknown)
         }

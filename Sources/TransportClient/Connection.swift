@@ -180,7 +180,9 @@ final class Connection: Sendable {
         if let tunnel {
             do { try await tunnel.eventLoop.flatSubmit { install(tunnel) }.get() } catch {
                 tunnel.close(promise: nil)
-                throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection through the proxy could not be set up: \(error)")
+                throw TransportError(.internalError, phase: .connect, host: host, port: port,
+                                     "the connection through the proxy could not be set up for \(host):\(port); the tunnel may have closed as it opened",
+                                     underlying: "\(error)")
             }
             channel = tunnel
         } else {
@@ -203,8 +205,9 @@ final class Connection: Sendable {
                                                                byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
                                          underlying: "\(error)")
                 }
+                // NIO's text names its own types; the message says what happened, `underlying` keeps the text.
                 throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
-                                     "cannot connect to \(address):\(port): \(error)", underlying: "\(error)")
+                                     ConnectFailure(error).sentence(address: address, port: port), underlying: "\(error)")
             }
         }
 
@@ -246,7 +249,8 @@ final class Connection: Sendable {
         let negotiated: Negotiated
         do { negotiated = try await exchangePromise.futureResult.get() } catch {
             channel.close(promise: nil)
-            throw TransportError(.internalError, phase: .connect, host: host, port: port, "the connection could not be set up: \(error)")
+            throw TransportError(.internalError, phase: .connect, host: host, port: port,
+                                 "the connection to \(host):\(port) closed before HTTP could be set up on it", underlying: "\(error)")
         }
         var report: ConnectionReport
         if isTLS {
@@ -441,9 +445,12 @@ final class Connection: Sendable {
                 return error
             }
             return TransportError(isTLS ? .tlsFailure : .malformedResponse, phase: phase, host: host, port: port,
-                                  "the exchange failed: \(text)", verdict: report.verdict, underlying: text)
+                                  isTLS ? "the TLS connection failed for a reason the TLS library gave no known code for (see underlying)"
+                                        : "the connection failed during the exchange (see underlying)",
+                                  verdict: report.verdict, underlying: text)
         default:
-            return TransportError(.internalError, phase: phase, host: host, port: port, "\(error)")
+            return TransportError(.internalError, phase: phase, host: host, port: port, "the exchange ended by an unexpected error (see underlying)",
+                                  underlying: "\(error)")
         }
     }
 }

@@ -142,7 +142,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
                 body += buffer.readableBytesView
             }
         case .end:
-            guard let head else { return fail(.error("the response ended before its head", isTLS: false), context: context) }
+            guard let head else { return fail(.malformedResponse("the response ended before its head"), context: context) }
             current = nil
             request.stream?.finish()
             request.endPromise.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))

@@ -16,11 +16,15 @@ extension HTTPSClient {
         let defaultPort = target.scheme == "https" ? 443 : 80
         let hostHeader = (target.host.utf8.contains(UInt8(ascii: ":")) ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
         if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
+        // A proxy credential is for the proxy alone (RFC 9110 §11.7.2), never an origin: a caller's goes on CONNECT
+        // for https, and on the request itself only when that request is sent to the proxy.
+        let givenProxyAuthorization = head.headers.first(name: "proxy-authorization")
+        head.headers.remove(name: "proxy-authorization")
         // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
         // request goes inside the tunnel, where the proxy credential never is.
         if target.scheme == "http", let proxy = proxy(for: target) {
             head.uri = "http://\(hostHeader)\(target.path)"
-            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) {
+            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) ?? givenProxyAuthorization {
                 head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
             }
         }
@@ -32,11 +36,10 @@ extension HTTPSClient {
         var askedForIdentity = false
         while true {
             var reused = false
-            var multiplexed = false
             do throws(TransportError) {
                 let connection: Connection
-                (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline)
-                multiplexed = connection.session != nil
+                (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline,
+                                                                   proxyAuthorization: givenProxyAuthorization)
                 var stream: AsyncThrowingStream<[UInt8], any Error>?
                 var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
                 if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
@@ -44,11 +47,12 @@ extension HTTPSClient {
                                                          deadline: deadline, stream: continuation)
                 return (connection, started, stream)
             } catch {
-                // A pooled connection the server closed while idle: try once more on a new one. On HTTP/2 only what
-                // the server left unprocessed (a refused stream), or an idempotent request (RFC 9110 §9.2.2).
+                // A pooled connection the server closed: try once more on a new one, but only what the server left
+                // unprocessed (a refused HTTP/2 stream) or an idempotent request (RFC 9110 §9.2.2). On HTTP/1.1 too,
+                // a close after the request went out may follow its processing, and a POST must not run twice.
                 let refused = error.underlying == ExchangeFailure.refusedMarker
                 let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
-                if !retried && error.kind == .connectionClosed && (refused || (reused && (!multiplexed || idempotent))) {
+                if !retried && error.kind == .connectionClosed && (refused || (reused && idempotent)) {
                     retried = true
                     continue
                 }
@@ -87,7 +91,9 @@ extension HTTPSClient {
         }
     }
 
-    func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline) async throws(TransportError) -> (Connection, reused: Bool) {
+    /// - Parameter proxyAuthorization: the caller's Proxy-Authorization, sent on CONNECT when none is remembered.
+    func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline,
+                    proxyAuthorization: String? = nil) async throws(TransportError) -> (Connection, reused: Bool) {
         let route = proxy(for: target)
         let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
                           settings: target.scheme == "https" ? TLSSettings.cacheKey(requirementsKey: target.tlsKey, identity: identity) : "",
@@ -106,7 +112,9 @@ extension HTTPSClient {
         do throws(TransportError) {
             let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
             var tunnel: (any Channel)?
-            if let route { tunnel = try await self.tunnel(through: route, to: target, deadline: deadline) }
+            if let route {
+                tunnel = try await self.tunnel(through: route, to: target, authorization: proxyAuthorization, deadline: deadline)
+            }
             let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
                                                        sslContext: context, group: group, deadline: deadline, over: tunnel)
             if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }

@@ -86,6 +86,11 @@ public final class HTTPSClient: Sendable {
     /// A caller that reads slowly holds the server back: about 256 KiB at most is buffered ahead of it, then the
     /// client stops reading the connection (on HTTP/2, the stream) until the caller catches up.
     ///
+    /// Only the final response is streamed. The client reads the bodies before it itself: a redirect's up to 1 MiB
+    /// (past that it closes the connection rather than read on), and a 401's into memory, up to
+    /// ``HTTPSClientConfiguration/maximumResponseBytes``, for the challenge handler and as the body when the 401 is
+    /// the answer.
+    ///
     /// The body ends with a ``TransportError`` when the exchange fails (a timeout, a reset). A caller that stops
     /// reading before the end closes the connection, which is then not reused.
     public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
@@ -150,6 +155,7 @@ public final class HTTPSClient: Sendable {
         var rejected: Set<ProtectionSpace> = []
         var pendingCredential: (space: ProtectionSpace, credential: Credential)?
         var staleRetries = 0
+        var answeredChallenges = 0
         var proxyFailures = 0
         var pendingProxy: ProxyAnswer?
 
@@ -164,7 +170,7 @@ public final class HTTPSClient: Sendable {
             }
 
             if [301, 302, 303, 307, 308].contains(status), let location = started.head.headers.first(name: "location") {
-                try await drain(started, connection)
+                try await drain(started, stream, connection)
                 guard redirects.count < configuration.maximumRedirects else {
                     throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
                                          "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
@@ -183,7 +189,7 @@ public final class HTTPSClient: Sendable {
 
             // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
             if status == 407, let proxy = proxy(for: target), target.scheme == "http" {
-                let (end, failure) = try await readWhole(started, on: connection, request: request, redirects: redirects)
+                let (end, failure) = try await readWhole(started, stream, on: connection, request: request, redirects: redirects)
                 await release(connection, reusable: end.reusable)
                 pendingProxy = try await answerProxyChallenge(started.head, proxy: proxy, target: target, failures: &proxyFailures, failure: failure)
                 continue
@@ -192,7 +198,13 @@ public final class HTTPSClient: Sendable {
             if status == 401 {
                 let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
                 if !challenges.isEmpty {
-                    let (end, failure) = try await readWhole(started, on: connection, request: request, redirects: redirects)
+                    let (end, failure) = try await readWhole(started, stream, on: connection, request: request, redirects: redirects)
+                    // Per-space limits do not bound a server that names a new realm each time; this does.
+                    guard answeredChallenges < configuration.maximumTotalAuthenticationAttempts else {
+                        await release(connection, reusable: end.reusable)
+                        throw TransportError(.tooManyAuthenticationAttempts, phase: .authentication, host: target.host, port: target.port,
+                                             "the server asked for credentials again after \(answeredChallenges) answered challenges (\(attempts.count) protection spaces); none is sent again. Check the user and password, or raise HTTPSClientConfiguration.maximumTotalAuthenticationAttempts")
+                    }
                     let answered: Answer?
                     do throws(TransportError) {
                         answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: pendingCredential,
@@ -203,6 +215,7 @@ public final class HTTPSClient: Sendable {
                         throw error
                     }
                     if let answer = answered {
+                        answeredChallenges += 1
                         await release(connection, reusable: end.reusable)
                         request.headers.replaceOrAdd(name: "authorization", value: answer.header)
                         pendingCredential = (answer.space, answer.credential)
@@ -239,30 +252,30 @@ public final class HTTPSClient: Sendable {
                                  "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
         }
         var nextRequest = HTTPRequest(url: next, method: request.method, headers: request.headers, body: request.body)
-        // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4).
-        if status == 303 || ((status == 301 || status == 302) && request.method == .POST) {
+        // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4); a HEAD stays a HEAD (§15.4.4).
+        if (status == 303 && request.method != .HEAD) || ((status == 301 || status == 302) && request.method == .POST) {
             nextRequest.method = .GET
             nextRequest.body = nil
             nextRequest.headers.remove(name: "content-type")
             nextRequest.headers.remove(name: "content-length")
         }
         // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
-        // host there (curl, too, sends a custom Host to the first host only).
+        // host there (curl, too, sends a custom Host to the first host only). A proxy credential goes too: the
+        // next origin may take another route.
         if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
             nextRequest.headers.remove(name: "authorization")
+            nextRequest.headers.remove(name: "proxy-authorization")
             nextRequest.headers.remove(name: "cookie")
             nextRequest.headers.remove(name: "host")
         }
         return (nextRequest, nextTarget)
     }
 
-    /// A challenge read to its end: the response the challenge handler sees, and the one returned when it is not answered.
-    private func readWhole(_ started: Connection.Started, on connection: Connection, request: HTTPRequest, redirects: [String])
-        async throws(TransportError) -> (end: ExchangeEnd, response: HTTPResponse) {
-        let end: ExchangeEnd
-        do { end = try await started.finished() } catch {
-            throw connection.mapExchangeError(error, flag: started.flag, phase: .response)
-        }
+    /// A challenge read to its end: the response the challenge handler sees, and the one returned when it is not
+    /// answered. Streamed, its body is held to the limit a buffered one is.
+    private func readWhole(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, on connection: Connection,
+                           request: HTTPRequest, redirects: [String]) async throws(TransportError) -> (end: ExchangeEnd, response: HTTPResponse) {
+        let end = try await intermediate(started, stream, on: connection, phase: .response, keep: configuration.maximumResponseBytes)
         return (end, HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
                                   redirects: redirects, connection: connection.report))
     }
@@ -282,12 +295,45 @@ public final class HTTPSClient: Sendable {
         return (copy, stream)
     }
 
-    private func drain(_ started: Connection.Started, _ connection: Connection) async throws(TransportError) {
-        let end: ExchangeEnd
-        do { end = try await started.finished() } catch {
-            throw connection.mapExchangeError(error, flag: started.flag, phase: .redirect)
-        }
+    private func drain(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, _ connection: Connection)
+        async throws(TransportError) {
+        let end = try await intermediate(started, stream, on: connection, phase: .redirect, keep: nil)
         await release(connection, reusable: end.reusable)
+    }
+
+    /// How much of a redirect's streamed body is read to keep its connection; past it, closing the connection is cheaper.
+    static let discardedBodyLimit = 1 << 20
+
+    /// The end of a response the caller never sees (a redirect, a challenge). When it is streamed nobody else reads
+    /// its body, and reading pauses at ``BodyDemand/high`` until someone does: it is read here. `keep` bytes are
+    /// kept (more fails as too large); with `keep` nil the body is dropped, and past ``discardedBodyLimit`` its
+    /// connection with it.
+    private func intermediate(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, on connection: Connection,
+                              phase: TransportError.Phase, keep: Int?) async throws(TransportError) -> ExchangeEnd {
+        do {
+            guard let stream else { return try await started.finished() }
+            var body: [UInt8] = []
+            var dropped = 0
+            for try await chunk in stream {
+                started.demand?.read(chunk.count)
+                if let keep {
+                    guard body.count + chunk.count <= keep else { throw ExchangeFailure.tooLarge(limit: keep) }
+                    body += chunk
+                } else {
+                    dropped += chunk.count
+                    if dropped > Self.discardedBodyLimit {
+                        connection.close()
+                        return ExchangeEnd(head: started.head, body: [], reusable: false)
+                    }
+                }
+            }
+            var end = try await started.finished()
+            end.body = body
+            return end
+        } catch {
+            connection.close()
+            throw connection.mapExchangeError(error, flag: started.flag, phase: phase)
+        }
     }
 
     private func release(_ connection: Connection, reusable: Bool) async {

@@ -47,6 +47,11 @@ public struct HTTPSClientConfiguration: Sendable {
     public var maximumResponseBytes: Int
     /// How many failed attempts per protection space before the 401 is returned as it is.
     public var maximumAuthenticationAttempts: Int
+    /// How many 401 challenges one request answers in all, across protection spaces, redirects and stale nonces.
+    /// A server that challenges again after that fails the request with
+    /// ``TransportError/Kind/tooManyAuthenticationAttempts``: one naming a new realm each time would otherwise
+    /// get the credential without end.
+    public var maximumTotalAuthenticationAttempts: Int = 10
     /// Connect to these addresses instead of resolving the host, like curl's `--resolve`: `host` → IP literal for
     /// every port, or `host:port` (`[host]:port` for an IPv6 host) → IP literal for that port, which wins. The URL's
     /// host is still the name for SNI, ATS and certificate checks. A value that is not an IP address is refused

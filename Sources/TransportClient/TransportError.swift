@@ -63,6 +63,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case redirectRefused
         /// An authentication challenge was cancelled, or credentials could not be sent.
         case authenticationCancelled
+        /// The server went on challenging after the request had answered
+        /// ``HTTPSClientConfiguration/maximumTotalAuthenticationAttempts`` challenges in all.
+        case tooManyAuthenticationAttempts
         /// The proxy refused to open a tunnel (its CONNECT status is in the message).
         case proxyRefused
         /// The proxy wants authentication (407) that was not given, or refused what was given.

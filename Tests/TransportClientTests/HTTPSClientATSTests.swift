@@ -197,6 +197,46 @@ import X509
         }
     }
 
+    @Test func a303KeepsAHEADAndTurnsAPOSTIntoAGET() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            // No body for a HEAD: this server does not drop it itself.
+            request.head.uri == "/other" ? .text(request.head.method == .HEAD ? "" : "the other page")
+                : TestResponse(status: .seeOther, headers: [("location", "/other")], body: [])
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            try await withShutdown({ await client.shutdown() }) {
+                let url = "https://\(host):\(server.port)/form"
+                _ = try await client.execute(HTTPRequest(url: url, method: .HEAD))
+                _ = try await client.execute(HTTPRequest(url: url, method: .POST, body: Array("a=1".utf8)))
+                #expect(server.requests.map { "\($0.head.method.rawValue) \($0.head.uri)" } == ["HEAD /form", "HEAD /other", "POST /form", "GET /other"])
+            }
+        }
+    }
+
+    /// Streamed, a redirect's body has no reader but the client, which must not wait for one.
+    @Test(arguments: [900 << 10, 5 << 20])
+    func aStreamedRequestFollowsARedirectWithALargeBody(_ size: Int) async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            request.head.uri == "/landing" ? .text("landed")
+                : TestResponse(status: .found, headers: [("location", "/landing")], body: Array(repeating: 0x61, count: size))
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors) { $0.httpVersions = .http1Only }
+            try await withShutdown({ await client.shutdown() }) {
+                let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/start", timeout: .seconds(20)))
+                var body: [UInt8] = []
+                for try await chunk in response.body { body += chunk }
+                #expect(String(decoding: body, as: UTF8.self) == "landed")
+                #expect(response.redirects == ["https://\(host):\(server.port)/start"])
+                // A body read through keeps its connection; a larger one is dropped with it.
+                #expect(server.connectionCount == (size <= HTTPSClient.discardedBodyLimit ? 1 : 2))
+            }
+        }
+    }
+
     @Test func redirectLimitIsEnforced() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in

@@ -78,6 +78,73 @@ import X509
         }
     }
 
+    /// Answers every Basic challenge with the same password.
+    private static let alwaysAnswering: ChallengeHandler = { challenge in
+        challenge.protectionSpace.authenticationMethod == .httpBasic ? .useCredential(.password(user: "user", password: "secret")) : .performDefaultHandling
+    }
+
+    @Test func aServerNamingANewRealmEachTimeGetsTheCredentialABoundedNumberOfTimes() async throws {
+        let pki = ServerPKI()
+        let realms = NIOLockedValueBox(0)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            let realm = realms.withLockedValue { $0 += 1; return $0 }
+            return TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"r\(realm)\"")], body: [])
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(20))) { config in
+                config.challengeHandler = Self.alwaysAnswering
+            }
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+                #expect(error?.kind == .tooManyAuthenticationAttempts, "\(error?.description ?? "loaded")")
+                #expect(error?.phase == .authentication)
+                #expect(error?.message.contains("maximumTotalAuthenticationAttempts") == true)
+                #expect(error.map { "\($0)" }?.contains("secret") == false, "no password in the error")
+                let sent = server.requests.filter { $0.head.headers.contains(name: "authorization") }
+                #expect(sent.count == HTTPSClientConfiguration().maximumTotalAuthenticationAttempts)
+                #expect(server.requests.count == sent.count + 1)
+
+                // The limit is the client's to set.
+                let strict = makeClient(anchors: pki.anchors) { config in
+                    config.maximumTotalAuthenticationAttempts = 2
+                    config.challengeHandler = Self.alwaysAnswering
+                }
+                let before = server.requests.count
+                let stopped = await transportError { try await strict.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+                await strict.shutdown()
+                #expect(stopped?.kind == .tooManyAuthenticationAttempts)
+                #expect(server.requests.count - before == 3)
+            }
+        }
+    }
+
+    /// Streamed, a challenge's body is read for the challenge handler, and is the body when the 401 is the answer.
+    @Test func aStreamedRequestReadsALargeChallengeBody() async throws {
+        let pki = ServerPKI()
+        let page = Array(repeating: UInt8(ascii: "p"), count: 900 << 10)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"tests\"")], body: page)
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let seen = ChallengeLog()
+            let client = makeClient(anchors: pki.anchors) { config in
+                config.httpVersions = .http1Only
+                config.challengeHandler = { challenge in
+                    seen.append(challenge)
+                    return .performDefaultHandling
+                }
+            }
+            try await withShutdown({ await client.shutdown() }) {
+                let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(20)))
+                var body: [UInt8] = []
+                for try await chunk in response.body { body += chunk }
+                #expect(response.status == .unauthorized)
+                #expect(body == page, "the 401 is the answer, with its body")
+                #expect(seen.all.first { $0.protectionSpace.authenticationMethod == .httpBasic }?.failureResponse?.body == page)
+            }
+        }
+    }
+
     @Test func anUnansweredChallengePoolsItsConnectionOnce() async throws {
         let pki = ServerPKI()
         let server = try await basicServer(pki)

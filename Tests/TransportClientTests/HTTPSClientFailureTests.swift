@@ -255,6 +255,29 @@ import TransportTrust
         }
     }
 
+    @Test func aPOSTIsNotSentAgainWhenAReusedConnectionClosesButAGETIs() async throws {
+        let pki = ServerPKI()
+        // Each request after the first finds the connection pooled; the server reads it and closes without answering.
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in
+            request.head.uri == "/warm" ? .text("warm") : TestResponse(hangUp: true)
+        }
+        await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors) { $0.httpVersions = .http1Only }
+            await withShutdown({ await client.shutdown() }) {
+                let url = "https://\(host):\(server.port)"
+                _ = try? await client.execute(HTTPRequest(url: url + "/warm"))
+                let posted = await transportError { try await client.execute(HTTPRequest(url: url + "/pay", method: .POST, body: Array("transfer=100".utf8))) }
+                #expect(posted?.kind == .connectionClosed)
+                #expect(server.requests.filter { $0.head.method == .POST }.count == 1, "the server may have run it: not sent again")
+
+                _ = try? await client.execute(HTTPRequest(url: url + "/warm"))
+                let got = await transportError { try await client.execute(HTTPRequest(url: url + "/read")) }
+                #expect(got?.kind == .connectionClosed)
+                #expect(server.requests.filter { $0.head.uri == "/read" }.count == 2, "a GET is safe to send again on a new connection")
+            }
+        }
+    }
+
     @Test func connectionRefusedIsAConnectError() async throws {
         // Bind a port, then close it, so nothing listens there.
         let server = try await TestServer.raw(.stall)
@@ -263,6 +286,8 @@ import TransportTrust
         let error = await transportError { try await makeClient(anchors: ServerPKI().anchors, timeouts: short).execute(HTTPRequest(url: "https://\(host):\(port)/")) }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.phase == .connect)
+        #expect(error?.message == "127.0.0.1:\(port) refused the connection: nothing listens on port \(port) there; check the port, and that the server is running")
+        #expect(error?.underlying?.isEmpty == false, "NIO's own text is kept for debugging")
     }
 
     @Test func aURLWithWhitespaceOrAControlCharacterIsRefusedBeforeAnythingIsSent() async throws {

@@ -209,6 +209,9 @@ import TransportTrust
             #expect(error?.phase == .proxy)
             #expect(error?.message.contains("proxy http://127.0.0.1:\(dead)") == true)
             #expect(error?.message.contains("unreachable") == true)
+            #expect(error?.message.contains("127.0.0.1:\(dead) refused the connection") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("SingleConnectionFailure") == false, "NIO's text only in underlying")
+            #expect(error?.underlying?.isEmpty == false)
             #expect(error.map { "\($0)" }?.contains("secret") == false, "never the proxy's password")
             #expect(server.requests.count == 1)
         }
@@ -226,6 +229,21 @@ import TransportTrust
                 #expect(error?.kind == .malformedResponse)
                 #expect(error?.phase == .proxy)
                 #expect(error?.message.contains("not HTTP") == true)
+            }
+        }
+    }
+
+    @Test func aProxySendingBytesAfterItsCONNECTAnswerIsSaidToHaveDoneSo() async throws {
+        let pki = ServerPKI(dns: [host])
+        let proxy = try await TestProxy.start(.garbageAfterConnect)
+        try await withShutdown({ await proxy.shutdown() }) {
+            let client = client(pki, proxy: try via(proxy.url))
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
+                #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
+                #expect(error?.phase == .proxy)
+                #expect(error?.message.contains("answered CONNECT with 200, then sent bytes of its own") == true, "\(error?.message ?? "")")
+                #expect(error?.message.contains("closed") == false, "the proxy never closed the connection")
             }
         }
     }
@@ -327,6 +345,48 @@ import TransportTrust
                     #expect(proxyChallenges.allSatisfy { $0.proposedCredential?.userPassword?.user != "alice" })
                     #expect(originChallenges.allSatisfy { $0.proposedCredential?.userPassword?.user != "bob" })
                 }
+            }
+        }
+    }
+
+    @Test func aCallersProxyAuthorizationGoesOnCONNECTAndNeverToAnOrigin() async throws {
+        let pki = ServerPKI(dns: [host])
+        let proxyAuth = HTTPAuthorization.basic(user: "bob", password: "proxy-secret")
+        let b = try await origin(pki) { _ in .text("from b") }
+        try await withShutdown({ await b.shutdown() }) {
+            let a = try await origin(pki) { _ in
+                TestResponse(status: .found, headers: [("location", "https://\(host):\(b.port)/landing")], body: [])
+            }
+            try await withShutdown({ await a.shutdown() }) {
+                let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
+                try await withShutdown({ await proxy.shutdown() }) {
+                    let client = client(pki, proxy: try via(proxy.url))
+                    try await withShutdown({ await client.shutdown() }) { () async throws in
+                        let request = HTTPRequest(url: "https://\(host):\(a.port)/", headers: ["proxy-authorization": proxyAuth])
+                        #expect(try await client.execute(request).text == "from b")
+                        #expect(proxy.requests.map(\.method) == [.CONNECT, .CONNECT])
+                        #expect(proxy.requests.first?.headers.first(name: "proxy-authorization") == proxyAuth, "the proxy gets it on CONNECT")
+                        #expect(proxy.requests.last?.headers.contains(name: "proxy-authorization") == false,
+                                "a redirect to another origin drops it, as it drops Authorization")
+                        #expect(!a.requests.isEmpty && !b.requests.isEmpty)
+                        #expect((a.requests + b.requests).allSatisfy { !$0.head.headers.contains(name: "proxy-authorization") },
+                                "no origin sees it inside the tunnel")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aCallersProxyAuthorizationIsNotSentWithoutAProxy() async throws {
+        let pki = ServerPKI(dns: [host])
+        let server = try await origin(pki)
+        try await withShutdown({ await server.shutdown() }) {
+            let client = client(pki, proxy: nil)
+            try await withShutdown({ await client.shutdown() }) { () async throws in
+                let request = HTTPRequest(url: "https://\(host):\(server.port)/", headers: ["proxy-authorization": "Basic Ym9iOnNlY3JldA=="])
+                #expect(try await client.execute(request).text == "origin")
+                #expect(server.requests.count == 1)
+                #expect(server.requests.first?.head.headers.contains(name: "proxy-authorization") == false)
             }
         }
     }

@@ -9,10 +9,12 @@ extension HTTPSClient {
 
     /// A channel through `proxy` ready for `target`: a CONNECT tunnel for https, the proxy itself for http. Answers the
     /// proxy's 407 challenges through the challenge handler, each time on a new connection.
-    func tunnel(through proxy: Proxy, to target: Target, deadline: NIODeadline) async throws(TransportError) -> any Channel {
+    /// - Parameter given: the request's own Proxy-Authorization, sent when no credential is remembered for the proxy.
+    func tunnel(through proxy: Proxy, to target: Target, authorization given: String? = nil,
+                deadline: NIODeadline) async throws(TransportError) -> any Channel {
         let authority = target.scheme == "https" ? AddressOverrides.key(host: target.host, port: target.port) : nil
         var failures = 0
-        var authorization = proxyAuthorizations.withLockedValue { $0[proxy.description] }
+        var authorization = proxyAuthorizations.withLockedValue { $0[proxy.description] } ?? given
         var pending: ProxyAnswer?
         while true {
             switch try await ProxyTunnel.open(proxy, connect: authority, authorization: authorization, target: target,

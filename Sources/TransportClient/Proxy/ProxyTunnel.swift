@@ -1,4 +1,5 @@
 import AppTransportSecurity
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -36,7 +37,8 @@ enum ProxyTunnel {
             if case ChannelError.connectTimeout = error {
                 throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
             }
-            throw failure(.connectionFailed, "the proxy is unreachable: \(error)", underlying: "\(error)")
+            throw failure(.connectionFailed, "the proxy is unreachable: \(ConnectFailure(error).sentence(address: proxy.host, port: proxy.port))",
+                          underlying: "\(error)")
         }
 
         // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's.
@@ -71,13 +73,15 @@ enum ProxyTunnel {
 
         // Made on the event loop and removed by name: handlers are not Sendable, so they never cross into this task.
         let names = (encoder: "proxy-connect-encoder", decoder: "proxy-connect-decoder", handler: "proxy-connect")
+        let sentMore = NIOLockedValueBox(false)
         let head: HTTPResponseHead
         do {
             try await channel.eventLoop.submit {
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(HTTPRequestEncoder(), name: names.encoder)
                 try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
-                try sync.addHandler(ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered), name: names.handler)
+                try sync.addHandler(ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered,
+                                                          sentMore: sentMore), name: names.handler)
             }.get()
             head = try await answered.futureResult.get()
         } catch {
@@ -102,6 +106,7 @@ enum ProxyTunnel {
             throw failure(.proxyRefused, "the proxy refused CONNECT to \(authority) with \(head.status.code) \(head.status.reasonPhrase)")
         }
         // The tunnel is open: from here on the channel carries the target's bytes only.
+        var removal: (any Error)?
         do {
             try await channel.eventLoop.flatSubmit {
                 let pipeline = channel.pipeline
@@ -109,11 +114,22 @@ enum ProxyTunnel {
                     .flatMap { pipeline.removeHandler(name: names.encoder) }
             }.get()
         } catch {
-            channel.close(promise: nil)
-            if let late = expired() { throw late }
-            throw failure(.connectionClosed, "the proxy closed the tunnel as it opened", underlying: "\(error)")
+            removal = error
         }
-        if let late = expired() { throw late }
+        if let late = expired() {
+            channel.close(promise: nil)
+            throw late
+        }
+        // The origin's TLS server speaks only after our ClientHello, which is not sent yet: the bytes are the proxy's.
+        if sentMore.withLockedValue({ $0 }) {
+            channel.close(promise: nil)
+            throw failure(.malformedResponse, "the proxy answered CONNECT with \(head.status.code), then sent bytes of its own before the tunnel carried anything; they cannot be the origin's, so the tunnel is not used. Check the proxy",
+                          underlying: removal.map { "\($0)" })
+        }
+        if let removal {
+            channel.close(promise: nil)
+            throw failure(.connectionClosed, "the proxy closed the tunnel as it opened", underlying: "\(removal)")
+        }
         return .open(channel)
     }
 
@@ -175,15 +191,19 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let authority: String
     private let authorization: String?
     private let answered: EventLoopPromise<HTTPResponseHead>
+    /// Set when anything follows the answer before the tunnel is handed over.
+    private let sentMore: NIOLockedValueBox<Bool>
     private var head: HTTPResponseHead?
     private var bodyBytes = 0
     private var sent = false
     private var done = false
 
-    init(authority: String, authorization: String?, answered: EventLoopPromise<HTTPResponseHead>) {
+    init(authority: String, authorization: String?, answered: EventLoopPromise<HTTPResponseHead>,
+         sentMore: NIOLockedValueBox<Bool> = NIOLockedValueBox(false)) {
         self.authority = authority
         self.authorization = authorization
         self.answered = answered
+        self.sentMore = sentMore
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -205,7 +225,7 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !done else { return }
+        guard !done else { return answeredAlready(context) }
         switch unwrapInboundIn(data) {
         case .head(let received):
             head = received
@@ -219,6 +239,11 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !done else {
+            // After the answer, the decoder fails on whatever bytes came next; other errors are the connection's.
+            if error is HTTPParserError || error is NIOHTTPDecoderError { return answeredAlready(context) }
+            return context.close(promise: nil)
+        }
         let failure: ExchangeFailure = error is HTTPParserError ? .malformedResponse("\(error)") : .error("\(error)", isTLS: false)
         finish(.failure(failure), context)
         context.close(promise: nil)
@@ -233,6 +258,12 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// accepted), it never sees channelInactive, only this when NIO tears the pipeline down.
     func handlerRemoved(context: ChannelHandlerContext) {
         finish(.failure(ExchangeFailure.closed), context)
+    }
+
+    /// Bytes after the proxy's answer: nothing may come before the target's first bytes, which need ours first.
+    private func answeredAlready(_ context: ChannelHandlerContext) {
+        sentMore.withLockedValue { $0 = true }
+        context.close(promise: nil)
     }
 
     private func finish(_ result: Result<HTTPResponseHead, any Error>, _ context: ChannelHandlerContext) {

@@ -16,6 +16,8 @@ final class TestProxy: Sendable {
         case forward(requiredAuthorization: String?)
         /// Answers anything with bytes that are not HTTP.
         case garbage
+        /// Answers CONNECT with 200 and, in the same write, bytes of its own that are not the origin's.
+        case garbageAfterConnect
         /// Reads CONNECT and never answers.
         case silent
         /// Answers 200 to CONNECT, then never forwards a byte.
@@ -56,6 +58,10 @@ final class TestProxy: Sendable {
                         try sync.addHandler(GarbageAnswer())
                         return
                     }
+                    if case .garbageAfterConnect = behaviour {
+                        try sync.addHandler(ConnectThenGarbage())
+                        return
+                    }
                     let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
                     let encoder = HTTPResponseEncoder()
                     try sync.addHandlers(decoder, encoder)
@@ -74,6 +80,23 @@ private final class GarbageAnswer: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: "SSH-2.0-OpenSSH_9.2\r\n\u{0}\u{1}\u{2}\r\n\r\n")), promise: nil)
+    }
+}
+
+private final class ConnectThenGarbage: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var received = ""
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
+        received += String(buffer: unwrapInboundIn(data))
+        guard received.contains("\r\n\r\n") else { return }
+        answered = true
+        let answer = "HTTP/1.1 200 Connection established\r\n\r\nSSH-2.0-OpenSSH_9.2\r\n"
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer)), promise: nil)
     }
 }
 
@@ -131,7 +154,7 @@ private final class ConnectAnswer: ChannelInboundHandler, RemovableChannelHandle
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         switch behaviour {
-        case .garbage, .silent:
+        case .garbage, .garbageAfterConnect, .silent:
             return
         case .hangAfterConnect:
             openTunnel(context: context) { _ in }

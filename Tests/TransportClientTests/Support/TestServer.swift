@@ -21,6 +21,8 @@ struct TestResponse: Sendable {
     var reply = true
     /// Announce the whole body but send only this many bytes of it, then stall.
     var stallAfter: Int?
+    /// Close the connection without answering, as a server that took the request and then died.
+    var hangUp = false
 
     static func text(_ s: String, status: HTTPResponseStatus = .ok, headers: [(String, String)] = []) -> TestResponse {
         TestResponse(status: status, headers: headers, body: Array(s.utf8))
@@ -149,6 +151,7 @@ private final class HTTPResponder: ChannelInboundHandler {
             let seen = SeenRequest(head: head, body: body)
             server.withLockedValue { $0 }?.note(seen)
             let response = responder(seen)
+            if response.hangUp { return context.close(promise: nil) }
             guard response.reply else { return }
             var headers = HTTPHeaders(response.headers)
             headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
