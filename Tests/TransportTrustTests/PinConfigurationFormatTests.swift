@@ -308,6 +308,33 @@ import Testing
         }
     }
 
+    /// A file cut off inside <pin> used to read as "exempt": Foundation's XMLParser on Linux reports success for a
+    /// document that stops inside an element, and the half-read pin-set had no pins. Cut anywhere before the root's
+    /// end, the file is refused with the element left open; broken XML is described in words, not as an error number.
+    @Test func androidFileCutShortOrBrokenIsRefusedWithWhereItBroke() throws {
+        let whole = "<?xml version=\"1.0\"?>\n<network-security-config><domain-config><domain>localhost</domain><pin-set>\n<pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config></network-security-config>\n"
+        #expect(try PinConfigurationFormat.read(Array(whole.utf8), source: "nsc.xml").configuration.entry(for: "localhost")?.isExempt == false)
+        for (cut, more) in [("<pin digest=\"SHA-256\">", "xx"), ("</pin>", ""), ("</domain-config>", "")] {
+            let end = try #require(whole.range(of: cut)).upperBound
+            let text = String(whole[..<end]) + more
+            #expect {
+                _ = try PinConfigurationFormat.read(Array(text.utf8), source: "nsc.xml", format: .android)
+            } throws: { error in
+                guard let error = error as? PinConfigurationError else { return false }
+                return error.code == .malformedDocument && error.line != nil && error.description.hasPrefix("nsc.xml:")
+                    && error.description.contains("cut short") && !error.fix.isEmpty
+            }
+        }
+        let noBracket = String(whole.dropLast(2))
+        do {
+            _ = try PinConfigurationFormat.read(Array(noBracket.utf8), source: "nsc.xml", format: .android)
+            Issue.record("a root end tag without '>' was accepted")
+        } catch {
+            #expect(error.description.contains("'>'") && !error.description.contains("NSXMLParserErrorDomain"), "\(error)")
+            #expect(error.line == 3)
+        }
+    }
+
     /// overridePins="true" lets Android skip pins for chains ending at those anchors; here the anchors are unknown,
     /// so pins are always checked, and a warning says so. Elements Android skips are skipped with all they hold.
     @Test func androidOverridePinsIsAWarningAndUnknownElementsAreSkipped() throws {
