@@ -294,6 +294,25 @@ import X509
         #expect(r.status == 0)
     }
 
+    /// An OCSPResponse that is "successful" with no body, or a responder's refusal, says nothing about any
+    /// certificate; handed in, it used to be dropped without a word, even under hard-fail.
+    @Test func anOCSPResponseThatCanSayNothingIsAnInputError() async throws {
+        let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--revocation", "hard", "--ocsp-response"]
+        let cases: [(String, [UInt8], String)] = [
+            ("empty-success.der", [0x30, 0x03, 0x0A, 0x01, 0x00], "successful but it carries no responseBytes"),
+            ("unauthorized.der", [0x30, 0x03, 0x0A, 0x01, 0x06], "'unauthorized'"),
+            ("malformed-request.der", [0x30, 0x03, 0x0A, 0x01, 0x01], "'malformedRequest'"),
+            ("status-9.der", [0x30, 0x03, 0x0A, 0x01, 0x09], "responseStatus 9"),
+        ]
+        for (name, bytes, reason) in cases {
+            let r = await run(base + [try dir.write(name, bytes: bytes)])
+            #expect(r.status == 2, "\(name): \(r.out)")
+            #expect(r.err.contains(name) && r.err.contains(reason), "\(name): \(r.err)")
+        }
+    }
+
     // MARK: Pins
 
     @Test func pinsAreCheckedAfterValidation() async throws {
