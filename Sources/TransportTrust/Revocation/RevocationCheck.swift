@@ -331,7 +331,7 @@ extension RevocationOptions {
             let text = der.prefix(64).allSatisfy { $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
             throw OCSPResponseShapeError(description: text
                 ? "it is text, not DER; an OCSP response is binary (openssl ocsp -respout writes one; base64 text must be decoded first)"
-                : "it is not DER: \(dependencyErrorText(error))")
+                : "it is not DER: \(derProblem(error, in: der))")
         }
         guard node.identifier == .sequence, case .constructed(let children) = node.content else {
             throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (a SEQUENCE was expected)")
