@@ -335,6 +335,23 @@ import Testing
         }
     }
 
+    /// A cut-off TrustKit file used to be explained with Foundation's "The data is not in the correct format.";
+    /// the error now says the file is cut short and which bracket or element was left open.
+    @Test(arguments: [PinConfigurationFormat.trustKitJSON, .trustKit])
+    func aCutOffTrustKitFileSaysWhatWasLeftOpen(format: PinConfigurationFormat) throws {
+        let (text, _) = format.write(sample)
+        _ = try PinConfigurationFormat.read(Array(text.utf8), source: "tk", format: format)
+        let cut = Array(text.utf8.prefix(text.utf8.count * 2 / 3))
+        do {
+            _ = try PinConfigurationFormat.read(cut, source: "tk", format: format)
+            Issue.record("a file cut at two thirds was read")
+        } catch {
+            #expect(error.code == .malformedDocument)
+            #expect(error.line != nil && error.description.contains("cut short"), "\(error)")
+            #expect(!error.description.contains("correct format"), "\(error)")
+        }
+    }
+
     /// overridePins="true" lets Android skip pins for chains ending at those anchors; here the anchors are unknown,
     /// so pins are always checked, and a warning says so. Elements Android skips are skipped with all they hold.
     @Test func androidOverridePinsIsAWarningAndUnknownElementsAreSkipped() throws {

@@ -26,9 +26,28 @@ enum PlistPinFormats {
                 any = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
             }
         } catch {
-            throw PinConfigurationError(.malformedDocument, source: source,
-                "the file is not a valid \(json ? "JSON document" : "property list") (\((error as NSError).localizedDescription))",
-                fix: json ? "Check it with a JSON validator" : "Check it with `plutil -lint` or an XML validator")
+            // Foundation's own text ("The data is not in the correct format.") says neither what nor where.
+            var line: Int?
+            let problem: String
+            if json {
+                if let found = DocumentProblem.json(bytes) {
+                    (line, problem) = (found.line, found.problem)
+                } else if let place = DocumentProblem.jsonPlace(error) {
+                    (line, problem) = (place.line, "at column \(place.column) there is something JSON does not allow (a missing comma or quote, a trailing comma, a comment?)")
+                } else {
+                    problem = "it does not follow JSON's syntax"
+                }
+            } else if bytes.starts(with: Array("bplist".utf8)) {
+                problem = "the binary property list is damaged or cut short"
+            } else if let found = DocumentProblem.xml(bytes) {
+                (line, problem) = (found.line, found.problem)
+            } else {
+                problem = "its XML is well-formed but it is not a property list (check the <plist> root and the element names)"
+            }
+            throw PinConfigurationError(.malformedDocument, source: source, line: line,
+                "the file is not a valid \(json ? "JSON document" : "property list"): \(problem)",
+                fix: json ? "Fix it at that place, or check it with a JSON validator; if it was cut off, copy it again in full"
+                          : "Fix it at that place, or check it with `plutil -lint`; if it was cut off, copy it again in full")
         }
         guard let dict = any as? [String: Any] else {
             throw PinConfigurationError(.malformedDocument, source: source, "the top level is not a dictionary", fix: "Wrap the configuration in a dictionary")
