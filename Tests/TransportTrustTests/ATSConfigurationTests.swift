@@ -202,6 +202,9 @@ import ZIPFoundation
     @Test func wrongRootType() {
         let xml = #"<?xml version="1.0"?><plist version="1.0"><array><string>x</string></array></plist>"#
         #expect(throws: PropertyListError.wrongRootType(found: .array)) { try PropertyListReader().read(Data(xml.utf8)) }
+        // "root is a Array" read badly.
+        #expect(PropertyListError.wrongRootType(found: .array).description.hasPrefix("the property list's root is an Array, not a dictionary"))
+        #expect(PropertyListError.wrongRootType(found: .string).description.hasPrefix("the property list's root is a String, not"))
     }
 
     @Test func emptyAndHugeFiles() {

@@ -54,7 +54,7 @@ enum ATSPinFile {
             switch issue.kind {
             case .wrongType(let key, let expected, let found):
                 throw PinConfigurationError(.wrongType, source: source, line: line(issue.keyPath),
-                                            "\(issue.keyPath) is a \(found.kind), not a \(expected)", fix: "Write \(key.rawValue) as \(expected.xmlExample)")
+                                            "\(issue.keyPath) is \(found.kind.withArticle), not \(expected.withArticle)", fix: "Write \(key.rawValue) as \(expected.xmlExample)")
             case .missingKey:
                 throw PinConfigurationError(.missingKey, source: source, line: line(issue.keyPath),
                                             "an identity at \(issue.keyPath) has no SPKI-SHA256-BASE64 string",
