@@ -139,13 +139,17 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
                 set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
             }
             // The snippet is checked by the target system's rules, so that it is not one that system refuses. Its backup
-            // pin is the one thing left to the user, so a missing one is said below rather than refused.
+            // pin and its host's registrable domain (a local test host has none) are said below rather than refused.
             let snippet = PinConfiguration([PinnedHost(pattern, set)], rules: target.rules.subtracting(.backupPin))
             let checks: [PinConfigurationWarning]
             do { checks = try snippet.validate() } catch { throw InputError("--host: \(error)") }
             let (text, warnings) = target.write(snippet)
             out.write(text)
             if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
+            if target == .trustKit || target == .trustKitJSON, !(pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name)),
+               !PublicSuffixList.hasRegistrableDomain(pattern.name) {
+                out.error("warning: TrustKit refuses \(pattern.name) at start-up (\"TrustKit was initialized with an invalid domain\"): it has no registrable domain under a public suffix; pin the name your app uses, such as api.example.com\n")
+            }
             if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
             for w in checks + warnings { out.error("\(w)\n") }
             if target.rules.contains(.backupPin) && Set(set.allPins).count < 2 {

@@ -352,6 +352,26 @@ import Testing
         }
     }
 
+    /// TrustKit raises "initialized with an invalid domain" when GetRegistryLength is 0, with or without
+    /// includeSubdomains, so a TrustKit file pinning such a domain is refused where it is read.
+    @Test func aTrustKitFileNeedsARegistrableDomain() throws {
+        func json(_ domain: String) -> [UInt8] {
+            Array("{\"TSKPinnedDomains\": {\"\(domain)\": {\"TSKPublicKeyHashes\": [\"\(a.base64!)\", \"\(b.base64!)\"]}}}".utf8)
+        }
+        for name in ["localhost", "intranet", "api.internal", "co.uk"] {
+            do {
+                _ = try PinConfigurationFormat.read(json(name), source: "tk.json", format: .trustKitJSON)
+                Issue.record("\(name) was accepted")
+            } catch {
+                #expect(error.code == .invalidHost, "\(name)")
+                #expect(error.description.contains("TrustKit refuses it at start-up"), "\(error)")
+            }
+        }
+        for name in ["example.com", "api.example.co.uk", "user.github.io"] {
+            #expect(try PinConfigurationFormat.read(json(name), source: "tk.json", format: .trustKitJSON).configuration.hosts.count == 1, "\(name)")
+        }
+    }
+
     /// overridePins="true" lets Android skip pins for chains ending at those anchors; here the anchors are unknown,
     /// so pins are always checked, and a warning says so. Elements Android skips are skipped with all they hold.
     @Test func androidOverridePinsIsAWarningAndUnknownElementsAreSkipped() throws {

@@ -75,6 +75,19 @@ import X509
         #expect(snippet.err.contains("--json prints the pins as JSON, and --format android prints a snippet"), "\(snippet.err)")
     }
 
+    /// A TrustKit snippet for a host TrustKit refuses (no registrable domain) used to be printed without a word.
+    @Test func aTrustKitSnippetForAHostTrustKitRefusesSaysSo() async throws {
+        let (chain, _) = try files()
+        for format in ["trustkit", "trustkit-json"] {
+            let r = await run([chain, "--format", format, "--host", "localhost"])
+            #expect(r.status == 0)
+            #expect(r.err.contains("TrustKit refuses localhost at start-up"), "\(r.err)")
+            let fine = await run([chain, "--format", format, "--host", "api.example.com"])
+            #expect(!fine.err.contains("TrustKit refuses api.example.com"), "\(fine.err)")
+        }
+        #expect(!(await run([chain, "--format", "android", "--host", "localhost"])).err.contains("TrustKit refuses"))
+    }
+
     /// An http:// URL used to be looked up as a file: "there is no such file".
     @Test func anHTTPURLIsRefusedAsNotHTTPS() async throws {
         let r = await run(["http://example.com"])
