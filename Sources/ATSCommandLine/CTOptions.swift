@@ -15,6 +15,12 @@ struct CTOptions: ParsableArguments {
             help: "A CT log list in Apple's schema v5, instead of the bundled one (also $\(CTOptions.environmentVariable)). Used whatever its age, as trustd uses a caller's list.")
     var logList: String?
 
+    func validate() throws {
+        if mode == .off && logList != nil {
+            throw ValidationError("--ct off checks no SCT, so --ct-log-list would not be read; drop one of them")
+        }
+    }
+
     /// The options, reading the log list named by the flag or the environment.
     func options(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CertificateTransparencyOptions {
         guard mode != .off else { return CertificateTransparencyOptions(mode: .off) }

@@ -58,13 +58,14 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "The request body: text, or @FILE.")
     var data: String?
 
-    @Option(name: .customLong("max-redirects"), help: "Redirects to follow (default 10).")
+    @Option(name: .customLong("max-redirects"), parsing: .unconditional, help: "Redirects to follow (default 10).")
     var maxRedirects: Int = 10
 
-    @Option(help: "Time limit in seconds for the whole request (default 30).")
+    // Unconditional, so that "-1" reaches validate() as a value instead of "Missing value for '--timeout'".
+    @Option(parsing: .unconditional, help: "Time limit in seconds for the whole request (default 30).")
     var timeout: Double = 30
 
-    @Option(name: .customLong("connect-timeout"),
+    @Option(name: .customLong("connect-timeout"), parsing: .unconditional,
             help: "Time limit in seconds for opening the TCP connection, and again for the TLS handshake (default 10), as curl's option; never more than --timeout.")
     var connectTimeout: Double = 10
 
@@ -98,6 +99,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         if identity != nil && (cert != nil || key != nil) { throw ValidationError("give either --identity or --cert/--key, not both") }
         if identity != nil && passwordFile == nil { throw ValidationError("--identity needs --password-file") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
+        if noATS && plist != nil {
+            throw ValidationError("--no-ats applies no ATS rules, so --plist would not be read; drop one of them")
+        }
         if let user, !user.contains(":") { throw ValidationError("--user takes NAME:PASSWORD") }
         if http11 && http2 { throw ValidationError("give either --http1.1 or --http2, not both") }
         if maxRedirects < 0 { throw ValidationError("--max-redirects must be 0 or more") }

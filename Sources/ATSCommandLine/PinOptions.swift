@@ -12,9 +12,16 @@ struct PinOptions: ParsableArguments {
     var pinFile: String?
 
     @Option(name: .customLong("pin-scope"), help: "Where --pin hashes must match: any, ca or leaf (default any).")
-    var pinScope: PinScope = .any
+    var pinScope: PinScope?
 
     var isEmpty: Bool { pins.isEmpty && pinFile == nil }
+
+    func validate() throws {
+        // A scope with nothing to scope would read as a check that is not made.
+        if pinScope != nil && pins.isEmpty {
+            throw ValidationError("--pin-scope says where --pin hashes must match, but no --pin is given; add --pin HASH or drop --pin-scope (a --pin-file carries its own scopes)")
+        }
+    }
 
     /// The pin sources these options give: the pin file, read and validated under its own system's rules as that
     /// system would at start-up (an error refuses it; warnings are printed), and the `--pin` hashes. A legacy
@@ -28,7 +35,7 @@ struct PinOptions: ParsableArguments {
             if pin.isLegacySHA1 {
                 out.error("warning: --pin \(pin) is a legacy SHA-1 pin; replace it with the sha256/ pin of the same key (`ats pins CERT.pem` prints it)\n")
             }
-            direct[pinScope].append(pin)
+            direct[pinScope ?? .any].append(pin)
         }
         guard let pinFile else { return PinSources(pins: direct) }
         let source = InputFile.source(pinFile)

@@ -46,16 +46,19 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Check mode: validation time, RFC 3339 (default: now).")
     var at: String?
 
-    @Flag(help: "Check mode: print one JSON object.")
+    @Flag(help: "Check mode: print the verdict as one JSON object. Otherwise: print the pins as JSON, as --format json does.")
     var json = false
 
-    @Option(help: "For https:// arguments: seconds to wait for the server's chain (default 10).")
+    @Option(parsing: .unconditional, help: "For https:// arguments: seconds to wait for the server's chain (default 10).")
     var timeout: Double = 10
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one certificate file, e.g. 'ats pins chain.pem'") }
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
         if isCheck && format != .list { throw ValidationError("--format prints pins; it cannot be combined with --pin or --pin-file") }
+        if !isCheck && json && format != .list && format != .json {
+            throw ValidationError("--json prints the pins as JSON, and --format \(format.rawValue) prints a snippet; give one of them")
+        }
     }
 
     var isCheck: Bool { !pinOptions.isEmpty }
@@ -66,6 +69,9 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         do {
             var certificates: [(file: String, certificate: InputCertificate)] = []
             for file in files {
+                if file.lowercased().hasPrefix("http://") {
+                    throw InputError("'\(file)': a chain is taken only from an https:// server; write https://HOST[:PORT]")
+                }
                 if file.lowercased().hasPrefix("https://") {
                     certificates += try await PresentedChain.fetch(file, timeout: .milliseconds(Int64(timeout * 1000))).map { (file, $0) }
                 } else {
@@ -98,7 +104,7 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
             return Row(file: c.file, subject: s.subject, isCertificateAuthority: Self.isCA(c.certificate, summary: s), keyType: s.keyType,
                        spkiSHA256: s.spkiSHA256, pin: "sha256/" + s.spkiSHA256)
         }
-        switch format {
+        switch json ? Format.json : format {
         case .list:
             for r in rows {
                 out.write("\(r.pin)  \(NameDisplay.plain(r.subject))  \(out.dim("[\(r.isCertificateAuthority ? "CA" : "leaf")] \(r.keyType)"))\n")
@@ -133,13 +139,17 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
                 set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
             }
             // The snippet is checked by the target system's rules, so that it is not one that system refuses. Its backup
-            // pin is the one thing left to the user, so a missing one is said below rather than refused.
+            // pin and its host's registrable domain (a local test host has none) are said below rather than refused.
             let snippet = PinConfiguration([PinnedHost(pattern, set)], rules: target.rules.subtracting(.backupPin))
             let checks: [PinConfigurationWarning]
             do { checks = try snippet.validate() } catch { throw InputError("--host: \(error)") }
             let (text, warnings) = target.write(snippet)
             out.write(text)
             if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
+            if target == .trustKit || target == .trustKitJSON, !(pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name)),
+               !PublicSuffixList.hasRegistrableDomain(pattern.name) {
+                out.error("warning: TrustKit refuses \(pattern.name) at start-up (\"TrustKit was initialized with an invalid domain\"): it has no registrable domain under a public suffix; pin the name your app uses, such as api.example.com\n")
+            }
             if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
             for w in checks + warnings { out.error("\(w)\n") }
             if target.rules.contains(.backupPin) && Set(set.allPins).count < 2 {

@@ -47,7 +47,8 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var platformOption: PlatformOption
 
-    @Option(name: .customLong("max-depth"), help: "Most intermediate CAs allowed (default 8).")
+    // Unconditional, so that "-1" reaches validate() as a value instead of "Missing value for '--max-depth'".
+    @Option(name: .customLong("max-depth"), parsing: .unconditional, help: "Most intermediate CAs allowed (default 8).")
     var maxDepth: Int?
 
     @Option(name: .customLong("ocsp-response"),
@@ -112,6 +113,13 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE, or --pkits DIR")
         }
         if limbo != nil && pkits != nil { throw ValidationError("--limbo and --pkits are two runs; give one of them") }
+        // Both only shape a suite run; for one chain they would do nothing.
+        if limbo == nil && pkits == nil && output != nil {
+            throw ValidationError("--output writes the results of --limbo or --pkits; for one chain, drop it (add --json and redirect standard output to save the verdict)")
+        }
+        if limbo == nil && pkits == nil && only != nil {
+            throw ValidationError("--only picks cases of --limbo or --pkits; for one chain, drop it")
+        }
         if limbo != nil && output == nil { throw ValidationError("--limbo needs --output RESULTS.json") }
         if pkits != nil && output == nil { throw ValidationError("--pkits needs --output RESULTS.json") }
         if pkits != nil && (!policyOIDs.isEmpty || requireExplicitPolicy || inhibitPolicyMapping || inhibitAnyPolicy) {

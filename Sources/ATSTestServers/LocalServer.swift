@@ -78,6 +78,17 @@ public final class LocalServer: Sendable {
         }
     }
 
+    /// Why a bind failed, in words and with the fix; NIO's text ("bind(descriptor:ptr:bytes:) … (errno: 98)") is not for users.
+    static func bindProblem(_ error: any Error) -> String {
+        guard let io = error as? IOError else { return "the port cannot be opened" }
+        switch io.errnoCode {
+        case EADDRINUSE: return "the port is already in use by another program; choose another port, or 0 to pick a free one"
+        case EACCES: return "this user may not listen on that port (ports below 1024 need privileges); choose a port from 1024 up, or 0"
+        case EADDRNOTAVAIL: return "127.0.0.1 is not available on this machine; check the loopback interface"
+        default: return "the port cannot be opened (\(String(cString: strerror(io.errnoCode))))"
+        }
+    }
+
     /// Listens on 127.0.0.1:`port` (0 picks one) and sets up each accepted channel with `configure`.
     static func bind(port: Int, group: any EventLoopGroup,
                      _ configure: @escaping @Sendable (any Channel) throws -> Void) async throws -> LocalServer {
@@ -88,7 +99,7 @@ public final class LocalServer: Sendable {
                 .childChannelInitializer { channel in channel.eventLoop.makeCompletedFuture { try configure(channel) } }
                 .bind(host: "127.0.0.1", port: port).get()
         } catch {
-            throw TestServerError("cannot listen on 127.0.0.1:\(port): \(error)")
+            throw TestServerError("cannot listen on 127.0.0.1:\(port): \(bindProblem(error))")
         }
         guard let bound = channel.localAddress?.port else {
             try? await channel.close()

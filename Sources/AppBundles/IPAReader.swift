@@ -12,7 +12,7 @@ struct IPAReader {
         do {
             archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
         } catch {
-            throw .badArchive(path: path, reason: String(describing: error))
+            throw .badArchive(path: path, reason: Self.words(error))
         }
         var members: [(path: String, role: ConfigurationSource.Role, entry: Entry)] = []
         for entry in archive where entry.type == .file {
@@ -45,6 +45,10 @@ struct IPAReader {
         guard entry.uncompressedSize <= UInt64(limit) else {
             throw .propertyList(path: "\(path) › \(entry.path)", .tooLarge(bytes: Int(clamping: entry.uncompressedSize), limit: limit))
         }
+        if entry.isCompressed, let method = ZIPEntryLayout.compressionMethod(of: entry), method != 8 {
+            throw .badArchive(path: path, reason: "\(entry.path) is compressed with \(Self.methodName(method)) (ZIP method \(method)), which cannot be read here: "
+                + "only stored and deflated members can. Re-create the archive with deflate (`zip -r -Z deflate App.ipa Payload`), as Xcode does")
+        }
         var data = Data()
         do {
             let consume: Consumer = { chunk in
@@ -54,14 +58,56 @@ struct IPAReader {
             if entry.isCompressed {
                 try inflate(entry, from: file, consumer: consume)
             } else {
-                _ = try archive.extract(entry, skipCRC32: false, consumer: consume)
+                // ZIPFoundation computes the CRC-32 and returns it, but never compares it with the entry's.
+                let checksum = try archive.extract(entry, skipCRC32: false, consumer: consume)
+                guard checksum == entry.checksum else {
+                    throw InflateError(description: "its stored bytes fail their CRC-32 check (the archive is damaged)")
+                }
             }
         } catch let error as PropertyListError {
             throw .propertyList(path: "\(path) › \(entry.path)", error)
-        } catch {
+        } catch let error as InflateError {
             throw .badArchive(path: path, reason: "\(entry.path): \(error)")
+        } catch {
+            let what = entry.isCompressed ? "its deflate data is damaged" : Self.words(error)
+            throw .badArchive(path: path, reason: "\(entry.path): \(what)")
         }
         return data
+    }
+
+    /// ZIPFoundation's errors in words; its own text ("missingEndOfCentralDirectoryRecord") means nothing to a reader.
+    static func words(_ error: any Error) -> String {
+        switch error as? Archive.ArchiveError {
+        case .missingEndOfCentralDirectoryRecord?:
+            return "it has no ZIP end-of-central-directory record, so it is not a ZIP file or it is cut short"
+        case .invalidCentralDirectoryOffset?, .invalidCentralDirectorySize?, .invalidCentralDirectoryEntryCount?:
+            return "its ZIP central directory is damaged"
+        case .invalidLocalHeaderDataOffset?, .invalidLocalHeaderSize?, .invalidEntrySize?:
+            return "a member's ZIP header is damaged"
+        case .invalidCompressionMethod?:
+            return "a member uses a compression method that cannot be read here"
+        case .invalidCRC32?:
+            return "a member fails its CRC-32 check"
+        case .unreadableArchive?:
+            return "it cannot be opened for reading"
+        case .invalidEntryPath?:
+            return "a member's name cannot be read"
+        default:
+            return "its ZIP data cannot be read"
+        }
+    }
+
+    static func methodName(_ method: UInt16) -> String {
+        switch method {
+        case 9: return "Deflate64"
+        case 12: return "bzip2"
+        case 14: return "LZMA"
+        case 93: return "Zstandard"
+        case 95: return "XZ"
+        case 98: return "PPMd"
+        case 99: return "AES encryption"
+        default: return "an unknown method"
+        }
     }
 
     /// Why a deflated member could not be read.
@@ -127,6 +173,12 @@ enum ZIPEntryLayout {
         }
         let (start, overflow) = offset.addingReportingOverflow(30 + UInt64(nameLength) + UInt64(extraLength))
         return overflow ? nil : start
+    }
+
+    /// The compression method its local header names (0 stored, 8 deflate), read as `dataOffset` is.
+    static func compressionMethod(of entry: Entry) -> UInt16? {
+        guard let local = child(Mirror(reflecting: entry), "localFileHeader") else { return nil }
+        return child(Mirror(reflecting: local), "compressionMethod") as? UInt16
     }
 
     private static func child(_ mirror: Mirror, _ label: String) -> Any? {

@@ -33,6 +33,21 @@ import TransportTrust
 
     /// The CT cases fail for Apple's reasons, and only where the root is public: with the local CA as the caller's anchor
     /// neither CT nor the 398-day limit applies, and both load.
+    /// `ats serve --port` on a busy port used to show NIO's "bind(descriptor:ptr:bytes:) … (errno: 98)".
+    @Test func aPortInUseIsSaidInWordsWithTheFix() async throws {
+        let first = try await LocalServer.start(tls: nil, response: .text("first"))
+        do {
+            let second = try await LocalServer.start(tls: nil, response: .text("second"), port: first.port)
+            await second.shutdown()
+            Issue.record("two servers listened on one port")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("127.0.0.1:\(first.port)") && text.contains("already in use") && text.contains("0 to pick a free one"), "\(text)")
+            #expect(!text.contains("errno") && !text.contains("descriptor"), "\(text)")
+        }
+        await first.shutdown()
+    }
+
     @Test func theCTCasesFailForApplesReasonsUnderAPublicRootOnly() async throws {
         let servers = try await SharedServers.shared.servers()
         for (testCase, code) in [(BadSSLCase.ctTooFewSCTs, TrustFailureCode.certificateTransparency), (.ct400Days, .validityPeriodTooLong)] {

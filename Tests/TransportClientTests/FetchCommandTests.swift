@@ -307,6 +307,21 @@ import Testing
         #expect(out.standardError.contains(option.prefix { $0 != "=" } + " must be"), "\(out.standardError)")
     }
 
+    /// `--no-ats --plist FILE` used to run without the plist and without a word; no connection is made.
+    @Test func noATSWithAPlistIsAUsageError() async {
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/", "--no-ats", "--plist", "Info.plist"])
+        #expect(status == 2)
+        #expect(out.standardError.contains("--no-ats applies no ATS rules, so --plist would not be read"), "\(out.standardError)")
+    }
+
+    /// "-1" after a space used to be taken for an option: "Missing value for '--timeout'".
+    @Test(arguments: [["--timeout", "-1"], ["--connect-timeout", "-1"], ["--max-redirects", "-1"]])
+    func fetchSaysANegativeNumberIsOutOfRange(_ option: [String]) async {
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/"] + option)
+        #expect(status == 2)
+        #expect(out.standardError.contains(option[0] + " must be") && !out.standardError.contains("Missing value"), "\(out.standardError)")
+    }
+
     @Test func connectTimeoutLimitsTheHandshake() async throws {
         let server = try await TestServer.raw(.stall)
         await withShutdown({ await server.shutdown() }) {

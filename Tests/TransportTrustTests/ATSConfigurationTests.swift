@@ -202,6 +202,9 @@ import ZIPFoundation
     @Test func wrongRootType() {
         let xml = #"<?xml version="1.0"?><plist version="1.0"><array><string>x</string></array></plist>"#
         #expect(throws: PropertyListError.wrongRootType(found: .array)) { try PropertyListReader().read(Data(xml.utf8)) }
+        // "root is a Array" read badly.
+        #expect(PropertyListError.wrongRootType(found: .array).description.hasPrefix("the property list's root is an Array, not a dictionary"))
+        #expect(PropertyListError.wrongRootType(found: .string).description.hasPrefix("the property list's root is a String, not"))
     }
 
     @Test func emptyAndHugeFiles() {
@@ -392,6 +395,57 @@ import ZIPFoundation
         damaged[Int(offset) + Int(entry.compressedSize) - 1] ^= 0x01
         try damaged.write(to: ipa)
         #expect(throws: (any Error).self) { try ConfigurationLoader().load(path: ipa.path) }
+    }
+
+    /// ZIPFoundation returns a stored member's CRC-32 without comparing it, so a damaged plist used to be audited
+    /// as if it were the app's ("NSXllowsArbitraryLoads is not an ATS key") and the real finding was lost.
+    @Test func aStoredMemberThatFailsItsCRCIsAnError() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>").utf8)
+        let ipa = try ATSFixture.ipa([("Payload/Demo.app/Info.plist", plist)], in: dir, compressionMethod: .none)
+        let entry = try #require(try Archive(url: ipa, accessMode: .read)["Payload/Demo.app/Info.plist"])
+        #expect(!entry.isCompressed)
+        #expect(try ConfigurationLoader().load(path: ipa.path).first?.configuration.allowsArbitraryLoads?.value == true)
+        let offset = try #require(ZIPEntryLayout.dataOffset(of: entry))
+        var bytes = try Data(contentsOf: ipa)
+        let at = try #require(plist.range(of: Data("NSAllows".utf8))).lowerBound + 2
+        #expect(bytes[Int(offset) + at] == UInt8(ascii: "A"))
+        bytes[Int(offset) + at] = UInt8(ascii: "X")
+        try bytes.write(to: ipa)
+        #expect {
+            try ConfigurationLoader().load(path: ipa.path)
+        } throws: { error in
+            "\(error)".contains("Payload/Demo.app/Info.plist") && "\(error)".contains("CRC-32")
+        }
+    }
+
+    /// ZIPFoundation's error names ("missingEndOfCentralDirectoryRecord", "corruptedData") used to be the reason;
+    /// a bzip2 or LZMA member was called corrupt when its method is only unsupported.
+    @Test func archiveFaultsAreSaidInWords() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notZip = dir.appendingPathComponent("notzip.ipa")
+        try Data("this is not a zip file\n".utf8).write(to: notZip)
+        do { _ = try ConfigurationLoader().load(path: notZip.path); Issue.record("a text file read as an .ipa") } catch {
+            #expect("\(error)".contains("not a ZIP file or it is cut short") && !"\(error)".contains("missingEndOfCentralDirectoryRecord"), "\(error)")
+        }
+        let plist = Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>").utf8)
+        let name = "Payload/Demo.app/Info.plist"
+        for (method, word) in [(UInt16(12), "bzip2"), (14, "LZMA")] {
+            let ipa = try ATSFixture.ipa([(name, plist)], in: dir, name: "m\(method).ipa")
+            let entry = try #require(try Archive(url: ipa, accessMode: .read)[name])
+            let header = Int(try #require(ZIPEntryLayout.dataOffset(of: entry))) - 30 - name.utf8.count
+            var bytes = try Data(contentsOf: ipa)
+            #expect(Array(bytes[header..<header + 4]) == [0x50, 0x4B, 0x03, 0x04])
+            bytes[header + 8] = UInt8(method & 0xFF)
+            bytes[header + 9] = UInt8(method >> 8)
+            try bytes.write(to: ipa)
+            do { _ = try ConfigurationLoader().load(path: ipa.path); Issue.record("a \(word) member was read") } catch {
+                let text = "\(error)"
+                #expect(text.contains("\(name) is compressed with \(word)") && text.contains("deflate") && !text.contains("corruptedData"), "\(text)")
+            }
+        }
     }
 
     @Test func ipaWithoutAnAppIsAnError() throws {

@@ -63,4 +63,16 @@ import TransportTrust
         let wildcard = try #require(Self.failure("<dict><key>*.a.example.com</key><dict><key>NSIncludesSubdomains</key><true/><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(ATSFixture.validPinA)</string></dict></array></dict></dict>"))
         #expect(wildcard.code == .invalidHost)
     }
+
+    /// iOS decodes SPKI-SHA256-BASE64 as plain base64, so an OkHttp `sha256/` prefix makes a pin that never matches,
+    /// as `ats audit` says (ATS151). The pin file used to strip the prefix and trust the chain.
+    @Test(arguments: ["sha256/", "SHA256/", "pin-sha256="])
+    func aPrefixedHashIsRefusedAsAuditSaysItNeverMatches(prefix: String) throws {
+        let pinned = "<dict><key>a.example.com</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(prefix)\(ATSFixture.validPinA)</string></dict></array></dict></dict>"
+        let error = try #require(Self.failure(pinned))
+        #expect(error.code == .malformedPin)
+        #expect(error.description.contains(prefix) && error.fix.contains("Remove"), "\(error)")
+        let findings = Auditor().findings(in: try ATSFixture.source(ATSFixture.infoPlist("<key>NSPinnedDomains</key>\n" + pinned)))
+        #expect(findings.contains { $0.rule == .malformedPin }, "the audit and the pin file disagree")
+    }
 }

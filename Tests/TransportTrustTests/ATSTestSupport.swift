@@ -57,11 +57,11 @@ enum ATSFixture {
     }
 
     /// An .ipa holding `files` (archive path → contents).
-    static func ipa(_ files: [(String, Data)], in directory: URL, name: String = "App.ipa") throws -> URL {
+    static func ipa(_ files: [(String, Data)], in directory: URL, name: String = "App.ipa", compressionMethod: CompressionMethod = .deflate) throws -> URL {
         let url = directory.appendingPathComponent(name)
         let archive = try Archive(url: url, accessMode: .create)
         for (path, data) in files {
-            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: compressionMethod) { position, size in
                 data.subdata(in: Int(position)..<Int(position) + size)
             }
         }

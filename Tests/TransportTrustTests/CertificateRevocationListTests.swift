@@ -140,6 +140,23 @@ import X509
         }
     }
 
+    /// swift-asn1's text ("ASN1Error.truncatedASN1Field", "unexpectedFieldType: ASN1Identifier(…)") used to be the reason.
+    @Test func aDERFaultIsSaidInWordsWithWhereItIs() throws {
+        let der = try CRLBuilder(issuer: pki.intermediate).signed(by: pki.intermediate.key)
+        let cases: [([UInt8], String)] = [
+            (Array(der.dropLast(10)), "data ends 10 bytes early, at byte \(der.count - 10)"),
+            (der + [0, 0, 0], "3 more bytes follow the end of its DER at byte \(der.count)"),
+            ([], "it is empty"),
+            (pki.leaf.der, "a field in it has a type (tag) other than the one that belongs there"),
+        ]
+        for (bytes, words) in cases {
+            #expect { try CertificateRevocationList(derEncoded: bytes) } throws: { error in
+                let text = "\(error)"
+                return text.contains(words) && !text.contains("ASN1Error") && !text.contains("ASN1Identifier")
+            }
+        }
+    }
+
     @Test func textThatIsNotACRLSaysWhatItHolds() throws {
         #expect { try CertificateRevocationList(bytes: Array(pki.leaf.pem.utf8)) } throws: { "\($0)".contains("no 'X509 CRL' PEM block (found: CERTIFICATE)") }
         #expect { try CertificateRevocationList(bytes: Array("hello".utf8)) } throws: { "\($0)".contains("PEM") }

@@ -130,6 +130,22 @@ import X509
         #expect(verdict.codes == [.malformedCertificate])
     }
 
+    /// A cut-off or padded certificate used to be explained with swift-asn1's text ("ASN1Error.truncatedASN1Field: ");
+    /// the reason now says what is wrong and at which byte.
+    @Test func aCutOrPaddedCertificateSaysWhereInWords() throws {
+        let (_, _, leaf) = PKI.chain()
+        let cases: [([UInt8], String)] = [
+            (Array(leaf.der.prefix(leaf.der.count - 7)), "the data ends 7 bytes early, at byte \(leaf.der.count - 7)"),
+            (leaf.der + [0x00, 0x00], "2 more bytes follow the end of its DER at byte \(leaf.der.count)"),
+        ]
+        for (der, words) in cases {
+            #expect { try InputCertificate(der: der) } throws: { error in
+                let text = "\(error)"
+                return text.contains(words) && !text.contains("ASN1Error")
+            }
+        }
+    }
+
     /// swift-asn1 and swift-certificates end their error text with their own source location; readers get the reason.
     @Test func dependencyErrorsLoseTheirSourceLocationAndNothingElse() throws {
         let (_, _, leaf) = PKI.chain()

@@ -308,6 +308,70 @@ import Testing
         }
     }
 
+    /// A file cut off inside <pin> used to read as "exempt": Foundation's XMLParser on Linux reports success for a
+    /// document that stops inside an element, and the half-read pin-set had no pins. Cut anywhere before the root's
+    /// end, the file is refused with the element left open; broken XML is described in words, not as an error number.
+    @Test func androidFileCutShortOrBrokenIsRefusedWithWhereItBroke() throws {
+        let whole = "<?xml version=\"1.0\"?>\n<network-security-config><domain-config><domain>localhost</domain><pin-set>\n<pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config></network-security-config>\n"
+        #expect(try PinConfigurationFormat.read(Array(whole.utf8), source: "nsc.xml").configuration.entry(for: "localhost")?.isExempt == false)
+        for (cut, more) in [("<pin digest=\"SHA-256\">", "xx"), ("</pin>", ""), ("</domain-config>", "")] {
+            let end = try #require(whole.range(of: cut)).upperBound
+            let text = String(whole[..<end]) + more
+            #expect {
+                _ = try PinConfigurationFormat.read(Array(text.utf8), source: "nsc.xml", format: .android)
+            } throws: { error in
+                guard let error = error as? PinConfigurationError else { return false }
+                return error.code == .malformedDocument && error.line != nil && error.description.hasPrefix("nsc.xml:")
+                    && error.description.contains("cut short") && !error.fix.isEmpty
+            }
+        }
+        let noBracket = String(whole.dropLast(2))
+        do {
+            _ = try PinConfigurationFormat.read(Array(noBracket.utf8), source: "nsc.xml", format: .android)
+            Issue.record("a root end tag without '>' was accepted")
+        } catch {
+            #expect(error.description.contains("'>'") && !error.description.contains("NSXMLParserErrorDomain"), "\(error)")
+            #expect(error.line == 3)
+        }
+    }
+
+    /// A cut-off TrustKit file used to be explained with Foundation's "The data is not in the correct format.";
+    /// the error now says the file is cut short and which bracket or element was left open.
+    @Test(arguments: [PinConfigurationFormat.trustKitJSON, .trustKit])
+    func aCutOffTrustKitFileSaysWhatWasLeftOpen(format: PinConfigurationFormat) throws {
+        let (text, _) = format.write(sample)
+        _ = try PinConfigurationFormat.read(Array(text.utf8), source: "tk", format: format)
+        let cut = Array(text.utf8.prefix(text.utf8.count * 2 / 3))
+        do {
+            _ = try PinConfigurationFormat.read(cut, source: "tk", format: format)
+            Issue.record("a file cut at two thirds was read")
+        } catch {
+            #expect(error.code == .malformedDocument)
+            #expect(error.line != nil && error.description.contains("cut short"), "\(error)")
+            #expect(!error.description.contains("correct format"), "\(error)")
+        }
+    }
+
+    /// TrustKit raises "initialized with an invalid domain" when GetRegistryLength is 0, with or without
+    /// includeSubdomains, so a TrustKit file pinning such a domain is refused where it is read.
+    @Test func aTrustKitFileNeedsARegistrableDomain() throws {
+        func json(_ domain: String) -> [UInt8] {
+            Array("{\"TSKPinnedDomains\": {\"\(domain)\": {\"TSKPublicKeyHashes\": [\"\(a.base64!)\", \"\(b.base64!)\"]}}}".utf8)
+        }
+        for name in ["localhost", "intranet", "api.internal", "co.uk"] {
+            do {
+                _ = try PinConfigurationFormat.read(json(name), source: "tk.json", format: .trustKitJSON)
+                Issue.record("\(name) was accepted")
+            } catch {
+                #expect(error.code == .invalidHost, "\(name)")
+                #expect(error.description.contains("TrustKit refuses it at start-up"), "\(error)")
+            }
+        }
+        for name in ["example.com", "api.example.co.uk", "user.github.io"] {
+            #expect(try PinConfigurationFormat.read(json(name), source: "tk.json", format: .trustKitJSON).configuration.hosts.count == 1, "\(name)")
+        }
+    }
+
     /// overridePins="true" lets Android skip pins for chains ending at those anchors; here the anchors are unknown,
     /// so pins are always checked, and a warning says so. Elements Android skips are skipped with all they hold.
     @Test func androidOverridePinsIsAWarningAndUnknownElementsAreSkipped() throws {

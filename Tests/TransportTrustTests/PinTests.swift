@@ -31,6 +31,23 @@ import X509
         do { _ = try Pin(parsing: "sha256/AAAA-_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") } catch { #expect(error.problem.contains("base64url")) }
     }
 
+    /// A prefix of another hash, or a hex hash, used to be "not valid base64" or "decodes to 48 bytes" with no hint.
+    @Test func anotherHashsPrefixOrHexSaysSo() throws {
+        let hash = Data(repeating: 0xAB, count: 32)
+        let b64 = hash.base64EncodedString()
+        #expect(try Pin(parsing: "SHA256/" + b64) == .spkiSHA256(Array(hash)))
+        for (text, words) in [("sha384/" + b64, "is a SHA384 hash"), ("sha512/" + b64, "is a SHA512 hash"), ("sha-256/" + b64, "Write the prefix as sha256/")] {
+            do { _ = try Pin(parsing: text); Issue.record("\(text) was read") } catch {
+                #expect(error.code == .malformedPin)
+                #expect((error.problem + " " + error.fix).contains(words), "\(error)")
+            }
+        }
+        let hex = hash.map { String(format: "%02x", $0) }.joined()
+        do { _ = try Pin(parsing: "sha256/" + hex); Issue.record("a hex hash was read") } catch {
+            #expect(error.fix.contains("hex"), "\(error)")
+        }
+    }
+
     @Test func hashCoversTheWholeSPKINotJustTheKeyBits() throws {
         let cert = PKI.root()
         let pin = try Pin.spkiSHA256(of: cert.input)

@@ -62,6 +62,39 @@ import X509
         #expect(rows.map { $0["isCertificateAuthority"] as? Bool } == [false, true])
     }
 
+    /// `--json` without pins to check used to print the text list; it prints what --format json prints, and a
+    /// snippet format beside it is a usage error.
+    @Test func jsonFlagWithoutPinsListsThePinsAsJSON() async throws {
+        let (chain, _) = try files()
+        let r = await run([chain, "--json"])
+        #expect(r.status == 0)
+        #expect(r.out == (await run([chain, "--format", "json"])).out)
+        #expect(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) is [[String: Any]], "\(r.out)")
+        let snippet = await run([chain, "--json", "--format", "android"])
+        #expect(snippet.status == 2)
+        #expect(snippet.err.contains("--json prints the pins as JSON, and --format android prints a snippet"), "\(snippet.err)")
+    }
+
+    /// A TrustKit snippet for a host TrustKit refuses (no registrable domain) used to be printed without a word.
+    @Test func aTrustKitSnippetForAHostTrustKitRefusesSaysSo() async throws {
+        let (chain, _) = try files()
+        for format in ["trustkit", "trustkit-json"] {
+            let r = await run([chain, "--format", format, "--host", "localhost"])
+            #expect(r.status == 0)
+            #expect(r.err.contains("TrustKit refuses localhost at start-up"), "\(r.err)")
+            let fine = await run([chain, "--format", format, "--host", "api.example.com"])
+            #expect(!fine.err.contains("TrustKit refuses api.example.com"), "\(fine.err)")
+        }
+        #expect(!(await run([chain, "--format", "android", "--host", "localhost"])).err.contains("TrustKit refuses"))
+    }
+
+    /// An http:// URL used to be looked up as a file: "there is no such file".
+    @Test func anHTTPURLIsRefusedAsNotHTTPS() async throws {
+        let r = await run(["http://example.com"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("only from an https:// server") && !r.err.contains("no such file"), "\(r.err)")
+    }
+
     @Test(arguments: ["ats", "trustkit", "trustkit-json", "okhttp", "android"])
     func snippetsPinTheCAAndRemindOfABackup(format: String) async throws {
         let (chain, root) = try files()

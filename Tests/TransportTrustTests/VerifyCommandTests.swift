@@ -294,6 +294,25 @@ import X509
         #expect(r.status == 0)
     }
 
+    /// An OCSPResponse that is "successful" with no body, or a responder's refusal, says nothing about any
+    /// certificate; handed in, it used to be dropped without a word, even under hard-fail.
+    @Test func anOCSPResponseThatCanSayNothingIsAnInputError() async throws {
+        let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
+        let root = try dir.write("root.pem", pki.root.pem)
+        let base = ["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at, "--revocation", "hard", "--ocsp-response"]
+        let cases: [(String, [UInt8], String)] = [
+            ("empty-success.der", [0x30, 0x03, 0x0A, 0x01, 0x00], "successful but it carries no responseBytes"),
+            ("unauthorized.der", [0x30, 0x03, 0x0A, 0x01, 0x06], "'unauthorized'"),
+            ("malformed-request.der", [0x30, 0x03, 0x0A, 0x01, 0x01], "'malformedRequest'"),
+            ("status-9.der", [0x30, 0x03, 0x0A, 0x01, 0x09], "responseStatus 9"),
+        ]
+        for (name, bytes, reason) in cases {
+            let r = await run(base + [try dir.write(name, bytes: bytes)])
+            #expect(r.status == 2, "\(name): \(r.out)")
+            #expect(r.err.contains(name) && r.err.contains(reason), "\(name): \(r.err)")
+        }
+    }
+
     // MARK: Pins
 
     @Test func pinsAreCheckedAfterValidation() async throws {
@@ -677,6 +696,28 @@ import X509
         let r = await run(["verify", chain, "--anchors", root] + arguments)
         #expect(r.status == 2)
         #expect(r.err.contains(message), "\(r.err)")
+    }
+
+    /// Options that shape something this run does not do were accepted and did nothing: `--output out.json` wrote
+    /// no file, `--pin-scope ca` scoped no pin, and `--ct-log-list` was never read under `--ct off`.
+    @Test(arguments: [(["--output", "out.json"], "--output writes the results of --limbo or --pkits"),
+                      (["--only", "foo"], "--only picks cases of --limbo or --pkits"),
+                      (["--pin-scope", "ca"], "--pin-scope says where --pin hashes must match, but no --pin is given"),
+                      (["--ct", "off", "--ct-log-list", "list.json"], "--ct off checks no SCT, so --ct-log-list would not be read")])
+    func anOptionThatWouldDoNothingIsAUsageError(_ arguments: [String], _ message: String) async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--host", "www.example.com", "--at", Self.at] + arguments)
+        #expect(r.status == 2, "\(r.out)")
+        #expect(r.err.contains(message), "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: "out.json"))
+    }
+
+    /// "-1" used to be taken for an option, and the answer was "Missing value for '--max-depth'".
+    @Test func aNegativeMaxDepthIsOutOfRangeNotMissing() async throws {
+        let (chain, root) = try files()
+        let r = await run(["verify", chain, "--anchors", root, "--max-depth", "-1"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("--max-depth must be between 0 and 64") && !r.err.contains("Missing value"), "\(r.err)")
     }
 
     @Test func distrustRefusesAPathThroughAListedKey() async throws {

@@ -54,7 +54,7 @@ enum ATSPinFile {
             switch issue.kind {
             case .wrongType(let key, let expected, let found):
                 throw PinConfigurationError(.wrongType, source: source, line: line(issue.keyPath),
-                                            "\(issue.keyPath) is a \(found.kind), not a \(expected)", fix: "Write \(key.rawValue) as \(expected.xmlExample)")
+                                            "\(issue.keyPath) is \(found.kind.withArticle), not \(expected.withArticle)", fix: "Write \(key.rawValue) as \(expected.xmlExample)")
             case .missingKey:
                 throw PinConfigurationError(.missingKey, source: source, line: line(issue.keyPath),
                                             "an identity at \(issue.keyPath) has no SPKI-SHA256-BASE64 string",
@@ -70,16 +70,32 @@ enum ATSPinFile {
             do { pattern = try HostPattern(entry.name, includeSubdomains: entry.coversSubdomains) } catch { throw error.placed(in: source, line: at) }
             var set = PinSet()
             for identity in (entry.caIdentities ?? []) + (entry.leafIdentities ?? []) {
-                let pin: Pin
-                do { pin = try Pin(parsing: identity.base64) } catch { throw error.placed(in: source, line: at) }
-                if pin.isLegacySHA1 {
-                    throw PinConfigurationError(.wrongHashLength, source: source, line: at,
-                        "ATS pins are SHA-256, but \(entry.name) has a sha1/ pin", fix: "Use the SHA-256 hash from `ats pins CERT.pem`")
-                }
-                set[identity.scope == .leaf ? .leaf : .ca].append(pin)
+                set[identity.scope == .leaf ? .leaf : .ca].append(try pin(identity, of: entry.name, source: source, line: at))
             }
             hosts.append(PinnedHost(pattern, set))
         }
         return PinConfiguration(hosts)
+    }
+
+    /// The pin as iOS reads it: plain base64 of 32 bytes, exactly as the audit's ATS151 judges it. The general pin
+    /// parser would strip an OkHttp or HPKP prefix that iOS keeps, trusting a chain iOS would refuse.
+    static func pin(_ identity: PinnedIdentity, of domain: String, source: String, line: Int?) throws(PinConfigurationError) -> Pin {
+        let text = identity.base64
+        if let prefix = ["sha256/", "pin-sha256=", "sha1/", "pin-sha1="].first(where: { text.lowercased().hasPrefix($0) }) {
+            let written = String(text.prefix(prefix.count))
+            if prefix.contains("sha1") {
+                throw PinConfigurationError(.wrongHashLength, source: source, line: line,
+                    "ATS pins are SHA-256, but \(domain) has a \(written) pin", fix: "Use the SHA-256 hash from `ats pins CERT.pem`")
+            }
+            throw PinConfigurationError(.malformedPin, source: source, line: line,
+                "the SPKI-SHA256-BASE64 of \(domain) starts with '\(written)', a prefix OkHttp and HPKP use; iOS reads the string as plain base64, so this pin never matches",
+                fix: "Remove the '\(written)' prefix and keep only the base64 hash")
+        }
+        if let digest = identity.digest, digest.count == 32 { return .spkiSHA256(Array(digest)) }
+        // The general parser words the usual faults (not base64, wrong length); what it would accept, iOS does not.
+        do { _ = try Pin(parsing: text) } catch { throw error.placed(in: source, line: line) }
+        throw PinConfigurationError(.malformedPin, source: source, line: line,
+            "the SPKI-SHA256-BASE64 of \(domain) has spaces or quotes around the hash; iOS reads the string as it is, so this pin never matches",
+            fix: "Write only the base64 hash inside <string>")
     }
 }

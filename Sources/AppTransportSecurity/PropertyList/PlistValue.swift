@@ -116,6 +116,9 @@ public enum PlistKind: String, Sendable, Hashable, Codable, CustomStringConverti
 
     public var description: String { rawValue }
 
+    /// The name with its article, for sentences: "an Array", "a String".
+    public var withArticle: String { (self == .array || self == .integer ? "an " : "a ") + rawValue }
+
     /// How to write a value of this kind in XML, for fix-it messages.
     public var xmlExample: String {
         switch self {

@@ -30,7 +30,7 @@ public enum PropertyListError: Error, Sendable, Equatable, CustomStringConvertib
         case .corruptBinary(let reason):
             return "the binary property list is corrupt: \(reason); regenerate it (`plutil -convert binary1`) or pass the XML form"
         case .wrongRootType(let found):
-            return "the property list's root is a \(found), not a dictionary; an Info.plist or an NSAppTransportSecurity dictionary must start with <dict>"
+            return "the property list's root is \(found.withArticle), not a dictionary; an Info.plist or an NSAppTransportSecurity dictionary must start with <dict>"
         case .unsupportedValue(let what):
             return "the property list holds a value of type \(what) that this reader does not accept (dictionary keys must be strings)"
         }

@@ -86,7 +86,7 @@ public struct InputCertificate: Sendable, Hashable {
             }
             storage = Storage(der: der, certificate: certificate, parseFailure: nil, fallback: nil)
         } catch {
-            storage = Storage(der: der, certificate: nil, parseFailure: dependencyErrorText(error), fallback: try RawCertificate(der: der))
+            storage = Storage(der: der, certificate: nil, parseFailure: derProblem(error, in: der), fallback: try RawCertificate(der: der))
         }
     }
 

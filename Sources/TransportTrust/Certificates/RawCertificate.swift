@@ -41,7 +41,7 @@ package struct RawCertificate: Sendable, Hashable {
         } catch let error as CertificateInputError {
             throw error
         } catch {
-            throw CertificateInputError.malformed(source: nil, reason: dependencyErrorText(error))
+            throw CertificateInputError.malformed(source: nil, reason: derProblem(error, in: der))
         }
     }
 

@@ -64,4 +64,13 @@ package enum PublicSuffixList {
     /// Chromium checks wildcards against ICANN registries only, and the CA/Browser Forum's Baseline Requirements
     /// (§3.2.2.6) tell CAs to consult the ICANN section only.
     package static func isICANNPublicSuffix(_ name: String) -> Bool { icann.isSuffix(Substring(name)) }
+
+    /// Whether `name` (lowercased, A-label, no trailing dot) has a registrable domain: it is not itself a public
+    /// suffix, and its top-level label is one the list names. TrustKit's GetRegistryLength is 0 otherwise
+    /// (`localhost`, `co.uk`, `api.internal`, an IP address), and TrustKit refuses such a pinned domain.
+    package static func hasRegistrableDomain(_ name: String) -> Bool {
+        guard !isPublicSuffix(name), let dot = name.lastIndex(of: ".") else { return false }
+        let top = name[name.index(after: dot)...]
+        return both.exact.contains(top) || both.wildcard.contains(top)
+    }
 }

@@ -30,15 +30,46 @@ enum AndroidPinFormat {
         let ok = parser.parse()
         if let error = delegate.error { throw error }
         guard ok else {
+            let code = parser.parserError.map { ($0 as NSError).code }
             throw PinConfigurationError(.malformedDocument, source: source, line: parser.lineNumber,
-                "the file is not well-formed XML (\(parser.parserError.map { ($0 as NSError).localizedDescription } ?? "parse error"))",
-                fix: "Check the XML around that line")
+                "the file is not well-formed XML at column \(parser.columnNumber): \(xmlProblem(code))",
+                fix: "Fix the XML at that place; if the file was cut off, copy it again in full")
+        }
+        // Foundation's XMLParser on Linux reports success for a document that stops inside an element, which
+        // would leave a half-read <pin-set> that reads as an exemption.
+        if let unclosed = delegate.open.last {
+            throw PinConfigurationError(.malformedDocument, source: source, line: parser.lineNumber,
+                "the file ends at byte \(bytes.count) before <\(unclosed.name)> (opened on line \(unclosed.line)) is closed, so it is cut short",
+                fix: "Copy the whole file again; every element needs its closing tag, down to </network-security-config>")
         }
         guard delegate.sawRoot else {
             throw PinConfigurationError(.malformedDocument, source: source, "the root element is not <network-security-config>",
                 fix: "Put the <domain-config> elements inside <network-security-config>")
         }
         return (PinConfiguration(try delegate.hosts), delegate.warnings)
+    }
+
+    /// What went wrong, in words, for the parser error codes a hand-edited or cut-off file gives; never
+    /// Foundation's "NSXMLParserErrorDomain error 73". The codes are libxml2's, which Foundation on Linux passes on;
+    /// its `XMLParser.ErrorCode` cases do not carry the same numbers, so they are not used.
+    static func xmlProblem(_ code: Int?) -> String {
+        switch code {
+        case 3?, 4?: return "there is no XML element in it"
+        case 5?, 86?: return "there is more after the root element's closing tag"
+        case 77?: return "the file ends in the middle of a tag, so it is cut short"
+        case 73?: return "a tag is not closed with '>'"
+        case 72?, 74?: return "a '<' is missing"
+        case 76?, 85?: return "a closing tag does not match the element it closes"
+        case 39?, 40?, 43?, 44?: return "an attribute value is not in matching quotes"
+        case 41?, 75?: return "an attribute has no =\"value\""
+        case 42?: return "an element has the same attribute twice"
+        case 38?: return "an attribute value holds '<'; write &lt;"
+        case 14?, 23?, 26?: return "an '&' does not start a known entity such as &amp;"
+        case 9?: return "it holds a character XML does not allow"
+        case 45?: return "a comment is not closed with '-->'"
+        case 68?: return "a '<' is not followed by an element name"
+        default: return "the XML is broken there"
+        }
     }
 
     /// The offset of the first processing instruction with no data (`<?pi?>`, `<?pi ?>`, or one cut off), or nil.
@@ -87,6 +118,8 @@ enum AndroidPinFormat {
         let source: String
         var configs: [Config] = []
         var path: [Element] = []
+        /// Every element begun and not yet ended, with its line: what is left when the file stops early.
+        var open: [(name: String, line: Int)] = []
         var seenDomains: Set<String> = []
         var warnings: [PinConfigurationWarning] = []
         var error: PinConfigurationError?
@@ -132,6 +165,7 @@ enum AndroidPinFormat {
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
             text = ""
             elementLine = parser.lineNumber
+            open.append((name, parser.lineNumber))
             let element: Element
             switch (path.last, name) {
             case (nil, "network-security-config"):
@@ -191,6 +225,7 @@ enum AndroidPinFormat {
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             text = ""
+            _ = open.popLast()
             guard let element = path.popLast() else { return }
             switch element {
             case .domain:

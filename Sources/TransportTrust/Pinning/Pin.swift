@@ -29,6 +29,16 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
             break
         }
         if body.hasPrefix("\""), body.hasSuffix("\""), body.count >= 2 { body = body.dropFirst().dropLast() }
+        // Another hash's prefix would otherwise be called "not valid base64", which sends the reader the wrong way.
+        if let slash = body.firstIndex(of: "/"), body[..<slash].lowercased().range(of: #"^(sha-?\d+|md5)$"#, options: .regularExpression) != nil {
+            let written = body[..<slash], mark = written.lowercased().replacingOccurrences(of: "-", with: "")
+            if mark == "sha256" || mark == "sha1" {
+                throw PinConfigurationError(.malformedPin, "the pin '\(text)' is marked \(written)/, which is not how a pin's hash is named",
+                    fix: "Write the prefix as \(mark)/")
+            }
+            throw PinConfigurationError(.malformedPin, "the pin '\(text)' is a \(written.uppercased()) hash; pins here are SHA-256 (sha256/) or legacy SHA-1 (sha1/)",
+                fix: "Pin the SHA-256 of the SubjectPublicKeyInfo, written sha256/BASE64; `ats pins CERT.pem` prints it")
+        }
         guard !body.isEmpty else {
             throw PinConfigurationError(.malformedPin, "the pin '\(text)' has no hash",
                 fix: "Write it as sha256/ followed by the base64 SHA-256 of the SubjectPublicKeyInfo; `ats pins CERT.pem` prints it")
@@ -44,9 +54,14 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
             throw PinConfigurationError(.wrongHashLength,
                 "the pin '\(text)' decodes to \(bytes.count) bytes, but a \(algorithm == "sha1" ? "SHA-1" : "SHA-256") hash is \(expected)",
                 fix: bytes.count == 20 && algorithm == "sha256" ? "It looks like a SHA-1 hash; prefix it with sha1/ or, better, pin the SHA-256 hash" :
+                     Self.isHex(body, digits: expected * 2) ? "It looks like the hash in hex; pins are base64 (`echo HEX | xxd -r -p | base64` converts it)" :
                      "Pin base64(SHA-256(SubjectPublicKeyInfo)); `ats pins CERT.pem` prints it")
         }
         self = algorithm == "sha1" ? .spkiSHA1(bytes) : .spkiSHA256(bytes)
+    }
+
+    static func isHex(_ text: Substring, digits: Int) -> Bool {
+        text.count == digits && text.allSatisfy(\.isHexDigit)
     }
 
     /// The SPKI SHA-256 pin of `certificate`; works for every key type, parseable or not.

@@ -26,9 +26,28 @@ enum PlistPinFormats {
                 any = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
             }
         } catch {
-            throw PinConfigurationError(.malformedDocument, source: source,
-                "the file is not a valid \(json ? "JSON document" : "property list") (\((error as NSError).localizedDescription))",
-                fix: json ? "Check it with a JSON validator" : "Check it with `plutil -lint` or an XML validator")
+            // Foundation's own text ("The data is not in the correct format.") says neither what nor where.
+            var line: Int?
+            let problem: String
+            if json {
+                if let found = DocumentProblem.json(bytes) {
+                    (line, problem) = (found.line, found.problem)
+                } else if let place = DocumentProblem.jsonPlace(error) {
+                    (line, problem) = (place.line, "at column \(place.column) there is something JSON does not allow (a missing comma or quote, a trailing comma, a comment?)")
+                } else {
+                    problem = "it does not follow JSON's syntax"
+                }
+            } else if bytes.starts(with: Array("bplist".utf8)) {
+                problem = "the binary property list is damaged or cut short"
+            } else if let found = DocumentProblem.xml(bytes) {
+                (line, problem) = (found.line, found.problem)
+            } else {
+                problem = "its XML is well-formed but it is not a property list (check the <plist> root and the element names)"
+            }
+            throw PinConfigurationError(.malformedDocument, source: source, line: line,
+                "the file is not a valid \(json ? "JSON document" : "property list"): \(problem)",
+                fix: json ? "Fix it at that place, or check it with a JSON validator; if it was cut off, copy it again in full"
+                          : "Fix it at that place, or check it with `plutil -lint`; if it was cut off, copy it again in full")
         }
         guard let dict = any as? [String: Any] else {
             throw PinConfigurationError(.malformedDocument, source: source, "the top level is not a dictionary", fix: "Wrap the configuration in a dictionary")
@@ -99,6 +118,17 @@ enum PlistPinFormats {
         return (PinConfiguration(hosts), warnings)
     }
 
+    /// TrustKit raises "initialized with an invalid domain" at start-up for a domain whose GetRegistryLength is 0:
+    /// `localhost`, `co.uk`, `api.internal`. includeSubdomains on a public suffix is left to validation, which
+    /// says more about it.
+    static func requireRegistrableDomain(_ pattern: HostPattern, source: String, at: Int?) throws(PinConfigurationError) {
+        if pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name) { return }
+        guard !PublicSuffixList.hasRegistrableDomain(pattern.name) else { return }
+        throw PinConfigurationError(.invalidHost, source: source, line: at,
+            "\(pattern.name) has no registrable domain under a suffix the Public Suffix List names (it is a public suffix, a single label, an address, or under an unknown top-level name), so TrustKit refuses it at start-up (\"TrustKit was initialized with an invalid domain\")",
+            fix: "Pin the name your app connects to, such as api.example.com; a local test server needs another format (okhttp, android) or a configuration made in code")
+    }
+
     /// A TrustKit domain excluded from its parent's policy: not pinned, and allowed no other key.
     private static func trustKitExemption(_ domain: String, entry: [String: Any], key: String, source: String, bytes: [UInt8], at: Int?,
                                           warnings: inout [PinConfigurationWarning]) throws(PinConfigurationError) -> PinnedHost {
@@ -110,6 +140,7 @@ enum PlistPinFormats {
         }
         let pattern: HostPattern
         do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
+        try requireRegistrableDomain(pattern, source: source, at: at)
         if key != excludeKeys[0] {
             warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: line(of: key, in: bytes),
                 "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
@@ -123,6 +154,7 @@ enum PlistPinFormats {
     let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
     let pattern: HostPattern
     do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
+    try requireRegistrableDomain(pattern, source: source, at: at)
     guard let hashes = entry["TSKPublicKeyHashes"] as? [Any] else {
         throw PinConfigurationError(.missingKey, source: source, line: at, "\(domain) has no TSKPublicKeyHashes array",
             fix: "Add TSKPublicKeyHashes with the base64 SPKI SHA-256 of your key and of a backup key")

@@ -83,7 +83,7 @@ public struct CertificateRevocationList: Sendable {
         } catch let error as CRLFormatError {
             throw error
         } catch {
-            throw CRLFormatError("it is not a DER CertificateList (RFC 5280 §5.1): \(dependencyErrorText(error))")
+            throw CRLFormatError("it is not a DER CertificateList (RFC 5280 §5.1): \(derProblem(error, in: der))")
         }
     }
 
@@ -93,7 +93,7 @@ public struct CertificateRevocationList: Sendable {
         }
         let documents: [PEMDocument]
         do { documents = try PEMDocument.parseMultiple(pemString: text) } catch {
-            throw CRLFormatError("it is neither DER nor readable PEM (\(dependencyErrorText(error)))")
+            throw CRLFormatError("it is neither DER nor readable PEM (\(derProblem(error, in: nil)))")
         }
         guard let crl = documents.first(where: { $0.discriminator == "X509 CRL" }) else {
             let found = documents.map(\.discriminator)

@@ -326,14 +326,15 @@ package struct OCSPResponseShapeError: Error, CustomStringConvertible, Sendable 
 extension RevocationOptions {
     /// Refuses bytes that are not shaped like a DER OCSPResponse (RFC 6960 §4.2.1: a SEQUENCE of an ENUMERATED
     /// responseStatus and, when successful, [0] responseBytes), so that a wrong file is an input error rather than
-    /// a response soft-fail silently ignores. Whether a response says anything about a certificate is decided later.
+    /// a response soft-fail silently ignores. A responder's refusal (malformedRequest, sigRequired, unauthorized) is
+    /// refused too: it can never say anything about a certificate. Whether a response does is decided later.
     package static func checkResponseShape(_ der: [UInt8]) throws(OCSPResponseShapeError) {
         let node: ASN1Node
         do { node = try DER.parse(der) } catch {
             let text = der.prefix(64).allSatisfy { $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
             throw OCSPResponseShapeError(description: text
                 ? "it is text, not DER; an OCSP response is binary (openssl ocsp -respout writes one; base64 text must be decoded first)"
-                : "it is not DER: \(dependencyErrorText(error))")
+                : "it is not DER: \(derProblem(error, in: der))")
         }
         guard node.identifier == .sequence, case .constructed(let children) = node.content else {
             throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (a SEQUENCE was expected)")
@@ -342,8 +343,29 @@ extension RevocationOptions {
         guard let status = parts.next(), status.identifier == .enumerated else {
             throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (its first field must be the ENUMERATED responseStatus)")
         }
-        if let bytes = parts.next(), bytes.identifier != ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) || parts.next() != nil {
+        let body = parts.next()
+        if let body, body.identifier != ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) || parts.next() != nil {
             throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (only [0] responseBytes may follow the status)")
+        }
+        guard case .primitive(let value) = status.content, value.count == 1 else {
+            throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (its responseStatus is not one of RFC 6960's values)")
+        }
+        let fix = "fetch a response for this certificate from the responder it names (`openssl ocsp -issuer ISSUER.pem -cert CERT.pem -url URL -respout response.der`)"
+        let code = value[value.startIndex]
+        switch code {
+        case 0 where body == nil:
+            throw OCSPResponseShapeError(description: "its responseStatus is successful but it carries no responseBytes, so it says nothing about any certificate; \(fix)")
+        case 0, 2, 3:
+            // successful; internalError and tryLater are a responder's passing state, which soft-fail accepts.
+            return
+        case 1:
+            throw OCSPResponseShapeError(description: "it is the responder's refusal 'malformedRequest' (responseStatus 1), which says nothing about any certificate; \(fix)")
+        case 5:
+            throw OCSPResponseShapeError(description: "it is the responder's refusal 'sigRequired' (responseStatus 5): the request had to be signed, and the reply says nothing about any certificate; \(fix)")
+        case 6:
+            throw OCSPResponseShapeError(description: "it is the responder's refusal 'unauthorized' (responseStatus 6): that responder does not answer for this certificate, so the reply says nothing about it; \(fix)")
+        default:
+            throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (responseStatus \(code) is not one of RFC 6960's values)")
         }
     }
 }
