@@ -129,9 +129,11 @@ struct LimboRunner {
             var policy = TrustPolicy.ssl(host: peer)
             // limbo measures conformance to the Web PKI profile, as pyca and webpki are scored.
             policy.profile = .webPKI
-            // Apple's TLS server rules stay on (iOS 26), as for any SSL evaluation. Under limbo's custom anchors that is
-            // RSA ≥ 2048 bits, which parsing already needs, and 825 days for leaves issued after 2019-06-30, which no
-            // limbo leaf exceeds (2026-11-25): the score is unchanged.
+            // Apple's TLS server rules stay on (iOS 26), as for any SSL evaluation: RSA ≥ 2048 bits, which parsing
+            // already needs, and the lifetime limits, which no limbo leaf exceeds (2026-11-25). Certificate Transparency
+            // is off: limbo states no SCT expectations, and its online cases anchor at roots of this machine's store,
+            // which count as public (as trustd decides), so CT would judge their SCTs at times limbo chose for X.509.
+            policy.certificateTransparency.mode = .off
             if let depth = tc.max_chain_depth { policy.maximumIntermediates = depth }
             if let ekus = tc.extended_key_usage, !ekus.isEmpty {
                 var usages: [ExtendedKeyUsage.Usage] = []
