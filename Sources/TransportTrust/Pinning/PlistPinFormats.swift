@@ -112,6 +112,11 @@ enum PlistPinFormats {
                 hosts.append(try trustKitPins(domain, entry: entry, source: source, bytes: bytes, at: at))
             }
         }
+        for host in hosts {
+            if let warning = registrableDomainWarning(host.pattern, source: source, at: line(of: host.pattern.name, in: bytes)) {
+                warnings.append(warning)
+            }
+        }
         for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
             warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
         } }
@@ -119,14 +124,14 @@ enum PlistPinFormats {
     }
 
     /// TrustKit raises "initialized with an invalid domain" at start-up for a domain whose GetRegistryLength is 0:
-    /// `localhost`, `co.uk`, `api.internal`. includeSubdomains on a public suffix is left to validation, which
-    /// says more about it.
-    static func requireRegistrableDomain(_ pattern: HostPattern, source: String, at: Int?) throws(PinConfigurationError) {
-        if pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name) { return }
-        guard !PublicSuffixList.hasRegistrableDomain(pattern.name) else { return }
-        throw PinConfigurationError(.invalidHost, source: source, line: at,
-            "\(pattern.name) has no registrable domain under a suffix the Public Suffix List names (it is a public suffix, a single label, an address, or under an unknown top-level name), so TrustKit refuses it at start-up (\"TrustKit was initialized with an invalid domain\")",
-            fix: "Pin the name your app connects to, such as api.example.com; a local test server needs another format (okhttp, android) or a configuration made in code")
+    /// `localhost`, `co.uk`, `api.internal`, `example.test`. The pins still work here (a local test server, a CI
+    /// check), so it is a warning that the app itself would not start; includeSubdomains on a public suffix is left
+    /// to validation, which refuses it.
+    static func registrableDomainWarning(_ pattern: HostPattern, source: String, at: Int?) -> PinConfigurationWarning? {
+        if pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name) { return nil }
+        guard !PublicSuffixList.hasRegistrableDomain(pattern.name) else { return nil }
+        return PinConfigurationWarning(.differsFromSource, source: source, line: at,
+            "\(pattern.name) has no registrable domain under a suffix the Public Suffix List names (it is a public suffix, a single label, an address, or under an unknown top-level name), so TrustKit itself refuses it at start-up (\"TrustKit was initialized with an invalid domain\"); the pins are read here, but an app with this configuration would not start. Pin the name your app connects to, such as api.example.com")
     }
 
     /// A TrustKit domain excluded from its parent's policy: not pinned, and allowed no other key.
@@ -140,7 +145,6 @@ enum PlistPinFormats {
         }
         let pattern: HostPattern
         do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
-        try requireRegistrableDomain(pattern, source: source, at: at)
         if key != excludeKeys[0] {
             warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: line(of: key, in: bytes),
                 "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
@@ -154,7 +158,6 @@ enum PlistPinFormats {
     let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
     let pattern: HostPattern
     do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
-    try requireRegistrableDomain(pattern, source: source, at: at)
     guard let hashes = entry["TSKPublicKeyHashes"] as? [Any] else {
         throw PinConfigurationError(.missingKey, source: source, line: at, "\(domain) has no TSKPublicKeyHashes array",
             fix: "Add TSKPublicKeyHashes with the base64 SPKI SHA-256 of your key and of a backup key")
