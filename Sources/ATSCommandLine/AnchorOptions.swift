@@ -13,7 +13,7 @@ struct AnchorOptions: ParsableArguments {
 
     @Option(name: .customLong("trust-store"), help: ArgumentHelp(
         "The public roots: system (this machine's, the default; SSL_CERT_FILE and SSL_CERT_DIR are honoured) or apple (Apple's trust store 2025072000, as on iOS 26, with Apple's limits on its roots).",
-        discussion: "With --anchors only those anchors are trusted; --no-anchors-only adds the store's roots. Apple's blocked certificates stay refused with --trust-store apple whatever the anchors."))
+        discussion: "With --anchors only those anchors are trusted; --no-anchors-only adds the store's roots. Apple's blocked certificates stay refused with --trust-store apple whatever the anchors. An anchor that is also a root of the store counts as public, as trustd decides: Apple's CT and 398-day rules apply through it."))
     var trustStore: TrustAnchors.Store = .system
 
     /// The anchors: the files' certificates, or the system roots when none were given.

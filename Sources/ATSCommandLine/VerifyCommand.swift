@@ -15,10 +15,11 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             issued from 2020-09-01 that chain to a public root (iOS 14, macOS 11 and later). --trust-store apple evaluates \
             against Apple's root store (iOS 26) with Apple's limits on its roots.
             With --limbo, runs every SERVER testcase of an x509-limbo file and writes limbo's result shape: the webpki profile \
-            and iOS 26's TLS server rules under each case's own (custom) anchors; --platform and --trust-store do not apply.
+            and iOS 26's TLS server rules under each case's own anchors, with Certificate Transparency off (limbo states no \
+            SCT expectations); --platform and --trust-store do not apply.
             With --pkits DIR, runs the NIST PKITS tests of DIR/tests.json (certificates in DIR/certs) under the basic policy, \
-            each with its own initial policy inputs and its root as the only anchor; CRL and DSA tests are skipped with the \
-            reason. Score the results with scripts/score-pkits.py.
+            each with its own initial policy inputs and its root as the only anchor, revocation checked hard-fail against \
+            each test's CRLs; the three DSA tests are skipped with the reason. Score the results with scripts/score-pkits.py.
             """
     )
 
