@@ -90,7 +90,7 @@ import X509
             let realm = realms.withLockedValue { $0 += 1; return $0 }
             return TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"r\(realm)\"")], body: [])
         }
-        try await withShutdown({ await server.shutdown() }) {
+        await withShutdown({ await server.shutdown() }) {
             let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(30), request: .seconds(20))) { config in
                 config.challengeHandler = Self.alwaysAnswering
             }

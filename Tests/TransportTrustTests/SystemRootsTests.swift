@@ -171,4 +171,30 @@ import X509
         #expect(verdict.isTrusted)
         #expect(verdict.anchor == .system)
     }
+
+    /// Store membership (is a custom anchor also a public root?) reads the same certificates as the store, without
+    /// parsing them: the same files and directories, the same blocks kept and skipped.
+    @Test func membersAreTheCertificatesTheStoreReads() throws {
+        let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
+        let cut = "-----BEGIN CERTIFICATE-----\nMIIB\n"
+        let bundle = try dir.write("members.pem", "# roots\n" + roots[0].pem + garbage + cut
+            + roots[1].pem.replacingOccurrences(of: "\n", with: "\r\n") + "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let certs = dir.url.appendingPathComponent("member-dir")
+        try FileManager.default.createDirectory(at: certs, withIntermediateDirectories: true)
+        try Data(roots[2].der).write(to: certs.appendingPathComponent("root.crt"))
+        try Data(roots[0].pem.utf8).write(to: certs.appendingPathComponent("1a2b3c4d.0"))
+        try Data("not a certificate".utf8).write(to: certs.appendingPathComponent("README"))
+        let files = [bundle, dir.file("missing.pem")]
+        let loaded = SystemRoots.load(files: files, directories: [certs.path, dir.file("missing-dir")])
+        #expect(loaded.certificates.map(\.der) == [roots[0].der, roots[1].der, roots[2].der])
+        let members = SystemRoots.members(files: files, directories: [certs.path, dir.file("missing-dir")])
+        // Every root the store holds is a member; a block that is no certificate at all may be one too, but can never
+        // be an anchor.
+        let held = Set(loaded.certificates.map { DERKey($0.der) })
+        #expect(held.isSubset(of: members))
+        let extra = members.subtracting(held).map(\.der)
+        #expect(extra == [Array("not a certificate".utf8)])
+        #expect(extra.allSatisfy { (try? InputCertificate(der: $0)) == nil })
+        #expect(SystemRoots.members(files: [], directories: []).isEmpty)
+    }
 }

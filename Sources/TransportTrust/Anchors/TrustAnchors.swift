@@ -38,9 +38,7 @@ public final class TrustAnchors: Sendable {
     let constraints: RootConstraints
     let store: CertificateStore
     let customDER: Set<DERKey>
-    private let inputs: [CertificateKey: InputCertificate]
-    /// Anchors that are roots of the public store, however they were supplied.
-    private let publicKeys: Set<CertificateKey>
+    private let entries: [CertificateKey: Entry]
     private let byName: NamedCertificates
     /// Each usable anchor's extensions, parsed once here rather than in every evaluation that reaches it.
     let parsedExtensions: [ExtensionMemo.Key: ParsedExtensions]
@@ -76,24 +74,21 @@ public final class TrustAnchors: Sendable {
         self.problems = custom.compactMap { c in c.parseFailure.map { "the anchor \(c.subjectDescription) cannot be used: \($0)" } }
             + (roots?.skipped.map { "system roots: \($0)" } ?? [])
         self.customDER = Set(custom.map { DERKey($0.der) })
-        var inputs: [CertificateKey: InputCertificate] = [:]
-        for c in all {
-            // The first of duplicate anchors wins.
-            if let cert = c.certificate, case let key = CertificateKey(cert), inputs[key] == nil { inputs[key] = c }
-        }
-        self.inputs = inputs
         // trustd asks whether the root is in the system anchor store (SecCertificateSourceContains(kSecSystemAnchorSource,
         // root)), not how the app supplied it: a custom anchor that is also a root of the store is public, and CT and the
-        // 398-day limit apply to chains through it. The store's roots are loaded once per process.
+        // 398-day limit apply to chains through it. Membership needs only the store's DER, read once per process.
         let storeDER: Set<DERKey> = custom.isEmpty ? []
-            : Set((roots ?? systemRoots ?? (store == .apple ? SystemRoots.apple : SystemRoots.shared)).certificates.map { DERKey($0.der) })
-        var publicKeys = Set<CertificateKey>()
+            : (roots ?? systemRoots).map { Set($0.certificates.map { DERKey($0.der) }) }
+            ?? (store == .apple ? Set(SystemRoots.apple.certificates.map { DERKey($0.der) }) : SystemRoots.sharedMembers)
+        var entries: [CertificateKey: Entry] = [:]
         for c in all {
-            guard let cert = c.certificate else { continue }
+            // The first of duplicate anchors wins.
+            guard let cert = c.certificate, case let key = CertificateKey(cert), entries[key] == nil else { continue }
             let der = DERKey(c.der)
-            if !customDER.contains(der) || storeDER.contains(der) { publicKeys.insert(CertificateKey(cert)) }
+            let isCustom = self.customDER.contains(der)
+            entries[key] = Entry(input: c, isCustom: isCustom, isPublic: !isCustom || storeDER.contains(der))
         }
-        self.publicKeys = publicKeys
+        self.entries = entries
         self.byName = NamedCertificates(all.compactMap(\.certificate))
         var parsedExtensions: [ExtensionMemo.Key: ParsedExtensions] = [:]
         for cert in all.compactMap(\.certificate) { parsedExtensions[ExtensionMemo.Key(tbs: cert.tbsCertificateBytes)] = ParsedExtensions(cert) }
@@ -107,15 +102,20 @@ public final class TrustAnchors: Sendable {
 
     func isCustom(_ der: [UInt8]) -> Bool { customDER.contains(DERKey(der)) }
 
-    func isCustom(_ certificate: Certificate) -> Bool {
-        inputs[CertificateKey(certificate)].map { customDER.contains(DERKey($0.der)) } ?? false
+    /// How the anchor `certificate` was supplied, and whether it is a root of the public store (the system's or
+    /// Apple's), as trustd decides where Apple's rules for public roots apply: whether or not the caller also supplied
+    /// it as an anchor. Nil when it is no anchor.
+    func entry(for certificate: Certificate) -> Entry? { entries[CertificateKey(certificate)] }
+
+    func input(for certificate: Certificate) -> InputCertificate? { entry(for: certificate)?.input }
+
+    func isPublic(_ certificate: Certificate) -> Bool { entry(for: certificate)?.isPublic ?? false }
+
+    struct Entry {
+        var input: InputCertificate
+        var isCustom: Bool
+        var isPublic: Bool
     }
-
-    func input(for certificate: Certificate) -> InputCertificate? { inputs[CertificateKey(certificate)] }
-
-    /// Whether `certificate` is a root of the public store (the system's or Apple's), as trustd decides where Apple's
-    /// rules for public roots apply: whether or not the caller also supplied it as an anchor.
-    func isPublic(_ certificate: Certificate) -> Bool { publicKeys.contains(CertificateKey(certificate)) }
 
     /// Usable anchors whose subject is `name` (RFC 5280 §7.1), as the path builder finds them.
     func certificates(named name: DistinguishedName) -> [Certificate] { byName[name] }

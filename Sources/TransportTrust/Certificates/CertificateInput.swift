@@ -250,8 +250,29 @@ public enum CertificateLoader {
     }
 
     static func pemCertificates(_ bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
-        // Read as UTF-8 bytes: splitting and trimming Characters cost a fifth of a whole limbo run.
         var result: [InputCertificate] = []
+        for block in try pemCertificateBlocks(bytes, source: source) {
+            do { result.append(try InputCertificate(der: block.der)) } catch {
+                var reason = "\(error)"
+                if case .malformed(_, let r) = error { reason = r }
+                throw .badPEMBlock(source: source, block: block.index, line: block.line, reason: reason)
+            }
+        }
+        return result
+    }
+
+    /// One certificate block of a PEM text, decoded: its DER, its index among the blocks and its BEGIN line.
+    struct PEMBlock {
+        var der: [UInt8]
+        var index: Int
+        var line: Int
+    }
+
+    /// The certificate blocks of a PEM text, decoded but not parsed, with the same refusals as ``pemCertificates``
+    /// makes of the text itself. Membership in a root store needs no more than this.
+    static func pemCertificateBlocks(_ bytes: [UInt8], source: String) throws(CertificateInputError) -> [PEMBlock] {
+        // Read as UTF-8 bytes: splitting and trimming Characters cost a fifth of a whole limbo run.
+        var result: [PEMBlock] = []
         var block: [UInt8] = []
         var blockLabel: ArraySlice<UInt8>?
         var blockStart = 0
@@ -293,11 +314,7 @@ public enum CertificateLoader {
                 guard let der = Data(base64Encoded: Data(block), options: .ignoreUnknownCharacters), !der.isEmpty else {
                     throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "its base64 does not decode")
                 }
-                do { result.append(try InputCertificate(der: Array(der))) } catch {
-                    var reason = "\(error)"
-                    if case .malformed(_, let r) = error { reason = r }
-                    throw .badPEMBlock(source: source, block: index, line: blockStart, reason: reason)
-                }
+                result.append(PEMBlock(der: Array(der), index: index, line: blockStart))
             } else if blockLabel != nil, !line.starts(with: procType), !line.starts(with: dekInfo) {
                 if notBase64 == nil, let bad = line.first(where: { !isBase64($0) }) { notBase64 = (n + 1, bad) }
                 block.append(contentsOf: line)

@@ -170,9 +170,10 @@ public final class TrustEngine: Sendable {
         if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors).certificates,
            let chain = UnverifiedCertificateChain.assembled(sole)
         {
-            let custom = trust.anchors.isCustom(chain[chain.count - 1])
+            let anchor = trust.anchors.entry(for: chain[chain.count - 1])
+            let custom = anchor?.isCustom ?? false
             var soleContext = context
-            soleContext.anchorIsSystem = trust.anchors.isPublic(chain[chain.count - 1])
+            soleContext.anchorIsSystem = anchor?.isPublic ?? false
             let failures = Self.ruleFailures(chain, rules: rules, context: soleContext)
             guard failures.isEmpty else {
                 return (TrustVerdict(anchor: custom ? .custom : .system, chain: candidates.inputs(sole), failures: failures,
