@@ -172,8 +172,8 @@ import X509
         #expect(verdict.anchor == .system)
     }
 
-    /// Store membership (is a custom anchor also a public root?) reads the same certificates as the store, without
-    /// parsing them: the same files and directories, the same blocks kept and skipped.
+    /// Store membership (is a custom anchor also a public root?) reads the same files as the store, without parsing a
+    /// certificate, and holds every root the store holds.
     @Test func membersAreTheCertificatesTheStoreReads() throws {
         let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
         let cut = "-----BEGIN CERTIFICATE-----\nMIIB\n"
@@ -182,11 +182,14 @@ import X509
         let certs = dir.url.appendingPathComponent("member-dir")
         try FileManager.default.createDirectory(at: certs, withIntermediateDirectories: true)
         try Data(roots[2].der).write(to: certs.appendingPathComponent("root.crt"))
-        try Data(roots[0].pem.utf8).write(to: certs.appendingPathComponent("1a2b3c4d.0"))
+        // A block with RFC 1421 headers, which load drops before decoding.
+        let headed = PKI.root("Bundle Root With Headers")
+        try Data(headed.pem.replacingOccurrences(of: "-----BEGIN CERTIFICATE-----\n", with: "-----BEGIN CERTIFICATE-----\nProc-Type: 4,CLEAR\n\n").utf8)
+            .write(to: certs.appendingPathComponent("1a2b3c4d.0"))
         try Data("not a certificate".utf8).write(to: certs.appendingPathComponent("README"))
         let files = [bundle, dir.file("missing.pem")]
         let loaded = SystemRoots.load(files: files, directories: [certs.path, dir.file("missing-dir")])
-        #expect(loaded.certificates.map(\.der) == [roots[0].der, roots[1].der, roots[2].der])
+        #expect(loaded.certificates.map(\.der) == [roots[0].der, roots[1].der, headed.der, roots[2].der])
         let members = SystemRoots.members(files: files, directories: [certs.path, dir.file("missing-dir")])
         // Every root the store holds is a member; a block that is no certificate at all may be one too, but can never
         // be an anchor.

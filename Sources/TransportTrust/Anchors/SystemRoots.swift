@@ -86,22 +86,61 @@ public struct SystemRoots: Sendable {
         return SystemRoots(certificates: certs, skipped: skipped, sources: files + directories, settings: settings)
     }
 
-    /// The DER of each certificate that ``load(files:directories:)`` would read, without parsing it: the same files, the
-    /// same PEM blocks. A block that is no certificate at all is a member here and not there, but can never be an anchor.
+    /// The DER of each certificate that ``load(files:directories:)`` would read, without parsing it: the same files, and
+    /// every PEM certificate block whose base64 decodes. That is a superset of the roots `load` keeps (it refuses some of
+    /// those blocks for their framing or content), which errs the strict way: an extra member can only make Apple's
+    /// public-root rules apply to an anchor that holds the same bytes.
     static func members(files: [String], directories: [String]) -> Set<DERKey> {
         var members = Set<DERKey>()
         for path in storeFiles(files: files, directories: directories).paths {
-            _ = forEachDocument(path: path) { (bytes, line) throws(CertificateInputError) -> [String] in
-                if line == nil {
-                    // DER files are rare in a store, and may hold several certificates back to back: read as load reads them.
-                    for c in try CertificateLoader.certificates(from: bytes, source: path) { members.insert(DERKey(c.der)) }
-                } else {
-                    for block in try CertificateLoader.pemCertificateBlocks(bytes, source: path) { members.insert(DERKey(block.der)) }
-                }
-                return []
+            guard let data = try? InputFile.read(path) else { continue }
+            let bytes = Array(data)
+            if ByteSearch.contains(pemBegin, in: bytes) {
+                for der in pemCertificateDERs(bytes) { members.insert(DERKey(der)) }
+            } else if let certificates = try? CertificateLoader.certificates(from: bytes, source: path) {
+                // DER files are rare in a store, and may hold several certificates back to back: read as load reads them.
+                for c in certificates { members.insert(DERKey(c.der)) }
             }
         }
         return members
+    }
+
+    private static let pemBegin = Array("-----BEGIN ".utf8)
+    private static let certificateBegins = ["-----BEGIN CERTIFICATE-----", "-----BEGIN TRUSTED CERTIFICATE-----", "-----BEGIN X509 CERTIFICATE-----"]
+        .map { Array($0.utf8) }
+    private static let pemEnd = Array("-----END".utf8)
+
+    /// The decoded body of each certificate block in a PEM text: one pass over its bytes. This runs for every process
+    /// that trusts anchors of its own, where splitting the store into Swift strings cost 0.3 s in a debug build.
+    static func pemCertificateDERs(_ bytes: [UInt8]) -> [[UInt8]] {
+        bytes.withUnsafeBufferPointer { buffer in
+            var result: [[UInt8]] = []
+            var body: [UInt8] = []
+            var inBlock = false
+            var lineStart = 0
+            while lineStart < buffer.count {
+                var lineEnd = lineStart
+                while lineEnd < buffer.count && buffer[lineEnd] != 0x0A { lineEnd += 1 }
+                let line = UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd])
+                if certificateBegins.contains(where: { Self.starts(line, with: $0) }) {
+                    inBlock = true
+                    body.removeAll(keepingCapacity: true)
+                } else if inBlock && Self.starts(line, with: pemEnd) {
+                    inBlock = false
+                    if let der = Data(base64Encoded: Data(body)), !der.isEmpty { result.append(Array(der)) }
+                } else if inBlock && !line.contains(0x3A) {  // RFC 1421 headers (Proc-Type: …) are not base64
+                    for byte in line where byte > 0x20 { body.append(byte) }
+                }
+                lineStart = lineEnd + 1
+            }
+            return result
+        }
+    }
+
+    private static func starts(_ line: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {
+        guard line.count >= prefix.count else { return false }
+        for i in 0..<prefix.count where line[i] != prefix[i] { return false }
+        return true
     }
 
     /// The files to read: `files`, then each directory's certificate files in name order; and a sentence for each
