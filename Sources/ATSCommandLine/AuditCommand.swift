@@ -34,7 +34,6 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
-        let profile = platformOption.profile
         var sources: [ConfigurationSource] = []
         for path in paths {
             do {
@@ -44,7 +43,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
                 return 2
             }
         }
-        let report = Auditor(profile: profile).audit(sources)
+        let report = Auditor(platform: platformOption.applePlatform).audit(sources)
         switch format {
         case .text: out.write(TextReportRenderer(color: out.useColor).render(report))
         case .json: out.write(JSONReportRenderer().render(report) + "\n")

@@ -61,14 +61,14 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
         }
         // Keys that are misspelt, misplaced or mistyped are ignored by the resolver; say so rather than let a
         // requirement look as if the key were absent.
-        let warnings = Auditor(profile: profile).readingFindings(in: source)
+        let warnings = Auditor(platform: platformOption.applePlatform).readingFindings(in: source)
         if !json {
             for w in warnings {
                 let place = source.displayName + (w.location.map { ":\($0.line):\($0.column)" } ?? "")
                 out.error("ats check: warning: \(place): \(w.rule.id) \(w.message)\n")
             }
         }
-        let resolver = RequirementsResolver(configuration: source.configuration, profile: profile)
+        let resolver = RequirementsResolver(configuration: source.configuration, platform: platformOption.applePlatform)
         let describing = tls != nil || cipher != nil
         var results: [ATSCheckJSON.Entry] = []
         var text = ""

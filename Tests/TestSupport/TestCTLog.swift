@@ -146,11 +146,12 @@ public struct CTTestPKI: @unchecked Sendable {
     }
 
     public func evaluate(_ leaf: TestCert, logs: [TestCTLog], mode: CertificateTransparencyOptions.Mode = .enforce, at time: Date = PKI.now,
-                  public isPublic: Bool = true, platform: ApplePlatform = .newest,
+                  public isPublic: Bool = true, platform: ApplePlatform = .newest, requiredByConfiguration: Bool = false,
                   engine: TrustEngine = TrustEngine(cacheCapacity: 0)) async throws -> TrustVerdict {
         var policy = PKI.ssl("www.example.com")
         policy.platform = platform
-        policy.certificateTransparency = CertificateTransparencyOptions(mode: mode, logList: try list(logs))
+        policy.certificateTransparency = CertificateTransparencyOptions(mode: mode, logList: try list(logs),
+                                                                        requiredByConfiguration: requiredByConfiguration)
         let trust = ServerTrust(certificates: [leaf.der, ca.der], anchors: isPublic ? publicAnchors : userAnchors, policy: policy,
                                 validationTime: time)
         return await engine.evaluate(trust)

@@ -1,6 +1,7 @@
 import TestSupport
 import Foundation
 import Testing
+import TransportTrust
 
 @testable import AppTransportSecurity
 
@@ -102,6 +103,22 @@ import Testing
         #expect(triggered.contains(c.rule), "expected \(c.rule.id) in \(triggered.map(\.id).sorted())")
         let clean = try rules(c.clean, profile: c.rule == .ipExceptionUnsupported ? .ios17 : c.profile)
         #expect(!clean.contains(c.rule), "did not expect \(c.rule.id) in \(clean.map(\.id).sorted())")
+    }
+
+    /// NSRequiresCertificateTransparency is obsolete only where the system requires CT (iOS 12.1.1, macOS 10.14.2).
+    @Test func theCTKeyIsObsoleteOnlyWhereTheSystemRequiresCT() throws {
+        let source = try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>")))
+        func obsolete(_ release: String) throws -> Bool {
+            let auditor = Auditor(platform: try #require(ApplePlatform(name: release)))
+            return auditor.findings(in: source).contains { $0.rule == .obsoleteCertificateTransparencyKey }
+        }
+        #expect(try obsolete("ios12.1.1"))
+        #expect(try obsolete("macos10.14.2"))
+        #expect(try !obsolete("ios12.1"))
+        #expect(try !obsolete("ios11"))
+        #expect(try !obsolete("macos10.13"))
+        #expect(try rules(Self.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>"), profile: .ios10)
+            .contains(.obsoleteCertificateTransparencyKey), "a profile alone is its newest release, iOS 13")
     }
 
     @Test func misspellingFindingSaysDidYouMean() throws {

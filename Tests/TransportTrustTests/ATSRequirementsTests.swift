@@ -134,6 +134,44 @@ import TransportTrust
         #expect(req.allowsInsecureHTTP.because.rule.contains("NSAllowsArbitraryLoadsForMedia"))
     }
 
+    /// The system requires CT from iOS 12.1.1 / macOS 10.14.2, inside the ios10 profile; before that only
+    /// NSRequiresCertificateTransparency = YES does, and the key goes with the requirements to the trust evaluation.
+    @Test(arguments: [
+        ("ios11", false, false), ("ios12.1", false, false), ("ios12.1.1", true, false), ("ios13", true, false),
+        ("macos10.14.1", false, false), ("macos10.14.2", true, false), ("ios9", false, false),
+        ("ios11", true, true), ("ios9", true, true), ("ios26", true, true),
+    ])
+    func certificateTransparencyFollowsTheExactRelease(release: String, required: Bool, key: Bool) throws {
+        let platform = try #require(ApplePlatform(name: release))
+        let body = key ? ATSAuditTests.domain("a.com", "<key>NSRequiresCertificateTransparency</key><true/>") : ""
+        let resolver = RequirementsResolver(configuration: try ATSFixture.configuration(body), platform: platform)
+        #expect(resolver.profile == PlatformProfile(platform))
+        let cert = try resolver.requirements(for: "https://a.com/").certificate
+        #expect(cert.value.requiresCertificateTransparency == required)
+        #expect(cert.value.certificateTransparencyFromConfiguration == key)
+        let policy = cert.value.trustPolicy(host: nil)
+        #expect(policy.certificateTransparency.mode == (required ? .enforce : .off))
+        #expect(policy.certificateTransparency.requiredByConfiguration == key)
+        if key {
+            #expect(cert.because.rule.contains(platform.enforcesCertificateTransparency
+                ? "NSRequiresCertificateTransparency is obsolete on \(platform)"
+                : "NSRequiresCertificateTransparency = YES requires Certificate Transparency, which \(platform) does not require by itself"),
+                "\(cert.because.rule)")
+        }
+    }
+
+    /// A profile alone is resolved as its newest release: ios10 covers iOS 13, which requires CT.
+    @Test func aProfileAloneIsItsNewestRelease() throws {
+        for profile in PlatformProfile.allCases {
+            #expect(PlatformProfile(profile.newestRelease) == profile, "\(profile)")
+        }
+        #expect(try ATSFixture.resolver("", .ios10).requirements(for: "https://a.com/").certificate.value.requiresCertificateTransparency)
+        #expect(try !ATSFixture.resolver("", .ios9).requirements(for: "https://a.com/").certificate.value.requiresCertificateTransparency)
+        #expect(PlatformProfile(ApplePlatform(.iOS, 13, 7)) == .ios10)
+        #expect(PlatformProfile(ApplePlatform(.macOS, 10, 11)) == .macos10_11)
+        #expect(PlatformProfile(ApplePlatform(.macOS, 12)) == .macos11)
+    }
+
     @Test func oneLabelSubdomainMatchingIsAvailable() throws {
         var resolver = try ATSFixture.resolver(Self.subdomainsHTTP)
         resolver.subdomainMatching = .oneLabel

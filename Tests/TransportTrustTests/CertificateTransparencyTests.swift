@@ -360,6 +360,41 @@ import X509
         #expect(earlier.certificateTransparency?.status == .nonCompliant)
     }
 
+    /// NSRequiresCertificateTransparency = YES asks for SCTs where the system asks for none (iOS 12.0), of chains to a
+    /// public root only; the cache keeps the two apart.
+    @Test func theATSKeyRequiresCTBeforeTheSystemDoes() async throws {
+        let pki = try CTTestPKI()
+        let engine = TrustEngine()
+        let ios12 = ApplePlatform(.iOS, 12)
+        let bare = pki.ca.leafWithSCTs([])
+        #expect(try await pki.evaluate(bare, logs: Self.logs, platform: ios12, engine: engine).isTrusted)
+        let asked = try await pki.evaluate(bare, logs: Self.logs, platform: ios12, requiredByConfiguration: true, engine: engine)
+        #expect(!asked.isTrusted)
+        #expect(asked.codes == [.certificateTransparency])
+        #expect(asked.certificateTransparency?.status == .nonCompliant)
+        let logged = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)))
+        let good = try await pki.evaluate(logged, logs: Self.logs, platform: ios12, requiredByConfiguration: true, engine: engine)
+        #expect(good.isTrusted)
+        #expect(good.certificateTransparency?.status == .compliant)
+        #expect(try await pki.evaluate(bare, logs: Self.logs, public: false, platform: ios12, requiredByConfiguration: true).isTrusted)
+    }
+
+    /// The key lifts the 2018-10-16 start where the system requires no CT; where it does, the key is obsolete and changes
+    /// nothing, so a leaf issued before that day still needs none.
+    @Test func theATSKeyCoversOlderCertificatesOnlyBeforeTheSystemRequiresCT() {
+        let old = PKI.chain().intermediate.leaf(dns: ["www.example.com"], notValidBefore: Date(timeIntervalSince1970: 1_530_000_000),
+                                        notValidAfter: Date(timeIntervalSince1970: 1_560_000_000))
+        func required(platform: Bool, key: Bool) -> Bool {
+            AppleCTPolicy.applicability(leaf: old.certificate, AppleCTPolicy.Inputs(
+                time: Date(timeIntervalSince1970: 1_540_000_000), anchorIsPublic: true, anchorIsApple: false,
+                platformRequiresCT: platform, requiredByConfiguration: key)).isRequired
+        }
+        #expect(required(platform: false, key: true))
+        #expect(!required(platform: false, key: false))
+        #expect(!required(platform: true, key: false))
+        #expect(!required(platform: true, key: true))
+    }
+
     @Test func theCacheNoticesWhenTheListGrowsOld() async throws {
         let pki = try CTTestPKI()
         let engine = TrustEngine()

@@ -4,8 +4,20 @@ import TransportTrust
 /// contradictions between an app and its extensions.
 public struct Auditor: Sendable {
     public var profile: PlatformProfile
+    /// The exact release, for the rules that changed inside a profile's range (see ``RequirementsResolver/platform``).
+    public var platform: ApplePlatform
 
-    public init(profile: PlatformProfile = .newest) { self.profile = profile }
+    /// Audits under `profile`'s rules, as its newest release applies them.
+    public init(profile: PlatformProfile = .newest) {
+        self.profile = profile
+        self.platform = profile.newestRelease
+    }
+
+    /// Audits under the rules of the release `platform`.
+    public init(platform: ApplePlatform) {
+        self.profile = PlatformProfile(platform)
+        self.platform = platform
+    }
 
     /// Audits every source (an app and its extensions are compared with each other).
     public func audit(_ sources: [ConfigurationSource]) -> AuditReport {
@@ -41,8 +53,14 @@ public struct Auditor: Sendable {
         return out.findings.sorted { ($0.location?.line ?? Int.max, $0.rule.id) < ($1.location?.line ?? Int.max, $1.rule.id) }
     }
 
+    private func makeResolver(_ config: ATSConfiguration) -> RequirementsResolver {
+        var resolver = RequirementsResolver(configuration: config, profile: profile)
+        resolver.platform = platform
+        return resolver
+    }
+
     private func globalKeys(_ config: ATSConfiguration, _ out: inout FindingCollector) {
-        let resolver = RequirementsResolver(configuration: config, profile: profile)
+        let resolver = makeResolver(config)
         if let s = config.allowsArbitraryLoads, s.value {
             if let ignored = resolver.arbitraryLoadsIgnoredReason() {
                 out.add(.arbitraryLoadsIgnored, s.keyPath, message: "\(ignored); it still applies on iOS 9 / macOS 10.11",
@@ -127,9 +145,9 @@ public struct Auditor: Sendable {
             out.add(.legacyKey, path, domain: d, message: "\(legacy.rawValue) is a legacy key",
                     fix: "Use \(legacy.modernReplacement?.rawValue ?? "the current key") instead")
         }
-        if let ct = entry.requiresCertificateTransparency {
+        if let ct = entry.requiresCertificateTransparency, platform.enforcesCertificateTransparency {
             out.add(.obsoleteCertificateTransparencyKey, ct.keyPath, domain: d,
-                    message: "NSRequiresCertificateTransparency is obsolete: since iOS 12.1.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
+                    message: "NSRequiresCertificateTransparency is obsolete on \(platform): since iOS 12.1.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
                     fix: "Remove the key")
         }
     }
@@ -167,7 +185,7 @@ public struct Auditor: Sendable {
         }
         // A pinned host that also accepts plain HTTP: pins protect only HTTPS. The hosts to try are the pinned
         // one and every exception entry's, since an entry with NSIncludesSubdomains pins the subdomains too.
-        let resolver = RequirementsResolver(configuration: config, profile: profile)
+        let resolver = makeResolver(config)
         let own = Self.urlHost(entry.key)
         var checked: Set<String> = []
         for host in [own].compactMap({ $0 }) + config.exceptionDomains.compactMap({ Self.urlHost($0.key) }) {

@@ -18,13 +18,17 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
     public var requiresSHA2Signature: Bool
     /// Certificate Transparency for certificates issued after 2018-10-15 (iOS 12.1.1, macOS 10.14.2; `ApplePlatform.enforcesCertificateTransparency`).
     public var requiresCertificateTransparency: Bool
+    /// NSRequiresCertificateTransparency = YES: CT is required even on releases whose system does not require it for
+    /// every connection (before iOS 12.1.1 / macOS 10.14.2), and for certificates issued before 2018-10-16.
+    public var certificateTransparencyFromConfiguration: Bool
 
     public init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,
-                requiresCertificateTransparency: Bool) {
+                requiresCertificateTransparency: Bool, certificateTransparencyFromConfiguration: Bool = false) {
         self.validation = validation
         self.requiresATSKeyStrength = requiresATSKeyStrength
         self.requiresSHA2Signature = requiresSHA2Signature
         self.requiresCertificateTransparency = requiresCertificateTransparency
+        self.certificateTransparencyFromConfiguration = certificateTransparencyFromConfiguration
     }
 
     /// The TransportTrust policy that checks these rules for `host`: the SSL policy, plus ATS key strength when
@@ -34,6 +38,7 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
         policy.requiresATSStrength = requiresATSKeyStrength
         policy.certificateTransparency = transparency
         if !requiresCertificateTransparency { policy.certificateTransparency.mode = .off }
+        if certificateTransparencyFromConfiguration { policy.certificateTransparency.requiredByConfiguration = true }
         return policy
     }
 }

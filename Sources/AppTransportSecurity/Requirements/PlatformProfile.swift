@@ -1,3 +1,5 @@
+import TransportTrust
+
 /// The OS versions whose ATS rules apply. Each iOS profile has a macOS twin with the same rules.
 ///
 /// - `ios9` / `macos10.11`: ATS as introduced; no local-networking, media or web-content keys.
@@ -57,6 +59,32 @@ public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, 
         case .macos10_12: return "macOS 10.12–10.15"
         case .macos11: return "macOS 11–13"
         case .macos14: return "macOS 14 and later"
+        }
+    }
+
+    /// The profile whose ATS rules `platform` follows.
+    public init(_ platform: ApplePlatform) {
+        switch platform.os {
+        case .iOS:
+            self = platform.major >= 17 ? .ios17 : platform.major >= 14 ? .ios14 : platform.major >= 10 ? .ios10 : .ios9
+        case .macOS:
+            self = platform.major >= 14 ? .macos14 : platform.major >= 11 ? .macos11
+                : platform.major == 10 && platform.minor >= 12 ? .macos10_12 : .macos10_11
+        }
+    }
+
+    /// The newest release this profile covers: what a rule that changed inside its range (Certificate Transparency,
+    /// from iOS 12.1.1) is decided by when no exact release is given.
+    public var newestRelease: ApplePlatform {
+        switch self {
+        case .ios9: return ApplePlatform(.iOS, 9, 3)
+        case .ios10: return ApplePlatform(.iOS, 13, 7)
+        case .ios14: return ApplePlatform(.iOS, 16, 7)
+        case .ios17: return .newest
+        case .macos10_11: return ApplePlatform(.macOS, 10, 11, 6)
+        case .macos10_12: return ApplePlatform(.macOS, 10, 15, 7)
+        case .macos11: return ApplePlatform(.macOS, 13, 7)
+        case .macos14: return ApplePlatform(.macOS, 26)
         }
     }
 

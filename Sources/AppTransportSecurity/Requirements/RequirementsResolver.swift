@@ -1,3 +1,5 @@
+import TransportTrust
+
 /// Resolves the effective ATS requirements for a URL under a platform profile, with Apple's precedence.
 ///
 /// Order of decision (each step cites Apple's documentation):
@@ -22,11 +24,25 @@ public struct RequirementsResolver: Sendable {
 
     public var configuration: ATSConfiguration
     public var profile: PlatformProfile
+    /// The exact release, for the one rule that changed inside a profile's range: the system requires Certificate
+    /// Transparency from iOS 12.1.1 / macOS 10.14.2, in the middle of ``PlatformProfile/ios10``.
+    public var platform: ApplePlatform
     public var subdomainMatching: SubdomainMatching
 
+    /// Resolves under `profile`'s rules, as its newest release applies them (``PlatformProfile/newestRelease``).
     public init(configuration: ATSConfiguration, profile: PlatformProfile = .newest, subdomainMatching: SubdomainMatching = .anyDepth) {
+        self.init(configuration: configuration, profile: profile, platform: profile.newestRelease, subdomainMatching: subdomainMatching)
+    }
+
+    /// Resolves under the rules of the release `platform` (`ats --platform ios12.1`).
+    public init(configuration: ATSConfiguration, platform: ApplePlatform, subdomainMatching: SubdomainMatching = .anyDepth) {
+        self.init(configuration: configuration, profile: PlatformProfile(platform), platform: platform, subdomainMatching: subdomainMatching)
+    }
+
+    private init(configuration: ATSConfiguration, profile: PlatformProfile, platform: ApplePlatform, subdomainMatching: SubdomainMatching) {
         self.configuration = configuration
         self.profile = profile
+        self.platform = platform
         self.subdomainMatching = subdomainMatching
     }
 
@@ -181,8 +197,9 @@ public struct RequirementsResolver: Sendable {
             : Provenance(keyPath: fs.because.keyPath, rule: "NSExceptionRequiresForwardSecrecy = NO adds the RSA key-exchange suites; \(entryRule)")
         let relaxed = http.value
         let keyStrength = fs.value && !relaxed
+        let ct = certificateTransparency(entry: entry)
         let cert = CertificateRequirements(validation: relaxed ? .relaxed : .standard, requiresATSKeyStrength: keyStrength,
-                                           requiresCertificateTransparency: ctRequired(entry: entry))
+                                           requiresCertificateTransparency: ct.required, certificateTransparencyFromConfiguration: ct.byKey)
         var certRule: Provenance
         if relaxed {
             certRule = Provenance(keyPath: http.because.keyPath, rule: "NSExceptionAllowsInsecureHTTPLoads also lets the app loosen server trust evaluation; \(entryRule)")
@@ -191,8 +208,12 @@ public struct RequirementsResolver: Sendable {
         } else {
             certRule = Provenance(keyPath: entry?.keyPath, rule: "ATS certificate rules: RSA ≥ 2048 or EC ≥ 256 bits, SHA-2 signature")
         }
-        if let ct = entry?.requiresCertificateTransparency {
-            certRule.rule += "; \(ct.key) is obsolete (Certificate Transparency is required by the system from iOS 12.1.1)"
+        if let key = entry?.requiresCertificateTransparency {
+            if platform.enforcesCertificateTransparency {
+                certRule.rule += "; \(key.key) is obsolete on \(platform) (the system requires Certificate Transparency from iOS 12.1.1 / macOS 10.14.2)"
+            } else if key.value {
+                certRule.rule += "; \(key.key) = YES requires Certificate Transparency, which \(platform) does not require by itself"
+            }
         }
         return ConnectionRequirements(
             url: url, target: target, profile: profile, context: context,
@@ -208,7 +229,7 @@ public struct RequirementsResolver: Sendable {
         notes.append("without ATS the minimum TLS version and cipher suites are the system client's defaults (this tool assumes TLS 1.0 and the suites listed)")
         let suites = CipherSuite.known.filter { !$0.name.contains("RC4") }
         let cert = CertificateRequirements(validation: .standard, requiresATSKeyStrength: false,
-                                           requiresCertificateTransparency: ctRequired(entry: nil))
+                                           requiresCertificateTransparency: certificateTransparency(entry: nil).required)
         return ConnectionRequirements(
             url: url, target: target, profile: profile, context: context,
             atsEnforced: Decided(false, because), exceptionDomain: nil,
@@ -234,11 +255,13 @@ public struct RequirementsResolver: Sendable {
         return nil
     }
 
-    /// Certificate Transparency: enforced by the system from iOS 12.1.1 / macOS 10.14.2 (`ApplePlatform.enforcesCertificateTransparency`) whatever the plist says;
-    /// on iOS 9 only when NSRequiresCertificateTransparency is YES.
-    private func ctRequired(entry: ExceptionDomain?) -> Bool {
-        if profile.generation >= .ats2 { return true }
-        return entry?.requiresCertificateTransparency?.value ?? false
+    /// Certificate Transparency: required by the system from iOS 12.1.1 / macOS 10.14.2
+    /// (`ApplePlatform.enforcesCertificateTransparency`) whatever the plist says, and before that only where
+    /// NSRequiresCertificateTransparency is YES. `byKey` carries the key to the trust evaluation whatever the release,
+    /// since a client's trust platform, not this resolver's, decides whether the system requires CT.
+    private func certificateTransparency(entry: ExceptionDomain?) -> (required: Bool, byKey: Bool) {
+        let byKey = entry?.requiresCertificateTransparency?.value ?? false
+        return (platform.enforcesCertificateTransparency || byKey, byKey)
     }
 
     private func pinRequirement(for target: ConnectionTarget) -> Decided<PinRequirement?> {

@@ -34,7 +34,9 @@ enum AppleCTPolicy {
         guard !inputs.anchorIsApple else {
             return Applicability(isRequired: false, reason: "Apple does not require CT for chains to its own roots")
         }
-        guard inputs.requiredByConfiguration || leaf.notValidBefore >= requiredFrom else {
+        // NSRequiresCertificateTransparency asked for CT of every certificate where the system asked for none; where the
+        // system requires CT the key is obsolete and changes nothing.
+        guard (inputs.requiredByConfiguration && !inputs.platformRequiresCT) || leaf.notValidBefore >= requiredFrom else {
             return Applicability(isRequired: false,
                                  reason: "the certificate was issued before 2018-10-16 (notBefore \(RFC3339.day(leaf.notValidBefore))), when Apple began to require CT")
         }

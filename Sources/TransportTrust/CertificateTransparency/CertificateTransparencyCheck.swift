@@ -19,7 +19,8 @@ public struct CertificateTransparencyOptions: Sendable, Hashable {
     public var mode: Mode
     /// The logs to trust; nil for the list bundled with the package.
     public var logList: CTLogList?
-    /// NSRequiresCertificateTransparency on a platform that does not yet require CT for every connection.
+    /// NSRequiresCertificateTransparency = YES. On releases before iOS 12.1.1 / macOS 10.14.2, whose system requires no
+    /// CT, chains to a public root then need SCTs whatever their leaf's issue date; on later releases it changes nothing.
     public var requiredByConfiguration: Bool
 
     public init(mode: Mode = .enforce, logList: CTLogList? = nil, requiredByConfiguration: Bool = false) {
