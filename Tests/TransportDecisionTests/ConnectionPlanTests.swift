@@ -230,4 +230,23 @@ import X509
         #expect(policy.requiresATSStrength)
         #expect(!plan.delegateMayLoosenTrust)
     }
+
+    /// On iOS 11 the system requires no CT, so a chain to a public root without SCTs passes, unless the app's
+    /// NSRequiresCertificateTransparency asks for CT: the key reaches the evaluation through the plan.
+    @Test func theCTKeyReachesTheEvaluation() async throws {
+        let ct = try CTTestPKI()
+        let logs = (0..<2).map { TestCTLog(name: "Plan Log \($0)") }
+        let settings = TrustSettings(anchors: ct.publicAnchors, platform: ApplePlatform(.iOS, 11),
+                                     certificateTransparency: CertificateTransparencyOptions(logList: try ct.list(logs)), validationTime: PKI.now)
+        let bare = ct.ca.leafWithSCTs([])
+        func verdict(_ ats: String) async throws -> TrustVerdict {
+            let plan = ConnectionPlan(peer: PKI.host(Self.host), port: 443, requirements: try Self.requirements(ats), settings: settings)
+            return await plan.assess(presented: [bare.der, ct.ca.der], handshake: Self.tls13).verdict
+        }
+        #expect(try await verdict("").isTrusted)
+        let key = "<key>NSExceptionDomains</key><dict><key>\(Self.host)</key><dict><key>NSRequiresCertificateTransparency</key><true/></dict></dict>"
+        let asked = try await verdict(key)
+        #expect(!asked.isTrusted)
+        #expect(asked.failures.map(\.code) == [.certificateTransparency])
+    }
 }
