@@ -121,6 +121,20 @@ import TransportTrust
             .contains(.obsoleteCertificateTransparencyKey), "a profile alone is its newest release, iOS 13")
     }
 
+    /// iOS 9 does not know the media, web-content and local-networking keys: there they change nothing, and the
+    /// audit says so at low severity rather than reporting ATS as loosened.
+    @Test(arguments: ["NSAllowsArbitraryLoadsForMedia", "NSAllowsArbitraryLoadsInWebContent", "NSAllowsLocalNetworking"])
+    func keysIOS9DoesNotKnowAreLowThere(key: String) throws {
+        let body = "<key>\(key)</key><true/>"
+        let now = try #require(try findings(body).first { $0.location != nil && $0.message.hasPrefix("\(key) is YES") })
+        #expect(now.severity > .low)
+        #expect(!now.message.contains("no effect"))
+        let old = try #require(try findings(body, profile: .ios9).first { $0.rule == now.rule })
+        #expect(old.severity == .low)
+        #expect(old.message.hasPrefix("\(key) is YES: iOS 9 does not know the key, so it has no effect there; from iOS 10 / macOS 10.12 on, "), "\(old.message)")
+        #expect(try ATSFixture.resolver(body, .ios9).requirements(for: "http://192.168.1.2/").atsEnforced.value, "and check agrees")
+    }
+
     @Test func misspellingFindingSaysDidYouMean() throws {
         let f = try findings(Self.domain("example.com", "<key>NSExceptionMinimumTLSVerion</key><string>TLSv1.0</string>"))
         let typo = try #require(f.first { $0.rule == .unknownKey })

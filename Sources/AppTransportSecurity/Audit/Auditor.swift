@@ -73,17 +73,28 @@ public struct Auditor: Sendable {
                         fix: "Remove NSAllowsArbitraryLoads and add NSExceptionDomains entries for the hosts that need them")
             }
         }
+        // iOS 9 knows none of these three keys, so there they change nothing; they still loosen ATS from iOS 10 on.
+        let unknownHere = profile.generation < .ats2
+        func add(_ rule: AuditRule, _ s: Setting<Bool>, _ effect: String, fix: String) {
+            if unknownHere {
+                out.add(rule, s.keyPath, severity: .low,
+                        message: "\(s.key) is YES: \(profile) does not know the key, so it has no effect there; from iOS 10 / macOS 10.12 on, \(effect)",
+                        fix: fix)
+            } else {
+                out.add(rule, s.keyPath, message: "\(s.key) is YES: \(effect)", fix: fix)
+            }
+        }
         if let s = config.allowsArbitraryLoadsForMedia, s.value {
-            out.add(.arbitraryLoadsForMedia, s.keyPath, message: "NSAllowsArbitraryLoadsForMedia is YES: AVFoundation loads media over plain HTTP and weak TLS",
-                    fix: "Serve media over HTTPS and remove the key, or give only the media hosts exceptions")
+            add(.arbitraryLoadsForMedia, s, "AVFoundation loads media over plain HTTP and weak TLS",
+                fix: "Serve media over HTTPS and remove the key, or give only the media hosts exceptions")
         }
         if let s = config.allowsArbitraryLoadsInWebContent, s.value {
-            out.add(.arbitraryLoadsInWebContent, s.keyPath, message: "NSAllowsArbitraryLoadsInWebContent is YES: web views load any content over plain HTTP",
-                    fix: "Remove the key unless the app is a browser; give specific hosts exceptions instead")
+            add(.arbitraryLoadsInWebContent, s, "web views load any content over plain HTTP",
+                fix: "Remove the key unless the app is a browser; give specific hosts exceptions instead")
         }
         if let s = config.allowsLocalNetworking, s.value {
-            out.add(.localNetworking, s.keyPath, message: "NSAllowsLocalNetworking is YES: unqualified names, .local names and IP addresses load without ATS",
-                    fix: "Keep it only if the app must talk to devices on the local network; otherwise remove it")
+            add(.localNetworking, s, "unqualified names, .local names and IP addresses load without ATS",
+                fix: "Keep it only if the app must talk to devices on the local network; otherwise remove it")
         }
     }
 
