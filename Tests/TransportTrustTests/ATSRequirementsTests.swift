@@ -426,6 +426,14 @@ import TransportTrust
         #expect(ATSDomainKey("192.168.0.0/16").isIP)
         #expect(ATSDomainKey("192.168.0.0/16").pattern?.matches(address: [192, 168, 4, 1]) == true)
         #expect(IPRange(cidr: "192.168.0.0/33") == nil)
+        // Said as what they are, not as a path or stray characters; the suggested fix is one that can match.
+        #expect(ATSDomainKey("192.168.0.0/33").problems == [.invalidPrefixLength])
+        #expect(ATSDomainKey("fd00::/129").problems == [.invalidPrefixLength])
+        #expect(ATSDomainKey("10.0.0.0/x").problems == [.invalidPrefixLength])
+        #expect(ATSDomainKey("[::2]").problems == [.bracketedAddress])
+        #expect(ATSDomainKey("[::2]").pattern == nil)
+        #expect(Auditor.suggestedHost("[::2]") == "::2")
+        #expect(ATSDomainKey(Auditor.suggestedHost("[::2]")).problems.isEmpty)
         #expect(IPRange(cidr: "fd00::/8")?.contains([0xfd] + Array(repeating: 1, count: 15)) == true)
         #expect(IPRange(cidr: "fd00::/8")?.contains([10, 0, 0, 1]) == false)
     }

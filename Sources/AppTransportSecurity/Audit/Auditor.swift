@@ -265,6 +265,7 @@ public struct Auditor: Sendable {
         var h = written.lowercased().trimmingCharacters(in: .whitespaces)
         if let r = h.range(of: "://") { h = String(h[r.upperBound...]) }
         if let slash = h.firstIndex(of: "/") { h = String(h[..<slash]) }
+        if h.hasPrefix("["), let close = h.firstIndex(of: "]") { return String(h[h.index(after: h.startIndex)..<close]) }
         if let colon = h.lastIndex(of: ":"), h.filter({ $0 == ":" }).count == 1 { h = String(h[..<colon]) }
         while h.hasPrefix("*.") || h.hasPrefix(".") { h.removeFirst(h.hasPrefix("*.") ? 2 : 1) }
         while h.hasSuffix(".") { h.removeLast() }

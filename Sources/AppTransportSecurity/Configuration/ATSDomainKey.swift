@@ -18,6 +18,8 @@ public struct ATSDomainKey: Sendable, Hashable {
         case invalidCharacters
         case leadingDot
         case emptyLabel
+        case invalidPrefixLength
+        case bracketedAddress
 
         public var description: String {
             switch self {
@@ -31,6 +33,8 @@ public struct ATSDomainKey: Sendable, Hashable {
             case .invalidCharacters: return "it has characters that cannot appear in a host name"
             case .leadingDot: return "it starts with a dot, and ATS compares the entry with the host as written; use NSIncludesSubdomains for subdomains"
             case .emptyLabel: return "it has an empty label (two dots in a row), which no host name has"
+            case .invalidPrefixLength: return "it is an address range whose prefix length is not a number from 0 to 32 (IPv4) or 128 (IPv6)"
+            case .bracketedAddress: return "it writes an IPv6 address in brackets, as a URL does, but ATS entries write the address bare"
             }
         }
     }
@@ -62,10 +66,16 @@ public struct ATSDomainKey: Sendable, Hashable {
             return
         }
         if let slash = host.firstIndex(of: "/") {
-            problems.append(.path)
-            host = String(host[..<slash])
+            let address = String(host[..<slash])
+            if case .ip? = try? PeerName(address), !address.hasPrefix("[") { problems.append(.invalidPrefixLength) } else { problems.append(.path) }
+            host = address
         }
-        if let peer = try? PeerName(host), case .ip(let bytes) = peer, !host.hasPrefix("[") {
+        if host.hasPrefix("["), host.hasSuffix("]"), case .ip? = try? PeerName(host) {
+            self.problems = problems + [.bracketedAddress]
+            self.pattern = nil
+            return
+        }
+        if let peer = try? PeerName(host), case .ip(let bytes) = peer {
             self.pattern = problems.isEmpty ? HostPattern(canonicalName: PeerName.ip(bytes).description, kind: .exact) : nil
             self.problems = problems
             return
