@@ -44,7 +44,9 @@ import Testing
 
     @Test(arguments: [
         (#"{"operators": []}"#, "it lists no logs"),
-        (#"[1, 2]"#, "is not of the expected type"),
+        (#"[1, 2]"#, "the CT log list x.json cannot be used: the top level is not an object of Apple's schema v5"),
+        ("[]", "cannot be used: the top level is not an object"),
+        (#"{"operators": [{"name": 3}]}"#, "operators[0].name is not a string"),
         ("not json", "it is not JSON"),
         (#"{"version": "1"}"#, "the top level has no 'operators'"),
         (#"{"operators": [{"name": "Op", "logs": [{"key": "AAAA", "state": {}}]}]}"#, "operators[0].logs[0] has no 'log_id'"),

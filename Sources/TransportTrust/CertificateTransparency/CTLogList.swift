@@ -154,7 +154,9 @@ public struct CTLogList: Sendable, Hashable {
             let at = path(ctx.codingPath)
             return "\(at.isEmpty ? "the top level" : at) has no '\(key.stringValue)'"
         case .typeMismatch(let type, let ctx), .valueNotFound(let type, let ctx):
-            return "\(path(ctx.codingPath)) is not \(type == String.self ? "a string" : "of the expected type")"
+            let at = path(ctx.codingPath)
+            let expected = type == String.self ? "a string" : "of the expected type"
+            return at.isEmpty ? "the top level is not an object of Apple's schema v5 (with 'version' and 'operators')" : "\(at) is not \(expected)"
         case .dataCorrupted(let ctx):
             return ctx.codingPath.isEmpty ? "it is not JSON" : "\(path(ctx.codingPath)) is malformed"
         @unknown default:
