@@ -146,6 +146,18 @@ import Testing
         #expect(PinConfigurationFormat.detect(Array("<!-- <network-security-config> -->\n<plist><dict/></plist>".utf8)) == .ats)
     }
 
+    /// JSON of the wrong shape is refused as JSON, not read as an OkHttp line whose first word is '[]'.
+    @Test(arguments: ["[]", " [ {\"TSKPinnedDomains\": {}} ]\n", "null", "true\n"])
+    func jsonThatIsNotAnObjectIsRefusedAsJSON(text: String) {
+        #expect(PinConfigurationFormat.detect(Array(text.utf8)) == .trustKitJSON)
+        #expect {
+            try PinConfigurationFormat.read(Array(text.utf8), source: "pins.json")
+        } throws: { error in
+            let said = "\(error)"
+            return !said.contains("has no pin after it") && said.contains("pins.json")
+        }
+    }
+
     /// TrustKit's kTSKExcludeSubdomainFromParentPolicy: the domain is not pinned and needs no hashes. TrustKit's
     /// constant is the string "kSKExcludeSubdomainFromParentPolicy"; the spelling its name suggests is read too,
     /// with a warning that TrustKit itself would not.

@@ -91,11 +91,15 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
         switch bytes[i] {
         case UInt8(ascii: "{"):
             return .trustKitJSON
+        case UInt8(ascii: "["):
+            // JSON of the wrong shape, to be refused as such; no OkHttp pattern starts with a bracket.
+            return .trustKitJSON
         case UInt8(ascii: "<"):
             if xmlRootElement(bytes, from: i) == "network-security-config" { return .android }
             return String(decoding: bytes, as: UTF8.self).contains("<key>TSKPinnedDomains</key>") ? .trustKit : .ats
         default:
-            return .okhttp
+            let rest = String(decoding: bytes[i...], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return ["null", "true", "false"].contains(rest) ? .trustKitJSON : .okhttp
         }
     }
 
