@@ -18,6 +18,12 @@ struct IPAReader {
         for entry in archive where entry.type == .file {
             if let role = Self.role(of: entry.path) { members.append((entry.path, role, entry)) }
         }
+        // ZIPFoundation leaves encrypted members out of its listing without a word: an app or extension whose
+        // Info.plist is encrypted would be audited as absent.
+        if let encrypted = ZIPCentralDirectory.encryptedNames(path: path).first(where: { Self.role(of: $0) != nil }) {
+            throw .badArchive(path: path, reason: "\(encrypted) is encrypted (ZIP password protection), which cannot be read here; "
+                + "give the .ipa as Xcode or the App Store writes it, or the unzipped .app")
+        }
         guard members.contains(where: { $0.role == .app }) else { throw .noAppInArchive(path: path) }
         members.sort { ($0.role == .app ? 0 : 1, $0.path) < ($1.role == .app ? 0 : 1, $1.path) }
         // Deflated members are read from this handle (see `inflate`), opened once for all of them.
@@ -183,5 +189,49 @@ enum ZIPEntryLayout {
 
     private static func child(_ mirror: Mirror, _ label: String) -> Any? {
         mirror.children.first { $0.label == label }?.value
+    }
+}
+
+/// The central directory of a ZIP file, read for what ZIPFoundation does not say: which members are encrypted
+/// (general-purpose flag bit 0, APPNOTE 4.4.4), since it drops those from its listing.
+enum ZIPCentralDirectory {
+    /// The names of the encrypted members; empty when there are none or the directory cannot be found, in which case
+    /// ZIPFoundation has already refused the file.
+    static func encryptedNames(path: String) -> [String] {
+        guard let file = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? file.close() }
+        guard let (offset, size) = directoryPlace(file), size <= 64 << 20,
+              (try? file.seek(toOffset: offset)) != nil, let data = try? file.read(upToCount: Int(size)) else { return [] }
+        let d = [UInt8](data)
+        func u16(_ i: Int) -> Int { Int(d[i]) | Int(d[i + 1]) << 8 }
+        var names: [String] = []
+        var i = 0
+        while i + 46 <= d.count, d[i] == 0x50, d[i + 1] == 0x4B, d[i + 2] == 0x01, d[i + 3] == 0x02 {
+            let nameEnd = i + 46 + u16(i + 28)
+            guard nameEnd <= d.count else { break }
+            if u16(i + 8) & 1 != 0 { names.append(String(decoding: d[(i + 46)..<nameEnd], as: UTF8.self)) }
+            i = nameEnd + u16(i + 30) + u16(i + 32)
+        }
+        return names
+    }
+
+    /// Where the central directory starts and how long it is: from the end-of-central-directory record, or its ZIP64
+    /// twin when the record says so (APPNOTE 4.3.14 to 4.3.16).
+    private static func directoryPlace(_ file: FileHandle) -> (offset: UInt64, size: UInt64)? {
+        guard let end = try? file.seekToEnd(), end >= 22 else { return nil }
+        let tailStart = end - min(end, 22 + 65_535)
+        guard (try? file.seek(toOffset: tailStart)) != nil, let tail = try? file.readToEnd().map({ [UInt8]($0) }) else { return nil }
+        func le(_ b: [UInt8], _ i: Int, _ n: Int) -> UInt64 { (0..<n).reduce(0) { $0 | UInt64(b[i + $1]) << (8 * UInt64($1)) } }
+        guard let eocd = stride(from: tail.count - 22, through: 0, by: -1).first(where: {
+            tail[$0] == 0x50 && tail[$0 + 1] == 0x4B && tail[$0 + 2] == 0x05 && tail[$0 + 3] == 0x06
+        }) else { return nil }
+        let size = le(tail, eocd + 12, 4), offset = le(tail, eocd + 16, 4)
+        guard size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF else { return (offset, size) }
+        // ZIP64: the locator sits just before the record and names where the ZIP64 record is.
+        guard eocd >= 20, le(tail, eocd - 20, 4) == 0x0706_4B50 else { return nil }
+        let record = le(tail, eocd - 20 + 8, 8)
+        guard record <= end - 56, (try? file.seek(toOffset: record)) != nil,
+              let z = try? file.read(upToCount: 56).map({ [UInt8]($0) }), z.count == 56, le(z, 0, 4) == 0x0606_4B50 else { return nil }
+        return (le(z, 48, 8), le(z, 40, 8))
     }
 }

@@ -448,6 +448,29 @@ import ZIPFoundation
         }
     }
 
+    /// ZIPFoundation lists no encrypted member; an encrypted app or extension Info.plist is refused, not taken as absent.
+    @Test(arguments: ["Payload/Demo.app/Info.plist", "Payload/Demo.app/PlugIns/Widget.appex/Info.plist"])
+    func anEncryptedInfoPlistIsSaidToBeEncrypted(encrypted: String) throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = Data(ATSFixture.infoPlist("").utf8)
+        let ipa = try ATSFixture.ipa([("Payload/Demo.app/Info.plist", plist), ("Payload/Demo.app/PlugIns/Widget.appex/Info.plist", plist)], in: dir)
+        #expect(try ConfigurationLoader().load(path: ipa.path).count == 2)
+        // Set general-purpose flag bit 0 in the member's central directory header, as `zip -e` does.
+        var bytes = [UInt8](try Data(contentsOf: ipa))
+        let name = Array(encrypted.utf8)
+        func isHeader(_ i: Int) -> Bool {
+            let signature: [UInt8] = [0x50, 0x4B, 0x01, 0x02]
+            return bytes[i..<(i + 4)].elementsEqual(signature) && bytes[(i + 46)..<(i + 46 + name.count)].elementsEqual(name)
+        }
+        let header = try #require((0..<(bytes.count - 46 - name.count)).first(where: isHeader))
+        bytes[header + 8] |= 1
+        try Data(bytes).write(to: ipa)
+        do { _ = try ConfigurationLoader().load(path: ipa.path); Issue.record("an encrypted member was skipped") } catch {
+            #expect("\(error)".contains("\(encrypted) is encrypted (ZIP password protection)"), "\(error)")
+        }
+    }
+
     @Test func ipaWithoutAnAppIsAnError() throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
