@@ -173,6 +173,7 @@ public final class Output: Sendable {
     func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
     func green(_ s: String) -> String { paint(s, "1;32") }
     func red(_ s: String) -> String { paint(s, "1;31") }
+    func yellow(_ s: String) -> String { paint(s, "1;33") }
     func dim(_ s: String) -> String { paint(s, "2") }
 }
 

@@ -202,7 +202,8 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
 struct BuildOnlyEvaluator: ServerTrustEvaluating {
     func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         let built = await TrustEngine.shared.evaluate(trust)
-        var v = TrustVerdict(anchor: built.anchor, chain: built.chain, failures: [], notes: built.notes)
+        // The chain reached an anchor only if it passed validation; otherwise it is only the best chain built.
+        var v = TrustVerdict(anchor: built.isTrusted ? built.anchor : nil, chain: built.chain, failures: [], notes: built.notes)
         for f in built.failures { v.notes.append("validation skipped: \(f)") }
         return v
     }

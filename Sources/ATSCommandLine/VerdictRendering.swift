@@ -96,7 +96,11 @@ enum VerdictRendering {
             if i == 0, let ct = verdict.certificateTransparency { s += sctLines(ct, pad: pad, output: output) }
         }
         s += "\n"
-        if verdict.isTrusted {
+        if verdict.isTrusted, verdict.anchor == nil {
+            // An evaluator that checks pins without validation (`--skip-validation`) reached no anchor: "trusted,
+            // anchored" would vouch for a chain nobody checked.
+            s += output.yellow("✓ accepted") + (host.map { " for \($0)" } ?? "") + ", but the chain was not validated: no anchor vouches for it\n"
+        } else if verdict.isTrusted {
             let from = verdict.anchor == .custom ? "a custom anchor" : (store == .apple ? "a root of Apple's trust store" : "a system root")
             s += output.green("✓ trusted") + (host.map { " for \($0)" } ?? "") + ", anchored at \(from)"
                 + (verdict.leafIsAnchor ? ": the leaf is itself the anchor" : "") + "\n"

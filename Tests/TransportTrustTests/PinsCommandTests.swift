@@ -195,6 +195,25 @@ import X509
         #expect(json.out.contains("\"pinMismatch\""))
     }
 
+    /// `--skip-validation` checks pins on a chain nobody validated (here, its root is no anchor): a pinned CA is
+    /// accepted, but the verdict never calls the chain trusted or anchored.
+    @Test func skippingValidationNeverSaysAnchored() async throws {
+        let (chain, root) = try files()
+        let pin = "sha256/" + PinningFixtures.hash(pki.intermediate)
+        let base = [chain, "--host", "www.example.com", "--at", Self.at, "--pin", pin, "--skip-validation"]
+        let r = await run(base)
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.out.contains("✓ accepted for www.example.com, but the chain was not validated: no anchor vouches for it"), "\(r.out)")
+        #expect(!r.out.contains("anchored at"))
+        #expect(r.out.contains("validation skipped: [unknownIssuer]"))
+        let json = await run(base + ["--json"])
+        #expect(json.out.contains("\"trusted\" : true") || json.out.contains("\"trusted\":true"), "\(json.out)")
+        #expect(!json.out.contains("\"anchor\""), "\(json.out)")
+        // A chain that does validate is still anchored under --skip-validation.
+        let anchored = await run(base + ["--anchors", root])
+        #expect(anchored.out.contains("✓ trusted for www.example.com, anchored at a custom anchor"), "\(anchored.out)")
+    }
+
     @Test func checksAChainAgainstAPinFile() async throws {
         let (chain, root) = try files()
         let okhttp = try dir.write("pins.txt", "**.example.com \(PinningFixtures.sha256Pin(pki.intermediate)) \(PinningFixtures.unrelated)\n")
