@@ -248,6 +248,25 @@ import TransportTrust
         #expect(!fs.message.contains("RSA key-exchange suites are allowed"))
     }
 
+    /// NSExceptionAllowsInsecureHTTPLoads alone lets the app loosen trust but keeps the key sizes (Apple: it "doesn't by
+    /// itself change default server trust evaluation requirements"); a weak key is a certificate failure the app's own
+    /// trust handling may waive.
+    @Test func insecureHTTPLoadsAloneKeepsTheKeySizes() throws {
+        let http = "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let alone = try ATSFixture.resolver(ATSAuditTests.domain("a.com", http)).requirements(for: "https://a.com/")
+        #expect(alone.certificate.value.validation == .relaxed)
+        #expect(alone.certificate.value.requiresATSKeyStrength)
+        #expect(alone.certificate.value.trustPolicy(host: nil).requiresATSStrength)
+        #expect(alone.certificate.because.rule.contains("RSA ≥ 2048 or EC ≥ 256 bits) still apply unless the app waives them"))
+        let weak = alone.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls12, cipherSuite: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                                                        trust: .trusted(keyMeetsATSStrength: false)))
+        #expect(weak.blockingReasons.map(\.kind) == [.certificate])
+        let withoutFS = try ATSFixture.resolver(ATSAuditTests.domain("a.com", http + "<key>NSExceptionRequiresForwardSecrecy</key><false/>"))
+            .requirements(for: "https://a.com/")
+        #expect(!withoutFS.certificate.value.requiresATSKeyStrength)
+        #expect(withoutFS.certificate.because.rule.contains("NSExceptionRequiresForwardSecrecy = NO removes the ATS key-size check"))
+    }
+
     @Test func forwardSecrecyNOAddsRSASuitesAndDropsKeySize() throws {
         let body = """
             <key>NSExceptionDomains</key><dict><key>legacy.example.com</key><dict>

@@ -196,13 +196,19 @@ public struct RequirementsResolver: Sendable {
                          rule: "TLS 1.3 only, whose suites all have forward secrecy, so NSExceptionRequiresForwardSecrecy = NO adds no suite; \(entryRule)")
             : Provenance(keyPath: fs.because.keyPath, rule: "NSExceptionRequiresForwardSecrecy = NO adds the RSA key-exchange suites; \(entryRule)")
         let relaxed = http.value
-        let keyStrength = fs.value && !relaxed
+        // Apple, NSExceptionAllowsInsecureHTTPLoads: "Using this key doesn't by itself change default server trust
+        // evaluation requirements for HTTPS connections": the key sizes stand, and the app may waive them in its own
+        // trust handling (`validation == .relaxed`). Only forward secrecy = NO drops them.
+        let keyStrength = fs.value
         let ct = certificateTransparency(entry: entry)
         let cert = CertificateRequirements(validation: relaxed ? .relaxed : .standard, requiresATSKeyStrength: keyStrength,
                                            requiresCertificateTransparency: ct.required, certificateTransparencyFromConfiguration: ct.byKey)
         var certRule: Provenance
         if relaxed {
-            certRule = Provenance(keyPath: http.because.keyPath, rule: "NSExceptionAllowsInsecureHTTPLoads also lets the app loosen server trust evaluation; \(entryRule)")
+            let rules = fs.value ? "the ATS certificate rules (RSA ≥ 2048 or EC ≥ 256 bits) still apply unless the app waives them"
+                : "NSExceptionRequiresForwardSecrecy = NO removes the ATS key-size check"
+            certRule = Provenance(keyPath: http.because.keyPath,
+                                  rule: "NSExceptionAllowsInsecureHTTPLoads also lets the app loosen server trust evaluation in its own handling; \(rules); \(entryRule)")
         } else if !fs.value {
             certRule = Provenance(keyPath: fs.because.keyPath, rule: "NSExceptionRequiresForwardSecrecy = NO also removes the ATS key-size check; \(entryRule)")
         } else {
