@@ -102,14 +102,18 @@ public struct Diagnoser: Sendable {
     /// One test: one request with the test's ATS dictionary, exactly as the client sends any request.
     public func run(_ test: ATSTestCase, url: String, host: String) async -> TestOutcome {
         let dictionary = test.relaxation.dictionary(host: Self.entryName(url: url, host: host))
-        let presented = NIOLockedValueBox<[[UInt8]]>([])
+        // Every hop's chain, so that a failure at a redirect target shows that server's chain, not the first one's.
+        let presented = NIOLockedValueBox<[(host: String, port: Int, chain: [[UInt8]])]>([])
         var configuration = HTTPSClientConfiguration(
             ats: .configuration(ATSConfiguration(dictionary: dictionary), profile: options.profile),
             anchors: options.anchors, validationTime: options.validationTime,
             // Default handling, as a URLSession delegate that does not implement the challenge; it only looks
             // at the certificates the server sent, for the chain report.
             challengeHandler: { challenge in
-                if let info = challenge.serverTrust { presented.withLockedValue { if $0.isEmpty { $0 = info.presentedCertificates } } }
+                if let info = challenge.serverTrust {
+                    let space = challenge.protectionSpace
+                    presented.withLockedValue { $0.append((space.host, space.port, info.presentedCertificates)) }
+                }
                 return .performDefaultHandling
             },
             timeouts: Timeouts(connect: options.timeout, handshake: options.timeout, request: options.timeout),
@@ -120,6 +124,7 @@ public struct Diagnoser: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         var outcome = TestOutcome(test: test, result: .fail, dictionary: PlistValueJSON.object(dictionary), milliseconds: 0)
+        var failedAt: (host: String, port: Int)?
         do throws(TransportError) {
             let response = try await client.stream(HTTPRequest(url: url))
             // The load completes when the body has been read; nscurl waits for didCompleteWithError too.
@@ -138,6 +143,14 @@ public struct Diagnoser: Sendable {
             outcome.verdict = response.connection.verdict
         } catch {
             outcome.failure = TestFailure(error)
+            // A refused or endless redirect is decided before the target is reached: it is not the target's failure.
+            if ![.redirectRefused, .tooManyRedirects].contains(error.kind),
+               let port = URLComponents(string: url).map({ $0.port ?? ($0.scheme?.lowercased() == "http" ? 80 : 443) }),
+               error.host.lowercased() != host.lowercased() || (error.port != 0 && error.port != port) {
+                failedAt = (error.host, error.port)
+                let shown = error.host.contains(":") ? "[\(error.host)]" : error.host
+                outcome.failure?.redirectTarget = error.port == 0 ? shown : "\(shown):\(error.port)"
+            }
             outcome.tlsVersion = error.handshake?.tlsVersion?.rawValue
             outcome.cipherSuite = error.handshake?.cipherSuite
             outcome.verdict = error.verdict
@@ -148,7 +161,13 @@ public struct Diagnoser: Sendable {
             }
         }
         await client.shutdown()
-        outcome.presented = presented.withLockedValue { $0 }
+        let hops = presented.withLockedValue { $0 }
+        if let failedAt {
+            // The target's chain, or none when the load failed there before a chain was sent.
+            outcome.presented = hops.last { $0.host.lowercased() == failedAt.host.lowercased() && (failedAt.port == 0 || $0.port == failedAt.port) }?.chain ?? []
+        } else {
+            outcome.presented = hops.first?.chain ?? []
+        }
         outcome.milliseconds = (clock.now - start).milliseconds
         return outcome
     }

@@ -22,6 +22,9 @@ public struct TestFailure: Sendable, Codable, Hashable {
     public var apple: AppleErrorCode
     /// Every reason, in plain words: the trust verdict's failures and the ATS checks that blocked.
     public var reasons: [String]
+    /// The redirect target (`host:port`) where the load failed; nil when it failed at the URL's own server. The
+    /// test's ATS exception names only the URL's host, so a target elsewhere is held to the default rules.
+    public var redirectTarget: String?
 
     init(_ error: TransportError) {
         kind = error.kind.rawValue

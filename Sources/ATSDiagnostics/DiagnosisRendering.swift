@@ -58,6 +58,7 @@ public enum DiagnosisRendering {
             var codes = "\(failure.apple.urlErrorName)"
             if let name = failure.apple.sslErrorName { codes += ", \(name)" }
             lines.append("Codes : \(codes) (closest Apple equivalents)")
+            if let target = failure.redirectTarget { lines.append("At : the redirect target \(target)") }
             lines.append("Reason : \(failure.kind) during \(failure.phase): \(failure.message)")
             for reason in failure.reasons where !failure.message.contains(reason) { lines.append("  - \(reason)") }
         }
