@@ -42,23 +42,28 @@ public struct TestCTLog: @unchecked Sendable {
     public var logID: [UInt8] { Array(SHA256.hash(data: spki)) }
 
     /// A serialized v1 SCT over the precertificate entry of `tbs` (a TBSCertificate without the SCT extension).
-    public func sct(timestamp: Date, issuer: TestCert, tbs: [UInt8], corruptSignature: Bool = false, version: UInt8 = 0) -> [UInt8] {
+    /// `hash` is the TLS HashAlgorithm: 2 SHA-1, 4 SHA-256 (RFC 6962's only one), 5 SHA-384.
+    public func sct(timestamp: Date, issuer: TestCert, tbs: [UInt8], corruptSignature: Bool = false, version: UInt8 = 0,
+                    hash: UInt8 = 4) -> [UInt8] {
         let ms = UInt64(timestamp.timeIntervalSince1970 * 1000)
         let issuerKeyHash = Array(SHA256.hash(data: (try! RawCertificate(der: issuer.der)).subjectPublicKeyInfo))
         var signed: [UInt8] = [0, 0]
         signed += Self.be(ms, 8) + [0, 1] + issuerKeyHash + Self.be(UInt64(tbs.count), 3) + tbs + [0, 0]
         var signature: [UInt8]
         var algorithm: UInt8
-        switch key {
-        case .p256(let k):
-            signature = Array(try! k.signature(for: signed).derRepresentation)
-            algorithm = 3
-        case .rsa(let k):
-            signature = Array(try! k.signature(for: signed, padding: .insecurePKCS1v1_5).rawRepresentation)
-            algorithm = 1
+        func sign<D: Digest>(_ digest: D) -> ([UInt8], UInt8) {
+            switch key {
+            case .p256(let k): return (Array(try! k.signature(for: digest).derRepresentation), 3)
+            case .rsa(let k): return (Array(try! k.signature(for: digest, padding: .insecurePKCS1v1_5).rawRepresentation), 1)
+            }
+        }
+        switch hash {
+        case 2: (signature, algorithm) = sign(Insecure.SHA1.hash(data: signed))
+        case 5: (signature, algorithm) = sign(SHA384.hash(data: signed))
+        default: (signature, algorithm) = sign(SHA256.hash(data: signed))
         }
         if corruptSignature { signature[signature.count / 2] ^= 0x01 }
-        return [version] + logID + Self.be(ms, 8) + [0, 0] + [4, algorithm] + Self.be(UInt64(signature.count), 2) + signature
+        return [version] + logID + Self.be(ms, 8) + [0, 0] + [hash, algorithm] + Self.be(UInt64(signature.count), 2) + signature
     }
 
     /// This log's entry in Apple's schema v5.
@@ -105,13 +110,13 @@ extension TestCert {
     public func leafWithSCTs(
         _ logs: [TestCTLog], sctTime: Date? = nil, corrupt: Set<Int> = [], dns: [String] = ["www.example.com"],
         notValidBefore: Date = PKI.notBefore, notValidAfter: Date = PKI.notBefore.addingTimeInterval(90 * 86400 - 1),
-        key: TestKey = .p256(), rawList: [UInt8]? = nil, extraSCTs: [[UInt8]] = []
+        key: TestKey = .p256(), rawList: [UInt8]? = nil, extraSCTs: [[UInt8]] = [], hash: UInt8 = 4
     ) -> TestCert {
         let serial = PKI.serial()
         let precert = leaf(dns: dns, key: key, notValidBefore: notValidBefore, notValidAfter: notValidAfter, serial: serial)
         let tbs = Array(precert.certificate.tbsCertificateBytes)
         let time = sctTime ?? notValidBefore.addingTimeInterval(60)
-        let scts = logs.enumerated().map { i, log in log.sct(timestamp: time, issuer: self, tbs: tbs, corruptSignature: corrupt.contains(i)) }
+        let scts = logs.enumerated().map { i, log in log.sct(timestamp: time, issuer: self, tbs: tbs, corruptSignature: corrupt.contains(i), hash: hash) }
         let ext = TestCTLog.sctListExtension(scts + extraSCTs, rawList: rawList)
         return leaf(dns: dns, key: key, notValidBefore: notValidBefore, notValidAfter: notValidAfter, serial: serial, extra: [ext])
     }

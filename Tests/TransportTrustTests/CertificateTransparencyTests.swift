@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TestSupport
 import Testing
@@ -358,6 +359,27 @@ import X509
         #expect(!earlier.isTrusted)
         #expect(earlier.codes == [.certificateTransparency])
         #expect(earlier.certificateTransparency?.status == .nonCompliant)
+    }
+
+    /// trustd verifies SCTs hashed with SHA-1, SHA-256 or SHA-384, with ECDSA or RSA logs alike (RFC 6962 names only
+    /// SHA-256); any other hash leaves the SCT unchecked, with the reason.
+    @Test(arguments: [UInt8(2), 4, 5])
+    func sctHashesTrustdAcceptsAreVerified(hash: UInt8) async throws {
+        let pki = try CTTestPKI()
+        let logs = [TestCTLog(name: "EC Log"), TestCTLog(name: "RSA Log", key: .rsa(try .init(keySize: .bits2048)))]
+        let leaf = pki.ca.leafWithSCTs(logs, hash: hash)
+        let verdict = try await pki.evaluate(leaf, logs: logs)
+        #expect(verdict.isTrusted, "\(verdict.failures)")
+        #expect(verdict.certificateTransparency?.scts.map(\.verified) == [true, true])
+    }
+
+    @Test func anSCTHashTrustdDoesNotKnowIsUnchecked() async throws {
+        let pki = try CTTestPKI()
+        let leaf = pki.ca.leafWithSCTs(Array(Self.logs.prefix(2)), hash: 6)
+        let verdict = try await pki.evaluate(leaf, logs: Self.logs)
+        #expect(!verdict.isTrusted)
+        #expect(verdict.certificateTransparency?.scts.first?.reason?.contains("its hash algorithm 6 is none of SHA-1 (2), SHA-256 (4) and SHA-384 (5)") == true,
+                "\(String(describing: verdict.certificateTransparency?.scts.first?.reason))")
     }
 
     /// NSRequiresCertificateTransparency = YES asks for SCTs where the system asks for none (iOS 12.0), of chains to a

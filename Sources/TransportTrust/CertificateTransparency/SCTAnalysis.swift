@@ -64,22 +64,32 @@ struct SCTAnalysis: Sendable {
         return entries.filter(\.sct.isVersion1).map(\.sct.date).max()
     }
 
-    /// RFC 6962 §2.1.4: SHA-256 with ECDSA over NIST P-256, or RSASSA-PKCS1-v1_5 with a key of at least 2048 bits.
+    /// ECDSA over NIST P-256, or RSASSA-PKCS1-v1_5 with a key of at least 2048 bits (RFC 6962 §2.1.4), each with
+    /// SHA-1, SHA-256 or SHA-384. RFC 6962 allows only SHA-256; trustd's `oidForSigAlg` also takes SHA-1 and SHA-384
+    /// for both key types and verifies with the log's key, and so do we (docs/APPLE-PARITY.md).
     static func verify(_ sct: SignedCertificateTimestamp, data: [UInt8], key: LogKey) -> Signature {
-        guard sct.hashAlgorithm == 4 else { return .unchecked("its hash algorithm \(sct.hashAlgorithm) is not SHA-256 (4)") }
+        switch sct.hashAlgorithm {
+        case 2: return verify(sct, digest: Insecure.SHA1.hash(data: data), key: key)
+        case 4: return verify(sct, digest: SHA256.hash(data: data), key: key)
+        case 5: return verify(sct, digest: SHA384.hash(data: data), key: key)
+        default: return .unchecked("its hash algorithm \(sct.hashAlgorithm) is none of SHA-1 (2), SHA-256 (4) and SHA-384 (5)")
+        }
+    }
+
+    private static func verify<D: Digest>(_ sct: SignedCertificateTimestamp, digest: D, key: LogKey) -> Signature {
         switch sct.signatureAlgorithm {
         case 3:
             guard case .p256(let publicKey) = key else {
                 return .unchecked("it is signed with ECDSA but the log's key is not a P-256 key")
             }
             guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: sct.signature) else { return .invalid }
-            return publicKey.isValidSignature(signature, for: data) ? .valid : .invalid
+            return publicKey.isValidSignature(signature, for: digest) ? .valid : .invalid
         case 1:
             guard case .rsa(let publicKey) = key else {
                 return .unchecked("it is signed with RSA but the log's key is not an RSA key of at least 2048 bits")
             }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: sct.signature)
-            return publicKey.isValidSignature(signature, for: data, padding: .insecurePKCS1v1_5) ? .valid : .invalid
+            return publicKey.isValidSignature(signature, for: digest, padding: .insecurePKCS1v1_5) ? .valid : .invalid
         default:
             return .unchecked("its signature algorithm \(sct.signatureAlgorithm) is neither ECDSA (3) nor RSA (1)")
         }
