@@ -16,7 +16,7 @@ failing input is kept in the work folder.
     scripts/fuzz-inputs.py ATS [--seed N] [--runs N] [--kinds plist,ipa,pins,pem,ocsp,p12,key] [--work DIR]
 Exit status: 0 clean, 1 a crash or a hang, 2 usage.
 """
-import argparse, base64, concurrent.futures, datetime, glob, io, os, plistlib, random, re, subprocess, sys, tempfile, zipfile
+import argparse, base64, concurrent.futures, datetime, glob, io, os, plistlib, random, re, subprocess, sys, tempfile, time, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "Examples")
@@ -224,6 +224,7 @@ def main():
                 os.remove(path)
 
         statuses = {}
+        started = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(workers) as executor:
             outcomes = list(executor.map(run, range(args.runs)))
         for n, (status, stderr) in enumerate(outcomes):
@@ -243,7 +244,8 @@ def main():
                 detail = "" if isinstance(status, str) else stderr.decode(errors="replace").strip().splitlines()[:1]
                 print(f"  {kind} run {n}: {status if isinstance(status, str) else f'exit {status}'} {detail} (input kept as {kept})")
         print(f"fuzz-inputs: {kind}, seed {args.seed}, {args.runs} runs: " +
-              ", ".join(f"{k if isinstance(k, str) else f'exit {k}'} × {v}" for k, v in sorted(statuses.items(), key=str)))
+              ", ".join(f"{k if isinstance(k, str) else f'exit {k}'} × {v}" for k, v in sorted(statuses.items(), key=str)) +
+              f" ({time.monotonic() - started:.0f} s)")
     sys.exit(1 if failures else 0)
 
 
