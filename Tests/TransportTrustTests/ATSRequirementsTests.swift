@@ -172,6 +172,15 @@ import TransportTrust
         #expect(PlatformProfile(ApplePlatform(.macOS, 12)) == .macos11)
     }
 
+    /// Any depth is the default, and a match deeper than one label says that Apple's page may disagree.
+    @Test func aDeepSubdomainMatchIsFlagged() throws {
+        let resolver = try ATSFixture.resolver(Self.subdomainsHTTP)
+        #expect(try resolver.requirements(for: "http://cdn.example.com").notes.isEmpty)
+        let deep = try resolver.requirements(for: "http://a.b.example.com")
+        #expect(deep.allowsInsecureHTTP.value)
+        #expect(deep.notes.contains { $0.contains("a.b.example.com is more than one label below example.com") }, "\(deep.notes)")
+    }
+
     @Test func oneLabelSubdomainMatchingIsAvailable() throws {
         var resolver = try ATSFixture.resolver(Self.subdomainsHTTP)
         resolver.subdomainMatching = .oneLabel

@@ -162,6 +162,12 @@ public struct RequirementsResolver: Sendable {
                                        context: LoadContext, pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
         // The key path already names the entry; the rule says how the host matched it.
         let rule = viaSubdomain ? (entry.key.isIP ? "address range" : "includes subdomains") : "exact match"
+        var notes = notes
+        if viaSubdomain, !entry.key.isIP, subdomainMatching == .anyDepth,
+           target.host.split(separator: ".").count - entry.name.split(separator: ".").count > 1 {
+            notes.append("\(target.host) is more than one label below \(entry.name); Apple's current NSIncludesSubdomains page says the "
+                + "entry covers subdomains with one additional label only, so a device may not apply it here (docs/ATS.md, choices)")
+        }
         return enforced(target: target, url: url, context: context, entry: entry, allowsHTTP: entry.allowsInsecureHTTPLoads,
                         minimumTLS: entry.minimumTLSVersion, forwardSecrecy: entry.requiresForwardSecrecy,
                         defaultRule: "ATS default; the entry \(entry.name) does not set it and global keys do not apply to listed domains",
