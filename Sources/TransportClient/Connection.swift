@@ -371,7 +371,7 @@ final class Connection: Sendable {
             // with the reason the connection died when one was seen.
             channel.writeAndFlush(request).whenFailure { _ in
                 guard !request.delivered.withLockedValue({ $0 }) else { return }
-                let failure = death.withLockedValue { $0 } ?? .closed
+                let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
                 request.headPromise.fail(failure)
                 request.endPromise.fail(failure)
                 request.stream?.finish(throwing: failure)
@@ -418,6 +418,10 @@ final class Connection: Sendable {
         case ExchangeFailure.closed:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the server closed the connection before the response was complete", verdict: report.verdict, handshake: report.handshake)
+        case ExchangeFailure.notSent:
+            return TransportError(.connectionClosed, phase: .request, host: host, port: port,
+                                  "the server had closed the connection before the request was sent", verdict: report.verdict,
+                                  handshake: report.handshake, underlying: ExchangeFailure.notSentMarker)
         case ExchangeFailure.requestRejected(let text):
             return TransportError(.invalidRequest, phase: .request, host: host, port: port,
                                   "the request was not sent: it is not valid HTTP/1.1 (NIO: \(text)); check its method, header names and values, and the URL's path",

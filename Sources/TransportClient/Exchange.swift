@@ -14,9 +14,33 @@ enum ExchangeFailure: Error, Sendable {
     case requestRejected(String)
     /// The server refused an HTTP/2 stream unprocessed (RFC 9113 §8.7): any request may be sent again.
     case refused
+    /// The connection had closed before the request reached it: not a byte of it went out, so any request may be sent
+    /// again on a new connection.
+    case notSent
+
+    /// Why a request that never reached the connection failed: the reason the connection died, when there was one
+    /// beyond its closing; otherwise ``notSent``.
+    static func unsent(after death: ExchangeFailure?) -> ExchangeFailure {
+        guard let death else { return .notSent }
+        if case .closed = death { return .notSent }
+        return death
+    }
 
     /// ``TransportError/underlying`` of a refused stream, by which the client knows a retry is safe.
     static let refusedMarker = "HTTP/2 REFUSED_STREAM"
+    /// ``TransportError/underlying`` of a request that never went out, by which the client knows a retry is safe.
+    static let notSentMarker = "request not sent: connection already closed"
+
+    /// Whether a request that failed with `error` may be sent again on a new connection. Only what provably did not
+    /// run: a refused HTTP/2 stream, or a request that never left, from a pooled connection the server had closed; or,
+    /// from a pooled connection, an idempotent request (RFC 9110 §9.2.2). A close after a request went out may
+    /// follow its processing, and a POST must not run twice.
+    static func mayRetry(_ error: TransportError, reused: Bool, method: HTTPMethod) -> Bool {
+        guard error.kind == .connectionClosed else { return false }
+        if error.underlying == refusedMarker { return true }
+        let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(method)
+        return reused && (idempotent || error.underlying == notSentMarker)
+    }
 }
 
 /// How a response ended: its head, its body (empty when it was streamed), and whether the connection may carry
@@ -91,7 +115,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         // The connection died before the request reached us (a TLS 1.3 alert refusing the client certificate, say):
         // no event will ever end this exchange, so end it now with the reason seen.
         guard context.channel.isActive else {
-            let failure = death.withLockedValue { $0 } ?? .closed
+            let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
             request.headPromise.fail(failure)
             request.endPromise.fail(failure)
             request.stream?.finish(throwing: failure)

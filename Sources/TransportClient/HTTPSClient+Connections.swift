@@ -47,12 +47,9 @@ extension HTTPSClient {
                                                          deadline: deadline, stream: continuation)
                 return (connection, started, stream)
             } catch {
-                // A pooled connection the server closed: try once more on a new one, but only what the server left
-                // unprocessed (a refused HTTP/2 stream) or an idempotent request (RFC 9110 §9.2.2). On HTTP/1.1 too,
-                // a close after the request went out may follow its processing, and a POST must not run twice.
-                let refused = error.underlying == ExchangeFailure.refusedMarker
-                let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(request.method)
-                if !retried && error.kind == .connectionClosed && (refused || (reused && idempotent)) {
+                // A pooled connection the server closed: try once more on a new one, if the request provably did
+                // not run or may run twice (ExchangeFailure.mayRetry).
+                if !retried && ExchangeFailure.mayRetry(error, reused: reused, method: request.method) {
                     retried = true
                     continue
                 }

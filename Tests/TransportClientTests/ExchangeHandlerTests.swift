@@ -117,4 +117,36 @@ import Testing
         while let next = try await iterator.next() { taken += next.count }
         #expect(taken == chunk * (chunks + 1))
     }
+
+    /// A connection that closed before the request reached its handler sent nothing of it: the failure says so, and
+    /// that is what lets the client send even a POST again on a new connection.
+    @Test func aRequestOnAConnectionAlreadyClosedIsNotSent() throws {
+        let channel = try channel()
+        try channel.close().wait()
+        var exchange = request(channel, headers: ["accept": "*/*"])
+        exchange.head.method = .POST
+        channel.pipeline.write(exchange, promise: nil)
+        guard case .notSent? = failure(exchange.endPromise.futureResult) else {
+            Issue.record("expected notSent, got \(String(describing: failure(exchange.endPromise.futureResult)))")
+            return
+        }
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
+    }
+
+    /// RFC 9110 §9.2.2 and what provably did not run: which failures the client sends again on a new connection.
+    @Test func whatIsSentAgain() {
+        func error(_ kind: TransportError.Kind, _ underlying: String? = nil) -> TransportError {
+            TransportError(kind, phase: .response, host: "h", port: 443, "x", underlying: underlying)
+        }
+        let closed = error(.connectionClosed)
+        let notSent = error(.connectionClosed, ExchangeFailure.notSentMarker)
+        let refused = error(.connectionClosed, ExchangeFailure.refusedMarker)
+        #expect(ExchangeFailure.mayRetry(closed, reused: true, method: .GET))
+        #expect(!ExchangeFailure.mayRetry(closed, reused: true, method: .POST), "it may have run")
+        #expect(!ExchangeFailure.mayRetry(closed, reused: false, method: .GET), "a new connection that closes is the server's answer")
+        #expect(ExchangeFailure.mayRetry(notSent, reused: true, method: .POST))
+        #expect(!ExchangeFailure.mayRetry(notSent, reused: false, method: .POST))
+        #expect(ExchangeFailure.mayRetry(refused, reused: false, method: .POST))
+        #expect(!ExchangeFailure.mayRetry(error(.timedOut), reused: true, method: .GET))
+    }
 }
