@@ -18,6 +18,20 @@ import X509
         #expect(certs.allSatisfy { $0.certificate != nil && $0.parseFailure == nil })
     }
 
+    /// A file of more certificates than any chain or bundle is refused before one is parsed, PEM or DER alike.
+    @Test func moreCertificatesThanTheLimitAreRefusedUnread() throws {
+        let count = CertificateLoader.maximumCertificates + 1
+        let pem = Array(String(repeating: leaf.pem, count: count).utf8)
+        #expect(throws: CertificateInputError.tooManyCertificates(source: "many.pem", limit: CertificateLoader.maximumCertificates)) {
+            try CertificateLoader.certificates(from: pem, source: "many.pem")
+        }
+        let der = Array([[UInt8]](repeating: leaf.der, count: count).joined())
+        #expect(throws: CertificateInputError.tooManyCertificates(source: "many.der", limit: CertificateLoader.maximumCertificates)) {
+            try CertificateLoader.certificates(from: der, source: "many.der")
+        }
+        #expect("\(CertificateInputError.tooManyCertificates(source: "many.pem", limit: 10_000))".contains("holds more than 10000 certificates"))
+    }
+
     @Test func readsPEMWithCRLFLineEndings() throws {
         let text = (leaf.pem + intermediate.pem).replacingOccurrences(of: "\n", with: "\r\n")
         let certs = try CertificateLoader.certificates(from: Array(text.utf8), source: "crlf.pem")

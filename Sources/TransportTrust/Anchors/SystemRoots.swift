@@ -224,7 +224,7 @@ public struct SystemRoots: Sendable {
         switch error {
         case .badPEMBlock(_, _, _, let reason), .malformed(_, let reason): return "it is not a valid certificate (\(reason))"
         case .empty: return "it holds no certificate"
-        case .unreadableFile, .pkcs7: return error.description
+        case .unreadableFile, .pkcs7, .tooManyCertificates: return error.description
         }
     }
 

@@ -10,6 +10,8 @@ public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConve
     case badPEMBlock(source: String, block: Int, line: Int, reason: String)
     /// A PKCS#7 (CMS) bundle, as Windows and many CAs export a chain (`.p7b`, `.p7c`), PEM or DER.
     case pkcs7(source: String)
+    /// More certificates in one input than ``CertificateLoader/maximumCertificates``.
+    case tooManyCertificates(source: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConve
             return "\(source):\(line): PEM block \(block + 1) is not a valid certificate (\(reason)). Re-export it, or remove the block."
         case .pkcs7(let source):
             return "\(source) is a PKCS#7 bundle (.p7b), not PEM or DER certificates. Convert it with 'openssl pkcs7 -print_certs -in \(source) -out chain.pem' and give chain.pem."
+        case .tooManyCertificates(let source, let limit):
+            return "\(source) holds more than \(limit) certificates, more than any chain or root bundle; it is refused unread. Split it, or give only the certificates needed."
         }
     }
 
@@ -174,6 +178,9 @@ public struct InputCertificate: Sendable, Hashable {
 
 /// Reads certificates from PEM or DER.
 public enum CertificateLoader {
+    /// The most certificates one input may hold. A chain has a handful and a root bundle a few hundred; reading tens of
+    /// thousands takes minutes in a debug build, so more is refused before any is parsed.
+    public static let maximumCertificates = 10_000
     private static let begin = Array("-----BEGIN ".utf8), end = Array("-----END ".utf8), dashes = Array("-----".utf8)
     private static let procType = Array("Proc-Type".utf8), dekInfo = Array("DEK-Info".utf8)
     /// The base64 alphabet, '=' and the blanks a line may carry.
@@ -208,6 +215,7 @@ public enum CertificateLoader {
         let single: InputCertificate
         do { single = try InputCertificate(der: bytes) } catch {
             if let each = derConcatenation(bytes) {
+                guard each.count <= maximumCertificates else { throw .tooManyCertificates(source: source, limit: maximumCertificates) }
                 var result: [InputCertificate] = []
                 for (i, der) in each.enumerated() {
                     do { result.append(try InputCertificate(der: der)) } catch {
@@ -314,6 +322,7 @@ public enum CertificateLoader {
                 guard let der = Data(base64Encoded: Data(block), options: .ignoreUnknownCharacters), !der.isEmpty else {
                     throw .badPEMBlock(source: source, block: index, line: blockStart, reason: "its base64 does not decode")
                 }
+                guard result.count < maximumCertificates else { throw .tooManyCertificates(source: source, limit: maximumCertificates) }
                 result.append(PEMBlock(der: Array(der), index: index, line: blockStart))
             } else if blockLabel != nil, !line.starts(with: procType), !line.starts(with: dekInfo) {
                 if notBase64 == nil, let bad = line.first(where: { !isBase64($0) }) { notBase64 = (n + 1, bad) }
