@@ -180,6 +180,22 @@ public struct SystemRoots: Sendable {
     /// Reads each PEM block on its own, so one bad block costs only itself.
     static func readLeniently(path: String) -> ([InputCertificate], [String]) {
         var good: [InputCertificate] = []
+        // A bundle whose blocks are all well-formed PEM, as a distribution's is, is read in one pass over its bytes; only
+        // one with a broken block is split into blocks read one by one.
+        if let bytes = try? Array(InputFile.read(path)), ByteSearch.contains(pemBegin, in: bytes),
+           let blocks = try? CertificateLoader.pemCertificateBlocks(bytes, source: path) {
+            var bad: [String] = []
+            for block in blocks {
+                do {
+                    let certificate = try CertificateLoader.certificate(of: block, source: path)
+                    good.append(certificate)
+                    bad += reportingUnusable([certificate], path: path, line: block.line).1
+                } catch {
+                    bad.append("\(path):\(block.line): skipped, \(Self.reason(error))")
+                }
+            }
+            return (good, bad)
+        }
         var bad = forEachDocument(path: path) { (bytes, line) throws(CertificateInputError) -> [String] in
             let (usable, unusable) = reportingUnusable(try CertificateLoader.certificates(from: bytes, source: path), path: path, line: line)
             good += usable

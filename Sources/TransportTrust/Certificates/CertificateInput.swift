@@ -259,14 +259,17 @@ public enum CertificateLoader {
 
     static func pemCertificates(_ bytes: [UInt8], source: String) throws(CertificateInputError) -> [InputCertificate] {
         var result: [InputCertificate] = []
-        for block in try pemCertificateBlocks(bytes, source: source) {
-            do { result.append(try InputCertificate(der: block.der)) } catch {
-                var reason = "\(error)"
-                if case .malformed(_, let r) = error { reason = r }
-                throw .badPEMBlock(source: source, block: block.index, line: block.line, reason: reason)
-            }
-        }
+        for block in try pemCertificateBlocks(bytes, source: source) { result.append(try certificate(of: block, source: source)) }
         return result
+    }
+
+    /// The certificate a decoded block holds; a block that is no certificate at all is a `badPEMBlock`, placed by its line.
+    static func certificate(of block: PEMBlock, source: String) throws(CertificateInputError) -> InputCertificate {
+        do { return try InputCertificate(der: block.der) } catch {
+            var reason = "\(error)"
+            if case .malformed(_, let r) = error { reason = r }
+            throw .badPEMBlock(source: source, block: block.index, line: block.line, reason: reason)
+        }
     }
 
     /// One certificate block of a PEM text, decoded: its DER, its index among the blocks and its BEGIN line.
