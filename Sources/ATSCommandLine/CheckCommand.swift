@@ -95,7 +95,8 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
             }
         }
         if json {
-            out.write(ATSCheckJSON.encode(ATSCheckJSON(plist: source.displayName, profile: profile.rawValue, warnings: warnings, results: results)) + "\n")
+            out.write(ATSCheckJSON.encode(ATSCheckJSON(plist: source.displayName, profile: profile.rawValue, platform: platformOption.applePlatform.description,
+                                                     warnings: warnings, results: results)) + "\n")
         } else {
             out.write(text)
         }
@@ -152,6 +153,8 @@ enum ATSCheckText {
 struct ATSCheckJSON: Encodable {
     var plist: String
     var profile: String
+    /// The exact release (`iOS 12.1`): Certificate Transparency changed inside a profile's range.
+    var platform: String
     /// How the plist is written wrong (the audit's findings for types, keys and values): those keys are ignored.
     var warnings: [Finding]
     var results: [Entry]

@@ -73,6 +73,13 @@ import Testing
         #expect((first?["allowsInsecureHTTP"] as? [String: Any])?["value"] as? Bool == true)
         #expect((first?["allowsInsecureHTTP"] as? [String: Any])?["key"] as? String
                 == "NSExceptionDomains › example.com › NSExceptionAllowsInsecureHTTPLoads")
+        #expect(object?["platform"] as? String == "iOS 26")
+        // The exact release decides Certificate Transparency inside a profile's range.
+        let (_, ios11) = await run(["check", "--plist", plist, "https://other.com", "--json", "--platform", "ios11"])
+        let old = try JSONSerialization.jsonObject(with: Data(ios11.standardOutput.utf8)) as? [String: Any]
+        #expect(old?["profile"] as? String == "ios10" && old?["platform"] as? String == "iOS 11")
+        let certificate = ((old?["results"] as? [[String: Any]])?.first?["certificate"] as? [String: Any])?["value"] as? [String: Any]
+        #expect(certificate?["requiresCertificateTransparency"] as? Bool == false, "\(ios11.standardOutput)")
         #expect(await run(["check", "--plist", plist, "ftp://x"]).0 == 2)
         #expect(await run(["check", "--plist", dir.appendingPathComponent("nope").path, "https://x"]).0 == 2)
     }
