@@ -82,11 +82,17 @@ public final class TrustAnchors: Sendable {
             ?? (store == .apple ? Set(SystemRoots.apple.certificates.map { DERKey($0.der) }) : SystemRoots.sharedMembers)
         var entries: [CertificateKey: Entry] = [:]
         for c in all {
-            // The first of duplicate anchors wins.
-            guard let cert = c.certificate, case let key = CertificateKey(cert), entries[key] == nil else { continue }
+            guard let cert = c.certificate else { continue }
+            let key = CertificateKey(cert)
             let der = DERKey(c.der)
             let isCustom = self.customDER.contains(der)
-            entries[key] = Entry(input: c, isCustom: isCustom, isPublic: !isCustom || storeDER.contains(der))
+            let isPublic = !isCustom || storeDER.contains(der)
+            // The first of duplicate anchors names the input; any of them that is public makes the key public.
+            if let first = entries[key] {
+                if isPublic && !first.isPublic { entries[key]?.isPublic = true }
+                continue
+            }
+            entries[key] = Entry(input: c, isCustom: isCustom, isPublic: isPublic)
         }
         self.entries = entries
         self.byName = NamedCertificates(all.compactMap(\.certificate))
