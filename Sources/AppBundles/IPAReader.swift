@@ -230,7 +230,7 @@ enum ZIPCentralDirectory {
         // ZIP64: the locator sits just before the record and names where the ZIP64 record is.
         guard eocd >= 20, le(tail, eocd - 20, 4) == 0x0706_4B50 else { return nil }
         let record = le(tail, eocd - 20 + 8, 8)
-        guard record <= end - 56, (try? file.seek(toOffset: record)) != nil,
+        guard end >= 56, record <= end - 56, (try? file.seek(toOffset: record)) != nil,
               let z = try? file.read(upToCount: 56).map({ [UInt8]($0) }), z.count == 56, le(z, 0, 4) == 0x0606_4B50 else { return nil }
         return (le(z, 48, 8), le(z, 40, 8))
     }

@@ -471,6 +471,22 @@ import ZIPFoundation
         }
     }
 
+    /// The central-directory reader takes whatever the file's last bytes claim: a ZIP64 end record in a file too short
+    /// to hold the ZIP64 record it points to, or a directory past the end, is no directory, and no crash.
+    @Test func aCentralDirectoryTheFileCannotHoldReadsAsNone() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func le(_ value: UInt64, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
+        let locator = le(0x0706_4B50, 4) + le(0, 4) + le(0, 8) + le(1, 4)
+        let zip64End = le(0x0605_4B50, 4) + le(0, 8) + le(0xFFFF_FFFF, 4) + le(0xFFFF_FFFF, 4) + le(0, 2)
+        let past = le(0x0605_4B50, 4) + le(0, 4) + le(1, 2) + le(1, 2) + le(46, 4) + le(1 << 20, 4) + le(0, 2)
+        for (name, bytes) in [("zip64.ipa", locator + zip64End), ("past.ipa", past)] {
+            let url = dir.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            #expect(ZIPCentralDirectory.encryptedNames(path: url.path).isEmpty)
+        }
+    }
+
     @Test func ipaWithoutAnAppIsAnError() throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
