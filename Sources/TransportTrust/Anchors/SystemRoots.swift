@@ -37,8 +37,8 @@ public struct SystemRoots: Sendable {
     }
 
     /// The DER of every root ``shared`` holds, decoded but not parsed. Whether a custom anchor is also a root of the store
-    /// is asked of every anchors-only set; parsing the whole store to answer it made each `ats --anchors` run 0.4 s
-    /// slower (debug build).
+    /// is asked of every anchors-only set; parsing the whole store to answer it made each `ats --anchors` run about
+    /// 0.9 s slower (debug build).
     static let sharedMembers: Set<DERKey> = {
         let chosen = sources(environment: ProcessInfo.processInfo.environment)
         return members(files: chosen.files, directories: chosen.directories)
@@ -179,11 +179,12 @@ public struct SystemRoots: Sendable {
 
     /// Reads each PEM block on its own, so one bad block costs only itself.
     static func readLeniently(path: String) -> ([InputCertificate], [String]) {
+        let bytes: [UInt8]
+        do { bytes = Array(try InputFile.read(path)) } catch { return ([], ["\(path): cannot read: \(error.reason)"]) }
         var good: [InputCertificate] = []
         // A bundle whose blocks are all well-formed PEM, as a distribution's is, is read in one pass over its bytes; only
         // one with a broken block is split into blocks read one by one.
-        if let bytes = try? Array(InputFile.read(path)), ByteSearch.contains(pemBegin, in: bytes),
-           let blocks = try? CertificateLoader.pemCertificateBlocks(bytes, source: path) {
+        if ByteSearch.contains(pemBegin, in: bytes), let blocks = try? CertificateLoader.pemCertificateBlocks(bytes, source: path) {
             var bad: [String] = []
             for block in blocks {
                 do {
@@ -196,7 +197,7 @@ public struct SystemRoots: Sendable {
             }
             return (good, bad)
         }
-        var bad = forEachDocument(path: path) { (bytes, line) throws(CertificateInputError) -> [String] in
+        var bad = forEachDocument(bytes, path: path) { (bytes, line) throws(CertificateInputError) -> [String] in
             let (usable, unusable) = reportingUnusable(try CertificateLoader.certificates(from: bytes, source: path), path: path, line: line)
             good += usable
             return unusable
@@ -205,15 +206,14 @@ public struct SystemRoots: Sendable {
         return (good, bad)
     }
 
-    /// Hands `read` the file at `path` whole when it is DER (line nil), else each of its certificate PEM blocks on its
-    /// own with the line of its BEGIN, so one bad block costs only itself. Returns what was skipped, one sentence each:
-    /// what `read` returned or threw, and the blocks that have no END line.
-    private static func forEachDocument(path: String, _ read: (_ bytes: [UInt8], _ line: Int?) throws(CertificateInputError) -> [String]) -> [String] {
-        let data: Data
-        do { data = try InputFile.read(path) } catch { return ["\(path): cannot read: \(error.reason)"] }
-        let text = String(decoding: data, as: UTF8.self)
+    /// Hands `read` the file `bytes` (read from `path`) whole when it is DER (line nil), else each of its certificate PEM
+    /// blocks on its own with the line of its BEGIN, so one bad block costs only itself. Returns what was skipped, one
+    /// sentence each: what `read` returned or threw, and the blocks that have no END line.
+    private static func forEachDocument(_ bytes: [UInt8], path: String,
+                                        _ read: (_ bytes: [UInt8], _ line: Int?) throws(CertificateInputError) -> [String]) -> [String] {
+        let text = String(decoding: bytes, as: UTF8.self)
         guard text.contains("-----BEGIN") else {
-            do { return try read(Array(data), nil) } catch { return ["\(path): \(error)"] }
+            do { return try read(bytes, nil) } catch { return ["\(path): \(error)"] }
         }
         var bad: [String] = []
         var current: [Substring] = []
