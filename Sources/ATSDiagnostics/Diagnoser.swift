@@ -124,7 +124,6 @@ public struct Diagnoser: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         var outcome = TestOutcome(test: test, result: .fail, dictionary: PlistValueJSON.object(dictionary), milliseconds: 0)
-        var failedAt: (host: String, port: Int)?
         do throws(TransportError) {
             let response = try await client.stream(HTTPRequest(url: url))
             // The load completes when the body has been read; nscurl waits for didCompleteWithError too.
@@ -144,12 +143,9 @@ public struct Diagnoser: Sendable {
         } catch {
             outcome.failure = TestFailure(error)
             // A refused or endless redirect is decided before the target is reached: it is not the target's failure.
-            if ![.redirectRefused, .tooManyRedirects].contains(error.kind),
-               let port = URLComponents(string: url).map({ $0.port ?? ($0.scheme?.lowercased() == "http" ? 80 : 443) }),
-               error.host.lowercased() != host.lowercased() || (error.port != 0 && error.port != port) {
-                failedAt = (error.host, error.port)
-                let shown = error.host.contains(":") ? "[\(error.host)]" : error.host
-                outcome.failure?.redirectTarget = error.port == 0 ? shown : "\(shown):\(error.port)"
+            if ![.redirectRefused, .tooManyRedirects].contains(error.kind), let asked = try? Self.validate(url: url),
+               error.host.lowercased() != asked.host.lowercased() || (error.port != 0 && error.port != asked.port) {
+                outcome.failure?.redirectTarget = RedirectTarget(host: error.host, port: error.port == 0 ? nil : error.port)
             }
             outcome.tlsVersion = error.handshake?.tlsVersion?.rawValue
             outcome.cipherSuite = error.handshake?.cipherSuite
@@ -162,9 +158,9 @@ public struct Diagnoser: Sendable {
         }
         await client.shutdown()
         let hops = presented.withLockedValue { $0 }
-        if let failedAt {
+        if let target = outcome.failure?.redirectTarget {
             // The target's chain, or none when the load failed there before a chain was sent.
-            outcome.presented = hops.last { $0.host.lowercased() == failedAt.host.lowercased() && (failedAt.port == 0 || $0.port == failedAt.port) }?.chain ?? []
+            outcome.presented = hops.last { $0.host.lowercased() == target.host.lowercased() && (target.port == nil || $0.port == target.port) }?.chain ?? []
         } else {
             outcome.presented = hops.first?.chain ?? []
         }

@@ -22,9 +22,9 @@ public struct TestFailure: Sendable, Codable, Hashable {
     public var apple: AppleErrorCode
     /// Every reason, in plain words: the trust verdict's failures and the ATS checks that blocked.
     public var reasons: [String]
-    /// The redirect target (`host:port`) where the load failed; nil when it failed at the URL's own server. The
-    /// test's ATS exception names only the URL's host, so a target elsewhere is held to the default rules.
-    public var redirectTarget: String?
+    /// The redirect target where the load failed; nil when it failed at the URL's own server. The test's ATS
+    /// exception names only the URL's host, so a target elsewhere is held to the default rules.
+    public var redirectTarget: RedirectTarget?
 
     init(_ error: TransportError) {
         kind = error.kind.rawValue
@@ -34,6 +34,18 @@ public struct TestFailure: Sendable, Codable, Hashable {
         var reasons = error.verdict?.failures.map { f in f.certificate.map { "certificate \($0): \(f.message)" } ?? f.message } ?? []
         reasons += error.atsEvaluation?.blockingReasons.filter { $0.kind != .certificate }.map { "ATS \($0.check): \($0.message)" } ?? []
         self.reasons = reasons
+    }
+}
+
+/// A server a URL redirected to: `host:port` as text, `[host]:port` for an IPv6 address.
+public struct RedirectTarget: Sendable, Codable, Hashable, CustomStringConvertible {
+    public var host: String
+    /// Nil when the failure did not say.
+    public var port: Int?
+
+    public var description: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return port.map { "\(shown):\($0)" } ?? shown
     }
 }
 

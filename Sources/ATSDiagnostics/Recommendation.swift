@@ -45,7 +45,7 @@ public struct Recommendation: Sendable, Codable, Hashable {
                 return Recommendation(kind: .noExceptionHelps, configuration: nil, dictionary: nil, xml: nil,
                                       summary: "\(host) redirects to \(target), and the load fails there, where an exception for \(host) does not apply; "
                                           + "diagnose https://\(target)/ itself, or fix that server as below",
-                                      serverFixes: ServerFixes.advice(for: first, host: Self.hostPart(target)))
+                                      serverFixes: ServerFixes.advice(for: first, host: target.host))
             }
             let untestable = outcomes.contains { $0.result == .notTestable }
             return Recommendation(kind: .noExceptionHelps, configuration: nil, dictionary: nil, xml: nil,
@@ -71,17 +71,6 @@ public struct Recommendation: Sendable, Codable, Hashable {
         return Recommendation(kind: .exception, configuration: chosen.test.id, dictionary: PlistValueJSON.object(dictionary),
                               xml: PlistRendering.xmlSnippet(dictionary),
                               summary: "NSExceptionDomains › \(host): \(keys)", serverFixes: fixes)
-    }
-
-    /// The host of `host:port` or `[v6]:port`, without brackets.
-    static func hostPart(_ target: String) -> String {
-        var host = Substring(target)
-        if let colon = host.lastIndex(of: ":"), host[host.index(after: colon)...].allSatisfy(\.isNumber),
-           !host[..<colon].contains(":") || host.hasPrefix("[") {
-            host = host[..<colon]
-        }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        return String(host)
     }
 
     /// The default test could not be decided, so neither can the need for an exception, nor anything the server must

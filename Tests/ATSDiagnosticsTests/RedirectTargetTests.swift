@@ -23,7 +23,8 @@ import Testing
 
         let first = try #require(diagnosis.outcome("default"))
         #expect(!first.passed)
-        #expect(first.failure?.redirectTarget == "127.0.0.1:\(targetPort)")
+        #expect(first.failure?.redirectTarget == RedirectTarget(host: "127.0.0.1", port: targetPort))
+        #expect(first.failure?.redirectTarget?.description == "127.0.0.1:\(targetPort)")
         // The chain shown is the self-signed target's, a single certificate, not the good server's three.
         #expect(diagnosis.chain.first?.presented == true)
         #expect(diagnosis.chain.first.map { $0.subject == $0.issuer } == true, "\(diagnosis.chain.map(\.subject))")
@@ -31,12 +32,21 @@ import Testing
         #expect(diagnosis.recommendation.summary.contains("redirects to 127.0.0.1:\(targetPort), and the load fails there"),
                 "\(diagnosis.recommendation.summary)")
         #expect(DiagnosisRendering.text(diagnosis, verbose: true).contains("At : the redirect target 127.0.0.1:\(targetPort)"))
+        // The JSON carries the target as host and port, as the documented schema says.
+        let schemaData = try #require(FileManager.default.contents(atPath: DiagnoseCommandTests.schemaPath))
+        let schema = try #require(try JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(DiagnosisRendering.json(diagnosis).utf8)) as? [String: Any])
+        #expect(SchemaValidator.violations(of: document, against: schema).isEmpty)
+        let failure = ((document["tests"] as? [[String: Any]])?.first?["failure"] as? [String: Any])
+        let written = failure?["redirectTarget"] as? [String: Any]
+        #expect(written?["host"] as? String == "127.0.0.1", "\(String(describing: failure))")
+        #expect(written?["port"] as? Int == targetPort)
     }
 
-    @Test func hostPartDropsThePortAndBrackets() {
-        #expect(Recommendation.hostPart("b.test:8446") == "b.test")
-        #expect(Recommendation.hostPart("[::1]:8446") == "::1")
-        #expect(Recommendation.hostPart("b.test") == "b.test")
-        #expect(Recommendation.hostPart("[::1]") == "::1")
+    @Test func aTargetIsWrittenAsAURLAuthority() {
+        #expect(RedirectTarget(host: "b.test", port: 8446).description == "b.test:8446")
+        #expect(RedirectTarget(host: "::1", port: 8446).description == "[::1]:8446")
+        #expect(RedirectTarget(host: "b.test", port: nil).description == "b.test")
+        #expect(RedirectTarget(host: "::1", port: nil).description == "[::1]")
     }
 }
