@@ -25,7 +25,9 @@ import X509
         #expect(throws: CertificateInputError.tooManyCertificates(source: "many.pem", limit: CertificateLoader.maximumCertificates)) {
             try CertificateLoader.certificates(from: pem, source: "many.pem")
         }
-        let der = Array([[UInt8]](repeating: leaf.der, count: count).joined())
+        var der: [UInt8] = []
+        der.reserveCapacity(leaf.der.count * count)
+        for _ in 0..<count { der.append(contentsOf: leaf.der) }
         #expect(throws: CertificateInputError.tooManyCertificates(source: "many.der", limit: CertificateLoader.maximumCertificates)) {
             try CertificateLoader.certificates(from: der, source: "many.der")
         }
@@ -58,6 +60,24 @@ import X509
             guard case .malformed(let source, _) = error else { Issue.record("unexpected \(error)"); return }
             #expect(source == "chain.der (DER certificate 2 of 2)")
         }
+    }
+
+    /// The concatenation is cut by headers alone; a header it cannot follow leaves the input one malformed
+    /// certificate, refused with the parser's reason, never read in part.
+    @Test func aDERConcatenationWithAnUnfollowableHeaderIsNotSplit() {
+        let cases: [(String, [UInt8])] = [
+            ("cut short", leaf.der + Array(intermediate.der.dropLast())),
+            ("indefinite length", leaf.der + [0x30, 0x80, 0x02, 0x01, 0x05, 0x00, 0x00]),
+            ("five length octets", leaf.der + [0x30, 0x85, 0x00, 0x00, 0x00, 0x00, 0x01, 0x05]),
+            ("high tag number", leaf.der + [0x3F, 0x81, 0x01, 0x00]),
+            ("a lone tag byte", leaf.der + [0x30]),
+        ]
+        for (name, bytes) in cases {
+            #expect(CertificateLoader.derConcatenation(bytes) == nil, "\(name)")
+            #expect(throws: CertificateInputError.self, "\(name)") { try CertificateLoader.certificates(from: bytes, source: "chain.der") }
+        }
+        let split = CertificateLoader.derConcatenation(leaf.der + intermediate.der)
+        #expect(split?.map { Array($0) } == [leaf.der, intermediate.der])
     }
 
     /// A .p7b as CAs and Windows export chains: what it is, and the command that converts it.

@@ -218,7 +218,7 @@ public enum CertificateLoader {
                 guard each.count <= maximumCertificates else { throw .tooManyCertificates(source: source, limit: maximumCertificates) }
                 var result: [InputCertificate] = []
                 for (i, der) in each.enumerated() {
-                    do { result.append(try InputCertificate(der: der)) } catch {
+                    do { result.append(try InputCertificate(der: Array(der))) } catch {
                         throw error.placed(in: "\(source) (DER certificate \(i + 1) of \(each.count))")
                     }
                 }
@@ -231,12 +231,27 @@ public enum CertificateLoader {
     }
 
     /// The DER elements of `bytes` when it is more than one back to back (`cat leaf.der int.der`), else nil.
-    /// swift-asn1 reads one element per call, so the bytes are read as the contents of a SEQUENCE made around them.
-    static func derConcatenation(_ bytes: [UInt8]) -> [[UInt8]]? {
-        var serializer = DER.Serializer()
-        serializer.appendConstructedNode(identifier: .sequence) { $0.serializeRawBytes(bytes) }
-        guard let wrapper = try? DER.parse(serializer.serializedBytes), case .constructed(let nodes) = wrapper.content else { return nil }
-        let elements = nodes.map { Array($0.encodedBytes) }
+    /// Cut by their headers alone, so that the count is known before anything is parsed: swift-asn1 parses one element
+    /// whole, and an input of many certificates would be read in full before the limit could refuse it. Each element
+    /// is then parsed strictly on its own; a header this cannot follow (a tag over 30, an indefinite or over-long
+    /// length, an element running past the end) is no concatenation.
+    static func derConcatenation(_ bytes: [UInt8]) -> [ArraySlice<UInt8>]? {
+        var elements: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            guard bytes[start] & 0x1F != 0x1F, start + 1 < bytes.count else { return nil }
+            var index = start + 2
+            var length = Int(bytes[start + 1])
+            if length >= 0x80 {
+                let octets = length & 0x7F
+                guard (1...4).contains(octets), index + octets <= bytes.count else { return nil }
+                length = bytes[index..<(index + octets)].reduce(0) { $0 << 8 | Int($1) }
+                index += octets
+            }
+            guard length <= bytes.count - index else { return nil }
+            elements.append(bytes[start..<(index + length)])
+            start = index + length
+        }
         return elements.count > 1 ? elements : nil
     }
 
