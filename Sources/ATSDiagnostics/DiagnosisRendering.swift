@@ -147,6 +147,8 @@ public enum DiagnosisRendering {
         var platform: String?
         var trustStore: String?
         var trustStoreVersion: Int?
+        /// Always written when known: a PASS with CT not enforced must be visible to a program too.
+        var certificateTransparency: CertificateTransparencyReport?
         var defaultPasses: Bool
         var tests: [TestOutcome]
         var chain: [ChainEntry]
@@ -162,6 +164,7 @@ public enum DiagnosisRendering {
             platform = d.platform
             trustStore = d.trustStore
             trustStoreVersion = d.trustStoreVersion
+            certificateTransparency = d.certificateTransparency
             defaultPasses = d.defaultPasses
             tests = d.tests
             chain = d.chain

@@ -136,6 +136,10 @@ import Testing
             let object = try #require(document as? [String: Any])
             #expect((object["tests"] as? [Any])?.count == ATSTestCase.all.count)
         }
+        // A chain to a user-supplied anchor needs no SCTs, and the document says so.
+        let documents = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let good = try #require(documents.first { $0?["url"] as? String == urls[0] } ?? nil, "\(result.out)")
+        #expect((good["certificateTransparency"] as? [String: Any])?["status"] as? String == "notRequired", "\(good)")
         // The checker itself catches a document that breaks the schema.
         let broken: [String: Any] = ["schema": "ats-diagnose/1", "url": 1, "extra": true]
         #expect(SchemaValidator.violations(of: broken, against: schema).count >= 3)

@@ -92,6 +92,8 @@ import TransportTrust
             let diagnosed = try JSONSerialization.jsonObject(with: Data(diagnose.standardOutput.utf8))
             let host = try #require((diagnosed as? [String: Any]) ?? (diagnosed as? [[String: Any]])?.first, "\(diagnose)")
             #expect(((host["chain"] as? [[String: Any]])?.first?["scts"] as? [[String: Any]])?.count == scts, "\(diagnose)")
+            // diagnose --json says what CT concluded, as verify --json does, not only in its text.
+            #expect((host["certificateTransparency"] as? [String: Any])?["status"] as? String == ct["status"] as? String, "\(diagnose)")
             switch scts {
             case 2:
                 #expect(verify.status == 0 && fetch.status == 0 && diagnose.status == 0, "\(verify)\n\(fetch)\n\(diagnose)")
