@@ -434,6 +434,10 @@ import X509
         #expect(old.isTrusted)
         #expect(old.certificateTransparency?.status == .listOutOfDate)
         #expect(old.notes.contains { $0.contains("is 60 days old") })
+        // Not enforced, the leaf's SCTs are still named, none checked or counted.
+        let named = old.certificateTransparency?.scts ?? []
+        #expect(Set(named.compactMap(\.log)) == Set(Self.logs.prefix(2).map(\.name)))
+        #expect(named.count == 2 && named.allSatisfy { !$0.counted && $0.verified == nil && $0.reason?.contains("not enforced") == true })
         #expect(await at(1).certificateTransparency?.status == .compliant)
     }
 

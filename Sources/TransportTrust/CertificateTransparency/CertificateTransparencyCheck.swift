@@ -70,7 +70,8 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
                 + "and an iPhone stops enforcing CT once its list is \(CTLogList.maximumAgeDays) days old. "
                 + "Give a current list with --ct-log-list (scripts/refresh-ct-log-list.py updates the bundled one)"
             return TransparencyFindings(note: text, report: CertificateTransparencyReport(
-                status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: text, logList: list.summary),
+                status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: Self.unchecked(leaf, list: list),
+                explanation: text, logList: list.summary),
                 stable: outOfDateFrom...Date.distantFuture)
         }
         let analysis = cached.flatMap { $0.logList == list.identity ? $0 : nil } ?? SCTAnalysis(leaf: leaf, issuer: chain[1], list: list)
@@ -89,6 +90,18 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
             }
         }
         return findings
+    }
+
+    /// The leaf's SCTs named but not checked, so that a report of CT not enforced still shows what the leaf carries.
+    /// No signature is checked: nothing is counted.
+    static func unchecked(_ leaf: Certificate, list: CTLogList) -> [SCTReport] {
+        guard case .present(let scts) = EmbeddedSCTs.read(from: leaf) else { return [] }
+        return scts.map { sct in
+            let log = list.log(id: sct.logID)
+            return SCTReport(logID: sct.logIDBase64, log: log?.name, operator: log?.operatorName,
+                             timestamp: sct.isVersion1 ? sct.date : nil, verified: nil, counted: false,
+                             reason: "not checked: Certificate Transparency was not enforced")
+        }
     }
 
     private func refusal(_ failure: TrustFailure) -> TransparencyFindings {
