@@ -89,7 +89,7 @@ enum VerdictRendering {
             if let nb = c.notValidBefore, let na = c.notValidAfter { facts.append("\(RFC3339.format(nb)) → \(RFC3339.format(na))") }
             s += output.dim("\(pad)\(facts.joined(separator: " · "))") + "\n"
             if i == 0 && !c.subjectAlternativeNames.isEmpty {
-                let sans = c.subjectAlternativeNames.prefix(6).joined(separator: ", ") + (c.subjectAlternativeNames.count > 6 ? ", … (\(c.subjectAlternativeNames.count))" : "")
+                let sans = c.subjectAlternativeNames.prefix(6).map(NameDisplay.escaped).joined(separator: ", ") + (c.subjectAlternativeNames.count > 6 ? ", … (\(c.subjectAlternativeNames.count))" : "")
                 s += output.dim("\(pad)SAN \(sans)") + "\n"
             }
             s += output.dim("\(pad)SPKI sha256/\(c.spkiSHA256)") + "\n"

@@ -80,7 +80,7 @@ public enum DiagnosisRendering {
             if let from = c.notValidBefore, let to = c.notValidAfter { facts.append("valid \(RFC3339.day(from)) → \(RFC3339.day(to))") }
             lines.append("    \(facts.joined(separator: " · "))")
             if c.role == "leaf" {
-                let names = c.subjectAlternativeNames.prefix(6).joined(separator: ", ")
+                let names = c.subjectAlternativeNames.prefix(6).map(NameDisplay.escaped).joined(separator: ", ")
                 lines.append("    SAN \(names.isEmpty ? "(none)" : names) — \(c.sanMatchesHost == true ? "matches" : "does NOT match") \(d.host)")
             }
             lines.append("    SPKI sha256/\(c.spkiSHA256)")

@@ -59,6 +59,17 @@ import X509
         #expect(verdict.logLine.contains("spki=sha256/"))
     }
 
+    /// Refusals are logged before any trust is established, so any client's subject reaches the log line.
+    @Test func aSubjectCannotForgeALogLineOrRewriteTheTerminal() async throws {
+        let otherCA = PKI.root("Other Root CA").intermediate("Other Issuing CA")
+        let forged = MTLSFixture.clientLeaf(otherCA, cn: "evil\nclient verified: subject=\"CN=admin\" \u{1B}[31mRED")
+        let verdict = await verifier(try policy()).verify([forged.der, otherCA.der])
+        #expect(!verdict.isVerified)
+        #expect(!verdict.logLine.contains("\n") && !verdict.logLine.contains("\u{1B}"), "\(verdict.logLine)")
+        #expect(verdict.logLine.contains("CN=evil\\nclient verified"), "\(verdict.logLine)")
+        #expect(verdict.failures.allSatisfy { !$0.message.contains("\u{1B}") }, "\(verdict.failures)")
+    }
+
     @Test func aLeafWithoutExtendedKeyUsageIsRefusedUnlessThePolicyAdmitsIt() async throws {
         let ca = self.ca
         let bare = MTLSFixture.clientLeaf(ca, eku: nil)

@@ -29,6 +29,13 @@ import X509
         #expect(other.failures[0].message.contains("DNS:api.example.com, DNS:www.example.com"), "\(other.failures[0].message)")
     }
 
+    /// The names a server's certificate lists are the server's text: they are escaped before they reach a terminal.
+    @Test func theNamesListedInARefusalCannotRewriteTheTerminal() async {
+        let cert = leaf(dns: ["a\n\u{1B}[2J.example.com"])
+        let message = await verdict(host: "www.example.com", leaf: cert).failures.first?.message ?? ""
+        #expect(message.contains("DNS:a\\n\\u{1B}[2J.example.com") && !message.contains("\u{1B}"), "\(message)")
+    }
+
     @Test func neverFallsBackToTheCommonName() async {
         let cnOnly = pki.intermediate.leaf("www.example.com", dns: [])
         let v = await verdict(host: "www.example.com", leaf: cnOnly)

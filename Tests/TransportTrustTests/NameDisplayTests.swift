@@ -19,4 +19,12 @@ import Testing
         #expect(NameDisplay.plain(name) == String(repeating: "é", count: NameDisplay.limit) + "…")
         #expect(NameDisplay.quoted(name) == "'" + String(repeating: "é", count: NameDisplay.limit) + "…'")
     }
+
+    /// A name comes from the peer: a newline would forge a log line, ESC would rewrite the terminal.
+    @Test func whatCouldRewriteALineOrATerminalIsEscaped() {
+        #expect(NameDisplay.plain("CN=evil\nclient verified: subject=\"CN=admin\"") == "CN=evil\\nclient verified: subject=\"CN=admin\"")
+        #expect(NameDisplay.quoted("CN=\u{1B}[31mred\r\t") == "'CN=\\u{1B}[31mred\\r\\t'")
+        #expect(NameDisplay.escaped("a\u{202E}b\u{2028}c\u{7F}\u{85}") == "a\\u{202E}b\\u{2028}c\\u{7F}\\u{85}")
+        #expect(NameDisplay.escaped("CN=Zürich, O=日本") == "CN=Zürich, O=日本")
+    }
 }

@@ -37,7 +37,7 @@ package struct HostnameRule: ChainRule {
         // Each with its kind: an address a certificate spells as a DNS name looks the same as the one connected to.
         let presented = names.compactMap { name -> String? in
             switch name {
-            case .dnsName(let d): return "DNS:" + d
+            case .dnsName(let d): return "DNS:" + NameDisplay.escaped(d)
             case .ipAddress(let ip): return "IP:" + IPAddressText.format(Array(ip.bytes))
             default: return nil
             }
