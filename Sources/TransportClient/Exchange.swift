@@ -150,7 +150,9 @@ final class ExchangeHandler: ChannelDuplexHandler {
         guard let request = current else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            // 1xx interim responses are handled by the decoder; anything here is final.
+            // An interim response (103 Early Hints, 100 Continue) is not the answer. NIO's HTTP/1 decoder drops them,
+            // but its HTTP/2 codec passes them on; 101 is final wherever it comes.
+            if (100..<200).contains(head.status.code) && head.status != .switchingProtocols { return }
             self.head = head
             // A request that said `connection: close` ends the connection too, whatever the server answered.
             reusable = head.isKeepAlive && request.head.isKeepAlive

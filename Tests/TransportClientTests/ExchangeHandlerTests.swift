@@ -57,6 +57,24 @@ import Testing
         }
     }
 
+    /// HTTP/2's codec hands on interim heads (103 Early Hints before the answer), which HTTP/1's decoder drops: the
+    /// exchange waits for the final head, so a status, a redirect or a challenge after a 103 is not lost.
+    @Test func anInterimHeadIsNotTheAnswer() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+        let exchange = request(channel, headers: ["accept": "*/*"])
+        channel.write(exchange, promise: nil)
+        channel.flush()
+        for code in [100, 103] {
+            try channel.writeInbound(HTTPClientResponsePart.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: code))))
+        }
+        try channel.writeInbound(HTTPClientResponsePart.head(HTTPResponseHead(version: .http1_1, status: .notFound)))
+        try channel.writeInbound(HTTPClientResponsePart.end(nil))
+        #expect(try exchange.headPromise.futureResult.wait().status == .notFound)
+        #expect(try exchange.endPromise.futureResult.wait().head.status == .notFound)
+    }
+
     /// Counts the reads that get past the exchange handler towards the socket.
     private final class ReadCounter: ChannelOutboundHandler {
         typealias OutboundIn = Any
