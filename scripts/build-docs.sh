@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the DocC catalog of every library product with swift-docc-plugin, warnings as errors (a broken symbol
-# link, a missing article or an undocumented parameter fails it), after checking that every listing in the articles
-# is the example code it names (scripts/check-doc-snippets.py).
-# Usage: scripts/build-docs.sh [TARGET...]   (default: every library product). Archives: .build/docs/TARGET.doccarchive.
+# Builds the DocC catalog of every library product but AppBundles (it has none) with swift-docc-plugin, warnings
+# as errors (a broken symbol link, a missing article or an undocumented parameter fails it), after checking that
+# every listing in the articles is the example code it names (scripts/check-doc-snippets.py).
+# Usage: scripts/build-docs.sh [TARGET...]   (default: every library product but AppBundles).
+# Archives: .build/docs/TARGET.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")

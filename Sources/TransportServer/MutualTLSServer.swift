@@ -18,9 +18,10 @@ import TransportTrust
 /// }
 /// ```
 ///
-/// A refused client gets a TLS alert (certificate_unknown, or certificate_required when it sent none) and the
-/// ``logger`` gets one line: reason code, subject, SPKI hash, peer address. After the handshake the verdict
-/// reaches the application as ``ClientCertificateVerifiedEvent`` and through `Channel.clientCertificateVerdict()`.
+/// A refused client gets a TLS alert (certificate_unknown; for none sent, certificate_required under TLS 1.3 and
+/// handshake_failure under TLS 1.2) and the ``logger`` gets one line: reason code, subject, SPKI hash, peer
+/// address. After the handshake the verdict reaches the application as ``ClientCertificateVerifiedEvent`` and
+/// through `Channel.clientCertificateVerdict()`.
 public final class MutualTLSServer: Sendable {
     /// The decision each handshake runs.
     public let verifier: ClientCertificateVerifier

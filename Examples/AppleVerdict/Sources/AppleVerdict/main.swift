@@ -20,7 +20,7 @@ let chain = try CertificateLoader.certificates(atPath: chainPath)
 let host = try PeerName(hostName)
 
 // Apple's root store with the constraints Apple puts on some of its roots, and Apple's TLS server rules for iOS 26:
-// RSA keys of 2048 bits, the 398-day lifetime limit, and Certificate Transparency, enforced by default.
+// RSA keys of 2048 bits, the 398-day lifetime limit, and Certificate Transparency, enforced with a current list.
 var policy = TrustPolicy.ssl(host: host)
 policy.platform = ApplePlatform(.iOS, 26)
 let trust = ServerTrust(chain: chain, anchors: .apple, policy: policy,
