@@ -237,7 +237,10 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         guard var evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) else { return (nil, nil) }
         var reporter: HTTPPinFailureReporter?
         if !evaluator.pinnedHost.pinSet.reportURIs.isEmpty {
-            reporter = HTTPPinFailureReporter()
+            // Reports go through the proxy as the request does.
+            var configuration = HTTPSClientConfiguration(timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(10)))
+            configuration.proxy = try proxyOptions.configuration()
+            reporter = HTTPPinFailureReporter(client: HTTPSClient(configuration: configuration))
             evaluator.reporter = reporter
             evaluator.port = URLComponents(string: url)?.port ?? 443
         }

@@ -16,12 +16,16 @@ public final class HTTPCRLSource: CRLSource {
     ///   - timeout: the limit for each fetch, connection included.
     ///   - maximumBytes: the largest CRL read; a larger body fails the fetch (at most `CertificateRevocationList.maximumBytes`).
     ///   - addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for distribution points.
-    public init(timeout: Duration = .seconds(5), maximumBytes: Int = 10 << 20, addressOverrides: [String: String] = [:]) {
+    ///   - proxy: as ``HTTPSClientConfiguration/proxy``, so that a fetch goes where the requests go.
+    public init(timeout: Duration = .seconds(5), maximumBytes: Int = 10 << 20, addressOverrides: [String: String] = [:],
+                proxy: ProxyConfiguration? = nil) {
         self.timeout = timeout
         self.maximumBytes = min(maximumBytes, CertificateRevocationList.maximumBytes)
-        client = HTTPSClient(configuration: HTTPSClientConfiguration(
+        var configuration = HTTPSClientConfiguration(
             ats: .disabled, timeouts: Timeouts(connect: timeout, handshake: timeout, request: timeout), maximumRedirects: 0,
-            maximumResponseBytes: self.maximumBytes, addressOverrides: addressOverrides))
+            maximumResponseBytes: self.maximumBytes, addressOverrides: addressOverrides)
+        configuration.proxy = proxy
+        client = HTTPSClient(configuration: configuration)
     }
 
     public func crl(at uri: String) async -> [UInt8]? {

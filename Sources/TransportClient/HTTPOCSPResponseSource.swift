@@ -17,11 +17,16 @@ public final class HTTPOCSPResponseSource: OCSPResponseSource {
     ///   - timeout: the limit for each request to a responder; a response that is late counts as none.
     ///   - maximumResponseBytes: the largest response read; a larger one counts as none.
     ///   - addressOverrides: as ``HTTPSClientConfiguration/addressOverrides``, for responders.
-    public init(timeout: Duration = .seconds(5), maximumResponseBytes: Int = 64 << 10, addressOverrides: [String: String] = [:]) {
+    ///   - proxy: as ``HTTPSClientConfiguration/proxy``: where only a proxy reaches out, a fetch around it finds
+    ///     nothing (hard-fail refuses every server, soft-fail checks nothing) and tells the network which CAs are used.
+    public init(timeout: Duration = .seconds(5), maximumResponseBytes: Int = 64 << 10, addressOverrides: [String: String] = [:],
+                proxy: ProxyConfiguration? = nil) {
         self.timeout = timeout
-        client = HTTPSClient(configuration: HTTPSClientConfiguration(
+        var configuration = HTTPSClientConfiguration(
             ats: .disabled, timeouts: Timeouts(connect: timeout, handshake: timeout, request: timeout), maximumRedirects: 0,
-            maximumResponseBytes: maximumResponseBytes, addressOverrides: addressOverrides))
+            maximumResponseBytes: maximumResponseBytes, addressOverrides: addressOverrides)
+        configuration.proxy = proxy
+        client = HTTPSClient(configuration: configuration)
     }
 
     public func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {

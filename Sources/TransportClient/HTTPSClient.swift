@@ -45,8 +45,11 @@ public final class HTTPSClient: Sendable {
         var configuration = configuration
         // A trust manager's evaluators may check revocation (RevocationTrustEvaluator) when the client does not.
         let mayCheck = configuration.revocation != .off || configuration.trustManager != nil
-        let ocsp = mayCheck && configuration.ocspSource == nil ? HTTPOCSPResponseSource(timeout: configuration.revocationFetchTimeout, addressOverrides: configuration.addressOverrides) : nil
-        let crl = mayCheck && configuration.crlSource == nil ? HTTPCRLSource(timeout: configuration.revocationFetchTimeout, addressOverrides: configuration.addressOverrides) : nil
+        // Revocation goes the way the requests go: through the proxy, when there is one.
+        let ocsp = mayCheck && configuration.ocspSource == nil
+            ? HTTPOCSPResponseSource(timeout: configuration.revocationFetchTimeout, addressOverrides: configuration.addressOverrides, proxy: configuration.proxy) : nil
+        let crl = mayCheck && configuration.crlSource == nil
+            ? HTTPCRLSource(timeout: configuration.revocationFetchTimeout, addressOverrides: configuration.addressOverrides, proxy: configuration.proxy) : nil
         if let ocsp { configuration.ocspSource = ocsp }
         if let crl { configuration.crlSource = crl }
         ownedOCSPSource = ocsp

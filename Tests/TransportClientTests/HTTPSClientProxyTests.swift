@@ -1,10 +1,12 @@
 import TestSupport
 import ATSCommandLine
 import Foundation
+import NIOConcurrencyHelpers
 import NIOHTTP1
 import NIOSSL
 import Testing
 import TransportTrust
+import X509
 
 @testable import TransportClient
 
@@ -166,6 +168,35 @@ import TransportTrust
                 #expect(proxy.logText.contains("GET http://\(host):\(server.port)/page?q=1"), "\(proxy.logText)")
                 #expect(server.requests.first?.head.uri == "/page?q=1")
                 #expect(server.requests.first?.head.headers.contains(name: "proxy-authorization") == false, "the proxy keeps its credential")
+            }
+        }
+    }
+
+    /// Where only the proxy reaches out, an OCSP request around it finds nothing (hard-fail refuses every server) and
+    /// tells the network which CAs are in use: the client's own responder fetches go through the proxy too.
+    @Test(.enabled(if: Tinyproxy.path != nil, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run does)"))
+    func revocationIsFetchedThroughTheProxy() async throws {
+        let answer = NIOLockedValueBox<[UInt8]?>(nil)
+        let responder = try await TestServer.http { _ in
+            guard let der = answer.withLockedValue({ $0 }) else { return .text("not ready", status: .serviceUnavailable) }
+            return TestResponse(headers: [("content-type", "application/ocsp-response")], body: der)
+        }
+        let responderURL = "http://\(host):\(responder.port)/"
+        let aia = try Certificate.Extension(AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(responderURL))]), critical: false)
+        let root = PKI.root()
+        let intermediate = root.intermediate("OCSP Test CA")
+        let pki = ServerPKI(root: root, intermediate: intermediate, leaf: intermediate.leaf(dns: [host], extra: [aia]))
+        answer.withLockedValue { $0 = try? OCSPResponseBuilder.response(for: pki.leaf, issuer: pki.intermediate, status: .good, at: Date()) }
+        let server = try await origin(pki)
+        try await withShutdown({ await server.shutdown(); await responder.shutdown() }) {
+            let proxy = try await Tinyproxy.start()
+            defer { proxy.stop() }
+            let client = client(pki, proxy: try via(proxy.url)) { $0.revocation = .hard }
+            try await withShutdown({ await client.shutdown() }) {
+                let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+                #expect(response.text == "origin")
+                #expect(responder.requests.count == 1)
+                #expect(proxy.logText.contains("POST \(responderURL)"), "\(proxy.logText)")
             }
         }
     }
