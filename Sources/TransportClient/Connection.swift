@@ -145,8 +145,11 @@ final class Connection: Sendable {
             if alpn == "h2" {
                 let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
                 try sync.addHandler(FlushCoalescingHandler())
-                let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()) {
-                    // Server push is off (SETTINGS_ENABLE_PUSH 0 by NIO's default settings); refuse any stream it opens.
+                // Push is off: NIO's default settings leave it on, and every pushed stream would be decoded only to be
+                // reset. Announced off, a push is the server's protocol error.
+                var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
+                let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection, streamConfiguration: .init()) {
                     $0.close()
                 }
                 try sync.addHandler(GoAwayObserver(goingAway: goingAway))

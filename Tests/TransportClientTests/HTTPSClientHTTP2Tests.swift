@@ -30,6 +30,8 @@ import TransportTrust
             #expect(response.connection.httpVersion == "HTTP/2")
             #expect(response.connection.verdict?.isTrusted == true)
             #expect(response.connection.handshake?.tlsVersion == .tls13)
+            // Server push is announced off in the client's first SETTINGS.
+            #expect(server.daemon.log.contains("SETTINGS_ENABLE_PUSH(0x02):0"), "\(server.daemon.log)")
 
             let missing = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/nothing-here"))
             #expect(missing.statusCode == 404)
