@@ -425,6 +425,11 @@ final class Connection: Sendable {
             return TransportError(.connectionClosed, phase: .request, host: host, port: port,
                                   "the server had closed the connection before the request was sent", verdict: report.verdict,
                                   handshake: report.handshake, underlying: ExchangeFailure.notSentMarker)
+        case ExchangeFailure.streamReset(let code):
+            let hint = code == "HTTP_1_1_REQUIRED" ? "; the server wants this request over HTTP/1.1 (HTTPSClientConfiguration.httpVersions = .http1Only)" : ""
+            return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                  "the server reset the HTTP/2 stream (\(code)) before the response was complete\(hint)",
+                                  verdict: report.verdict, handshake: report.handshake, underlying: "HTTP/2 RST_STREAM \(code)")
         case ExchangeFailure.requestRejected(let text):
             return TransportError(.invalidRequest, phase: .request, host: host, port: port,
                                   "the request was not sent: it is not valid HTTP/1.1 (NIO: \(text)); check its method, header names and values, and the URL's path",

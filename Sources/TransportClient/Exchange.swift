@@ -17,6 +17,8 @@ enum ExchangeFailure: Error, Sendable {
     /// The connection had closed before the request reached it: not a byte of it went out, so any request may be sent
     /// again on a new connection.
     case notSent
+    /// The server reset the HTTP/2 stream with this error code (RFC 9113 §7), its name as the RFC spells it.
+    case streamReset(String)
 
     /// Why a request that never reached the connection failed: the reason the connection died, when there was one
     /// beyond its closing; otherwise ``notSent``.

@@ -126,7 +126,16 @@ final class StreamRefusal: ChannelInboundHandler {
             if closed.errorCode == .refusedStream || (closed.errorCode == .cancel && last.map { closed.streamID > $0 } == true) {
                 return context.fireErrorCaught(ExchangeFailure.refused)
             }
+            return context.fireErrorCaught(ExchangeFailure.streamReset(Self.name(of: closed.errorCode)))
         }
         context.fireErrorCaught(error)
+    }
+
+    /// RFC 9113 §7's name for an error code; NIO's description is a type dump.
+    static func name(of code: HTTP2ErrorCode) -> String {
+        let names = ["NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",
+                     "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+                     "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED"]
+        return names.indices.contains(code.networkCode) ? names[code.networkCode] : "error code 0x\(String(code.networkCode, radix: 16))"
     }
 }
