@@ -415,7 +415,9 @@ public final class HTTPSClient: Sendable {
         let context: NIOSSLContext
         do { context = try NIOSSLContext(configuration: tls) } catch {
             throw TransportError(identity == nil ? .internalError : .invalidClientIdentity, phase: .handshake, host: host, port: port,
-                                 "the TLS context could not be made: \(error)", underlying: "\(error)")
+                                 identity == nil ? "the TLS context could not be made (the TLS library's reason is in underlying)"
+                                     : "the TLS library refused the client identity's certificate or key; check that the key belongs to the certificate",
+                                 underlying: "\(error)")
         }
         contexts.withLockedValue { $0[key] = context }
         return context

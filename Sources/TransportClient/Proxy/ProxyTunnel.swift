@@ -153,7 +153,7 @@ enum ProxyTunnel {
         do {
             context = try NIOSSLContext(configuration: try TLSSettings.configuration(for: requirements, identity: nil))
         } catch {
-            throw TransportError(.internalError, phase: .proxy, host: proxy.host, port: proxy.port, "the TLS context for the proxy could not be made: \(error)")
+            throw TransportError(.internalError, phase: .proxy, host: proxy.host, port: proxy.port, "the TLS context for the proxy could not be made (the TLS library's reason is in underlying)", underlying: "\(error)")
         }
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(plan: target.plan(own), challengeHandler: nil, observation: observation)
