@@ -99,6 +99,8 @@ final class Connection: Sendable {
 
     // MARK: Opening
 
+    static let http2NeedsTLS = "HTTP/2 is spoken only over TLS here (h2, negotiated by ALPN); plain http:// uses HTTP/1.1"
+
     /// - Parameter tunnel: a channel already open to a proxy (and through its CONNECT tunnel, for https); nil to
     ///   connect to the target directly. The target's handshake and evaluation are the same either way.
     static func open(target: Target, key: PoolKey, configuration: HTTPSClientConfiguration, identity: ClientIdentity?,
@@ -133,8 +135,7 @@ final class Connection: Sendable {
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
         let sni = verifier.plan.serverName
         if !isTLS && configuration.httpVersions == .http2Only {
-            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
-                                 "HTTP/2 is spoken only over TLS here (h2, negotiated by ALPN); plain http:// uses HTTP/1.1")
+            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port, http2NeedsTLS)
         }
 
         // The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,

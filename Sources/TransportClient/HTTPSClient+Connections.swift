@@ -108,12 +108,22 @@ extension HTTPSClient {
         }
         do throws(TransportError) {
             let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+            if target.scheme != "https" && configuration.httpVersions == .http2Only {
+                throw TransportError(.invalidRequest, phase: .connect, host: target.host, port: target.port, Connection.http2NeedsTLS)
+            }
             var tunnel: (any Channel)?
             if let route {
                 tunnel = try await self.tunnel(through: route, to: target, authorization: proxyAuthorization, deadline: deadline)
             }
-            let connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
+            let connection: Connection
+            do throws(TransportError) {
+                connection = try await Connection.open(target: target, key: key, configuration: configuration, identity: identity,
                                                        sslContext: context, group: group, deadline: deadline, over: tunnel)
+            } catch {
+                // The proxy connection is this request's alone until the origin's connection owns it.
+                tunnel?.close(promise: nil)
+                throw error
+            }
             if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }
             return (connection, false)
         } catch {

@@ -296,6 +296,24 @@ import X509
         }
     }
 
+    /// A request refused before it is sent opens no proxy connection, so none is left open behind it.
+    @Test func aRequestThatCannotBeSentOpensNoProxyConnection() async throws {
+        let pki = ServerPKI(dns: [host])
+        let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
+        try await withShutdown({ await proxy.shutdown() }) {
+            let closed = try await Tinyproxy.freePort()
+            let client = client(pki, proxy: try via(proxy.url)) { $0.httpVersions = .http2Only; $0.ats = .disabled }
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "http://\(host):\(closed)/")) }
+                #expect(error?.kind == .invalidRequest, "\(error?.description ?? "loaded")")
+                // A request the proxy answers: connections are accepted in order, so any from the first came before it.
+                let refused = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(closed)/")) }
+                #expect(refused?.kind == .proxyRefused, "\(refused?.description ?? "loaded")")
+                #expect(proxy.acceptedConnections == 1)
+            }
+        }
+    }
+
     @Test func aProxyThatNeverAnswersOrHangsInTheTunnelTimesOut() async throws {
         let pki = ServerPKI(dns: [host])
         // Long enough for an in-process proxy to answer CONNECT on a loaded machine, short enough to wait out twice.

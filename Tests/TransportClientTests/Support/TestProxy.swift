@@ -29,13 +29,18 @@ final class TestProxy: Sendable {
     let channel: any Channel
     let port: Int
     private let seen: NIOLockedValueBox<[HTTPRequestHead]>
+    private let accepted: NIOLockedValueBox<Int>
 
-    private init(channel: any Channel, port: Int, seen: NIOLockedValueBox<[HTTPRequestHead]>, tls: Bool) {
+    private init(channel: any Channel, port: Int, seen: NIOLockedValueBox<[HTTPRequestHead]>, accepted: NIOLockedValueBox<Int>, tls: Bool) {
         self.tls = tls
         self.channel = channel
         self.port = port
         self.seen = seen
+        self.accepted = accepted
     }
+
+    /// The connections the proxy has accepted, in all.
+    var acceptedConnections: Int { accepted.withLockedValue { $0 } }
 
     /// The request heads the proxy received (CONNECT or absolute-form), in order.
     var requests: [HTTPRequestHead] { seen.withLockedValue { $0 } }
@@ -48,10 +53,12 @@ final class TestProxy: Sendable {
     /// - Parameter tls: makes it an `https://` proxy presenting this context's certificate.
     static func start(_ behaviour: Behaviour, tls: NIOSSLContext? = nil) async throws -> TestProxy {
         let seen = NIOLockedValueBox<[HTTPRequestHead]>([])
+        let accepted = NIOLockedValueBox(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                accepted.withLockedValue { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     if case .garbage = behaviour {
@@ -70,7 +77,7 @@ final class TestProxy: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
-        return TestProxy(channel: channel, port: port, seen: seen, tls: tls != nil)
+        return TestProxy(channel: channel, port: port, seen: seen, accepted: accepted, tls: tls != nil)
     }
 }
 
