@@ -90,7 +90,7 @@ final class Connection: Sendable {
     /// What ALPN settled, and the handlers it put in place.
     enum Negotiated: Sendable {
         case http1(NIOLoopBound<ExchangeHandler>)
-        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<HTTP2StreamID?>)
+        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>)
     }
 
     var isActive: Bool { channel.isActive }
@@ -145,6 +145,7 @@ final class Connection: Sendable {
             chosen.withLockedValue { $0 = alpn }
             if alpn == "h2" {
                 let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
+                let streams = NIOLockedValueBox(StreamCount())
                 try sync.addHandler(FlushCoalescingHandler())
                 // Push is off: NIO's default settings leave it on, and every pushed stream would be decoded only to be
                 // reset. Announced off, a push is the server's protocol error.
@@ -153,8 +154,8 @@ final class Connection: Sendable {
                 let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection, streamConfiguration: .init()) {
                     $0.close()
                 }
-                try sync.addHandler(GoAwayObserver(goingAway: goingAway))
-                exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway))
+                try sync.addHandler(GoAwayObserver(goingAway: goingAway, streams: streams))
+                exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway, streams: streams))
             } else {
                 try sync.addHTTPClientHandlers()
                 let exchange = ExchangeHandler(death: death)
@@ -283,10 +284,10 @@ final class Connection: Sendable {
             }
             configuration.handshakeObserver?(report)
             return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
-        case .http2(let multiplexer, let goingAway):
+        case .http2(let multiplexer, let goingAway, let streams):
             report.httpVersion = "HTTP/2"
             configuration.handshakeObserver?(report)
-            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway)
+            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway, streams: streams)
             do throws(TransportError) { return try await session.openStream() } catch {
                 session.close()
                 throw error

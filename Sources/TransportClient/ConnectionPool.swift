@@ -39,6 +39,7 @@ actor ConnectionPool {
         guard let session = sessions[key] else { return nil }
         if session.isUsable { return session }
         sessions[key] = nil
+        session.retire()
         return nil
     }
 
@@ -77,11 +78,8 @@ actor ConnectionPool {
     /// Keeps `connection` for reuse, or closes it when the pool is full or shut down.
     func put(_ connection: Connection) {
         // An HTTP/2 stream is one exchange; its connection stays shared in `sessions`.
-        if let session = connection.session {
-            connection.close()
-            if session.isSurplus { session.close() }
-            return
-        }
+        // A surplus or going-away connection closes itself when its last stream ends.
+        if connection.session != nil { return connection.close() }
         guard !closed, maximumPerKey > 0, connection.isActive else { return connection.close() }
         var list = idle[connection.key, default: []].filter(\.isActive)
         // One connection twice in the list would be handed to two requests at once.

@@ -95,8 +95,10 @@ extension HTTPSClient {
         let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
                           settings: target.scheme == "https" ? TLSSettings.cacheKey(requirementsKey: target.tlsKey, identity: identity) : "",
                           proxy: route?.description ?? "")
+        // A shared HTTP/2 connection that closed between the look and the new stream has had no byte of this request:
+        // a new connection is opened instead.
         switch await pool.reusable(key) {
-        case .session(let session): return (try await session.openStream(), true)
+        case .session(let session): if let stream = try? await session.openStream() { return (stream, true) }
         case .connection(let pooled): return (pooled, true)
         case nil: break
         }
@@ -104,7 +106,7 @@ extension HTTPSClient {
         var opener = false
         if target.scheme == "https" && configuration.httpVersions != .http1Only {
             opener = await pool.beginOpening(key)
-            if !opener, let session = await pool.waitForOpening(key) { return (try await session.openStream(), true) }
+            if !opener, let session = await pool.waitForOpening(key), let stream = try? await session.openStream() { return (stream, true) }
         }
         do throws(TransportError) {
             let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil

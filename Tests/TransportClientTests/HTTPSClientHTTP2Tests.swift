@@ -203,6 +203,9 @@ import TransportTrust
                 #expect(texts.allSatisfy { $0 == "ok" })
                 #expect(server.connections == 2)
                 #expect(server.answeredOnFirstConnection == 2, "stream 1 and the one GOAWAY named; no request was processed twice")
+                // The server keeps its side open after GOAWAY; the client closes the connection once its streams end.
+                let closed = await bounded(.seconds(10)) { (try? await server.firstClosed.futureResult.get()) != nil }
+                #expect(closed == true, "the connection that went away is closed by the client")
             }
         }
     }
@@ -215,28 +218,36 @@ private final class GoAwayServer: Sendable {
     let channel: any Channel
     let port: Int
     private let counts: NIOLockedValueBox<(connections: Int, answered: Int)>
+    /// Completes when the first connection closes: the server itself never closes it.
+    let firstClosed: EventLoopPromise<Void>
 
-    private init(channel: any Channel, port: Int, counts: NIOLockedValueBox<(connections: Int, answered: Int)>) {
+    private init(channel: any Channel, port: Int, counts: NIOLockedValueBox<(connections: Int, answered: Int)>, firstClosed: EventLoopPromise<Void>) {
         self.channel = channel
         self.port = port
         self.counts = counts
+        self.firstClosed = firstClosed
     }
 
     var connections: Int { counts.withLockedValue { $0.connections } }
     var answeredOnFirstConnection: Int { counts.withLockedValue { $0.answered } }
 
-    func shutdown() async { try? await channel.close() }
+    func shutdown() async {
+        try? await channel.close()
+        firstClosed.succeed(())
+    }
 
     static func start(_ pki: ServerPKI, answerAfter: Int) async throws -> GoAwayServer {
         var tls = try TestServer.tlsConfiguration(chain: pki.served, key: pki.leaf.key)
         tls.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let counts = NIOLockedValueBox<(connections: Int, answered: Int)>((0, 0))
+        let firstClosed = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let first = counts.withLockedValue { $0.connections += 1; return $0.connections == 1 }
+                    if first { channel.closeFuture.cascade(to: firstClosed) }
                     let state = NIOLoopBound(GoAwayState(), eventLoop: channel.eventLoop)
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOSSLServerHandler(context: context))
@@ -251,7 +262,7 @@ private final class GoAwayServer: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
-        return GoAwayServer(channel: channel, port: port, counts: counts)
+        return GoAwayServer(channel: channel, port: port, counts: counts, firstClosed: firstClosed)
     }
 }
 

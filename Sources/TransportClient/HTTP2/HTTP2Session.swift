@@ -32,26 +32,37 @@ final class HTTP2Session: Sendable {
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
     /// The last stream ID of a GOAWAY the server sent, once it has.
     private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
+    private let streams: NIOLockedValueBox<StreamCount>
 
     init(channel: any Channel, key: PoolKey, report: ConnectionReport, multiplexer: NIOHTTP2Handler.StreamMultiplexer,
-         goingAway: NIOLockedValueBox<HTTP2StreamID?>) {
+         goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>) {
         self.channel = channel
         self.key = key
         self.report = report
         self.multiplexer = multiplexer
         self.goingAway = goingAway
+        self.streams = streams
     }
 
     private let surplus = NIOLockedValueBox(false)
 
     /// A connection opened while another to the same origin was already shared: closed after its one stream.
     var isSurplus: Bool { surplus.withLockedValue { $0 } }
-    func markSurplus() { surplus.withLockedValue { $0 = true } }
+    func markSurplus() {
+        surplus.withLockedValue { $0 = true }
+        retire()
+    }
 
     /// Whether new streams may start here: open, and no GOAWAY received.
     var isUsable: Bool { channel.isActive && goingAway.withLockedValue { $0 } == nil }
 
     func close() { channel.close(promise: nil) }
+
+    /// Takes no new stream, and closes once its open streams end: a connection out of the pool is nobody's to close
+    /// later, and a server may keep it open after its GOAWAY for as long as it likes.
+    func retire() {
+        if streams.withLockedValue({ $0.retire() }) { close() }
+    }
 
     /// A new stream, as a ``Connection`` whose exchange is that stream's: NIO's HTTP/2-to-HTTP/1 codec turns the
     /// stream's frames into the same request and response parts as on HTTP/1.1.
@@ -78,6 +89,12 @@ final class HTTP2Session: Sendable {
             throw TransportError(.connectionClosed, phase: .request, host: report.host, port: report.port,
                                  "no new HTTP/2 stream could be opened on the connection", underlying: "\(error)")
         }
+        streams.withLockedValue { $0.open += 1 }
+        // The channel, not the session: a retired session may be gone by then, and its connection must still close.
+        let streams = self.streams, channel = self.channel
+        stream.closeFuture.whenComplete { _ in
+            if streams.withLockedValue({ $0.end() }) { channel.close(promise: nil) }
+        }
         return Connection(stream: stream, session: self, exchange: exchange, death: death)
     }
 
@@ -93,20 +110,46 @@ final class HTTP2Session: Sendable {
     }
 }
 
-/// Notes a GOAWAY on the connection, so that no new stream starts there; streams the server will still answer go on.
+/// The streams open on one HTTP/2 connection, and whether it is retiring: it then closes when the last one ends.
+struct StreamCount: Sendable {
+    var open = 0
+    var retiring = false
+
+    /// Marks it retiring; true when nothing is open, so it is to close now.
+    mutating func retire() -> Bool {
+        retiring = true
+        return open == 0
+    }
+
+    /// A stream ended; true when it was the last of a retiring connection.
+    mutating func end() -> Bool {
+        open -= 1
+        return open == 0 && retiring
+    }
+}
+
+/// Notes a GOAWAY on the connection, so that no new stream starts there; streams the server will still answer go on,
+/// and the connection closes after the last of them, or at once when none is open.
 final class GoAwayObserver: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
 
     private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
+    private let streams: NIOLockedValueBox<StreamCount>
 
-    init(goingAway: NIOLockedValueBox<HTTP2StreamID?>) { self.goingAway = goingAway }
+    init(goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>) {
+        self.goingAway = goingAway
+        self.streams = streams
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var idle = false
         if case .goAway(let lastStreamID, _, _) = unwrapInboundIn(data).payload {
             // A second GOAWAY may only lower the last stream ID (RFC 9113 §6.8).
             goingAway.withLockedValue { $0 = min($0 ?? lastStreamID, lastStreamID) }
+            idle = streams.withLockedValue { $0.retire() }
         }
         context.fireChannelRead(data)
+        if idle { context.close(promise: nil) }
     }
 }
 
