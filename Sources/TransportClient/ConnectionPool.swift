@@ -1,3 +1,5 @@
+import NIOCore
+
 /// Idle connections by (scheme, host, port, TLS settings). A connection is evaluated once, when it is opened;
 /// reusing it carries that decision, and any new connection is evaluated afresh.
 actor ConnectionPool {
@@ -6,7 +8,13 @@ actor ConnectionPool {
     private var sessions: [PoolKey: HTTP2Session] = [:]
     /// Keys a connection is being opened for, with the requests waiting to learn whether it is an HTTP/2 one they can
     /// share: without this, requests that start together each open a connection.
-    private var opening: [PoolKey: [CheckedContinuation<HTTP2Session?, Never>]] = [:]
+    private var opening: [PoolKey: [Int: Waiter]] = [:]
+    private var nextWaiter = 0
+
+    private struct Waiter {
+        var continuation: CheckedContinuation<HTTP2Session?, Never>
+        var timer: Task<Void, Never>
+    }
     private let maximumPerKey: Int
     private var closed = false
 
@@ -52,27 +60,53 @@ actor ConnectionPool {
     }
 
     /// Whether the caller is to open the connection for `key` (true), or another request is opening one or has
-    /// shared one already (false: ``waitForOpening(_:)`` then answers with it).
+    /// shared one already (false: ``waitForOpening(_:deadline:)`` then answers with it).
     /// A true answer must be followed by ``finishOpening(_:session:)``.
     func beginOpening(_ key: PoolKey) -> Bool {
         // A session shared since the caller last looked (its opener finished in between) is taken, not doubled.
         guard opening[key] == nil, session(key) == nil else { return false }
-        opening[key] = []
+        opening[key] = [:]
         return true
     }
 
     /// Waits for the connection another request is opening for `key`: its HTTP/2 session, or nil when it is not
-    /// one (HTTP/1.1, or it failed), and the caller opens its own.
-    func waitForOpening(_ key: PoolKey) async -> HTTP2Session? {
+    /// one (HTTP/1.1, or it failed), and the caller opens its own. The wait ends at the caller's `deadline` or when
+    /// its task is cancelled (nil too): the opener's proxy, handshake or challenge may take far longer than the
+    /// caller may wait.
+    func waitForOpening(_ key: PoolKey, deadline: NIODeadline) async -> HTTP2Session? {
         guard opening[key] != nil else { return session(key) }
-        return await withCheckedContinuation { opening[key, default: []].append($0) }
+        let id = nextWaiter
+        nextWaiter += 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard !Task.isCancelled else { return continuation.resume(returning: nil) }
+                let wait = max(0, (deadline - .now()).nanoseconds)
+                let timer = Task { [weak self] in
+                    try? await Task.sleep(nanoseconds: UInt64(wait))
+                    await self?.giveUp(key, id)
+                }
+                opening[key, default: [:]][id] = Waiter(continuation: continuation, timer: timer)
+            }
+        } onCancel: {
+            Task { [weak self] in await self?.giveUp(key, id) }
+        }
+    }
+
+    /// Ends one request's wait, when it is still waiting.
+    private func giveUp(_ key: PoolKey, _ id: Int) {
+        guard let waiter = opening[key]?.removeValue(forKey: id) else { return }
+        waiter.timer.cancel()
+        waiter.continuation.resume(returning: nil)
     }
 
     /// Ends an opening begun with ``beginOpening(_:)``, sharing `session` when it is HTTP/2.
     func finishOpening(_ key: PoolKey, session: HTTP2Session?) {
         if let session { add(session) }
         let shared = session.flatMap { self.session($0.key) }
-        for waiter in opening.removeValue(forKey: key) ?? [] { waiter.resume(returning: shared) }
+        for waiter in (opening.removeValue(forKey: key) ?? [:]).values {
+            waiter.timer.cancel()
+            waiter.continuation.resume(returning: shared)
+        }
     }
 
     /// Keeps `connection` for reuse, or closes it when the pool is full or shut down.
