@@ -15,9 +15,11 @@ import NIOTLS
 ///   it sent when the session was made (``MutualTLSServer`` remembers recent chains); the application sees neither
 ///   the handshake nor any data until that verdict is in. Fails closed: a resumed client whose chain is no longer
 ///   remembered, and a handshake that completes without a certificate where one is required, are closed.
-public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannelHandler {
+public final class ClientVerdictHandler: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = NIOAny
     public typealias InboundOut = NIOAny
+    public typealias OutboundIn = NIOAny
+    public typealias OutboundOut = NIOAny
 
     /// The verdict, once the handshake has completed; nil before.
     public private(set) var verdict: ClientCertificateVerdict?
@@ -35,6 +37,9 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
     private var timer: Scheduled<Void>?
     private var handshakeDone = false
     private var logged = false
+    /// A read asked for while a resumed client is verified again: it is made once the verdict is in, so that what the
+    /// client sends meanwhile waits in the socket, not in memory.
+    private var readPending = false
 
     init(decided: ConnectionVerdict, mode: ClientCertificateMode, handshakeTimeout: TimeAmount, logger: Logger,
          reverify: Reverify? = nil) {
@@ -98,6 +103,15 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
             heldReads = []
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
+            // The handshake's limit holds for its second verification too: a revocation fetch may hang.
+            let limit = handshakeTimeout
+            timer = eventLoop.scheduleTask(in: limit) {
+                let (handler, context) = loopBound.value
+                guard handler.heldReads != nil else { return }
+                handler.log(context, "client refused: reason=handshakeTimeout (the resumed session's client was not verified again within \(limit.secondsText) s)")
+                handler.decided.cancel()
+                context.close(promise: nil)
+            }
             decided.start {
                 let verdict = await reverify(leaf)
                 eventLoop.execute {
@@ -123,8 +137,8 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
     }
 
     private func finishResumption(_ context: ChannelHandlerContext, verdict: ClientCertificateVerdict, event: TLSUserEvent) {
-        guard context.channel.isActive else { return }
-        let held = heldReads ?? []
+        guard context.channel.isActive, let held = heldReads else { return }
+        timer?.cancel()
         heldReads = nil
         guard verdict.isVerified else {
             log(context, verdict.logLine)
@@ -134,6 +148,14 @@ public final class ClientVerdictHandler: ChannelInboundHandler, RemovableChannel
         deliver(context, verdict, event)
         for data in held { context.fireChannelRead(data) }
         if !held.isEmpty { context.fireChannelReadComplete() }
+        if readPending {
+            readPending = false
+            context.read()
+        }
+    }
+
+    public func read(context: ChannelHandlerContext) {
+        if heldReads != nil { readPending = true } else { context.read() }
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {

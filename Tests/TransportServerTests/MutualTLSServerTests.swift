@@ -1,5 +1,6 @@
 import ATSTestServers
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -8,6 +9,7 @@ import TestSupport
 import Testing
 import TransportClient
 import TransportTrust
+import X509
 
 @testable import TransportServer
 
@@ -279,6 +281,27 @@ import TransportTrust
         }
     }
 
+    /// The second verification of a resumed session is held to the handshake's limit: a revocation fetch that hangs
+    /// closes the connection with its reason, and what the client sends meanwhile waits in the socket.
+    @Test func aResumedSessionWhoseVerificationHangsIsClosedAtTheHandshakeLimit() async throws {
+        let f = try MTLSFixture()
+        let aia = try Certificate.Extension(AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier("http://127.0.0.1:9/"))]), critical: false)
+        try f.write(f.clientCA.leaf("payments-api", sans: [.uniformResourceIdentifier(MTLSFixture.spiffeID)], extendedKeyUsage: [.clientAuth], extra: [aia]), as: "client")
+        let log = LogCapture()
+        let policy = f.policy(revocation: RevocationOptions(mode: .soft, source: HangsAfterFirstAnswer()))
+        let mtls = try f.mutualTLSServer(policy, maximum: .tlsv12, handshakeTimeout: .seconds(1), log: log)
+        let server = try await VerdictServer.start(mtls)
+        try await withShutdown({ await server.shutdown() }) {
+            let first = try await f.sClient(port: server.port, version: .tlsv12, session: ["-sess_out", f.directory.file("session.pem")])
+            #expect(first.output.contains("\"verified\" : true"), "\(first.output)")
+            let resumed = try await f.sClient(port: server.port, version: .tlsv12, session: ["-sess_in", f.directory.file("session.pem")])
+            #expect(resumed.output.contains("Reused, TLSv1.2"), "the client did not resume, so nothing is tested: \(resumed.output)")
+            #expect(!resumed.output.contains("\"verified\""), "\(resumed.output)")
+            let lines = await log.waitForLines(1)
+            #expect(lines.first?.contains("reason=handshakeTimeout (the resumed session's client was not verified again") == true, "\(lines)")
+        }
+    }
+
     @Test(arguments: versions)
     func httpsClientWithAPKCS12IdentityIsVerifiedOrReportsItsRejection(version: NIOSSL.TLSVersion) async throws {
         let f = try MTLSFixture()
@@ -317,5 +340,16 @@ import TransportTrust
             #expect(lines.contains { $0.contains("reason=extendedKeyUsage") }, "\(lines)")
             #expect(lines.contains { $0.contains("reason=noCertificate") }, "\(lines)")
         }
+    }
+}
+
+/// Answers nothing at once the first time (soft-fail lets the client in), and never answers after that.
+private final class HangsAfterFirstAnswer: OCSPResponseSource {
+    private let calls = NIOLockedValueBox(0)
+
+    func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {
+        guard calls.withLockedValue({ $0 += 1; return $0 }) > 1 else { return nil }
+        try? await Task.sleep(for: .seconds(3600))
+        return nil
     }
 }
