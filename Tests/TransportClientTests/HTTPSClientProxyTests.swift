@@ -132,6 +132,11 @@ import X509
             #expect(failed?.message.contains("http://127.0.0.1:\(proxy.port)") == true)
             #expect(wrongSeen.all.map(\.previousFailureCount) == [0, 1, 2])
             #expect(failed.map { "\($0)" }?.contains("wrong") == false, "no password in the error")
+            // A refused credential is not remembered: the caller's own header goes first on the next request.
+            var explicit = HTTPRequest(url: url)
+            explicit.headers.add(name: "Proxy-Authorization", value: HTTPAuthorization.basic(user: "proxyuser", password: "proxypass"))
+            #expect(try await wrong.execute(explicit).text == "origin")
+            #expect(wrongSeen.all.count == 3, "the caller's credential was accepted without a challenge")
             await wrong.shutdown()
 
             // No credential at all.
@@ -149,7 +154,7 @@ import X509
             #expect(cancelled?.kind == .authenticationCancelled)
             #expect(cancelled?.phase == .proxy)
             await cancelling.shutdown()
-            #expect(server.requests.count == 4, "only the requests whose tunnel opened reached the origin")
+            #expect(server.requests.count == 5, "only the requests whose tunnel opened reached the origin (four after answered challenges, one with the caller's own header)")
         }
     }
 

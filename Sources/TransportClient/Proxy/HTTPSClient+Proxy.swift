@@ -23,11 +23,19 @@ extension HTTPSClient {
                 if let pending { await remember(pending.credential, for: pending.space) }
                 return channel
             case .authenticationRequired(let head):
+                forgetProxyAuthorization(authorization, for: proxy)
                 let answer = try await answerProxyChallenge(head, proxy: proxy, target: target, failures: &failures, failure: nil)
                 authorization = answer.header
                 pending = answer
             }
         }
+    }
+
+    /// Forgets the remembered Proxy-Authorization for `proxy` when it is `refused`: a credential the proxy turned
+    /// down must not lead later requests, ahead of the caller's own header.
+    func forgetProxyAuthorization(_ refused: String?, for proxy: Proxy) {
+        guard let refused else { return }
+        proxyAuthorizations.withLockedValue { if $0[proxy.description] == refused { $0[proxy.description] = nil } }
     }
 
     /// Answers a proxy's 407 with Basic, through the challenge handler with a protection space whose `proxyType` is
