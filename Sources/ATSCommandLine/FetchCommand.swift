@@ -217,6 +217,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         configuration.certificateTransparency = try ctOptions.options()
         configuration.platform = platformOption.applePlatform
         configuration.proxy = try proxyOptions.configuration()
+        if let parts = URLComponents(string: url), let host = parts.host, let scheme = parts.scheme?.lowercased(),
+           configuration.proxy?.proxy(scheme: scheme, host: host) != nil,
+           AddressOverrides.address(in: configuration.addressOverrides, host: host, port: parts.port ?? (scheme == "https" ? 443 : 80)) != nil {
+            out.error("note: --resolve for \(host) is not used: through the proxy, the proxy resolves the origin\n")
+        }
         configuration.httpVersions = http11 ? .http1Only : http2 ? .http2Only : .negotiate
         return (HTTPSClient(configuration: configuration), request, reporter)
     }

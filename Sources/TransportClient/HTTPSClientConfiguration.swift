@@ -55,7 +55,8 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Connect to these addresses instead of resolving the host, like curl's `--resolve`: `host` → IP literal for
     /// every port, or `host:port` (`[host]:port` for an IPv6 host) → IP literal for that port, which wins. The URL's
     /// host is still the name for SNI, ATS and certificate checks. A value that is not an IP address is refused
-    /// with ``TransportError/Kind/invalidRequest``, never looked up.
+    /// with ``TransportError/Kind/invalidRequest``, never looked up. Through a proxy, an entry for the proxy's host
+    /// is where the proxy is reached; the origin is resolved by the proxy, so an entry for it is not used.
     public var addressOverrides: [String: String]
     /// Idle connections kept per (scheme, host, port).
     public var maximumIdleConnectionsPerHost: Int

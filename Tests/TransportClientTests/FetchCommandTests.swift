@@ -307,6 +307,15 @@ import Testing
         #expect(out.standardError.contains(option.prefix { $0 != "=" } + " must be"), "\(out.standardError)")
     }
 
+    /// Through a proxy the origin's name is the proxy's to resolve: a --resolve entry for it is said to be unused.
+    @Test func aResolveEntryTheProxyMakesUnusedIsNamed() async throws {
+        let closed = try await Tinyproxy.freePort()
+        let (status, out) = await run(["fetch", "https://www.example.test/", "--proxy", "http://127.0.0.1:\(closed)",
+                                       "--resolve", "www.example.test:127.0.0.1"])
+        #expect(status == 1, "\(out.standardError)")
+        #expect(out.standardError.contains("note: --resolve for www.example.test is not used: through the proxy, the proxy resolves the origin"), "\(out.standardError)")
+    }
+
     /// `--no-ats --plist FILE` used to run without the plist and without a word; no connection is made.
     @Test func noATSWithAPlistIsAUsageError() async {
         let (status, out) = await run(["fetch", "https://127.0.0.1:1/", "--no-ats", "--plist", "Info.plist"])

@@ -27,12 +27,25 @@ enum ProxyTunnel {
         }
         let remaining = deadline - .now()
         let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
+        // An override names the proxy's address as it would the origin's; the origin itself the proxy resolves.
+        let override = AddressOverrides.address(in: configuration.addressOverrides, host: proxy.host, port: proxy.port)
+        var overrideAddress: SocketAddress?
+        if let override {
+            guard let address = AddressOverrides.socketAddress(override, port: proxy.port) else {
+                throw failure(.invalidRequest, "the address override for \(proxy.host) is '\(override)', which is not an IPv4 or IPv6 address; overrides are connected to, never looked up")
+            }
+            overrideAddress = address
+        }
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: group)
+            let bootstrap = ClientBootstrap(group: group)
                 .connectTimeout(connectLimit)
                 .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .connect(host: proxy.host, port: proxy.port).get()
+            if let overrideAddress {
+                channel = try await bootstrap.connect(to: overrideAddress).get()
+            } else {
+                channel = try await bootstrap.connect(host: proxy.host, port: proxy.port).get()
+            }
         } catch {
             if case ChannelError.connectTimeout = error {
                 throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
