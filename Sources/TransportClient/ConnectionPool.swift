@@ -2,10 +2,20 @@ import NIOCore
 
 /// Idle connections by (scheme, host, port, TLS settings). A connection is evaluated once, when it is opened;
 /// reusing it carries that decision, and any new connection is evaluated afresh.
+///
+/// What is kept is bounded whatever the servers do: a few connections per key, ``maximumIdle`` in all (the least
+/// recently used goes first), and none idle past ``idleTimeout``. A server that redirects through many hosts or ports
+/// would otherwise leave the client holding sockets without end.
 actor ConnectionPool {
-    private var idle: [PoolKey: [Connection]] = [:]
+    private struct Kept {
+        var connection: Connection
+        var since: NIODeadline
+    }
+    private var idle: [PoolKey: [Kept]] = [:]
     /// HTTP/2 connections, shared by every request to their key as streams.
     private var sessions: [PoolKey: HTTP2Session] = [:]
+    /// When each shared HTTP/2 connection was last handed out or shared.
+    private var sessionUsed: [PoolKey: NIODeadline] = [:]
     /// Keys a connection is being opened for, with the requests waiting to learn whether it is an HTTP/2 one they can
     /// share: without this, requests that start together each open a connection.
     private var opening: [PoolKey: [Int: Waiter]] = [:]
@@ -16,9 +26,15 @@ actor ConnectionPool {
         var timer: Task<Void, Never>
     }
     private let maximumPerKey: Int
+    let maximumIdle: Int
+    let idleTimeout: TimeAmount
     private var closed = false
 
-    init(maximumPerKey: Int) { self.maximumPerKey = maximumPerKey }
+    init(maximumPerKey: Int, maximumIdle: Int = 64, idleTimeout: TimeAmount = .seconds(90)) {
+        self.maximumPerKey = maximumPerKey
+        self.maximumIdle = maximumIdle
+        self.idleTimeout = idleTimeout
+    }
 
     /// What a request to `key` can use without connecting: the shared HTTP/2 connection, or an idle one.
     enum Reusable {
@@ -29,15 +45,16 @@ actor ConnectionPool {
     /// The HTTP/2 connection for `key` that may take another stream, else an idle connection, in one call: a
     /// keep-alive request pays one hop to the pool, not two.
     func reusable(_ key: PoolKey) -> Reusable? {
+        expire(now: .now())
         if let session = session(key) { return .session(session) }
         return take(key).map(Reusable.connection)
     }
 
     /// An idle, still-open connection for `key`, if any.
     private func take(_ key: PoolKey) -> Connection? {
-        while var list = idle[key], let connection = list.popLast() {
-            idle[key] = list
-            if connection.isActive { return connection }
+        while var list = idle[key], let kept = list.popLast() {
+            idle[key] = list.isEmpty ? nil : list
+            if kept.connection.isActive { return kept.connection }
         }
         return nil
     }
@@ -45,10 +62,47 @@ actor ConnectionPool {
     /// The HTTP/2 connection for `key` that may take another stream, if any.
     func session(_ key: PoolKey) -> HTTP2Session? {
         guard let session = sessions[key] else { return nil }
-        if session.isUsable { return session }
-        sessions[key] = nil
-        session.retire()
+        if session.isUsable {
+            sessionUsed[key] = .now()
+            return session
+        }
+        drop(key)
         return nil
+    }
+
+    /// Takes the shared HTTP/2 connection for `key` out of the pool; it closes once its streams end.
+    private func drop(_ key: PoolKey) {
+        sessionUsed[key] = nil
+        sessions.removeValue(forKey: key)?.retire()
+    }
+
+    /// Closes what has been idle past ``idleTimeout``, and what has closed meanwhile.
+    private func expire(now: NIODeadline) {
+        let oldest = now - idleTimeout
+        for (key, list) in idle {
+            let (keep, stale) = (list.filter { $0.since > oldest && $0.connection.isActive }, list.filter { $0.since <= oldest })
+            for kept in stale { kept.connection.close() }
+            idle[key] = keep.isEmpty ? nil : keep
+        }
+        for (key, used) in sessionUsed where used <= oldest || sessions[key]?.isUsable != true { drop(key) }
+    }
+
+    /// Closes the least recently used until no more than ``maximumIdle`` are kept.
+    private func trim() {
+        var count = idle.values.reduce(0) { $0 + $1.count } + sessions.count
+        while count > maximumIdle {
+            let connection = idle.flatMap { key, list in list.indices.map { (key, $0, list[$0].since) } }.min { $0.2 < $1.2 }
+            let session = sessionUsed.min { $0.value < $1.value }
+            if let (key, index, since) = connection, session.map({ since <= $0.value }) ?? true {
+                idle[key]?.remove(at: index).connection.close()
+                if idle[key]?.isEmpty == true { idle[key] = nil }
+            } else if let (key, _) = session {
+                drop(key)
+            } else {
+                break
+            }
+            count -= 1
+        }
     }
 
     /// Shares an HTTP/2 connection. When one is already shared for the key (two requests raced to connect), that one
@@ -57,6 +111,8 @@ actor ConnectionPool {
         guard !closed else { return session.close() }
         if let current = sessions[session.key], current.isUsable, current !== session { return session.markSurplus() }
         sessions[session.key] = session
+        sessionUsed[session.key] = .now()
+        trim()
     }
 
     /// Whether the caller is to open the connection for `key` (true), or another request is opening one or has
@@ -114,22 +170,25 @@ actor ConnectionPool {
         // An HTTP/2 stream is one exchange; its connection stays shared in `sessions`.
         // A surplus or going-away connection closes itself when its last stream ends.
         if connection.session != nil { return connection.close() }
-        guard !closed, maximumPerKey > 0, connection.isActive else { return connection.close() }
-        var list = idle[connection.key, default: []].filter(\.isActive)
+        guard !closed, maximumPerKey > 0, maximumIdle > 0, connection.isActive else { return connection.close() }
+        var list = idle[connection.key, default: []].filter(\.connection.isActive)
         // One connection twice in the list would be handed to two requests at once.
-        guard !list.contains(where: { $0 === connection }) else { return }
+        guard !list.contains(where: { $0.connection === connection }) else { return }
         guard list.count < maximumPerKey else { return connection.close() }
-        list.append(connection)
+        list.append(Kept(connection: connection, since: .now()))
         idle[connection.key] = list
+        expire(now: .now())
+        trim()
     }
 
-    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.isActive).count } + sessions.values.filter(\.isUsable).count }
+    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.connection.isActive).count } + sessions.values.filter(\.isUsable).count }
 
     func shutdown() {
         closed = true
-        for connection in idle.values.joined() { connection.close() }
+        for kept in idle.values.joined() { kept.connection.close() }
         idle = [:]
         for session in sessions.values { session.close() }
         sessions = [:]
+        sessionUsed = [:]
     }
 }

@@ -56,7 +56,8 @@ public final class HTTPSClient: Sendable {
         ownedCRLSource = crl
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
-        self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost)
+        self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost, maximumIdle: configuration.maximumIdleConnections,
+                                   idleTimeout: configuration.idleConnectionTimeout.timeAmount)
     }
 
     /// Closes idle connections. Requests in flight finish or fail on their own.

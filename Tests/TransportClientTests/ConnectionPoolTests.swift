@@ -1,6 +1,7 @@
 import NIOCore
 import TestSupport
 import Testing
+import TransportTrust
 
 @testable import TransportClient
 
@@ -40,5 +41,43 @@ import Testing
         await pool.finishOpening(key, session: nil)
         let ended = await bounded(.seconds(10)) { await waiter.value == nil }
         #expect(ended == true)
+    }
+
+    // MARK: Bounds on what is kept
+
+    static let hosts = ["a.example.test", "b.example.test", "c.example.test"]
+
+    /// A server that redirects through many hosts cannot leave the client holding a socket for each: past the limit,
+    /// the least recently used idle connection is closed.
+    @Test func noMoreThanTheLimitIsKeptInAllAndTheLeastRecentlyUsedGoesFirst() async throws {
+        let pki = ServerPKI(dns: Self.hosts)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors, hosts: Self.hosts) { $0.maximumIdleConnections = 2; $0.httpVersions = .http1Only }
+            try await withShutdown({ await client.shutdown() }) {
+                for host in Self.hosts { _ = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+                #expect(server.connectionCount == 3)
+                #expect(await client.pool.idleCount == 2)
+                // c and b are kept; a, used least recently, was closed.
+                _ = try await client.execute(HTTPRequest(url: "https://c.example.test:\(server.port)/"))
+                #expect(server.connectionCount == 3, "c's connection was reused")
+                _ = try await client.execute(HTTPRequest(url: "https://a.example.test:\(server.port)/"))
+                #expect(server.connectionCount == 4, "a's connection had been closed")
+            }
+        }
+    }
+
+    @Test func anIdleConnectionPastTheTimeoutIsNotReused() async throws {
+        let pki = ServerPKI(dns: Self.hosts)
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors, hosts: Self.hosts) { $0.idleConnectionTimeout = .zero; $0.httpVersions = .http1Only }
+            try await withShutdown({ await client.shutdown() }) {
+                _ = try await client.execute(HTTPRequest(url: "https://a.example.test:\(server.port)/"))
+                _ = try await client.execute(HTTPRequest(url: "https://a.example.test:\(server.port)/"))
+                #expect(server.connectionCount == 2)
+                #expect(await client.pool.idleCount == 0)
+            }
+        }
     }
 }
