@@ -56,6 +56,14 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if files.isEmpty { throw ValidationError("give at least one certificate file, e.g. 'ats pins chain.pem'") }
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
         if isCheck && format != .list { throw ValidationError("--format prints pins; it cannot be combined with --pin or --pin-file") }
+        // Check-mode options would otherwise be ignored without a word while the pins are printed.
+        if !isCheck {
+            let unused = (anchorOptions.paths.isEmpty ? [] : ["--anchors"]) + (skipValidation ? ["--skip-validation"] : []) + (at == nil ? [] : ["--at"])
+            if let first = unused.first {
+                let rootHint = first == "--anchors" ? "; to print a root's pin, give its file with the others: 'ats pins chain.pem root.pem'" : ""
+                throw ValidationError("\(unused.joined(separator: ", ")) \(unused.count == 1 ? "is" : "are") for checking a chain against --pin or --pin-file, and nothing is checked without them\(rootHint)")
+            }
+        }
         if !isCheck && json && format != .list && format != .json {
             throw ValidationError("--json prints the pins as JSON, and --format \(format.rawValue) prints a snippet; give one of them")
         }

@@ -36,6 +36,19 @@ import X509
         #expect(lines[2].hasPrefix("sha256/" + PinningFixtures.hash(pki.root)))
     }
 
+    /// Options that only checking reads are refused when nothing is checked, not ignored while the pins print; the
+    /// refusal says how to print a root's pin.
+    @Test func checkModeOptionsWithoutPinsAreUsageErrors() async throws {
+        let (chain, root) = try files()
+        let anchors = await run([chain, "--anchors", root])
+        #expect(anchors.status == 2)
+        #expect(anchors.err.contains("--anchors is for checking a chain against --pin or --pin-file"), "\(anchors.err)")
+        #expect(anchors.err.contains("'ats pins chain.pem root.pem'"), "\(anchors.err)")
+        let both = await run([chain, "--skip-validation", "--at", Self.at])
+        #expect(both.status == 2)
+        #expect(both.err.contains("--skip-validation, --at are for checking"), "\(both.err)")
+    }
+
     /// Check mode with --trust-store apple: a real chain with a pin of its intermediate is trusted against Apple's store,
     /// and the JSON names the store.
     @Test func checkModeTakesTheAppleTrustStore() async throws {
