@@ -169,6 +169,7 @@ let package = Package(
             name: "ATSBenchmark",
             dependencies: [
                 "AppTransportSecurity", "AppBundles", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,6 +1,7 @@
 import ATSTestServers
 import BenchmarkSupport
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import TransportClient
@@ -239,11 +240,10 @@ struct HTTP2Benchmark {
 }
 
 /// Connections the client opened: one TLS handshake per connection reaches its handshake observer.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+final class Counter: Sendable {
+    private let count = NIOLockedValueBox(0)
+    func increment() { count.withLockedValue { $0 += 1 } }
+    var value: Int { count.withLockedValue { $0 } }
 }
 
 /// nghttpd in the foreground on 127.0.0.1, serving `DIR/htdocs` with `DIR/key.pem` and `DIR/chain.pem`.
