@@ -3,9 +3,9 @@ import NIOCore
 /// Idle connections by (scheme, host, port, TLS settings). A connection is evaluated once, when it is opened;
 /// reusing it carries that decision, and any new connection is evaluated afresh.
 ///
-/// What is kept is bounded whatever the servers do: a few connections per key, ``maximumIdle`` in all (the least
-/// recently used goes first), and none idle past ``idleTimeout``. A server that redirects through many hosts or ports
-/// would otherwise leave the client holding sockets without end.
+/// What is kept is bounded whatever the servers do: a few connections per key, `maximumIdle` in all (the least
+/// recently used goes first), and none reused after `idleTimeout` idle (such are closed at the pool's next use). A
+/// server that redirects through many hosts or ports would otherwise leave the client holding sockets without end.
 actor ConnectionPool {
     private struct Kept {
         var connection: Connection
@@ -76,7 +76,7 @@ actor ConnectionPool {
         sessions.removeValue(forKey: key)?.retire()
     }
 
-    /// Closes what has been idle past ``idleTimeout``, and what has closed meanwhile.
+    /// Closes what has been idle past `idleTimeout`, and forgets what has closed meanwhile.
     private func expire(now: NIODeadline) {
         let oldest = now - idleTimeout
         for (key, list) in idle {
@@ -87,7 +87,7 @@ actor ConnectionPool {
         for (key, used) in sessionUsed where used <= oldest || sessions[key]?.isUsable != true { drop(key) }
     }
 
-    /// Closes the least recently used until no more than ``maximumIdle`` are kept.
+    /// Closes the least recently used until no more than `maximumIdle` are kept.
     private func trim() {
         var count = idle.values.reduce(0) { $0 + $1.count } + sessions.count
         while count > maximumIdle {
@@ -106,7 +106,7 @@ actor ConnectionPool {
     }
 
     /// Shares an HTTP/2 connection. When one is already shared for the key (two requests raced to connect), that one
-    /// stays, and the newer is closed when its only stream ends (``put(_:)``).
+    /// stays, and the newer closes when its only stream ends (`HTTP2Session.markSurplus()`).
     func add(_ session: HTTP2Session) {
         guard !closed else { return session.close() }
         if let current = sessions[session.key], current.isUsable, current !== session { return session.markSurplus() }

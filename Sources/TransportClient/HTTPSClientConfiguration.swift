@@ -63,7 +63,8 @@ public struct HTTPSClientConfiguration: Sendable {
     /// Idle connections kept in all, shared HTTP/2 connections included; the least recently used is closed first.
     /// Bounds what a server that redirects through many hosts or ports can leave open.
     public var maximumIdleConnections: Int = 64
-    /// How long an idle connection is kept for reuse (a shared HTTP/2 connection: since its last request).
+    /// How long an idle connection is kept for reuse (a shared HTTP/2 connection: since its last request). One idle
+    /// longer is closed at the client's next request, or by ``HTTPSClient/shutdown()``.
     public var idleConnectionTimeout: Duration = .seconds(90)
     /// Called once per TLS handshake that reaches server trust evaluation, with its outcome. For logging
     /// and `--verbose`.
