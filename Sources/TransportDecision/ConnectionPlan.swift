@@ -48,8 +48,12 @@ public struct ConnectionPlan: Sendable {
         return policy
     }
 
-    /// Whether the requirements let the delegate accept a chain the evaluation refused (relaxed validation).
-    public var delegateMayLoosenTrust: Bool { requirements.certificate.value.validation == .relaxed }
+    /// Whether the delegate may accept a chain the evaluation refused: where the requirements relax validation
+    /// (NSExceptionAllowsInsecureHTTPLoads), or where ATS does not apply at all (NSAllowsArbitraryLoads, an exempt
+    /// local host), since outside ATS URLSession lets a delegate decide server trust. Pins and host lists still hold.
+    public var delegateMayLoosenTrust: Bool {
+        requirements.certificate.value.validation == .relaxed || !requirements.atsEnforced.value
+    }
 
     /// Evaluates the presented chain (DER, leaf first) and the negotiated parameters against the plan.
     public func assess(presented: [[UInt8]], handshake: HandshakeSummary) async -> ConnectionAssessment {
@@ -105,7 +109,9 @@ public struct ConnectionPlan: Sendable {
             let hardFailure = verdict.failures.contains { [.pinMismatch, .hostNotAllowed].contains($0.code) }
             if !allowed && assessment.delegateMayLoosenTrust && onlyCertificate && !hardFailure {
                 allowed = true
-                notes.append("the challenge handler accepted a chain that failed evaluation; \(requirements.certificate.because) permits this")
+                let permits = requirements.atsEnforced.value ? "\(requirements.certificate.because) permits this"
+                    : "ATS does not apply here (\(requirements.atsEnforced.because)), so the app decides server trust"
+                notes.append("the challenge handler accepted a chain that failed evaluation; \(permits)")
             } else if !allowed {
                 notes.append("the challenge handler's server-trust credential was ignored: it cannot accept what the requirements refuse")
             }

@@ -11,6 +11,6 @@ public struct ServerTrustChallengeInfo: Sendable {
     /// The certificates as the server presented them, DER, leaf first.
     public var presentedCertificates: [[UInt8]]
     /// Whether the requirements let the delegate accept a chain the evaluation refused
-    /// (NSExceptionAllowsInsecureHTTPLoads, or ATS disabled with relaxed validation).
+    /// (NSExceptionAllowsInsecureHTTPLoads, or ATS not applying: arbitrary loads, an exempt local host).
     public var delegateMayLoosenTrust: Bool
 }

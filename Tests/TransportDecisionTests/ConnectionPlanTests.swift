@@ -194,6 +194,29 @@ import X509
         #expect(await decide(try plan(relaxed, anchors: otherRoot)).refusal?.kind == .serverTrustRefused)
     }
 
+    /// Outside ATS (arbitrary loads, or a `.local` device ATS exempts) URLSession lets the delegate decide server trust:
+    /// the self-signed printer or NAS case. Pins still hold there.
+    @Test func whereATSDoesNotApplyTheDelegateMayAcceptAnUntrustedChain() async throws {
+        let otherRoot = PKI.anchors(PKI.root("Other Root"))
+        let arbitrary = "<key>NSAllowsArbitraryLoads</key><true/>"
+        let accepted = await decide(try plan(arbitrary, anchors: otherRoot), answer: .acceptServerTrust)
+        #expect(accepted.isAllowed, "\(String(describing: accepted.refusal))")
+        #expect(accepted.notes.contains { $0.contains("ATS does not apply here") }, "\(accepted.notes)")
+        #expect(await decide(try plan(arbitrary, anchors: otherRoot)).refusal?.kind == .serverTrustRefused, "the default answer refuses")
+
+        let printer = "printer.local"
+        let local = ConnectionPlan(peer: PKI.host(printer), port: 443, requirements: try Self.requirements(url: "https://\(printer)/"),
+                                   settings: TrustSettings(anchors: otherRoot, validationTime: PKI.now))
+        #expect(local.delegateMayLoosenTrust)
+        let device = pki.intermediate.leaf(dns: [printer])
+        let decision = local.decide(await local.assess(presented: [device.der, pki.intermediate.der], handshake: Self.tls13), answer: .acceptServerTrust)
+        #expect(decision.isAllowed, "\(String(describing: decision.refusal))")
+
+        let pinnedElsewhere = arbitrary + Self.pinned(ca: [Self.pin(PKI.root("Other"))])
+        let pins = await decide(try plan(pinnedElsewhere, anchors: otherRoot), answer: .acceptServerTrust)
+        #expect(pins.refusal?.kind == .pinMismatch, "\(String(describing: pins.refusal))")
+    }
+
     @Test func theDelegateCanNeverWaivePinsOrAVersionRule() async throws {
         let relaxed = "<key>NSExceptionDomains</key><dict><key>\(Self.host)</key><dict><key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict></dict>"
         let pinnedElsewhere = relaxed + Self.pinned(ca: [Self.pin(PKI.root("Other"))])
