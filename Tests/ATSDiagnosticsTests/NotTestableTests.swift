@@ -10,20 +10,36 @@ import TransportTrust
 @Suite struct NotTestableTests {
     @Test func aServerWithNoATSSuiteKeepsItsFail() async throws {
         let servers = try await SharedServers.shared.servers()
-        // ChaCha20 over TLS 1.2 only: not in Apple's list, and not one of the suites we cannot offer either.
-        let tls = try LocalServers.serverConfiguration(chain: [try servers.pki.leaf(), servers.pki.intermediate], maximum: .tlsv12,
-                                                      suites: "ECDHE-ECDSA-CHACHA20-POLY1305")
-        let server = try await LocalServer.start(tls: tls, response: .text("chacha\n"))
+        // 3DES with RSA key exchange over TLS 1.2 only: in no ATS list, even with forward secrecy off, and not one of
+        // the suites we cannot offer either.
+        let tls = try LocalServers.serverConfiguration(chain: [try servers.pki.leaf(key: servers.pki.rsaKey), servers.pki.intermediate],
+                                                      maximum: .tlsv12, suites: "DES-CBC3-SHA")
+        let server = try await LocalServer.start(tls: tls, response: .text("3des\n"))
         try await withShutdown({ await server.shutdown() }) {
             let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
             let first = try #require(d.outcome("default"))
             #expect(first.result == .fail)
             #expect(first.failure?.reasons.contains { $0.contains("refused too") } == true, "\(first.failure?.reasons ?? [])")
-            // Without ATS the client offers ChaCha20 and loads it; no exception short of that helps.
+            // Without ATS the client offers 3DES and loads it; no exception short of that helps.
             #expect(d.outcome("arbitrary-loads")?.result == .pass)
-            #expect(d.outcome("arbitrary-loads")?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256")
+            #expect(d.outcome("arbitrary-loads")?.cipherSuite == "TLS_RSA_WITH_3DES_EDE_CBC_SHA")
             #expect(d.recommendation.kind == .arbitraryLoadsOnly)
             #expect(!d.tests.contains { $0.result == .notTestable })
+        }
+    }
+
+    /// TLS 1.2 ChaCha20-Poly1305 is not on Apple's ATS page, but Apple's implementation accepts it: an iPhone loads
+    /// such a server with the default ATS settings, so nothing is recommended.
+    @Test func aChaCha20OnlyServerPassesAsOnAnIPhone() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let tls = try LocalServers.serverConfiguration(chain: [try servers.pki.leaf(), servers.pki.intermediate], maximum: .tlsv12,
+                                                      suites: "ECDHE-ECDSA-CHACHA20-POLY1305")
+        let server = try await LocalServer.start(tls: tls, response: .text("chacha\n"))
+        try await withShutdown({ await server.shutdown() }) {
+            let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+            #expect(d.outcome("default")?.result == .pass, "\(String(describing: d.outcome("default")?.failure))")
+            #expect(d.outcome("default")?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256")
+            #expect(d.recommendation.kind == .noneNeeded)
         }
     }
 

@@ -237,7 +237,9 @@ import TransportTrust
         #expect(req.certificate.value.requiresATSKeyStrength)
         #expect(req.certificate.value.validation == .standard)
         #expect(req.certificate.value.trustPolicy(host: try PeerName("example.com")).requiresATSStrength)
-        #expect(CipherSuite.atsForwardSecrecy.count == 11)
+        // Apple's eleven, then the three its implementation accepts beyond the page (0xC014, 0xCCA9, 0xCCA8).
+        #expect(CipherSuite.atsForwardSecrecy.count == 14)
+        #expect(CipherSuite.atsForwardSecrecy.suffix(3).map(\.code) == [0xC014, 0xCCA9, 0xCCA8])
     }
 
     @Test func forwardSecrecyNOUnderATLS13MinimumAddsNoSuiteAndSaysSo() throws {

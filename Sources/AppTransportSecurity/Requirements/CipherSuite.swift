@@ -27,10 +27,15 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
         return .tls10
     }
 
-    /// ATS's forward-secrecy suites, in Apple's order. Apple: "The negotiated TLS connection cipher suite must
-    /// support perfect forward secrecy (PFS) through Elliptic Curve Diffie-Hellman Ephemeral (ECDHE) key
-    /// exchange, and must be one of the following" (Preventing Insecure Network Connections,
+    /// ATS's forward-secrecy suites. First the eleven Apple lists, in its order: "The negotiated TLS connection
+    /// cipher suite must support perfect forward secrecy (PFS) through Elliptic Curve Diffie-Hellman Ephemeral
+    /// (ECDHE) key exchange, and must be one of the following" (Preventing Insecure Network Connections,
     /// https://developer.apple.com/documentation/security/preventing-insecure-network-connections).
+    ///
+    /// Then three the page does not list but Apple's implementation accepts: the ATS group of the Security
+    /// framework's open source (`tls_ciphersuite_group_ats` = `CiphersuitesTLS13` + `CiphersuitesPFS`,
+    /// protocol/SecProtocolInternal.h) has TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA and both ECDHE ChaCha20-Poly1305
+    /// suites in every version. Where the page and the code differ, an iPhone does what the code does.
     public static let atsForwardSecrecy: [CipherSuite] = [
         CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", code: 0xC02C),
         CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", code: 0xC02B),
@@ -43,6 +48,9 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
         CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384", code: 0xC028),
         CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", code: 0xC027),
         CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", code: 0xC013),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", code: 0xC014),
+        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", code: 0xCCA9),
+        CipherSuite(name: "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", code: 0xCCA8),
     ]
 
     /// The RSA key-exchange suites that NSExceptionRequiresForwardSecrecy = NO adds (archived Information
@@ -65,9 +73,6 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Suites outside ATS's lists that servers still negotiate, so a name can be recognised and refused.
     public static let others: [CipherSuite] = [
-        CipherSuite(name: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", code: 0xC014),
-        CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", code: 0xCCA9),
-        CipherSuite(name: "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", code: 0xCCA8),
         CipherSuite(name: "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", code: 0xC012),
         CipherSuite(name: "TLS_ECDHE_ECDSA_WITH_3DES_EDE_CBC_SHA", code: 0xC008),
         CipherSuite(name: "TLS_RSA_WITH_3DES_EDE_CBC_SHA", code: 0x000A),
