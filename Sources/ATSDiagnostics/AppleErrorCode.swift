@@ -148,7 +148,13 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
             }
         case .clientCertificateRejected: self.init(.clientCertificateRequired, .peerCertUnknown)
         case .invalidClientIdentity: self.init(.clientCertificateRejected)
-        case .tlsFailure: self.init(.secureConnectionFailed, .fatalAlert)
+        case .tlsFailure:
+            // The alert the server sent, where Apple has a code of its own for it.
+            switch error.tlsReason {
+            case .alertHandshakeFailure?: self.init(.secureConnectionFailed, .peerHandshakeFail)
+            case .alertProtocolVersion?: self.init(.secureConnectionFailed, .peerProtocolVersion)
+            default: self.init(.secureConnectionFailed, .fatalAlert)
+            }
         case .connectionFailed, .proxyRefused: self.init(.cannotConnectToHost)
         case .proxyAuthenticationFailed: self.init(.userCancelledAuthentication)
         case .connectionClosed: self = error.phase == .handshake ? Self(.secureConnectionFailed, .closedAbort) : Self(.networkConnectionLost)

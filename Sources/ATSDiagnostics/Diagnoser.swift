@@ -179,7 +179,7 @@ public struct Diagnoser: Sendable {
     /// The allowed suites this client could not offer, when a test failed because the server accepted none of the
     /// offered ones: only then might Apple's client have succeeded where we failed.
     private func unofferedSuites(_ error: TransportError, client: HTTPSClient, url: String) -> [CipherSuite] {
-        guard error.kind == .atsRefused, error.phase == .handshake, error.handshake?.cipherSuite == nil,
+        guard error.kind == .atsRefused || error.kind == .tlsFailure, error.phase == .handshake, error.handshake?.cipherSuite == nil,
               error.message.contains("none of the offered cipher suites"),
               let requirements = try? client.requirements(for: url) else { return [] }
         return requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }

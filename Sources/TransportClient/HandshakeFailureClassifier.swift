@@ -53,6 +53,7 @@ struct HandshakeFailureClassifier {
         }
         let minimum = requirements.minimumTLSVersion
         let versionKey = "NSExceptionMinimumTLSVersion"
+        let enforced = requirements.atsEnforced.value
         switch observation.first {
         case .notTLS(let bytes)?:
             return make(.malformedResponse, "the server did not answer with TLS; its first bytes were \"\(bytes)\" (is this an http:// port?)")
@@ -61,10 +62,19 @@ struct HandshakeFailureClassifier {
         case .alert(_, let description)?:
             let name = Self.alertNames[description] ?? "alert \(description)"
             switch description {
+            // An ATS refusal, with the key that would change it, only where ATS sets what was offered; otherwise the
+            // server and this client simply have nothing in common.
             case 70:
+                guard enforced && minimum.value > .tls10 else {
+                    return make(.tlsFailure, "the server supports no TLS version this client offers, from \(minimum.value) up (it sent \(name))")
+                }
                 return make(.atsRefused, "the server supports no TLS version from \(minimum.value) up (it sent \(name)); the minimum comes from \(minimum.because); \(versionKey) for this domain would allow an older version")
             case 40, 71:
-                return make(.atsRefused, "the server accepts none of the offered cipher suites (it sent \(name)); the suites come from \(requirements.cipherSuites.because)\(requirements.requiresForwardSecrecy.value ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")")
+                // handshake_failure also means no shared key-exchange group or signature algorithm, not only suites.
+                let what = "the server accepts none of the offered cipher suites, or none of the key-exchange groups or signature algorithms (it sent \(name))"
+                guard enforced else { return make(.tlsFailure, what) }
+                let rsaHint = requirements.requiresForwardSecrecy.value && minimum.value < .tls13 && description == 40
+                return make(.atsRefused, "\(what); the suites come from \(requirements.cipherSuites.because)\(rsaHint ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")")
             default:
                 guard let reason = TLSFailureReason(alert: description) else {
                     return make(.tlsFailure, "the server ended the handshake with \(name)", nil)

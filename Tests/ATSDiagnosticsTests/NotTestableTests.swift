@@ -1,3 +1,4 @@
+import ATSCommandLine
 import TestSupport
 import ATSDiagnostics
 import ATSTestServers
@@ -41,6 +42,23 @@ import TransportTrust
             #expect(d.outcome("default")?.cipherSuite == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256")
             #expect(d.recommendation.kind == .noneNeeded)
         }
+    }
+
+    /// handshake_failure also means no shared key-exchange group. Where ATS sets nothing (`--no-ats`) it is a TLS
+    /// failure, not an ATS refusal, and no ATS key is suggested.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func aHandshakeFailureWithoutATSNamesNoATSKey() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES128-GCM-SHA256", ["-groups", "P-521"])
+        defer { server.stop(); _ = dir }
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: ["fetch", "https://127.0.0.1:\(server.port)/", "--no-ats", "--anchors", servers.caFile, "--json"],
+                                          output: output)
+        #expect(status == 1, "\(output.standardError)")
+        let json = output.standardOutput
+        #expect(json.contains("\"kind\" : \"tlsFailure\""), "\(json)")
+        #expect(json.contains("key-exchange groups"), "\(json)")
+        #expect(!json.contains("NSException"), "no ATS key changes what --no-ats offers: \(json)")
     }
 
     /// `openssl s_server`, TLS 1.2 only, with an RSA leaf from the local CA and only the OpenSSL `ciphers` given.
