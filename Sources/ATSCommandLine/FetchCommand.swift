@@ -190,7 +190,12 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     /// Reports a failed request and gives its exit status: 2 for what the user can fix in the command, 1 otherwise.
     func refused(_ error: TransportError, output out: Output) -> Int32 {
-        if json { out.write(FetchJSON.encode(jsonNaming(FetchJSON(error: error))) + "\n") }
+        if json {
+            // The TLS library's own text (a Swift dump with build paths) only when asked for, as in the text output.
+            var report = FetchJSON(error: error)
+            if !verbose { report.error?.underlying = nil }
+            out.write(FetchJSON.encode(jsonNaming(report)) + "\n")
+        }
         if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out, store: anchorOptions.trustStore)) }
         if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
         // The TLS library's own code and text, for whoever debugs the server; the message says it in words.

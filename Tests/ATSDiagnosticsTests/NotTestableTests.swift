@@ -59,6 +59,7 @@ import TransportTrust
         #expect(json.contains("\"kind\" : \"tlsFailure\""), "\(json)")
         #expect(json.contains("key-exchange groups"), "\(json)")
         #expect(!json.contains("NSException"), "no ATS key changes what --no-ats offers: \(json)")
+        #expect(!json.contains("\"underlying\""), "the TLS library's dump only with --verbose: \(json)")
     }
 
     /// `openssl s_server`, TLS 1.2 only, with an RSA leaf from the local CA and only the OpenSSL `ciphers` given.
