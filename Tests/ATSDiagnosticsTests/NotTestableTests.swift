@@ -97,6 +97,19 @@ import TransportTrust
         #expect(d.recommendation.serverFixes.isEmpty && d.recommendation.xml == nil, "\(d.recommendation)")
     }
 
+    /// fetch cannot ask as diagnose does, so its refusal names the suites ATS allows that it could not offer, instead of
+    /// leaving the server or the configuration to blame.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func fetchNamesTheAllowedSuitesItCannotOffer() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
+        defer { server.stop(); _ = dir }
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: ["fetch", "https://127.0.0.1:\(server.port)/", "--anchors", servers.caFile], output: output)
+        #expect(status == 1)
+        #expect(output.standardError.contains("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384, which this client cannot offer"), "\(output.standardError)")
+    }
+
     /// When the default test is NOT TESTABLE but a relaxed one loads, that one is kept as the fallback, without
     /// claiming that the exception is needed.
     @Test(.enabled(if: OpenSSLServer.isAvailable))
