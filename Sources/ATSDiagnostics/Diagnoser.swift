@@ -151,7 +151,7 @@ public struct Diagnoser: Sendable {
             outcome.cipherSuite = error.handshake?.cipherSuite
             outcome.verdict = error.verdict
             outcome.unofferedSuites = unofferedSuites(error, client: client, url: url)
-            if let reason = Self.undecidedTransparency(error.verdict) {
+            if let reason = Self.undecidedTransparency(error.verdict) ?? Self.undecidedAlgorithm(error.verdict) {
                 outcome.result = .notTestable
                 outcome.notTestableReason = reason
             }
@@ -174,6 +174,14 @@ public struct Diagnoser: Sendable {
         guard let verdict, verdict.certificateTransparency?.status == .noEmbeddedSCTs,
               verdict.failures.allSatisfy({ $0.code == .certificateTransparency }) else { return nil }
         return "the certificate embeds no SCTs; an iPhone also accepts SCTs the server sends in the TLS handshake or a stapled OCSP response, which cannot be read through swift-nio-ssl, so whether it meets Apple's CT policy cannot be decided here"
+    }
+
+    /// Why a load refused only for a key or algorithm this verifier cannot check (an RSA-1024 key that iOS 12 accepts
+    /// where ATS does not apply) cannot be decided here: the chain is refused fail-closed, but an iPhone may load it.
+    static func undecidedAlgorithm(_ verdict: TrustVerdict?) -> String? {
+        guard let verdict, let first = verdict.failures.first,
+              verdict.failures.allSatisfy({ $0.code == .unsupportedAlgorithm && $0.message.contains("this verifier") }) else { return nil }
+        return "\(first.message); whether an iPhone trusts it cannot be decided here"
     }
 
     /// The allowed suites this client could not offer, when a test failed because the server accepted none of the

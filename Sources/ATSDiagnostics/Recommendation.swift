@@ -47,6 +47,17 @@ public struct Recommendation: Sendable, Codable, Hashable {
                                           + "diagnose https://\(target)/ itself, or fix that server as below",
                                       serverFixes: ServerFixes.advice(for: first, host: target.host))
             }
+            // A configuration whose chain could not be checked here may load on a device: the need for an exception is
+            // then open, though the default test's failure, and so the server's fixes, stand. (Suites this client cannot
+            // offer leave it closed: the server still failed every suite ATS lets us offer.)
+            let untrusted = ATSTestCase.recommendationOrder.compactMap { byID[$0] }.filter { $0.result == .notTestable && $0.unofferedSuites.isEmpty }
+            if !untrusted.isEmpty {
+                return Recommendation(kind: .undecided, configuration: nil, dictionary: nil, xml: nil,
+                                      summary: "cannot be decided here: no configuration loaded here, but \(untrusted.map(\.test.title).joined(separator: ", ")) "
+                                          + "could not be tested (\(untrusted[0].notTestableReason ?? "this verifier cannot tell")) and may load on a device; "
+                                          + "check with nscurl --ats-diagnostics on a Mac, or fix the server as below",
+                                      serverFixes: fixes)
+            }
             let untestable = outcomes.contains { $0.result == .notTestable }
             return Recommendation(kind: .noExceptionHelps, configuration: nil, dictionary: nil, xml: nil,
                                   summary: untestable

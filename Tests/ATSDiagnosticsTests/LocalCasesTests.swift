@@ -120,6 +120,24 @@ import TransportTrust
         #expect(weak.recommendation.serverFixes.contains { $0.contains("2048") })
     }
 
+    /// Before iOS 13 an RSA-1024 leaf fails only ATS's key size: it loads where that rule is off (arbitrary loads,
+    /// forward secrecy off). swift-certificates cannot read the key, so those tests are NOT TESTABLE, not FAIL, and
+    /// nothing claims that no exception helps. iOS 9, since iOS 10–13 exempt the IP literal the local server has.
+    @Test func anRSA1024LeafBeforeIOS13IsNotTestableWhereATSsKeyRuleIsOff() async throws {
+        let servers = try await SharedServers.shared.servers()
+        var diagnoser = try localDiagnoser(servers, for: .rsa1024)
+        diagnoser.options.platform = ApplePlatform(.iOS, 9)
+        diagnoser.options.profile = .ios9
+        let d = try await diagnoser.gated(try #require(servers.url(for: .rsa1024)))
+        #expect(d.outcome("default")?.result == .fail, "\(String(describing: d.outcome("default")?.notTestableReason)) \(String(describing: d.outcome("default")?.failure))")
+        let arbitrary = try #require(d.outcome("arbitrary-loads"))
+        #expect(arbitrary.result == .notTestable, "\(String(describing: arbitrary.failure))")
+        #expect(arbitrary.notTestableReason?.contains("cannot be decided here") == true)
+        #expect(d.recommendation.kind == .undecided, "\(d.recommendation)")
+        #expect(d.recommendation.summary.contains("Allow All Loads"), "\(d.recommendation.summary)")
+        #expect(d.recommendation.serverFixes.contains { $0.contains("2048") }, "the default test's failure still says what to fix")
+    }
+
     @Test func whenNoExceptionHelpsTheOperatorIsToldWhatToFix() async throws {
         let servers = try await SharedServers.shared.servers()
         let diagnoser = try localDiagnoser(servers)

@@ -55,7 +55,7 @@ import X509
 
         let ios12 = await verdict(Self.ios12)
         #expect(ios12.codes == [.unsupportedAlgorithm])
-        #expect(ios12.failures.first?.message.contains("iOS 12.4 accepts it for a TLS server, but this verifier cannot check RSA keys under 2048 bits") == true,
+        #expect(ios12.failures.first?.message.contains("which iOS 12.4 accepts for a TLS server, but this verifier cannot check RSA keys under 2048 bits") == true,
                 "\(ios12.failures)")
 
         // ATS asks for 2048 bits on every platform.

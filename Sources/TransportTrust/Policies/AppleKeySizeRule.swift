@@ -43,7 +43,7 @@ package struct AppleKeySizeRule: ChainRule {
         if platformRule || policy.requiresATSStrength {
             return weakRSAKey(label, bits: bits, at: index, platform: platformRule ? policy.platform : nil)
         }
-        let why = policy.isSSL ? "\(policy.platform) accepts it for a TLS server" : "the basic X.509 policy accepts it"
+        let why = policy.isSSL ? "\(policy.platform) accepts for a TLS server" : "the basic X.509 policy accepts"
         return TrustFailure(.unsupportedAlgorithm, certificate: index,
             "\(label) has an RSA \(bits)-bit key, which \(why), but this verifier cannot check RSA keys under "
             + "\(minimumRSABits) bits (swift-certificates refuses them); the chain is refused because it cannot be checked")
