@@ -1,4 +1,5 @@
 import AppTransportSecurity
+import TransportTrust
 
 /// Where a request's ATS requirements come from.
 public enum ATSPolicy: Sendable {
@@ -25,5 +26,19 @@ public enum ATSPolicy: Sendable {
     /// The requirements for `url`, resolved by AppTransportSecurity, so that `ats check` and the client agree.
     public func requirements(for url: String) throws(RequirementsError) -> ConnectionRequirements {
         try resolver.requirements(for: url)
+    }
+
+    /// The requirements for `url` on the exact `platform` when it is a release of the policy's profile: what changes
+    /// inside a profile (CT from iOS 12.1.1) is then decided by the release, as `ats check --platform` decides it.
+    /// A profile alone stands for its newest release.
+    func requirements(for url: String, on platform: ApplePlatform) throws(RequirementsError) -> ConnectionRequirements {
+        switch self {
+        case .configuration(let configuration, let profile) where PlatformProfile(platform) == profile:
+            return try RequirementsResolver(configuration: configuration, platform: platform).requirements(for: url)
+        case .default(let profile) where PlatformProfile(platform) == profile:
+            return try RequirementsResolver(configuration: ATSConfiguration(), platform: platform).requirements(for: url)
+        default:
+            return try requirements(for: url)
+        }
     }
 }

@@ -384,7 +384,7 @@ public final class HTTPSClient: Sendable {
             throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
         }
         let requirements: ConnectionRequirements
-        do throws(RequirementsError) { requirements = try configuration.ats.requirements(for: url) } catch {
+        do throws(RequirementsError) { requirements = try configuration.ats.requirements(for: url, on: configuration.platform) } catch {
             throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, error.description)
         }
         let host = requirements.target.host

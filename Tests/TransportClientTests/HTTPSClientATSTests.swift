@@ -39,6 +39,20 @@ import X509
         }
     }
 
+    /// The client resolves ATS for the exact release, as `ats check --platform` does: inside the `ios10` profile the
+    /// system requires CT only from iOS 12.1.1.
+    @Test func theClientResolvesATSForTheExactRelease() throws {
+        func requiresCT(_ platform: ApplePlatform) throws -> Bool {
+            var configuration = HTTPSClientConfiguration(ats: .default(profile: .ios10))
+            configuration.platform = platform
+            return try HTTPSClient(configuration: configuration).requirements(for: "https://www.example.com/").certificate.value.requiresCertificateTransparency
+        }
+        #expect(try requiresCT(ApplePlatform(.iOS, 12, 1)) == false)
+        #expect(try requiresCT(ApplePlatform(.iOS, 13)) == true)
+        // A release of another profile leaves the profile's newest release in charge (iOS 13.7 for ios10).
+        #expect(try requiresCT(ApplePlatform(.iOS, 26)) == true)
+    }
+
     @Test func staticRSAIsBlockedUnlessForwardSecrecyIsOff() async throws {
         // Static RSA encrypts the premaster secret to the leaf key, so the leaf needs keyEncipherment.
         let pki = ServerPKI(key: .rsa2048(), leafKeyUsage: KeyUsage(digitalSignature: true, keyEncipherment: true))
