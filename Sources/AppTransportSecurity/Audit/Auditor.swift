@@ -35,7 +35,8 @@ public struct Auditor: Sendable {
         for issue in config.issues { out.issue(issue) }
         globalKeys(config, &out)
         for entry in config.exceptionDomains { exceptionDomain(entry, &out) }
-        for entry in config.pinnedDomains { pinnedDomain(entry, config, &out) }
+        for entry in config.pinnedDomains { pinnedDomain(entry, &out) }
+        pinnedHostsOverHTTP(config, &out)
         if !profile.supportsPinnedDomains, config.presentKeys.contains(.pinnedDomains) {
             out.add(.pinnedDomainsUnsupported, PlistKeyPath([ATSKey.pinnedDomains.rawValue]),
                     message: "NSPinnedDomains is ignored on \(profile): the system reads it from iOS 14 / macOS 11, so connections there are not pinned",
@@ -163,7 +164,7 @@ public struct Auditor: Sendable {
         }
     }
 
-    private func pinnedDomain(_ entry: PinnedDomain, _ config: ATSConfiguration, _ out: inout FindingCollector) {
+    private func pinnedDomain(_ entry: PinnedDomain, _ out: inout FindingCollector) {
         let d = entry.name
         if !entry.key.problems.isEmpty {
             let why = entry.key.problems.map(\.description).joined(separator: "; ")
@@ -194,19 +195,26 @@ public struct Auditor: Sendable {
                         fix: "Use `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`")
             }
         }
-        // A pinned host that also accepts plain HTTP: pins protect only HTTPS. The hosts to try are the pinned
-        // one and every exception entry's, since an entry with NSIncludesSubdomains pins the subdomains too.
+    }
+
+    /// Pinned hosts that also accept plain HTTP: pins protect only HTTPS. The hosts tried are each pinned entry's own
+    /// and every exception entry's, since an entry with NSIncludesSubdomains pins the subdomains too. Each host is
+    /// resolved once and reported against the pinned entry that governs it: trying every host for every pinned entry
+    /// cost the cube of the entries (a 134 KB plist took a minute).
+    private func pinnedHostsOverHTTP(_ config: ATSConfiguration, _ out: inout FindingCollector) {
+        guard !config.pinnedDomains.isEmpty else { return }
         let resolver = makeResolver(config)
-        let own = Self.urlHost(entry.key)
         var checked: Set<String> = []
-        for host in [own].compactMap({ $0 }) + config.exceptionDomains.compactMap({ Self.urlHost($0.key) }) {
+        let hosts = (config.pinnedDomains.map(\.key) + config.exceptionDomains.map(\.key)).compactMap(Self.urlHost)
+        for host in hosts {
             guard checked.insert(host).inserted, let target = try? ConnectionTarget(url: "http://\(host)/"),
-                  resolver.matchingPinnedDomain(for: target)?.0.name == entry.name else { continue }
+                  let (entry, _) = resolver.matchingPinnedDomain(for: target) else { continue }
             let req = resolver.requirements(for: target, url: "http://\(host)/")
             guard req.allowsInsecureHTTP.value else { continue }
+            let d = entry.name
             let downgrade = "an attacker can downgrade to HTTP"
             out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
-                    message: host == own
+                    message: host == Self.urlHost(entry.key)
                         ? "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)"
                         : "\(d) is pinned with its subdomains, but plain HTTP to \(target.host) is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)",
                     fix: "Remove the insecure-HTTP exception for \(target.host)")

@@ -22,7 +22,9 @@ public struct RequirementsResolver: Sendable {
         case oneLabel
     }
 
-    public var configuration: ATSConfiguration
+    public var configuration: ATSConfiguration {
+        didSet { (exceptionIndex, pinnedIndex) = Self.indexes(configuration) }
+    }
     public var profile: PlatformProfile
     /// The exact release, for the one rule that changed inside a profile's range: the system requires Certificate
     /// Transparency from iOS 12.1.1 / macOS 10.14.2, in the middle of ``PlatformProfile/ios10``.
@@ -41,6 +43,7 @@ public struct RequirementsResolver: Sendable {
 
     private init(configuration: ATSConfiguration, profile: PlatformProfile, platform: ApplePlatform, subdomainMatching: SubdomainMatching) {
         self.configuration = configuration
+        (exceptionIndex, pinnedIndex) = Self.indexes(configuration)
         self.profile = profile
         self.platform = platform
         self.subdomainMatching = subdomainMatching
@@ -84,12 +87,50 @@ public struct RequirementsResolver: Sendable {
     /// NSIncludesSubdomains. Names never match IP connections and IP entries never match names; IP entries
     /// (and CIDR ranges) are honoured only from iOS 17 / macOS 14.
     public func matchingExceptionDomain(for target: ConnectionTarget) -> (ExceptionDomain, viaSubdomain: Bool)? {
-        bestMatch(configuration.exceptionDomains.map { ($0, $0.key, $0.coversSubdomains) }, target: target)
+        let entries = configuration.exceptionDomains
+        return bestMatch(exceptionIndex.candidates(for: target).map { (entries[$0], entries[$0].key, entries[$0].coversSubdomains) }, target: target)
     }
 
     /// The NSPinnedDomains entry for `target`, by the same matching rules.
     public func matchingPinnedDomain(for target: ConnectionTarget) -> (PinnedDomain, viaSubdomain: Bool)? {
-        bestMatch(configuration.pinnedDomains.map { ($0, $0.key, $0.coversSubdomains) }, target: target)
+        let entries = configuration.pinnedDomains
+        return bestMatch(pinnedIndex.candidates(for: target).map { (entries[$0], entries[$0].key, entries[$0].coversSubdomains) }, target: target)
+    }
+
+    private var exceptionIndex: DomainIndex
+    private var pinnedIndex: DomainIndex
+
+    private static func indexes(_ configuration: ATSConfiguration) -> (DomainIndex, DomainIndex) {
+        (DomainIndex(configuration.exceptionDomains.map(\.key)), DomainIndex(configuration.pinnedDomains.map(\.key)))
+    }
+
+    /// A domain dictionary's entries by the name their pattern is for, so that a host is compared only with the
+    /// entries for itself and its parent domains, and with the addresses and ranges, kept apart. Every name match
+    /// ends with the entry's name, so no other entry can match; an audit resolves every entry's host, and a search
+    /// of every entry per host made that quadratic.
+    private struct DomainIndex: Sendable {
+        var byName: [String: [Int]] = [:]
+        var unindexed: [Int] = []
+
+        init(_ keys: [ATSDomainKey]) {
+            for (i, key) in keys.enumerated() {
+                if let pattern = key.pattern, !pattern.isAddress { byName[pattern.name, default: []].append(i) } else { unindexed.append(i) }
+            }
+        }
+
+        /// The entries that may match `target`, in their order in the dictionary (the first of equals wins).
+        func candidates(for target: ConnectionTarget) -> [Int] {
+            var result = unindexed
+            if !target.isIP {
+                var name = Substring(target.host)
+                while true {
+                    result += byName[String(name)] ?? []
+                    guard let dot = name.firstIndex(of: ".") else { break }
+                    name = name[name.index(after: dot)...]
+                }
+            }
+            return result.sorted()
+        }
     }
 
     private func bestMatch<Entry>(_ entries: [(Entry, ATSDomainKey, Bool)], target: ConnectionTarget) -> (Entry, viaSubdomain: Bool)? {
