@@ -4,8 +4,17 @@ import ZIPFoundation
 
 /// Reads the Info.plists of an `.ipa`: `Payload/*.app/Info.plist` and those of the app's extensions
 /// (`Payload/*.app/PlugIns/*.appex/Info.plist`, `…/Extensions/*.appex/Info.plist`). Uses ZIPFoundation.
+///
+/// What an archive may ask for is bounded: one app, at most ``maximumExtensions`` extensions inside it, and at most
+/// ``maximumTotalBytes`` of Info.plists read in all. A ZIP whose central directory points many members at one
+/// highly compressed plist would otherwise cost a full read and parse per member, without end.
 struct IPAReader {
     let path: String
+
+    /// More app extensions than any app ships (they number in the tens).
+    static let maximumExtensions = 256
+    /// The Info.plists read from one archive, in all: real ones are kilobytes each.
+    static let maximumTotalBytes = 32 << 20
 
     func sources() throws(ATSConfigurationError) -> [ConfigurationSource] {
         let archive: Archive
@@ -24,17 +33,40 @@ struct IPAReader {
             throw .badArchive(path: path, reason: "\(encrypted) is encrypted (ZIP password protection), which cannot be read here; "
                 + "give the .ipa as Xcode or the App Store writes it, or the unzipped .app")
         }
-        guard members.contains(where: { $0.role == .app }) else { throw .noAppInArchive(path: path) }
+        let apps = members.filter { $0.role == .app }
+        guard let app = apps.first else { throw .noAppInArchive(path: path) }
+        guard apps.count == 1 else {
+            let named = apps.prefix(3).map(\.path).joined(separator: ", ") + (apps.count > 3 ? ", …" : "")
+            throw .badArchive(path: path, reason: "it holds \(apps.count) app Info.plists (\(named)); an .ipa holds one app, in Payload/NAME.app")
+        }
+        let folder = Self.appFolder(app.path)
+        if let stray = members.first(where: { Self.appFolder($0.path) != folder }) {
+            throw .badArchive(path: path, reason: "\(stray.path) belongs to no app in the archive; its extensions sit inside \(folder)")
+        }
+        let extensions = members.count - 1
+        guard extensions <= Self.maximumExtensions else {
+            throw .badArchive(path: path, reason: "it holds \(extensions) app extension Info.plists, more than any app ships (the limit is \(Self.maximumExtensions)); the archive is damaged or made to exhaust the reader")
+        }
         members.sort { ($0.role == .app ? 0 : 1, $0.path) < ($1.role == .app ? 0 : 1, $1.path) }
         // Deflated members are read from this handle (see `inflate`), opened once for all of them.
         guard let file = FileHandle(forReadingAtPath: path) else { throw .badArchive(path: path, reason: "it cannot be opened for reading") }
         defer { try? file.close() }
         var out: [ConfigurationSource] = []
+        var read = 0
         for member in members {
             let data = try extract(member.entry, from: archive, file: file)
+            read += data.count
+            guard read <= Self.maximumTotalBytes else {
+                throw .badArchive(path: path, reason: "its Info.plists come to more than \(Self.maximumTotalBytes >> 20) MiB (at \(member.path)); real ones are kilobytes each, so the archive is damaged or made to exhaust the reader")
+            }
             out.append(try ConfigurationLoader().source(data: data, inputPath: path, memberPath: member.path, inArchive: true, role: member.role))
         }
         return out
+    }
+
+    /// The `Payload/NAME.app` folder of a member path.
+    static func appFolder(_ path: String) -> String {
+        path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).prefix(2).joined(separator: "/")
     }
 
     /// Whether an archive path is an app's or an extension's Info.plist.

@@ -9,6 +9,35 @@ import ZIPFoundation
 @Suite struct ATSConfigurationTests {
     // MARK: Strict typing
 
+    /// An .ipa holds one app. Many apps, extensions outside it, or more extensions than any app ships are refused
+    /// before anything is read: each would otherwise cost a full read and parse, without end.
+    @Test func anIPAIsBoundedToOneAppAndItsExtensions() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>").utf8)
+        func refusal(_ files: [(String, Data)], _ name: String) throws -> String {
+            let ipa = try ATSFixture.ipa(files, in: dir, name: name)
+            do {
+                _ = try ConfigurationLoader().load(path: ipa.path)
+                return "loaded"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let two = try refusal([("Payload/A.app/Info.plist", plist), ("Payload/B.app/Info.plist", plist)], "two.ipa")
+        #expect(two.contains("holds 2 app Info.plists (Payload/A.app/Info.plist, Payload/B.app/Info.plist)"), "\(two)")
+        let stray = try refusal([("Payload/A.app/Info.plist", plist), ("Payload/B.app/PlugIns/W.appex/Info.plist", plist)], "stray.ipa")
+        #expect(stray.contains("Payload/B.app/PlugIns/W.appex/Info.plist belongs to no app"), "\(stray)")
+        let many = (0...IPAReader.maximumExtensions).map { ("Payload/A.app/PlugIns/E\($0).appex/Info.plist", plist) }
+        let tooMany = try refusal([("Payload/A.app/Info.plist", plist)] + many, "many.ipa")
+        #expect(tooMany.contains("holds \(IPAReader.maximumExtensions + 1) app extension Info.plists"), "\(tooMany)")
+        // Each plist under the per-file limit, together over the archive's.
+        let big = Data(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/><key>Pad</key><string>\(String(repeating: "a", count: 6 << 20))</string>").utf8)
+        let heavy = (0..<6).map { ("Payload/A.app/PlugIns/E\($0).appex/Info.plist", big) }
+        let total = try refusal([("Payload/A.app/Info.plist", plist)] + heavy, "heavy.ipa")
+        #expect(total.contains("its Info.plists come to more than 32 MiB"), "\(total)")
+    }
+
     @Test func integerOneIsNotABooleanInXML() throws {
         let config = try ATSFixture.configuration("<key>NSAllowsArbitraryLoads</key><integer>1</integer>")
         #expect(config.allowsArbitraryLoads == nil)
