@@ -48,16 +48,16 @@ public struct DistrustList: Sendable, Hashable, CustomStringConvertible {
         }
         var certificates: [InputCertificate] = []
         var keys: [[UInt8]] = []
-        var block: (label: String, start: Int, lines: [Substring])?
+        // An open block is its label and its BEGIN line's index; its lines are taken at its END, once, so that a long
+        // block costs its length and not its length squared.
+        var block: (label: String, start: Int)?
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (n, raw) in lines.enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
-            if var open = block {
-                open.lines.append(Substring(line))
-                block = open
+            if let open = block {
                 guard line.hasPrefix("-----END ") else { continue }
                 block = nil
-                let pem = open.lines.joined(separator: "\n") + "\n"
+                let pem = lines[(open.start - 1)...n].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n") + "\n"
                 switch open.label {
                 case "CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE":
                     do { certificates += try CertificateLoader.certificates(from: Array(pem.utf8), source: "\(source) line \(open.start)") } catch {
@@ -72,7 +72,7 @@ public struct DistrustList: Sendable, Hashable, CustomStringConvertible {
                     throw DistrustListError(source: source, line: open.start, "a '\(open.label)' block; give CERTIFICATE or PUBLIC KEY blocks")
                 }
             } else if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") {
-                block = (String(line.dropFirst("-----BEGIN ".count).dropLast(5)), n + 1, [Substring(line)])
+                block = (String(line.dropFirst("-----BEGIN ".count).dropLast(5)), n + 1)
             } else if line.isEmpty || line.hasPrefix("#") {
                 continue
             } else if line.lowercased().hasPrefix("sha256/") {
