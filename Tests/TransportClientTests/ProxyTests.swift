@@ -27,6 +27,8 @@ import Testing
     @Test func unusableProxyURLsSayWhyWithoutTheirPassword() {
         #expect(throws: ProxyError.self) { try Proxy(url: "socks5://proxy.internal:1080") }
         #expect(throws: ProxyError.self) { try Proxy(url: "http://proxy.internal:99999") }
+        // Too large for an Int, Foundation reads no port: never curl's default 1080.
+        #expect { try Proxy(url: "http://proxy.internal:99999999999999999999") } throws: { "\($0)".contains("port 99999999999999999999 is out of range") }
         #expect(throws: ProxyError.self) { try Proxy(url: "http://proxy.internal:8080/path") }
         #expect(throws: ProxyError.self) { try Proxy(url: "") }
         do {

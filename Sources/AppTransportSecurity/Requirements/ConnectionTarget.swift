@@ -26,6 +26,11 @@ public struct ConnectionTarget: Sendable, Equatable {
         if let port = components.port, !(0...65535).contains(port) {
             throw .invalidURL(text, reason: Self.portOutOfRange(String(port)))
         }
+        // Foundation's port is nil, as for no port at all, when the digits overflow an Int: the default port would
+        // be taken for `:99999999999999999999`.
+        if let digits = Self.overflowingPort(components) {
+            throw .invalidURL(text, reason: Self.portOutOfRange(digits))
+        }
         switch rawScheme {
         case "https", "wss": scheme = "https"
         case "http", "ws": scheme = "http"
@@ -94,6 +99,12 @@ public struct ConnectionTarget: Sendable, Equatable {
     }
 
     static func portOutOfRange(_ port: String) -> String { "the port \(port) is out of range; ports are 0 to 65535" }
+
+    /// The port as written when it is too large for Foundation to read (it then reports none, as for no port at all).
+    package static func overflowingPort(_ components: URLComponents) -> String? {
+        guard components.port == nil, let range = components.rangeOfPort, let string = components.string, !string[range].isEmpty else { return nil }
+        return String(string[range].prefix(40))
+    }
 
     public var isIP: Bool { ipAddress != nil }
     /// A name with no dot (`printer`): Apple's "unqualified domain".

@@ -1,4 +1,5 @@
 import Foundation
+import AppTransportSecurity
 import TransportTrust
 
 /// One proxy server: `http://` (CONNECT and absolute-form requests in the clear to the proxy) or `https://` (TLS to
@@ -41,6 +42,7 @@ public struct Proxy: Sendable, CustomStringConvertible {
         guard let scheme = components.scheme.flatMap({ Scheme(rawValue: $0.lowercased()) }) else {
             throw ProxyError("the proxy \(Proxy.redacted(text).debugDescription) uses '\(components.scheme ?? "")://', which is not supported: only http:// and https:// proxies are")
         }
+        if let digits = ConnectionTarget.overflowingPort(components) { throw ProxyError("the proxy's port \(digits) is out of range") }
         let port = components.port ?? (scheme == .https ? 443 : 1080)
         guard (1...65535).contains(port) else { throw ProxyError("the proxy's port \(port) is out of range") }
         let path = components.percentEncodedPath
