@@ -324,7 +324,7 @@ if Context.environment["ATS_FUZZ"] != nil {
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "TransportClient",
+                "TransportTrust", "AppTransportSecurity", "AppBundles", "TransportClient",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),

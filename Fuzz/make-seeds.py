@@ -175,6 +175,32 @@ def main():
     write("auth-challenge", "several", b'Basic realm="simple", Newauth realm="apps", type=1, title="Login to \\"apps\\"", Digest realm="x", nonce="y", algorithm=MD5-sess\nBearer error="invalid_token"\n')
     write("auth-challenge", "token68", b"Negotiate abc123==, Digest nonce=n, realm=r, opaque=o, stale=TRUE\n")
 
+    # ipa: small archives as Xcode writes them (deflated) and stored, an app with an extension, and one with two apps.
+    import io, zipfile
+    app = read(os.path.join(ROOT, "Fuzz/Corpus/ats-config/exceptions.plist"))
+    ext = plistlib.dumps({"CFBundleIdentifier": "com.example.app.widget", "NSAppTransportSecurity": {"NSAllowsLocalNetworking": True}})
+    def archive(members, method=zipfile.ZIP_DEFLATED):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", method) as z:
+            for name, data in members:
+                info = zipfile.ZipInfo(name, date_time=(2026, 11, 28, 0, 0, 0))
+                info.compress_type = method
+                z.writestr(info, data)
+        return buffer.getvalue()
+    write("ipa", "app.ipa", archive([("Payload/Demo.app/Info.plist", app)]))
+    write("ipa", "stored.ipa", archive([("Payload/Demo.app/Info.plist", app)], zipfile.ZIP_STORED))
+    write("ipa", "extension.ipa", archive([("Payload/Demo.app/Info.plist", app), ("Payload/Demo.app/PlugIns/Widget.appex/Info.plist", ext),
+                                           ("Payload/Demo.app/Assets.car", b"\x07" * 64)]))
+    write("ipa", "two-apps.ipa", archive([("Payload/A.app/Info.plist", app), ("Payload/B.app/Info.plist", app)]))
+
+    # url: what fetch, check, redirects and --proxy read, and NO_PROXY lists.
+    for name, text in {
+        "https": "https://www.example.test:8443/path?q=1#f", "ipv6": "http://[::1]:8080/", "idn": "https://xn--mnchen-3ya.de./",
+        "ipv4-legacy": "http://0x7f.1/", "userinfo": "http://user:pass@proxy.internal:3128", "bare-proxy": "proxy.internal:3128",
+        "big-port": "http://127.0.0.1:99999999999999999999/", "no-proxy": "localhost,.corp.example,10.0.0.0/8,[::1]:443,*",
+    }.items():
+        write("url", name, text.encode())
+
 
 if __name__ == "__main__":
     main()

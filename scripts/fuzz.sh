@@ -24,7 +24,7 @@ dictionary() {
     chain|certificate|ocsp|crl|identity-*) echo Fuzz/Dictionaries/der.dict ;;
     ats-config|binary-plist) echo Fuzz/Dictionaries/plist.dict ;;
     pins-*) echo Fuzz/Dictionaries/pins.dict ;;
-    http-response|auth-challenge) echo Fuzz/Dictionaries/http.dict ;;
+    http-response|auth-challenge|url) echo Fuzz/Dictionaries/http.dict ;;
     server-hello|sct-list) echo Fuzz/Dictionaries/tls.dict ;;
     ct-log-list) echo Fuzz/Dictionaries/json.dict ;;
   esac

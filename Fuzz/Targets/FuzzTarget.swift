@@ -16,7 +16,7 @@ package struct FuzzTarget: Sendable {
         chain, certificate, atsConfig, binaryPlist,
         pinsATS, pinsTrustKit, pinsTrustKitJSON, pinsOkHttp, pinsAndroid,
         ocsp, identityPKCS12, identityPEMKey, identityPEMChain,
-        serverHello, httpResponse, authChallenge, sctList, ctLogList, crl,
+        serverHello, httpResponse, authChallenge, sctList, ctLogList, crl, ipa, url,
     ]
 
     package static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
