@@ -20,6 +20,14 @@ extension ConfigurationLoader {
         return [try source(data: data, inputPath: InputFile.source(path), memberPath: nil, role: .standalone)]
     }
 
+    /// An Info.plist inside a bundle, which is a regular file in any bundle a build writes.
+    private func bundleFile(_ path: String) throws(ATSConfigurationError) -> Data {
+        guard InputFile.isRegularFile(path) else {
+            throw .unreadable(path: path, reason: "it is a pipe or a device, not a file, as an app's Info.plist is")
+        }
+        return try readFile(path)
+    }
+
     private func readFile(_ path: String) throws(ATSConfigurationError) -> Data {
         let url = URL(fileURLWithPath: path)
         if let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber,
@@ -49,7 +57,7 @@ extension ConfigurationLoader {
         let contents = ["Info.plist", "Contents/Info.plist"].first { fm.fileExists(atPath: base.appendingPathComponent($0).path) }
         guard let infoPath = contents else { throw .noInfoPlist(folder: folder) }
         let root = infoPath.hasPrefix("Contents/") ? "Contents/" : ""
-        var sources = [try source(data: readFile(base.appendingPathComponent(infoPath).path), inputPath: folder, memberPath: infoPath, role: .app)]
+        var sources = [try source(data: bundleFile(base.appendingPathComponent(infoPath).path), inputPath: folder, memberPath: infoPath, role: .app)]
         for dir in ["PlugIns", "Extensions"] {
             let extensions = (try? fm.contentsOfDirectory(atPath: base.appendingPathComponent(root + dir).path)) ?? []
             for ext in extensions.sorted() where ext.hasSuffix(".appex") {
@@ -57,7 +65,7 @@ extension ConfigurationLoader {
                     let member = "\(root)\(dir)/\(ext)/\(candidate)"
                     let p = base.appendingPathComponent(member).path
                     guard fm.fileExists(atPath: p) else { continue }
-                    sources.append(try source(data: readFile(p), inputPath: folder, memberPath: member, role: .appExtension))
+                    sources.append(try source(data: bundleFile(p), inputPath: folder, memberPath: member, role: .appExtension))
                     break
                 }
             }

@@ -352,6 +352,18 @@ import ZIPFoundation
 
     // MARK: Bundles and archives
 
+    /// A pipe where an extension's Info.plist belongs would wait for a writer forever: it is refused unread.
+    @Test func aPipeInAnAppFolderIsRefusedUnread() throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = dir.appendingPathComponent("Demo.app")
+        try ATSFixture.write(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), to: app.appendingPathComponent("Info.plist"))
+        let pipe = app.appendingPathComponent("PlugIns/Share.appex/Info.plist")
+        try FileManager.default.createDirectory(at: pipe.deletingLastPathComponent(), withIntermediateDirectories: true)
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        #expect { try ConfigurationLoader().load(path: app.path) } throws: { "\($0)".contains("it is a pipe or a device, not a file") }
+    }
+
     @Test func appFolderReadsAppAndExtensions() throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

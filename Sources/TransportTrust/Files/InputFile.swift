@@ -22,6 +22,13 @@ package enum InputFile {
     /// The path as messages place it (`path:line: …`): `<stdin>` for `-`.
     package static func source(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
+    /// Whether `path` is a regular file (following links): what a file inside a bundle must be. A pipe there would
+    /// wait for a writer that never comes, and a device such as `/dev/zero` never ends.
+    package static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// The bytes of the file at `path`, or of standard input for `-`.
     package static func read(_ path: String) throws(Failure) -> Data {
         if path == "-" { return try readStream(FileHandle.standardInput) }
