@@ -88,6 +88,8 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The known suites whose names are closest to `text` (a misspelt name), nearest first: at most `limit`,
     /// each within a third of its name's length in edits (optimal string alignment, ignoring case).
     public static func closest(to text: String, limit: Int = 3) -> [CipherSuite] {
+        // No suite name is near one this long, and the distance costs its length times each name's.
+        guard text.count <= 64 else { return [] }
         let t = text.uppercased()
         let typed = Array((t.hasPrefix("TLS_") ? t : "TLS_" + t).unicodeScalars)
         let scored = known.map { ($0, KeySuggester.distance(typed, Array($0.name.unicodeScalars))) }

@@ -146,17 +146,17 @@ public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .empty: return "the host name is empty; give a DNS name such as example.com or an IP address"
-        case .emptyLabel(let n): return "'\(n)' has an empty label (two dots in a row, or a leading dot)"
-        case .labelTooLong(let n): return "'\(n)' has a label longer than 63 bytes"
-        case .tooLong(let n): return "'\(n)' is longer than 253 bytes"
-        case .invalidCharacter(let n): return "'\(n)' has a character that cannot appear in a host name"
-        case .invalidIP(let n): return "'\(n)' looks like an IPv6 address but is not a valid one"
+        case .emptyLabel(let n): return "\(NameDisplay.quoted(n)) has an empty label (two dots in a row, or a leading dot)"
+        case .labelTooLong(let n): return "\(NameDisplay.quoted(n)) has a label longer than 63 bytes"
+        case .tooLong(let n): return "\(NameDisplay.quoted(n)) is longer than 253 bytes"
+        case .invalidCharacter(let n): return "\(NameDisplay.quoted(n)) has a character that cannot appear in a host name"
+        case .invalidIP(let n): return "\(NameDisplay.quoted(n)) looks like an IPv6 address but is not a valid one"
         case .legacyIPv4(let n, let meaning):
-            return "'\(n)' is an IPv4 address in a legacy form (octal, hex, or fewer than four parts), which URL parsers read as \(meaning); write it as the dotted quad \(meaning)"
+            return "\(NameDisplay.quoted(n)) is an IPv4 address in a legacy form (octal, hex, or fewer than four parts), which URL parsers read as \(meaning); write it as the dotted quad \(meaning)"
         case .wildcard(let n):
-            return "'\(n)' has a wildcard; give the one host connected to, such as \(Self.example(replacingWildcardIn: n)) (a wildcard belongs in a certificate's name, never in the name checked against it, RFC 6125 §6.4.3)"
+            return "\(NameDisplay.quoted(n)) has a wildcard; give the one host connected to, such as \(Self.example(replacingWildcardIn: n)) (a wildcard belongs in a certificate's name, never in the name checked against it, RFC 6125 §6.4.3)"
         case .numericLastLabel(let n):
-            return "'\(n)' ends in a numeric label, so it is not a DNS name (no top-level domain is all-numeric, RFC 3696 §2), nor an IPv4 address; write an IPv4 address as a dotted quad such as 192.0.2.1"
+            return "\(NameDisplay.quoted(n)) ends in a numeric label, so it is not a DNS name (no top-level domain is all-numeric, RFC 3696 §2), nor an IPv4 address; write an IPv4 address as a dotted quad such as 192.0.2.1"
         }
     }
 
