@@ -269,6 +269,21 @@ import X509
         }
     }
 
+    /// A CONNECT answer whose headers pass the parser's limits is named as that, not as an answer that is not HTTP.
+    @Test func aProxyAnsweringWithEndlessHeadersIsSaidToSendTooMuch() async throws {
+        let pki = ServerPKI(dns: [host])
+        let proxy = try await TestServer.raw(.oversizedHeaders)
+        try await withShutdown({ await proxy.shutdown() }) {
+            let client = client(pki, proxy: try via("http://127.0.0.1:\(proxy.port)"))
+            await withShutdown({ await client.shutdown() }) {
+                let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
+                #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
+                #expect(error?.phase == .proxy)
+                #expect(error?.message.contains("headers over the limits this client reads") == true, "\(error?.message ?? "")")
+            }
+        }
+    }
+
     @Test func aProxySendingBytesAfterItsCONNECTAnswerIsSaidToHaveDoneSo() async throws {
         let pki = ServerPKI(dns: [host])
         let proxy = try await TestProxy.start(.garbageAfterConnect)

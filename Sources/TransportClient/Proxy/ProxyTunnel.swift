@@ -102,7 +102,11 @@ enum ProxyTunnel {
             if let late = expired() { throw late }
             switch error {
             case ExchangeFailure.malformedResponse(let text):
-                throw failure(.malformedResponse, "the proxy's answer to CONNECT is not HTTP", underlying: text)
+                // NIO's parser stops at its header limits too; "not HTTP" would hide that the proxy sent too much.
+                let what = text == "\(HTTPParserError.headerOverflow)"
+                    ? "the proxy's answer to CONNECT has headers over the limits this client reads (256 fields, 80 KiB a field, 2 MiB in all)"
+                    : "the proxy's answer to CONNECT is not HTTP"
+                throw failure(.malformedResponse, what, underlying: text)
             case ExchangeFailure.closed:
                 throw failure(.connectionClosed, "the proxy closed the connection without answering CONNECT")
             default:
