@@ -420,6 +420,9 @@ import TransportTrust
     @Test(arguments: [("http://exa mple.com/", "it contains a space"), ("http://example.com:abc/", "the port 'abc' is not a number"),
                       ("https://[::1/", "has no closing ']'"), ("https://[::1]x/", "only a port such as :443 may follow"),
                       ("http://example.com:99999/", "the port 99999 is out of range"), ("http://[::1]:70000/", "the port 70000 is out of range"),
+                      // Found by the url fuzz target: a trailing dot inside brackets made `[::.]` the address `::`.
+                      ("http://[::.]:80", "looks like an IPv6 address but is not a valid one"),
+                      ("http://[127.0.0.1]/", "brackets hold only an IPv6 address"), ("http://[example.com]/", "brackets hold only an IPv6 address"),
                       // Too large for an Int, Foundation reads no port at all: never the default port.
                       ("http://127.0.0.1:99999999999999999999/", "the port 99999999999999999999 is out of range"),
                       ("example.com", "it has no scheme"), ("https://", "it has no host"), ("ftp://example.com", "not 'ftp'"),

@@ -42,8 +42,10 @@ public struct ConnectionTarget: Sendable, Equatable {
             throw .invalidURL(text, reason: "it has no host")
         }
         var h = encoded.utf8.contains(UInt8(ascii: "%")) ? (components.host ?? encoded) : encoded
-        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
-        if h.hasSuffix(".") {
+        let bracketed = h.hasPrefix("[") && h.hasSuffix("]")
+        if bracketed { h = String(h.dropFirst().dropLast()) }
+        // A trailing dot marks an absolute DNS name; inside brackets it would make `[::.]` the address `::`.
+        if !bracketed, h.hasSuffix(".") {
             h.removeLast()
             isAbsolute = true
         }
@@ -52,6 +54,9 @@ public struct ConnectionTarget: Sendable, Equatable {
             peer = try PeerName(h)
         } catch {
             throw .invalidURL(text, reason: "its host is not a valid name: \(error)")
+        }
+        if bracketed, case .ip(let bytes) = peer, bytes.count == 16 {} else if bracketed {
+            throw .invalidURL(text, reason: "brackets hold only an IPv6 address, not '\(h.prefix(60))'")
         }
         switch peer {
         case .ip(let bytes):
