@@ -29,7 +29,7 @@ public enum DiagnosisRendering {
             out.append("")
             out.append(rule)
         }
-        out += ["", "Negotiated and chain (\(d.profile.rawValue) rules)", "---"]
+        out += ["", "Negotiated and chain (\(d.platform ?? d.profile.rawValue) rules)", "---"]
         out += chainLines(d)
         out += ["---", "", "Recommendation", "---"]
         out += recommendationLines(d.recommendation)

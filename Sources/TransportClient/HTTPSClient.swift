@@ -245,13 +245,13 @@ public final class HTTPSClient: Sendable {
         guard URLText.problem(in: location) == nil,
               let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
             throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
-                                 "the server redirected \(request.url) to \(location.debugDescription), which is not a URL")
+                                 "the server redirected \(request.url) to \(NameDisplay.quoted(location)), which is not a URL")
         }
         let nextTarget: Target
         do throws(TransportError) { nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false) } catch {
             guard error.kind == .invalidRequest else { throw error }
             throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
-                                 "the server redirected \(request.url) to \(location.debugDescription), which cannot be followed: \(error.message)")
+                                 "the server redirected \(request.url) to \(NameDisplay.quoted(location)), which cannot be followed: \(error.message)")
         }
         if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
             throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,

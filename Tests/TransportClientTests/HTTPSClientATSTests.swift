@@ -207,7 +207,8 @@ import X509
             #expect(error?.kind == .malformedResponse, "\(error?.description ?? "loaded")")
             #expect(error?.phase == .redirect)
             #expect(error?.host == host)
-            #expect(error?.message.contains(location.debugDescription) == true, "\(error?.message ?? "")")
+            // Named as written, quoted, escaped and bounded as any peer text is (NameDisplay).
+            #expect(error?.message.contains("'\(location)'") == true, "\(error?.message ?? "")")
         }
     }
 

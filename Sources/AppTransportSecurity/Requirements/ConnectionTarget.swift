@@ -55,8 +55,10 @@ public struct ConnectionTarget: Sendable, Equatable {
         } catch {
             throw .invalidURL(text, reason: "its host is not a valid name: \(error)")
         }
-        if bracketed, case .ip(let bytes) = peer, bytes.count == 16 {} else if bracketed {
-            throw .invalidURL(text, reason: "brackets hold only an IPv6 address, not '\(h.prefix(60))'")
+        if bracketed {
+            guard case .ip(let bytes) = peer, bytes.count == 16 else {
+                throw .invalidURL(text, reason: "brackets hold only an IPv6 address, not '\(h.prefix(60))'")
+            }
         }
         switch peer {
         case .ip(let bytes):
