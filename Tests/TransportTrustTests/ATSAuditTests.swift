@@ -269,6 +269,25 @@ import TransportTrust
         #expect(try ATSFixture.source(nested).location(of: PlistKeyPath(["NSExceptionDomains"])) == SourceLocation(line: 14, column: 1))
     }
 
+    /// A plist written in UTF-16 or UTF-32 is found its repeated keys and positions as a UTF-8 one is.
+    @Test func aUTF16PlistKeepsItsRepeatedKeysAndPositions() throws {
+        let flat = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<plist version=\"1.0\">\n<dict>\n<key>NSAppTransportSecurity</key>\n<dict>\n"
+            + "<key>NSAllowsArbitraryLoads</key>\n<false/>\n<key>NSAllowsArbitraryLoads</key>\n<true/>\n</dict>\n</dict>\n</plist>\n"
+        // With its byte-order mark, as plutil and Xcode write it: Foundation here reads no UTF-16 plist without one.
+        let encodings: [(String, [UInt8], String.Encoding)] = [("UTF-16LE", [0xFF, 0xFE], .utf16LittleEndian), ("UTF-16BE", [0xFE, 0xFF], .utf16BigEndian)]
+        for (encoding, mark, body) in encodings {
+            let data = Data(mark) + (try #require(flat.data(using: body)))
+            let source: ConfigurationSource
+            do { source = try ConfigurationLoader().load(data: data, name: "u.plist") } catch {
+                Issue.record("\(encoding): \(error)")
+                continue
+            }
+            let f = Auditor().findings(in: source)
+            #expect(f.filter { $0.rule == .duplicateKey }.map(\.location) == [SourceLocation(line: 6, column: 1)], "\(encoding)")
+            #expect(f.first { $0.rule == .arbitraryLoads }?.location == SourceLocation(line: 8, column: 1), "\(encoding)")
+        }
+    }
+
     @Test func deadArbitraryLoadsIsReportedAsSuch() throws {
         let body = "<key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsArbitraryLoadsInWebContent</key><true/>"
         let f = try findings(body)

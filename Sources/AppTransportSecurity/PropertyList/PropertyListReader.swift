@@ -74,7 +74,9 @@ package struct PropertyListReader: Sendable {
                 }
             }
         } else {
-            locator = try XMLPlistLocator(bytes: bytes, maximumDepth: Self.maximumDepth)
+            // The locator reads UTF-8 bytes; a UTF-16 or UTF-32 plist goes to it as its UTF-8 text, so that its
+            // duplicate keys and positions are found too.
+            locator = try XMLPlistLocator(bytes: Self.utf8Text(of: data) ?? bytes, maximumDepth: Self.maximumDepth)
         }
         var format = PropertyListSerialization.PropertyListFormat.xml
         let object: Any
@@ -91,6 +93,23 @@ package struct PropertyListReader: Sendable {
                         keyLocations: fmt == .xml ? (locator?.keys ?? [:]) : [:],
                         valueLocations: fmt == .xml ? (locator?.values ?? [:]) : [:],
                         duplicateKeys: fmt == .xml ? (locator?.duplicateKeys ?? []) : [])
+    }
+
+    /// The UTF-8 bytes of an XML plist written in UTF-16 or UTF-32 (by its byte-order mark, or a `<` next to zero
+    /// bytes), without the mark; nil for any other text.
+    static func utf8Text(of data: Data) -> [UInt8]? {
+        let head = [UInt8](data.prefix(4))
+        let encoding: String.Encoding
+        switch head {
+        case _ where head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0x00, 0x00, 0x00, 0x3C]): encoding = .utf32BigEndian
+        case _ where head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || head.starts(with: [0x3C, 0x00, 0x00, 0x00]): encoding = .utf32LittleEndian
+        case _ where head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0x00, 0x3C]): encoding = .utf16BigEndian
+        case _ where head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0x3C, 0x00]): encoding = .utf16LittleEndian
+        default: return nil
+        }
+        guard var text = String(data: data, encoding: encoding) else { return nil }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        return Array(text.utf8)
     }
 
     private static func reason(from error: any Error) -> String {
