@@ -45,11 +45,13 @@ struct LimboRunner {
 
     func run(output: Output) async -> Int32 {
         let suite: Suite
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-            suite = try JSONDecoder().decode(Suite.self, from: data)
-        } catch {
-            output.error("ats verify --limbo: cannot read '\(path)' as an x509-limbo suite: \(error)\n")
+        let data: Data
+        do { data = try InputFile.read(path) } catch {
+            output.error("ats verify --limbo: cannot read '\(path)': \(error.reason)\n")
+            return 2
+        }
+        do { suite = try JSONDecoder().decode(Suite.self, from: data) } catch {
+            output.error("ats verify --limbo: '\(path)' is not an x509-limbo suite: \(JSONProblem.describe(error, topLevel: "the top level is not a suite object with 'testcases'"))\n")
             return 2
         }
         let cases = suite.testcases.filter { tc in tc.validation_kind == "SERVER" && (filter.map { tc.id.contains($0) } ?? true) }

@@ -33,6 +33,21 @@ import Testing
         #expect(await store.credential(for: space) == nil)
     }
 
+    /// A store that is not this library's says where it goes wrong, not with Foundation's decoding dump.
+    @Test func aFileThatIsNoStoreSaysWhereItIsWrong() async throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("credentials.json", #"[{"host": 443}]"#)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        do {
+            try await FileCredentialStore(path: path).set(user: "a", password: "b", for: space)
+            Issue.record("a file that is no store was written over")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("is not a credential store written by this library: [0]"), "\(text)")
+            #expect(!text.contains("DecodingError") && !text.contains("CodingKeys"), "\(text)")
+        }
+    }
+
     @Test func permanentCredentialsReachTheStoreAfterSuccess() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { request in

@@ -1,4 +1,5 @@
 import Foundation
+import TransportTrust
 
 /// Where permanent user-and-password credentials live, keyed by protection space (as `URLCredentialStorage`).
 ///
@@ -57,7 +58,7 @@ public actor FileCredentialStore: CredentialStore {
             throw CredentialStoreError("cannot read '\(path)'")
         }
         do { return try JSONDecoder().decode([Entry].self, from: data) } catch {
-            throw CredentialStoreError("'\(path)' is not a credential store written by this library: \(error)")
+            throw CredentialStoreError("'\(path)' is not a credential store written by this library: \(JSONProblem.describe(error, topLevel: "the top level is not a list of entries"))")
         }
     }
 

@@ -146,22 +146,7 @@ public struct CTLogList: Sendable, Hashable {
     }
 
     private static func describe(_ error: DecodingError) -> String {
-        func path(_ c: [any CodingKey]) -> String {
-            c.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
-        }
-        switch error {
-        case .keyNotFound(let key, let ctx):
-            let at = path(ctx.codingPath)
-            return "\(at.isEmpty ? "the top level" : at) has no '\(key.stringValue)'"
-        case .typeMismatch(let type, let ctx), .valueNotFound(let type, let ctx):
-            let at = path(ctx.codingPath)
-            let expected = type == String.self ? "a string" : "of the expected type"
-            return at.isEmpty ? "the top level is not an object of Apple's schema v5 (with 'version' and 'operators')" : "\(at) is not \(expected)"
-        case .dataCorrupted(let ctx):
-            return ctx.codingPath.isEmpty ? "it is not JSON" : "\(path(ctx.codingPath)) is malformed"
-        @unknown default:
-            return "it does not follow Apple's schema v5"
-        }
+        JSONProblem.describe(error, topLevel: "the top level is not an object of Apple's schema v5 (with 'version' and 'operators')")
     }
 
     /// Apple's schema v5, as far as the policy reads it.
