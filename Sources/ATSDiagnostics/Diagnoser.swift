@@ -95,7 +95,7 @@ public struct Diagnoser: Sendable {
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
                              certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
                              recommendation: Recommendation.choose(host: Self.entryName(url: url, host: host), outcomes: outcomes),
-                             untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile),
+                             untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile, outcomes: outcomes),
                              milliseconds: (clock.now - start).milliseconds)
     }
 
@@ -259,9 +259,12 @@ public struct Diagnoser: Sendable {
     }
 
     /// Suites the default ATS configuration allows that this client cannot offer.
-    static func untestableSuites(url: String, host: String, profile: PlatformProfile) -> [String] {
-        guard let requirements = try? ATSPolicy.default(profile: profile).requirements(for: url) else { return [] }
-        return requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }.map(\.name)
+    /// The suites ATS allows that this client cannot offer: the default dictionary's, then those of any test that
+    /// failed on suite negotiation with them allowed (forward secrecy off adds RSA ones), which mattered there.
+    static func untestableSuites(url: String, host: String, profile: PlatformProfile, outcomes: [TestOutcome] = []) -> [String] {
+        var names = (try? ATSPolicy.default(profile: profile).requirements(for: url))?.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }.map(\.name) ?? []
+        for suite in outcomes.flatMap(\.unofferedSuites) where !names.contains(suite.name) { names.append(suite.name) }
+        return names
     }
 }
 

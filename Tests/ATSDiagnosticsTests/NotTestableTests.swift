@@ -97,6 +97,18 @@ import TransportTrust
         #expect(d.recommendation.serverFixes.isEmpty && d.recommendation.xml == nil, "\(d.recommendation)")
     }
 
+    /// A server with only an RSA suite BoringSSL lacks: the forward-secrecy-off tests allow it and are NOT TESTABLE,
+    /// and the "Not testable here" list names it, not only the default dictionary's gaps.
+    @Test(.enabled(if: OpenSSLServer.isAvailable))
+    func theUntestableListNamesTheSuitesThatMattered() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let (server, dir) = try Self.openSSLServer(servers, ciphers: "AES256-SHA256")
+        defer { server.stop(); _ = dir }
+        let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
+        #expect(d.tests.contains { $0.result == .notTestable }, "\(DiagnosisRendering.text(d, verbose: true))")
+        #expect(d.untestableSuites.contains("TLS_RSA_WITH_AES_256_CBC_SHA256"), "\(d.untestableSuites)")
+    }
+
     /// fetch cannot ask as diagnose does, so its refusal names the suites ATS allows that it could not offer, instead of
     /// leaving the server or the configuration to blame.
     @Test(.enabled(if: OpenSSLServer.isAvailable))
