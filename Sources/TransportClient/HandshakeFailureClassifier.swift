@@ -54,6 +54,9 @@ struct HandshakeFailureClassifier {
         let minimum = requirements.minimumTLSVersion
         let versionKey = "NSExceptionMinimumTLSVersion"
         let enforced = requirements.atsEnforced.value
+        // An exception entry for this host could change what is offered: before iOS 17 / macOS 14 the system ignores
+        // NSExceptionDomains entries for IP addresses, so no key names a fix there.
+        let entryCanHelp = !requirements.target.isIP || requirements.profile.generation >= .ats3
         switch observation.first {
         case .notTLS(let bytes)?:
             return make(.malformedResponse, "the server did not answer with TLS; its first bytes were \"\(bytes)\" (is this an http:// port?)")
@@ -68,12 +71,14 @@ struct HandshakeFailureClassifier {
                 guard enforced && minimum.value > .tls10 else {
                     return make(.tlsFailure, "the server supports no TLS version this client offers, from \(minimum.value) up (it sent \(name))")
                 }
-                return make(.atsRefused, "the server supports no TLS version from \(minimum.value) up (it sent \(name)); the minimum comes from \(minimum.because); \(versionKey) for this domain would allow an older version")
+                let versionHint = entryCanHelp ? "; \(versionKey) for this domain would allow an older version"
+                    : "; no exception can lower it for an IP address before iOS 17 / macOS 14"
+                return make(.atsRefused, "the server supports no TLS version from \(minimum.value) up (it sent \(name)); the minimum comes from \(minimum.because)\(versionHint)")
             case 40, 71:
                 // handshake_failure also means no shared key-exchange group or signature algorithm, not only suites.
                 let what = "the server accepts none of the offered cipher suites, or none of the key-exchange groups or signature algorithms (it sent \(name))"
                 guard enforced else { return make(.tlsFailure, what) }
-                let rsaHint = requirements.requiresForwardSecrecy.value && minimum.value < .tls13 && description == 40
+                let rsaHint = requirements.requiresForwardSecrecy.value && minimum.value < .tls13 && description == 40 && entryCanHelp
                 // Suites ATS allows that BoringSSL lacks: the server may take one of them, as an iPhone would.
                 let unoffered = requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }.map(\.name)
                 let unofferedHint = unoffered.isEmpty ? ""

@@ -97,6 +97,18 @@ import TransportTrust
         #expect(d.recommendation.serverFixes.isEmpty && d.recommendation.xml == nil, "\(d.recommendation)")
     }
 
+    /// Before iOS 17 the system ignores exception entries for IP addresses: a version refusal at an IP host names no
+    /// key that cannot help there.
+    @Test func aVersionRefusalAtAnIPHostBeforeIOS17NamesNoExceptionKey() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .tls11Only))
+        let output = Output.capture()
+        let status = await ATSCommand.run(arguments: ["fetch", url, "--anchors", servers.caFile, "--platform", "ios9"], output: output)
+        #expect(status == 1)
+        #expect(output.standardError.contains("no exception can lower it for an IP address before iOS 17"), "\(output.standardError)")
+        #expect(!output.standardError.contains("NSExceptionMinimumTLSVersion for this domain"), "\(output.standardError)")
+    }
+
     /// A server with only an RSA suite BoringSSL lacks: the forward-secrecy-off tests allow it and are NOT TESTABLE,
     /// and the "Not testable here" list names it, not only the default dictionary's gaps.
     @Test(.enabled(if: OpenSSLServer.isAvailable))
