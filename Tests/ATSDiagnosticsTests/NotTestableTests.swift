@@ -1,4 +1,3 @@
-import ATSCommandLine
 import TestSupport
 import ATSDiagnostics
 import ATSTestServers
@@ -51,11 +50,8 @@ import TransportTrust
         let servers = try await SharedServers.shared.servers()
         let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES128-GCM-SHA256", ["-groups", "P-521"])
         defer { server.stop(); _ = dir }
-        let output = Output.capture()
-        let status = await ATSCommand.run(arguments: ["fetch", "https://127.0.0.1:\(server.port)/", "--no-ats", "--anchors", servers.caFile, "--json"],
-                                          output: output)
-        #expect(status == 1, "\(output.standardError)")
-        let json = output.standardOutput
+        let (status, json, err) = await ats(["fetch", "https://127.0.0.1:\(server.port)/", "--no-ats", "--anchors", servers.caFile, "--json"])
+        #expect(status == 1, "\(err)")
         #expect(json.contains("\"kind\" : \"tlsFailure\""), "\(json)")
         #expect(json.contains("key-exchange groups"), "\(json)")
         #expect(!json.contains("NSException"), "no ATS key changes what --no-ats offers: \(json)")
@@ -102,11 +98,10 @@ import TransportTrust
     @Test func aVersionRefusalAtAnIPHostBeforeIOS17NamesNoExceptionKey() async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: .tls11Only))
-        let output = Output.capture()
-        let status = await ATSCommand.run(arguments: ["fetch", url, "--anchors", servers.caFile, "--platform", "ios9"], output: output)
+        let (status, _, err) = await ats(["fetch", url, "--anchors", servers.caFile, "--platform", "ios9"])
         #expect(status == 1)
-        #expect(output.standardError.contains("no exception can lower it for an IP address before iOS 17"), "\(output.standardError)")
-        #expect(!output.standardError.contains("NSExceptionMinimumTLSVersion for this domain"), "\(output.standardError)")
+        #expect(err.contains("no exception can lower it for an IP address before iOS 17"), "\(err)")
+        #expect(!err.contains("NSExceptionMinimumTLSVersion for this domain"), "\(err)")
     }
 
     /// A server with only an RSA suite BoringSSL lacks: the forward-secrecy-off tests allow it and are NOT TESTABLE,
@@ -128,10 +123,9 @@ import TransportTrust
         let servers = try await SharedServers.shared.servers()
         let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
         defer { server.stop(); _ = dir }
-        let output = Output.capture()
-        let status = await ATSCommand.run(arguments: ["fetch", "https://127.0.0.1:\(server.port)/", "--anchors", servers.caFile], output: output)
+        let (status, _, err) = await ats(["fetch", "https://127.0.0.1:\(server.port)/", "--anchors", servers.caFile])
         #expect(status == 1)
-        #expect(output.standardError.contains("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384, which this client cannot offer"), "\(output.standardError)")
+        #expect(err.contains("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384, which this client cannot offer"), "\(err)")
     }
 
     /// When the default test is NOT TESTABLE but a relaxed one loads, that one is kept as the fallback, without
