@@ -106,10 +106,10 @@ actor ConnectionPool {
     }
 
     /// Shares an HTTP/2 connection. When one is already shared for the key (two requests raced to connect), that one
-    /// stays, and the newer closes when its only stream ends (`HTTP2Session.markSurplus()`).
+    /// stays, and the newer is retired: it closes when its only stream ends.
     func add(_ session: HTTP2Session) {
         guard !closed else { return session.close() }
-        if let current = sessions[session.key], current.isUsable, current !== session { return session.markSurplus() }
+        if let current = sessions[session.key], current.isUsable, current !== session { return session.retire() }
         sessions[session.key] = session
         sessionUsed[session.key] = .now()
         trim()

@@ -44,15 +44,6 @@ final class HTTP2Session: Sendable {
         self.streams = streams
     }
 
-    private let surplus = NIOLockedValueBox(false)
-
-    /// A connection opened while another to the same origin was already shared: closed after its one stream.
-    var isSurplus: Bool { surplus.withLockedValue { $0 } }
-    func markSurplus() {
-        surplus.withLockedValue { $0 = true }
-        retire()
-    }
-
     /// Whether new streams may start here: open, and no GOAWAY received.
     var isUsable: Bool { channel.isActive && goingAway.withLockedValue { $0 } == nil }
 
