@@ -11,34 +11,28 @@ public enum ATSPolicy: Sendable {
     /// Trust and pins still apply; only ATS's extra connection rules are off.
     case disabled
 
-    /// The resolver for this policy.
-    var resolver: RequirementsResolver {
+    /// The resolver for this policy: on the exact `platform` when it is a release of the policy's profile, since what
+    /// changes inside a profile (CT from iOS 12.1.1) is decided by the release, as `ats check --platform` decides it;
+    /// otherwise, or without a platform, for the profile's newest release.
+    private func resolver(on platform: ApplePlatform?) -> RequirementsResolver {
+        func resolver(_ configuration: ATSConfiguration, _ profile: PlatformProfile) -> RequirementsResolver {
+            guard let platform, PlatformProfile(platform) == profile else { return RequirementsResolver(configuration: configuration, profile: profile) }
+            return RequirementsResolver(configuration: configuration, platform: platform)
+        }
         switch self {
-        case .configuration(let configuration, let profile):
-            return RequirementsResolver(configuration: configuration, profile: profile)
-        case .default(let profile):
-            return RequirementsResolver(configuration: ATSConfiguration(), profile: profile)
-        case .disabled:
-            return RequirementsResolver(configuration: ATSConfiguration(dictionary: ["NSAllowsArbitraryLoads": .boolean(true)]))
+        case .configuration(let configuration, let profile): return resolver(configuration, profile)
+        case .default(let profile): return resolver(ATSConfiguration(), profile)
+        case .disabled: return RequirementsResolver(configuration: ATSConfiguration(dictionary: ["NSAllowsArbitraryLoads": .boolean(true)]))
         }
     }
 
     /// The requirements for `url`, resolved by AppTransportSecurity, so that `ats check` and the client agree.
     public func requirements(for url: String) throws(RequirementsError) -> ConnectionRequirements {
-        try resolver.requirements(for: url)
+        try resolver(on: nil).requirements(for: url)
     }
 
-    /// The requirements for `url` on the exact `platform` when it is a release of the policy's profile: what changes
-    /// inside a profile (CT from iOS 12.1.1) is then decided by the release, as `ats check --platform` decides it.
-    /// A profile alone stands for its newest release.
+    /// The requirements for `url` on `platform`, as ``resolver(on:)`` resolves them.
     func requirements(for url: String, on platform: ApplePlatform) throws(RequirementsError) -> ConnectionRequirements {
-        switch self {
-        case .configuration(let configuration, let profile) where PlatformProfile(platform) == profile:
-            return try RequirementsResolver(configuration: configuration, platform: platform).requirements(for: url)
-        case .default(let profile) where PlatformProfile(platform) == profile:
-            return try RequirementsResolver(configuration: ATSConfiguration(), platform: platform).requirements(for: url)
-        default:
-            return try requirements(for: url)
-        }
+        try resolver(on: platform).requirements(for: url)
     }
 }
