@@ -95,7 +95,7 @@ public struct Diagnoser: Sendable {
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
                              certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
                              recommendation: Recommendation.choose(host: Self.entryName(url: url, host: host), outcomes: outcomes),
-                             untestableSuites: Self.untestableSuites(url: url, host: host, profile: options.profile, outcomes: outcomes),
+                             untestableSuites: Self.untestableSuites(url: url, profile: options.profile, outcomes: outcomes),
                              milliseconds: (clock.now - start).milliseconds)
     }
 
@@ -190,7 +190,7 @@ public struct Diagnoser: Sendable {
         guard error.kind == .atsRefused || error.kind == .tlsFailure, error.phase == .handshake, error.handshake?.cipherSuite == nil,
               error.message.contains("none of the offered cipher suites"),
               let requirements = try? client.requirements(for: url) else { return [] }
-        return requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }
+        return HTTPSClient.unofferable(requirements.cipherSuites.value)
     }
 
     /// Settles the tests that failed on suite negotiation with suites we cannot offer, by asking the server with bare
@@ -258,11 +258,11 @@ public struct Diagnoser: Sendable {
         return "\(shown), which BoringSSL cannot offer; NSAllowsArbitraryLoads turns ATS's suite list off, and Apple does not document which suites its client then offers, so whether a Mac loads it cannot be told here"
     }
 
-    /// Suites the default ATS configuration allows that this client cannot offer.
     /// The suites ATS allows that this client cannot offer: the default dictionary's, then those of any test that
     /// failed on suite negotiation with them allowed (forward secrecy off adds RSA ones), which mattered there.
-    static func untestableSuites(url: String, host: String, profile: PlatformProfile, outcomes: [TestOutcome] = []) -> [String] {
-        var names = (try? ATSPolicy.default(profile: profile).requirements(for: url))?.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }.map(\.name) ?? []
+    static func untestableSuites(url: String, profile: PlatformProfile, outcomes: [TestOutcome]) -> [String] {
+        let defaults = (try? ATSPolicy.default(profile: profile).requirements(for: url))?.cipherSuites.value ?? []
+        var names = HTTPSClient.unofferable(defaults).map(\.name)
         for suite in outcomes.flatMap(\.unofferedSuites) where !names.contains(suite.name) { names.append(suite.name) }
         return names
     }

@@ -80,7 +80,7 @@ struct HandshakeFailureClassifier {
                 guard enforced else { return make(.tlsFailure, what) }
                 let rsaHint = requirements.requiresForwardSecrecy.value && minimum.value < .tls13 && description == 40 && entryCanHelp
                 // Suites ATS allows that BoringSSL lacks: the server may take one of them, as an iPhone would.
-                let unoffered = requirements.cipherSuites.value.filter { !HTTPSClient.canOffer($0) }.map(\.name)
+                let unoffered = HTTPSClient.unofferable(requirements.cipherSuites.value).map(\.name)
                 let unofferedHint = unoffered.isEmpty ? ""
                     : "; ATS also allows \(unoffered.joined(separator: ", ")), which this client cannot offer, so an iPhone may still load it (ats diagnose asks the server)"
                 return make(.atsRefused, "\(what); the suites come from \(requirements.cipherSuites.because)\(rsaHint ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")\(unofferedHint)")

@@ -8,4 +8,10 @@ extension HTTPSClient {
     public static func canOffer(_ suite: CipherSuite) -> Bool {
         TLSParameters.canOffer(suite)
     }
+
+    /// The suites of `suites` this client cannot offer, in their order: where a server that takes only one of them
+    /// fails here, Apple's client might still load it.
+    package static func unofferable(_ suites: [CipherSuite]) -> [CipherSuite] {
+        suites.filter { !canOffer($0) }
+    }
 }
