@@ -13,6 +13,21 @@ package enum AddressOverrides {
         overrides[key(host: host, port: port)] ?? overrides[host]
     }
 
+    /// The override for `host` on `port`, as written and as the address to connect to; nil when there is none.
+    /// - Throws: ``Refusal`` for an override that is not an IP address, which is never looked up.
+    package static func override(in overrides: [String: String], host: String, port: Int) throws(Refusal) -> (text: String, address: SocketAddress)? {
+        guard let text = address(in: overrides, host: host, port: port) else { return nil }
+        guard let address = socketAddress(text, port: port) else {
+            throw Refusal(sentence: "the address override for \(host) is '\(text)', which is not an IPv4 or IPv6 address; overrides are connected to, never looked up")
+        }
+        return (text, address)
+    }
+
+    /// Why an override cannot be used, in a sentence for the caller's error.
+    package struct Refusal: Error {
+        package let sentence: String
+    }
+
     /// `text` as a socket address on `port` when it is an IPv4 or IPv6 literal (brackets allowed), else nil.
     /// Never a name lookup: an override that is not an address is refused, not resolved.
     package static func socketAddress(_ text: String, port: Int) -> SocketAddress? {

@@ -108,16 +108,15 @@ final class Connection: Sendable {
                      over tunnel: (any Channel)? = nil) async throws(TransportError) -> Connection {
         let host = target.host
         let port = target.port
-        let override = tunnel == nil ? AddressOverrides.address(in: configuration.addressOverrides, host: host, port: port) : nil
-        var overrideAddress: SocketAddress?
-        if let override {
-            guard let socketAddress = AddressOverrides.socketAddress(override, port: port) else {
-                throw TransportError(.invalidRequest, phase: .connect, host: host, port: port,
-                                     "the address override for \(host) is '\(override)', which is not an IPv4 or IPv6 address; overrides are connected to, never looked up")
-            }
-            overrideAddress = socketAddress
+        // Through a tunnel the proxy reaches the target: an override for it does not apply.
+        let override: (text: String, address: SocketAddress)?
+        do throws(AddressOverrides.Refusal) {
+            override = tunnel == nil ? try AddressOverrides.override(in: configuration.addressOverrides, host: host, port: port) : nil
+        } catch {
+            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port, error.sentence)
         }
-        let address = override ?? host
+        let overrideAddress = override?.address
+        let address = override?.text ?? host
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
                                          observation: observation)

@@ -28,13 +28,11 @@ enum ProxyTunnel {
         let remaining = deadline - .now()
         let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
         // An override names the proxy's address as it would the origin's; the origin itself the proxy resolves.
-        let override = AddressOverrides.address(in: configuration.addressOverrides, host: proxy.host, port: proxy.port)
-        var overrideAddress: SocketAddress?
-        if let override {
-            guard let address = AddressOverrides.socketAddress(override, port: proxy.port) else {
-                throw failure(.invalidRequest, "the address override for \(proxy.host) is '\(override)', which is not an IPv4 or IPv6 address; overrides are connected to, never looked up")
-            }
-            overrideAddress = address
+        let overrideAddress: SocketAddress?
+        do throws(AddressOverrides.Refusal) {
+            overrideAddress = try AddressOverrides.override(in: configuration.addressOverrides, host: proxy.host, port: proxy.port)?.address
+        } catch {
+            throw failure(.invalidRequest, error.sentence)
         }
         let channel: any Channel
         do {
