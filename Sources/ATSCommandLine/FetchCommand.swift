@@ -248,9 +248,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         var reporter: HTTPPinFailureReporter?
         if !evaluator.pinnedHost.pinSet.reportURIs.isEmpty {
             // Reports go through the proxy as the request does.
-            var configuration = HTTPSClientConfiguration(timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(10)))
-            configuration.proxy = try proxyOptions.configuration()
-            reporter = HTTPPinFailureReporter(client: HTTPSClient(configuration: configuration))
+            reporter = HTTPPinFailureReporter(client: HTTPSClient(configuration: HTTPPinFailureReporter.defaultClientConfiguration(proxy: try proxyOptions.configuration())))
             evaluator.reporter = reporter
             evaluator.port = URLComponents(string: url)?.port ?? 443
         }

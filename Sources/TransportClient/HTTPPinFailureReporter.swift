@@ -27,10 +27,17 @@ public final class HTTPPinFailureReporter: PinFailureReporting {
     private let client: HTTPSClient
     private let state = NIOLockedValueBox((inFlight: 0, statistics: Statistics(), waiters: [CheckedContinuation<Void, Never>]()))
 
-    public init(client: HTTPSClient = HTTPSClient(configuration: HTTPSClientConfiguration(timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(10)))),
-                maximumInFlight: Int = 8) {
+    public init(client: HTTPSClient = HTTPSClient(configuration: HTTPPinFailureReporter.defaultClientConfiguration()), maximumInFlight: Int = 8) {
         self.client = client
         self.maximumInFlight = max(1, maximumInFlight)
+    }
+
+    /// The default client's configuration: ATS defaults, the system roots, no pins, short time limits; through
+    /// `proxy` when the requests it reports on go through one, so that the reports go the same way.
+    public static func defaultClientConfiguration(proxy: ProxyConfiguration? = nil) -> HTTPSClientConfiguration {
+        var configuration = HTTPSClientConfiguration(timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(10)))
+        configuration.proxy = proxy
+        return configuration
     }
 
     /// The reporter most apps want: this one behind a 24-hour filter of identical reports.
