@@ -194,7 +194,7 @@ public final class HTTPSClient: Sendable {
             // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
             if status == 407, let proxy = proxy(for: target), target.scheme == "http" {
                 // A remembered credential goes ahead of the caller's, so a 407 here refuses it.
-                forgetProxyAuthorization(proxyAuthorizations.withLockedValue { $0[proxy.description] }, for: proxy)
+                proxyAuthorizations.withLockedValue { $0[proxy.description] = nil }
                 let (end, failure) = try await readWhole(started, stream, on: connection, request: request, redirects: redirects)
                 await release(connection, reusable: end.reusable)
                 pendingProxy = try await answerProxyChallenge(started.head, proxy: proxy, target: target, failures: &proxyFailures, failure: failure)
