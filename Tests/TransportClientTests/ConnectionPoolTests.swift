@@ -7,38 +7,45 @@ import TransportTrust
 
 /// Requests waiting for the connection another request is opening: they wait within their own limits.
 @Suite struct ConnectionPoolTests {
-    let key = PoolKey(scheme: "https", host: "www.example.test", port: 443, settings: "", proxy: "")
+    static let key = PoolKey(scheme: "https", host: "www.example.test", port: 443, settings: "", proxy: "")
+
+    /// A pool in which one request is opening the connection for `key`.
+    private func poolBeingOpened() async -> ConnectionPool {
+        let pool = ConnectionPool(maximumPerKey: 4)
+        #expect(await pool.beginOpening(Self.key))
+        return pool
+    }
+
+    /// Another request waiting for that connection, until `deadline`.
+    private func waiter(_ pool: ConnectionPool, deadline: NIODeadline) -> Task<HTTP2Session?, Never> {
+        Task { await pool.waitForOpening(Self.key, deadline: deadline) }
+    }
 
     /// The opener may take its proxy, handshake and a challenge prompt; a waiter gives up at its own deadline and
     /// opens its own connection.
     @Test func aWaiterGivesUpAtItsOwnDeadline() async {
-        let pool = ConnectionPool(maximumPerKey: 4)
-        #expect(await pool.beginOpening(key))
-        #expect(await pool.beginOpening(key) == false, "a second request waits for the first's connection")
-        let key = self.key
-        let waited = await bounded(.seconds(10)) { await pool.waitForOpening(key, deadline: .now() + .milliseconds(100)) == nil }
+        let pool = await poolBeingOpened()
+        #expect(await pool.beginOpening(Self.key) == false, "a second request waits for the first's connection")
+        let waiter = waiter(pool, deadline: .now() + .milliseconds(100))
+        let waited = await bounded(.seconds(10)) { await waiter.value == nil }
         #expect(waited == true, "the wait ended at the waiter's deadline, not the opener's")
-        await pool.finishOpening(key, session: nil)
+        await pool.finishOpening(Self.key, session: nil)
     }
 
     @Test func aCancelledWaiterStopsWaiting() async {
-        let pool = ConnectionPool(maximumPerKey: 4)
-        #expect(await pool.beginOpening(key))
-        let key = self.key
-        let waiter = Task { await pool.waitForOpening(key, deadline: .now() + .seconds(3600)) }
+        let pool = await poolBeingOpened()
+        let waiter = waiter(pool, deadline: .now() + .seconds(3600))
         waiter.cancel()
         let ended = await bounded(.seconds(10)) { await waiter.value == nil }
         #expect(ended == true, "cancelling the request's task ends its wait")
-        await pool.finishOpening(key, session: nil)
+        await pool.finishOpening(Self.key, session: nil)
     }
 
     @Test func waitersLearnTheOpenersOutcome() async {
-        let pool = ConnectionPool(maximumPerKey: 4)
-        #expect(await pool.beginOpening(key))
-        let key = self.key
-        let waiter = Task { await pool.waitForOpening(key, deadline: .now() + .seconds(3600)) }
+        let pool = await poolBeingOpened()
+        let waiter = waiter(pool, deadline: .now() + .seconds(3600))
         // Not HTTP/2: every waiter hears nil at once and opens its own.
-        await pool.finishOpening(key, session: nil)
+        await pool.finishOpening(Self.key, session: nil)
         let ended = await bounded(.seconds(10)) { await waiter.value == nil }
         #expect(ended == true)
     }
