@@ -180,7 +180,7 @@ public struct Diagnoser: Sendable {
     /// where ATS does not apply) cannot be decided here: the chain is refused fail-closed, but an iPhone may load it.
     static func undecidedAlgorithm(_ verdict: TrustVerdict?) -> String? {
         guard let verdict, let first = verdict.failures.first,
-              verdict.failures.allSatisfy({ $0.code == .unsupportedAlgorithm && $0.message.contains("this verifier") }) else { return nil }
+              verdict.failures.allSatisfy(\.isVerifierLimitation) else { return nil }
         return "\(first.message); whether an iPhone trusts it cannot be decided here"
     }
 

@@ -57,6 +57,9 @@ import X509
         #expect(ios12.codes == [.unsupportedAlgorithm])
         #expect(ios12.failures.first?.message.contains("which iOS 12.4 accepts for a TLS server, but this verifier cannot check RSA keys under 2048 bits") == true,
                 "\(ios12.failures)")
+        // Only the refusal iOS 12 would not make is this verifier's limit.
+        #expect(ios12.failures.map(\.isVerifierLimitation) == [true])
+        #expect(ios13.failures.map(\.isVerifierLimitation) == [false])
 
         // ATS asks for 2048 bits on every platform.
         let ats = await verdict(Self.ios12, ats: true)
@@ -71,6 +74,7 @@ import X509
             let verdict = await PKI.evaluate(ServerTrust(chain: [leaf, weakCA], anchors: PKI.anchors(root), policy: policy(platform), validationTime: PKI.now))
             #expect(verdict.codes == [code], "\(platform): \(verdict.failures)")
             #expect(verdict.failures.first?.certificate == 1)
+            #expect(verdict.failures.first?.isVerifierLimitation == (code == .unsupportedAlgorithm))
             #expect(verdict.failures.first?.message.contains("'CN=Weak RSA CA,O=Transport Trust Tests' has an RSA 1024-bit key") == true, "\(verdict.failures)")
         }
     }

@@ -49,10 +49,13 @@ import X509
         #expect(failure.certificate == 0)
         #expect(failure.message.contains("CN=www.example.com") && failure.message.contains("signed with dsaWithSHA256"), "\(failure.message)")
         #expect(!failure.message.contains("curve"), "\(failure.message)")
+        // A DSA signature might verify on Apple's side; a DSA key is refused there too.
+        #expect(failure.isVerifierLimitation)
 
         let caVerdict = await PKI.evaluate(ServerTrust(chain: [dsaCA], anchors: PKI.anchors(root), policy: .basicX509, validationTime: PKI.now))
         #expect(caVerdict.codes == [.unsupportedAlgorithm])
         #expect(caVerdict.failures.first?.message.contains("unsupported key type (DSA)") == true, "\(caVerdict.failures)")
+        #expect(caVerdict.failures.first?.isVerifierLimitation == false)
     }
 
     /// An anchor swift-certificates cannot use (here RSA-1024) is why the path stops, not a re-keyed CA.

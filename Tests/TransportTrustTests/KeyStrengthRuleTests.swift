@@ -76,6 +76,7 @@ import X509
         #expect(verdict.failures[0].certificate == 0)
         #expect(verdict.failures[0].message.contains("CN=pss.example.com"), "\(verdict.failures[0].message)")
         #expect(verdict.failures[0].message.contains("RSA-PSS"))
+        #expect(verdict.failures[0].isVerifierLimitation)
     }
 
     @Test(.enabled(if: OpenSSLTool.isAvailable))

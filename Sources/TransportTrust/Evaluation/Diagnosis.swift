@@ -22,7 +22,7 @@ enum Diagnosis {
         let who = raw.subject.label
         if SignatureNames.name(of: raw.signatureAlgorithmOID) == "rsassaPss" {
             return TrustFailure(.unsupportedAlgorithm, certificate: index,
-                "\(who) is signed with RSA-PSS, which this verifier does not support; use an RSA PKCS#1 v1.5 or ECDSA certificate")
+                "\(who) is signed with RSA-PSS, which this verifier does not support; use an RSA PKCS#1 v1.5 or ECDSA certificate", isVerifierLimitation: true)
         }
         switch raw.keyAlgorithm {
         case .rsa(0), .rsaPSS(0):
@@ -35,7 +35,7 @@ enum Diagnosis {
                 "\(who) has an EC \(curve) key; at least 256 bits (P-256) are required")
         case .rsaPSS:
             return TrustFailure(.unsupportedAlgorithm, certificate: index,
-                "\(who) has an RSA-PSS key, which this verifier does not support; use an RSA or ECDSA key")
+                "\(who) has an RSA-PSS key, which this verifier does not support; use an RSA or ECDSA key", isVerifierLimitation: true)
         case .ecdsa(let curve, let bits) where bits == 0:
             return TrustFailure(.unsupportedAlgorithm, certificate: index, "\(who) uses the unsupported EC curve \(curve)")
         case .ed448, .other:
@@ -51,7 +51,7 @@ enum Diagnosis {
                     "\(who) is signed with \(signature), which is not SHA-256 or stronger; the CA must reissue it")
             }
             return TrustFailure(.unsupportedAlgorithm, certificate: index,
-                "\(who) is signed with \(signature), which this verifier does not support; the CA must reissue it with ECDSA, RSA or Ed25519 and SHA-256 or stronger")
+                "\(who) is signed with \(signature), which this verifier does not support; the CA must reissue it with ECDSA, RSA or Ed25519 and SHA-256 or stronger", isVerifierLimitation: true)
         }
         if let parameters = raw.signatureAlgorithmParameters, !SignatureNames.rsaPKCS1.contains(raw.signatureAlgorithmOID) || parameters != [0x05, 0x00] {
             let rule = SignatureNames.rsaPKCS1.contains(raw.signatureAlgorithmOID)

@@ -71,12 +71,43 @@ public struct TrustFailure: Error, Sendable, Codable, Hashable, CustomStringConv
     public var certificate: Int?
     /// A sentence for a person: the certificate concerned, what is wrong with it, and what would fix it.
     public var message: String
+    /// Whether the refusal is only this verifier's limit: it cannot check what the certificate uses (an RSA-PSS
+    /// signature, an RSA key under 2048 bits where the platform accepts one), so Apple's verifier may trust the chain.
+    /// It is refused all the same, since nothing unchecked is trusted. `ats diagnose` reports such a load as not
+    /// testable rather than failed. JSON carries `"verifierLimitation": true` only when it is set.
+    public var isVerifierLimitation: Bool
 
     /// A failure of `code`, concerning the certificate at index `certificate` of the verdict's chain (nil when none).
     public init(_ code: TrustFailureCode, certificate: Int?, _ message: String) {
+        self.init(code, certificate: certificate, message, isVerifierLimitation: false)
+    }
+
+    /// A failure that may also be only this verifier's limit (``isVerifierLimitation``).
+    public init(_ code: TrustFailureCode, certificate: Int?, _ message: String, isVerifierLimitation: Bool) {
         self.code = code
         self.certificate = certificate
         self.message = message
+        self.isVerifierLimitation = isVerifierLimitation
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, certificate, message, verifierLimitation
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(try container.decode(TrustFailureCode.self, forKey: .code),
+                  certificate: try container.decodeIfPresent(Int.self, forKey: .certificate),
+                  try container.decode(String.self, forKey: .message),
+                  isVerifierLimitation: try container.decodeIfPresent(Bool.self, forKey: .verifierLimitation) ?? false)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encodeIfPresent(certificate, forKey: .certificate)
+        try container.encode(message, forKey: .message)
+        if isVerifierLimitation { try container.encode(true, forKey: .verifierLimitation) }
     }
 
     public var description: String {

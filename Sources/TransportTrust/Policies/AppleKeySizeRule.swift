@@ -46,6 +46,6 @@ package struct AppleKeySizeRule: ChainRule {
         let why = policy.isSSL ? "\(policy.platform) accepts for a TLS server" : "the basic X.509 policy accepts"
         return TrustFailure(.unsupportedAlgorithm, certificate: index,
             "\(label) has an RSA \(bits)-bit key, which \(why), but this verifier cannot check RSA keys under "
-            + "\(minimumRSABits) bits (swift-certificates refuses them); the chain is refused because it cannot be checked")
+            + "\(minimumRSABits) bits (swift-certificates refuses them); the chain is refused because it cannot be checked", isVerifierLimitation: true)
     }
 }
