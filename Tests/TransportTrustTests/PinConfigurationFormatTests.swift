@@ -323,6 +323,46 @@ import Testing
     /// A file cut off inside <pin> used to read as "exempt": Foundation's XMLParser on Linux reports success for a
     /// document that stops inside an element, and the half-read pin-set had no pins. Cut anywhere before the root's
     /// end, the file is refused with the element left open; broken XML is described in words, not as an error number.
+    /// An external entity is never loaded, and a reference to one dropped the next <pin>'s text, so the error blamed
+    /// a valid pin. The declaration is refused, on its line.
+    @Test(arguments: ["<!ENTITY x SYSTEM \"file:///etc/hostname\">", "<!ENTITY x PUBLIC \"-//A//B\" \"http://example.com/x\">",
+                      "<!NOTATION n SYSTEM \"n\">\n<!ENTITY x SYSTEM \"x.bin\" NDATA n>", "<!ENTITY % p SYSTEM \"p.dtd\">"])
+    func androidExternalEntitiesAreRefusedWhereTheyAreDeclared(declaration: String) throws {
+        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE network-security-config [\n\(declaration)\n]>\n<network-security-config>\n"
+            + "<domain-config><domain>&x;example.com</domain>\n<pin-set><pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config>\n"
+            + "</network-security-config>\n"
+        do {
+            _ = try PinConfigurationFormat.read(Array(text.utf8), source: "nsc.xml", format: .android)
+            Issue.record("an external entity was accepted")
+        } catch {
+            #expect(error.code == .malformedDocument)
+            #expect(error.problem.contains("as an external entity, which is never loaded"), "\(error)")
+            #expect(error.line == 3 || error.line == 4, "\(error)")
+            #expect(!error.fix.isEmpty)
+        }
+    }
+
+    /// Foundation's parser on Linux drops a declared entity's text: `&www;example.com` read as example.com, pinning
+    /// another host than the file names. A declared entity in use is refused; declared and unused, the file reads.
+    @Test func androidDeclaredEntitiesAreRefusedWhereTheyAreUsed() throws {
+        let head = "<?xml version=\"1.0\"?>\n<!DOCTYPE network-security-config [ <!ENTITY www \"www.\"> ]>\n<network-security-config>\n"
+        let tail = "<pin-set><pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config>\n</network-security-config>\n"
+        let used = head + "<domain-config><domain>&www;example.com</domain>\n" + tail
+        do {
+            _ = try PinConfigurationFormat.read(Array(used.utf8), source: "nsc.xml", format: .android)
+            Issue.record("a declared entity in use was accepted")
+        } catch {
+            #expect(error.code == .malformedDocument)
+            #expect(error.problem.contains("the entity &www; is declared in the DOCTYPE"), "\(error)")
+            #expect(error.line == 4, "\(error)")
+        }
+        let unused = head + "<domain-config><domain>www.example.com</domain>\n" + tail
+        #expect(try PinConfigurationFormat.read(Array(unused.utf8), source: "nsc.xml").configuration.hosts.map(\.pattern.name) == ["www.example.com"])
+        // The predefined entities and character references read as written.
+        let predefined = "<network-security-config><domain-config><domain>www.&#101;xample.&#x63;om</domain>" + tail
+        #expect(try PinConfigurationFormat.read(Array(predefined.utf8), source: "nsc.xml", format: .android).configuration.hosts.map(\.pattern.name) == ["www.example.com"])
+    }
+
     @Test func androidFileCutShortOrBrokenIsRefusedWithWhereItBroke() throws {
         let whole = "<?xml version=\"1.0\"?>\n<network-security-config><domain-config><domain>localhost</domain><pin-set>\n<pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config></network-security-config>\n"
         #expect(try PinConfigurationFormat.read(Array(whole.utf8), source: "nsc.xml").configuration.entry(for: "localhost")?.isExempt == false)

@@ -24,6 +24,10 @@ enum AndroidPinFormat {
                 "a processing instruction ('<?') with no data, which Foundation's XML parser cannot read",
                 fix: "Remove it: a Network Security Config needs none")
         }
+        if let (at, problem, fix) = firstEntityProblem(bytes) {
+            let line = bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw PinConfigurationError(.malformedDocument, source: source, line: line, problem, fix: fix)
+        }
         let delegate = Reader(source: source)
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = delegate
@@ -81,6 +85,52 @@ enum AndroidPinFormat {
             while j < bytes.count, isSpace(bytes[j]) { j += 1 }
             if j >= bytes.count || bytes[j] == 0 || (bytes[j] == UInt8(ascii: "?") && bytes[j...].starts(with: [UInt8(ascii: "?"), UInt8(ascii: ">")])) {
                 return i
+            }
+        }
+        return nil
+    }
+
+    /// The first entity Foundation's XMLParser on Linux would misread, with why and the fix. It loads no external
+    /// entity, and a reference to one drops the text after it; it also drops a declared internal entity's text, so
+    /// `<domain>&www;example.com</domain>` reads as example.com. Only the five predefined entities and character
+    /// references read as written. A declared name in a comment or CDATA is refused too: the scan stays linear.
+    static func firstEntityProblem(_ bytes: [UInt8]) -> (offset: Int, problem: String, fix: String)? {
+        let declaration = Array("<!ENTITY".utf8)
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        func isNameEnd(_ b: UInt8) -> Bool { isSpace(b) || b == UInt8(ascii: ">") || b == UInt8(ascii: ";") || b == UInt8(ascii: "&") || b == UInt8(ascii: "<") }
+        func name(at start: Int) -> (name: [UInt8], end: Int) {
+            var end = start
+            while end < bytes.count, !isNameEnd(bytes[end]), end - start < 256 { end += 1 }
+            return (Array(bytes[start..<end]), end)
+        }
+        var declared: Set<[UInt8]> = []
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "<"), bytes[i...].starts(with: declaration) {
+                var j = i + declaration.count
+                while j < bytes.count, isSpace(bytes[j]) { j += 1 }
+                let parameter = j < bytes.count && bytes[j] == UInt8(ascii: "%")
+                if parameter { j += 1; while j < bytes.count, isSpace(bytes[j]) { j += 1 } }
+                let (entity, end) = name(at: j)
+                var k = end
+                while k < bytes.count, isSpace(bytes[k]) { k += 1 }
+                if bytes[k...].starts(with: Array("SYSTEM".utf8)) || bytes[k...].starts(with: Array("PUBLIC".utf8)) {
+                    let shown = NameDisplay.quoted(String(decoding: entity, as: UTF8.self))
+                    return (i, "the DOCTYPE declares \(shown) as an external entity, which is never loaded, and a reference to it would drop the text after it",
+                            "Write the entity's text where it is used, and remove the declaration")
+                }
+                if !parameter { declared.insert(entity) }
+                i = end
+            } else if bytes[i] == UInt8(ascii: "&"), !declared.isEmpty {
+                let (entity, end) = name(at: i + 1)
+                if end < bytes.count, bytes[end] == UInt8(ascii: ";"), declared.contains(entity) {
+                    let shown = String(decoding: entity, as: UTF8.self)
+                    return (i, "the entity &\(NameDisplay.escaped(shown)); is declared in the DOCTYPE, and Foundation's XML parser on Linux drops such an entity's text, so the element would be misread",
+                            "Write the entity's text where it is used; only &amp; &lt; &gt; &quot; &apos; and character references are read")
+                }
+                i = max(end, i + 1)
+            } else {
+                i += 1
             }
         }
         return nil
