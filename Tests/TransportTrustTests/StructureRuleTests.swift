@@ -52,6 +52,17 @@ import X509
         #expect(await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: ["*.example.org"]), intermediates: [ca], anchors: [root]) == [])
     }
 
+    /// swift-certificates reads an excluded `secret.example.com.` as secret.example.com (and refuses that name), so a
+    /// wildcard that covers it is refused too.
+    @Test(arguments: ["secret.example.com.", "SECRET.Example.com."])
+    func refusesAWildcardThatCoversAnExclusionWrittenWithATrailingDot(excluded: String) async {
+        let ca = root.intermediate("Excluding CA", nameConstraints: NameConstraints(excludedDNSDomains: [excluded]))
+        let failures = await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: ["*.example.com"]), intermediates: [ca], anchors: [root])
+        #expect(failures?.map(\.code) == [.nameConstraints], "\(failures ?? [])")
+        #expect(failures?.first?.message.contains("covers secret.example.com,") == true, "\(failures ?? [])")
+        #expect(await RuleProbe.failures(StructureRule(), leaf: ca.leaf(dns: ["*.example.org"]), intermediates: [ca], anchors: [root]) == [])
+    }
+
     @Test(arguments: ["evil.example.com.", "-admin.example.com", "*.example.com."])
     func refusesADNSNameTheExclusionCannotSee(name: String) async {
         // swift-certificates matches no subtree for a name it cannot read, so an exclusion would let it through.

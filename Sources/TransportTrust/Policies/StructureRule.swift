@@ -106,8 +106,10 @@ package struct StructureRule: ChainRule {
         for cert in chain.dropFirst() {
             guard let nc = extensions(cert).nameConstraints.value else { continue }
             for excluded in nc.excludedDNSDomains {
+                // As swift-certificates reads the constraint: one trailing dot names the same domain.
                 var e = excluded.lowercased()
                 if e.hasPrefix(".") { e.removeFirst() }
+                if e.hasSuffix(".") { e.removeLast() }
                 for base in wildcards {
                     let parentOfExcluded = e.firstIndex(of: ".").map { String(e[e.index(after: $0)...]) }
                     if e.isEmpty || base == e || base.hasSuffix("." + e) || parentOfExcluded == base {
