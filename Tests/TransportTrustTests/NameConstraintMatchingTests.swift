@@ -23,6 +23,12 @@ import X509
         ("ops@example.com", "dev@example.com", false),
         ("\"a@b\"@example.com", "example.com", true),
         ("ops@badexample.com", ".example.com", false),
+        // One trailing dot names the same host, in the address or the constraint.
+        ("ceo@evil.com.", "evil.com", true),
+        ("ceo@evil.com", "evil.com.", true),
+        ("ceo@mail.evil.com.", ".evil.com", true),
+        ("ceo@evil.com.", "ceo@evil.com", true),
+        ("ceo@evil.com.", "other.com", false),
     ])
     func emailMatching(_ address: String, _ constraint: String, _ expected: Bool) {
         #expect(NameConstraintMatching.emailMatches(address, constraint) == expected)
@@ -31,6 +37,11 @@ import X509
     @Test func anAddressWithoutAMailboxIsUncertain() {
         #expect(NameConstraintMatching.emailMatches("example.com", "example.com") == nil)
         #expect(NameConstraintMatching.emailMatches("ops@", "example.com") == nil)
+        // An empty label is not a host DNS would resolve the way the constraint reads it.
+        #expect(NameConstraintMatching.emailMatches("ops@example..com", "example.com") == nil)
+        #expect(NameConstraintMatching.emailMatches("ops@.example.com", ".example.com") == nil)
+        #expect(NameConstraintMatching.emailMatches("ops@example.com..", "example.com") == nil)
+        #expect(NameConstraintMatching.matches("https://www..evil.com/", ".evil.com", .uri) == nil)
     }
 
     @Test(arguments: [
@@ -40,6 +51,9 @@ import X509
         ("https://www.example.com/", ".example.com", true),
         ("https://example.com/", ".example.com", false),
         ("ldap://user@ldap.example.com/cn=x", ".example.com", true),
+        ("https://www.evil.com./", ".evil.com", true),
+        ("https://evil.com./", "evil.com", true),
+        ("https://www.evil.com/", ".evil.com.", true),
     ])
     func uriMatching(_ uri: String, _ constraint: String, _ expected: Bool) {
         #expect(NameConstraintMatching.matches(uri, constraint, .uri) == expected)
@@ -72,6 +86,18 @@ import X509
         let v = await evaluate([ca.leaf(sans: [.rfc822Name("ceo@EXAMPLE.com")]), ca], anchors: [root])
         #expect(v.codes == [.nameConstraints])
         #expect(v.failures[0].message.contains("is within ceo@example.com, which \(ca.label) excludes"), "\(v.failures[0].message)")
+    }
+
+    /// `evil.com.` is the host evil.com: a trailing dot does not get a mailbox or a URI past an exclusion.
+    @Test func aTrailingDotDoesNotGetPastAnExcludedHost() async {
+        let root = PKI.root()
+        let ca = root.intermediate("CA", nameConstraints: NameConstraints(excludedSubtrees: [.rfc822Name("evil.com"), .uniformResourceIdentifier(".evil.com")]))
+        for san in [GeneralName.rfc822Name("ceo@evil.com."), .uniformResourceIdentifier("https://www.evil.com./")] {
+            let v = await evaluate([ca.leaf(sans: [san]), ca], anchors: [root])
+            #expect(v.codes == [.nameConstraints], "\(san): \(v.failures)")
+            #expect(v.failures.first?.message.contains("which \(ca.label) excludes") == true, "\(v.failures)")
+        }
+        #expect(await evaluate([ca.leaf(sans: [.rfc822Name("ceo@good.com."), .uniformResourceIdentifier("https://www.good.com./")]), ca], anchors: [root]).isTrusted)
     }
 
     @Test func aURIConstraintIsAHostOrADomain() async {

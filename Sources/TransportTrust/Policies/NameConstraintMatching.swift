@@ -80,7 +80,7 @@ enum NameConstraintMatching {
     static func matches(_ name: String, _ constraint: String, _ kind: Kind) -> Bool? {
         switch kind {
         case .email: return emailMatches(name, constraint)
-        case .uri: return host(ofURI: name).map { hostMatches($0, constraint) }
+        case .uri: return host(ofURI: name).flatMap { hostMatches($0, constraint) }
         }
     }
 
@@ -89,17 +89,29 @@ enum NameConstraintMatching {
         let local = address[..<at], host = address[address.index(after: at)...]
         if let c = constraint.lastIndex(of: "@") {
             // One mailbox: the local part is case-sensitive (RFC 5280 §7.5), the host is not.
-            return local == constraint[..<c] && host.lowercased() == constraint[constraint.index(after: c)...].lowercased()
+            guard let h = dnsForm(host), let mailboxHost = dnsForm(constraint[constraint.index(after: c)...]) else { return nil }
+            return local == constraint[..<c] && h == mailboxHost
         }
         return hostMatches(String(host), constraint)
     }
 
     /// `host.example.com` is that host; `.example.com` is any host below example.com, not example.com itself. An
-    /// empty constraint is every host.
-    static func hostMatches(_ host: String, _ constraint: String) -> Bool {
-        let h = host.lowercased(), c = constraint.lowercased()
-        if c.isEmpty { return true }
+    /// empty constraint, or `.`, is every host. Nil when the host cannot be read.
+    static func hostMatches(_ host: String, _ constraint: String) -> Bool? {
+        guard let h = dnsForm(host) else { return nil }
+        var c = constraint.lowercased()
+        if c.isEmpty || c == "." { return true }
+        if c.count > 1, c.hasSuffix(".") { c.removeLast() }
         return c.hasPrefix(".") ? h.count > c.count && h.hasSuffix(c) : h == c
+    }
+
+    /// A host as DNS compares it: lowercased, without the one trailing dot that names the same host
+    /// (`evil.com.` is `evil.com`, which an exclusion must catch). Nil when a label is empty.
+    static func dnsForm<S: StringProtocol>(_ host: S) -> String? {
+        var h = host.lowercased()
+        if h.hasSuffix(".") { h.removeLast() }
+        guard !h.isEmpty, !h.hasPrefix("."), !h.hasSuffix("."), !h.contains("..") else { return nil }
+        return h
     }
 
     /// The host name in a URI's authority; nil when it has none, or an IP address (RFC 5280 §4.2.1.10).
