@@ -68,6 +68,37 @@ import X509
         #expect(reasons(status([future])).contains("not yet valid"))
     }
 
+    /// RFC 5280 §5.1.2.5 requires nextUpdate; without it a CRL would be current for ever, and a years-old one would hide
+    /// every later revocation (review-5280 F5).
+    @Test func aCRLWithoutNextUpdateIsNotUsed() throws {
+        let ancient = try crl { $0.thisUpdate = PKI.now.addingTimeInterval(-400 * 86400); $0.nextUpdate = nil }
+        #expect(reasons(status([ancient])).contains("it has no nextUpdate, which RFC 5280 §5.1.2.5 requires"), "\(status([ancient]))")
+        let listing = try crl { $0.number = [2]; $0.entries = [.revoking(pki.leaf, reason: 1)] }
+        for order in [[ancient, listing], [listing, ancient]] {
+            guard case .revoked = status(order) else { Issue.record("\(status(order))"); continue }
+        }
+    }
+
+    /// Every current CRL is read: an older one that does not list the certificate does not hide a newer one that does,
+    /// whatever the order they come in (review-5280 F2).
+    @Test func anOlderCRLDoesNotHideANewerOneThatRevokes() throws {
+        let older = try crl { $0.number = [5]; $0.thisUpdate = PKI.now.addingTimeInterval(-3 * 86400); $0.nextUpdate = PKI.now.addingTimeInterval(7 * 86400) }
+        let newer = try crl { $0.number = [6]; $0.entries = [.revoking(pki.leaf, reason: 1)] }
+        for order in [[older, newer], [newer, older]] {
+            guard case .revoked(let why) = status(order) else { Issue.record("\(status(order))"); continue }
+            #expect(why.contains("keyCompromise"))
+        }
+        // A newer CRL of the same issuer and scope lifts an older one's hold; a forged newer one lifts nothing.
+        let held = try crl { $0.number = [5]; $0.entries = [.revoking(pki.leaf, reason: 6)] }
+        let lifted = try crl { $0.number = [6] }
+        #expect(status([held, lifted]) == .notRevoked)
+        #expect(status([lifted, held]) == .notRevoked)
+        let forged = try crl({ $0.number = [7] }, signer: .p256())
+        guard case .revoked = status([forged, held]) else { Issue.record("\(status([forged, held]))"); return }
+        // An older number does not lift a newer listing.
+        guard case .revoked = status([try crl { $0.number = [4] }, held]) else { Issue.record("older lifted"); return }
+    }
+
     @Test func aCRLSignedByAnotherKeyIsNotUsedEvenWhenItListsTheCertificate() throws {
         let forged = try crl({ $0.entries = [.revoking(pki.leaf)] }, signer: .p256())
         #expect(reasons(status([forged])).contains("not signed by"))
@@ -168,5 +199,22 @@ import X509
         let forgedAboutItself = try crl({ _ in }, signer: forger.key)
         let s = status([forged, forgedAboutItself, try crl({ _ in }, issuer: pki.root)], candidates: [forger])
         #expect(reasons(s).contains("does not chain to the path"), "\(s)")
+    }
+
+    /// The holder of the revoked leaf's key certifies a signer in the CA's name and sends it along, then signs an
+    /// empty CRL "from the CA" with it. The leaf is on the path but issues nothing above itself (review-5280 F3).
+    @Test func aSignerTheCheckedCertificateIssuedSignsNothing() throws {
+        let dp = CRLBuilder.distributionPoints([], crlIssuer: pki.intermediate.subject)
+        let leaf = pki.intermediate.leaf(extra: [dp])
+        let forger = PKI.issue(subject: pki.intermediate.subject, key: .p256(), issuer: leaf,
+                               extensions: [try Certificate.Extension(KeyUsage(cRLSign: true), critical: true), dp])
+        let forged = try crl({ $0.issuingDistributionPoint = CRLBuilder.issuingDistributionPoint(indirect: true) }, signer: forger.key)
+        let real = try crl { $0.number = [2]; $0.issuingDistributionPoint = CRLBuilder.issuingDistributionPoint(indirect: true); $0.entries = [.revoking(leaf, reason: 1)] }
+        let rootCRL = try crl({ _ in }, issuer: pki.root)
+        let s = status([forged, rootCRL], certificate: leaf, candidates: [forger])
+        #expect(reasons(s).contains("is issued by \(leaf.label), which is neither \(pki.intermediate.label) nor a CA above it on the path"), "\(s)")
+        guard case .revoked = status([forged, rootCRL, real], certificate: leaf, candidates: [forger]) else {
+            Issue.record("\(status([forged, rootCRL, real], certificate: leaf, candidates: [forger]))"); return
+        }
     }
 }

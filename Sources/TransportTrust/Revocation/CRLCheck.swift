@@ -38,16 +38,24 @@ struct CRLCheck {
         var covered = CRLReasons()
         var reasons: [String] = []
         let isCA = certificate.isCA
-        for point in scopes where covered != .all {
-            for crl in crls where !crl.isDelta && covered != .all {
-                switch evaluate(crl, point: point, certificate: certificate, issuer: issuer, isCA: isCA, covered: covered, depth: depth,
-                                vouched: vouched) {
+        for point in scopes {
+            // Every complete CRL in scope is read, not only until the reasons are covered: an older CRL that is still
+            // current must not hide a newer one that lists the certificate. Only a newer CRL of the same issuer and
+            // scope, itself usable, overrules a listing (a hold that was lifted).
+            var decided: [(crl: CertificateRevocationList, revoked: String?, mask: CRLReasons)] = []
+            for crl in crls where !crl.isDelta {
+                switch evaluate(crl, point: point, certificate: certificate, issuer: issuer, isCA: isCA, depth: depth, vouched: vouched) {
                 case .skip: continue
                 case .unusable(let why): reasons.append(why)
-                case .revoked(let reason): return .revoked(reason: reason)
-                case .covers(let mask): covered.formUnion(mask)
+                case .revoked(let reason): decided.append((crl, reason, []))
+                case .covers(let mask): decided.append((crl, nil, mask))
                 }
             }
+            for listing in decided {
+                guard let reason = listing.revoked else { continue }
+                if !decided.contains(where: { $0.revoked == nil && Self.supersedes($0.crl, listing.crl) }) { return .revoked(reason: reason) }
+            }
+            for cover in decided where cover.revoked == nil { covered.formUnion(cover.mask) }
         }
         if covered == .all { return .notRevoked }
         if reasons.isEmpty && covered.isEmpty { return .undetermined([]) }
@@ -64,7 +72,7 @@ struct CRLCheck {
 
     // Long (about 65 lines): RFC 5280 §6.3.3 (a) to (j), cheapest first; each step narrows what the next may accept.
     private func evaluate(_ crl: CertificateRevocationList, point: CRLDistributionPoint, certificate: Certificate, issuer: Certificate,
-                          isCA: Bool, covered: CRLReasons, depth: Int, vouched: Certificate?) -> Outcome {
+                          isCA: Bool, depth: Int, vouched: Certificate?) -> Outcome {
         // (b)(1): the CRL's issuer is the one the point names, or the certificate's issuer.
         let indirect = crl.issuingDistributionPoint?.indirectCRL ?? false
         if let crlIssuer = point.crlIssuer {
@@ -90,8 +98,8 @@ struct CRLCheck {
             if idp.onlyContainsAttributeCerts { return .skip }
             if let some = idp.onlySomeReasons { mask.formIntersection(some) }
         }
-        // (d): only a CRL that adds reasons is worth its signature check.
-        guard !mask.subtracting(covered).isEmpty else { return .skip }
+        // (d): a CRL for no reason this point asks about decides nothing.
+        guard !mask.isEmpty else { return .skip }
         // (a): current at the validation time.
         if crl.thisUpdate > validationTime {
             return .unusable("a CRL from \(crl.issuer.label) is not yet valid (thisUpdate \(Self.format(crl.thisUpdate)))")
@@ -129,6 +137,13 @@ struct CRLCheck {
             return .revoked(Self.describe(entry.reason, crl: crl, delta: false))
         }
         return .covers(mask)
+    }
+
+    /// Whether `newer` replaces `older`: the same issuer and scope, and a higher cRLNumber (RFC 5280 §5.2.3).
+    static func supersedes(_ newer: CertificateRevocationList, _ older: CertificateRevocationList) -> Bool {
+        guard let a = newer.number, let b = older.number, ComparableName.matches(newer.issuer, older.issuer),
+              newer.issuingDistributionPoint == older.issuingDistributionPoint else { return false }
+        return compare(a, b) > 0
     }
 
     private static func directoryName(_ names: [GeneralName]) -> DistinguishedName? {
@@ -183,7 +198,7 @@ struct CRLCheck {
                 continue
             }
             if isIssuer || anchors.contains(candidate) || candidate == vouched { return .success(candidate) }
-            if let why = validateSigner(candidate, depth: depth) {
+            if let why = validateSigner(candidate, issuedAbove: issuer, depth: depth) {
                 reasons.append(why)
                 continue
             }
@@ -195,15 +210,23 @@ struct CRLCheck {
         return .failure(SignerFailure(text: reasons.joined(separator: "; ")))
     }
 
-    /// A CRL signer other than the issuer: issued by a certificate of the path or an anchor (never by one the peer only
-    /// sent, which would let a forged signer vouch for a forged CRL), current, and not revoked.
-    private func validateSigner(_ signer: Certificate, depth: Int) -> String? {
+    /// A CRL signer other than the issuer: issued by `issuer` (the checked certificate's), a CA above it on the path,
+    /// or an anchor, current, and not revoked. Never by a certificate the peer only sent (a forged signer would vouch
+    /// for a forged CRL), nor by the checked certificate or one below it: the holder of a revoked key could otherwise
+    /// certify a signer in its CA's name and sign itself an empty CRL.
+    private func validateSigner(_ signer: Certificate, issuedAbove issuer: Certificate, depth: Int) -> String? {
         guard depth < 2 else { return "the CRL signer \(signer.label) is too far from the path to be checked" }
         guard signer.notValidBefore <= validationTime, validationTime <= signer.notValidAfter else {
             return "the CRL signer \(signer.label) is not valid at the validation time"
         }
-        let parents = (path + anchors).filter { ComparableName.matches($0.subject, signer.issuer) && $0.publicKey.isValidSignature(signer.signature, for: signer) }
-        guard let parent = parents.first else { return "the CRL signer \(signer.label) does not chain to the path" }
+        let above = path.firstIndex(of: issuer).map { Array(path[$0...]) } ?? []
+        let parents = (above + anchors).filter { ComparableName.matches($0.subject, signer.issuer) && $0.publicKey.isValidSignature(signer.signature, for: signer) }
+        guard let parent = parents.first else {
+            if let below = path.first(where: { !above.contains($0) && ComparableName.matches($0.subject, signer.issuer) }) {
+                return "the CRL signer \(signer.label) is issued by \(below.label), which is neither \(issuer.label) nor a CA above it on the path, so it cannot certify a CRL signer"
+            }
+            return "the CRL signer \(signer.label) does not chain to the path"
+        }
         switch status(of: signer, issuer: parent, depth: depth + 1, vouched: signer) {
         case .notRevoked: return nil
         case .revoked(let reason): return "the CRL signer \(signer.label) is revoked: \(reason)"

@@ -169,6 +169,10 @@ public struct CertificateRevocationList: Sendable {
                 guard !extensions.isEmpty else { throw CRLFormatError("its crlExtensions are empty") }
             }
             var tbs = TBS(issuer: issuer, thisUpdate: thisUpdate, nextUpdate: nextUpdate, entries: RevokedEntries(der: der))
+            if nextUpdate == nil {
+                // Without it a CRL never goes out of date: a years-old one would hide every later revocation.
+                tbs.unusable = "it has no nextUpdate, which RFC 5280 §5.1.2.5 requires, so whether it is current cannot be judged"
+            }
             try readExtensions(extensions, into: &tbs)
             if let revoked {
                 tbs.entries = try RevokedEntries.read(revoked, der: der, crlIssuer: issuer, indirect: tbs.idp?.indirectCRL ?? false,
