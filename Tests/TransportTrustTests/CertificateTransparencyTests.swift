@@ -172,6 +172,11 @@ import X509
         let early = try await pki.evaluate(leaf, logs: Self.logs, at: PKI.now.addingTimeInterval(0.9), engine: engine)
         #expect(!early.isTrusted)
         #expect(early.certificateTransparency?.scts.allSatisfy { $0.reason?.contains("after the verification time") == true } == true)
+        // Shown to the millisecond, with the whole second compared: not "00:00:00 is after 00:00:00.900".
+        let shown = RFC3339.formatMilliseconds(PKI.now.addingTimeInterval(0.5))
+        #expect(shown.hasSuffix(".500Z"), "\(shown)")
+        #expect(early.certificateTransparency?.scts.first?.reason?.contains("its timestamp \(shown) is after the verification time, taken in whole seconds as trustd does (\(RFC3339.format(PKI.now)))") == true,
+                "\(early.certificateTransparency?.scts.first?.reason ?? "")")
         // A readonly log's freeze is compared in seconds too: an SCT within the second it froze counts.
         var frozen = TestCTLog(name: "Frozen Log")
         frozen.state = "readonly"

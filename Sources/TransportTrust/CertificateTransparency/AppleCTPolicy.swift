@@ -99,7 +99,11 @@ enum AppleCTPolicy {
             guard log.isTrusted else {
                 return .refused("\(log.name) is \(log.state.rawValue) in the list since \(RFC3339.day(log.stateSince))")
             }
-            guard sct.timestamp <= t else { return .refused("its timestamp \(RFC3339.format(sct.date)) is after the verification time") }
+            guard sct.timestamp <= t else {
+                // Both shown to the millisecond: in the verification time's own second the SCT is still "after" it.
+                let whole = Date(timeIntervalSince1970: Double(t / 1000))
+                return .refused("its timestamp \(RFC3339.formatMilliseconds(sct.date)) is after the verification time, taken in whole seconds as trustd does (\(RFC3339.format(whole)))")
+            }
             // trustd compares the freeze in whole seconds: an SCT within the second the log froze still counts.
             if log.state == .readonly, sct.timestamp / 1000 > UInt64(max(0, log.stateSince.timeIntervalSince1970).rounded(.down)) {
                 return .refused("\(log.name) froze on \(RFC3339.format(log.stateSince)), before this SCT")

@@ -9,8 +9,6 @@ import X509
 package enum EmbeddedSCTs {
     /// 1.3.6.1.4.1.11129.2.4.2, the X.509v3 extension that carries the SCT list.
     package static let extensionOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 2]
-    /// 1.3.6.1.4.1.11129.2.4.3, the precertificate poison: a certificate carrying it must never be trusted.
-    static let poisonOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 3]
 
     enum Reading: Sendable {
         case absent

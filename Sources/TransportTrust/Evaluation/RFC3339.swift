@@ -77,6 +77,8 @@ package enum RFC3339 {
 
     /// `2026-01-31T12:00:00Z`: whole seconds, UTC.
     package static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+    /// With milliseconds, where whole seconds would hide the order of two times.
+    package static func formatMilliseconds(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
 
     /// `2026-01-31`: the UTC day.
     package static func day(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle().year().month().day()) }
