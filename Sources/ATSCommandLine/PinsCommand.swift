@@ -211,8 +211,8 @@ struct BuildOnlyEvaluator: ServerTrustEvaluating {
     func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         let built = await TrustEngine.shared.evaluate(trust)
         // The chain reached an anchor only if it passed validation; otherwise it is only the best chain built.
-        var v = TrustVerdict(anchor: built.isTrusted ? built.anchor : nil, chain: built.chain, failures: [], notes: built.notes)
-        for f in built.failures { v.notes.append("validation skipped: \(f)") }
+        var v = built.acceptingInvalid("validation skipped")
+        if !built.isTrusted { v.anchor = nil }
         return v
     }
 }

@@ -84,6 +84,23 @@ import Testing
         #expect(await policy.evaluateServerTrust(trust, forDomain: row.domain) == row.trusted)
     }
 
+    /// allowInvalidCertificates ignores the chain's failures, not its signatures: a leaf forged under the pinned
+    /// CA's name is refused, though its chain links by name to that CA (review-pins F1). The real leaf with a wrong
+    /// name is accepted, as AFNetworking does.
+    @Test func allowInvalidCertificatesNeverLetsAnUnsignedLinkMatchAPin() async {
+        let pki = Self.pki
+        let impostor = pki.root.intermediate("Test Intermediate CA")
+        var policy = AFSecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.intermediate.input], engine: PinningFixtures.engine)
+        policy.allowInvalidCertificates = true
+        let forged = await policy.evaluate(PKI.trust([impostor.leaf(dns: ["other.example.com"]), pki.intermediate], anchors: [pki.root]),
+                                           forDomain: "www.example.com")
+        #expect(forged.codes.contains(.pinMismatch), "\(forged.failures)")
+        #expect(!forged.isTrusted)
+        let wrongName = await policy.evaluate(PKI.trust([pki.leaf, pki.intermediate], anchors: [pki.root]), forDomain: "other.example.com")
+        #expect(wrongName.isTrusted, "\(wrongName.failures)")
+        #expect(wrongName.chainDER == [pki.leaf.der, pki.intermediate.der, pki.root.der])
+    }
+
     @Test func stepOneSaysPinningIsRequired() async {
         var policy = AFSecurityPolicy.default
         policy.allowInvalidCertificates = true

@@ -27,6 +27,21 @@ import Testing
         #expect(v.codes == [.pinMismatch])
     }
 
+    /// A leaf forged under the pinned CA's name, for another host: refused on its name before any signature is
+    /// checked, so its chain is linked by name only. The pinned CA never signed it and must not count as matched,
+    /// which a delegate allowed to loosen trust relies on (review-pins F1). The real leaf for another host still
+    /// matches: its chain is signed.
+    @Test func aCANameTheLeafDoesNotCarryTheSignatureOfMatchesNoPin() async throws {
+        let impostor = pki.root.intermediate("Test Intermediate CA")
+        #expect(impostor.subject == pki.intermediate.subject)
+        let forged = PKI.trust([impostor.leaf(dns: ["other.example.com"]), pki.intermediate], anchors: [pki.root])
+        let set = PinSet([PinningFixtures.sha256Pin(pki.intermediate), PinningFixtures.unrelated], scope: .any)
+        let v = try await evaluator(set).evaluate(forged)
+        #expect(v.codes == [.hostnameMismatch, .pinMismatch], "\(v.failures)")
+        let real = PKI.trust([pki.leaf, pki.intermediate], anchors: [pki.root], policy: PKI.ssl("other.example.com"))
+        #expect(try await evaluator(set).evaluate(real).codes == [.hostnameMismatch])
+    }
+
     @Test func enforcedMismatchRefusesAndListsTheChainsHashes() async throws {
         let reporter = RecordingReporter()
         var set = PinSet([PinningFixtures.unrelated, PinningFixtures.unrelated2], scope: .any)

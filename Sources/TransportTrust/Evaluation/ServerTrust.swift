@@ -11,6 +11,8 @@ public struct ServerTrust: Sendable {
     /// The parses the caller already made, so the engine does not parse the same DER again. Parsing is an
     /// eighth of a cold evaluation. Dropped when the DER they came from is replaced.
     var parsedCertificates: [InputCertificate]?
+    /// The presented certificates that parse, in the order sent.
+    package var inputCertificates: [InputCertificate] { parsedCertificates ?? certificates.compactMap { try? InputCertificate(der: $0) } }
     var parsedIntermediates: [InputCertificate]?
     /// The roots a path must end at.
     public var anchors: TrustAnchors

@@ -51,3 +51,36 @@ public struct TrustVerdict: Sendable {
         return v
     }
 }
+
+extension TrustVerdict {
+    /// The chain as far as each certificate is signed by the next one: all of it when trusted. A refusal decided on
+    /// a path linked only by name (the rules run before signatures) may name a CA that never signed the leaf, and a
+    /// pin must never match such a CA.
+    package var signedChain: [InputCertificate] { isTrusted ? chain : Self.signedPrefix(of: chain) }
+
+    /// `certificates` up to the first one its successor did not sign (the first alone when it is the only one left).
+    package static func signedPrefix(of certificates: [InputCertificate]) -> [InputCertificate] {
+        guard certificates.count > 1 else { return certificates }
+        var end = 1
+        while end < certificates.count, let child = certificates[end - 1].certificate, let parent = certificates[end].certificate,
+              parent.publicKey.isValidSignature(child.signature, for: child) {
+            end += 1
+        }
+        return Array(certificates.prefix(end))
+    }
+
+    /// This verdict accepted whatever it found, because the caller turned validation off (`allowInvalidCertificates`,
+    /// Alamofire with both validations off, `ats pins --skip-validation`): its failures become notes, each after
+    /// `why`. Only the signed part of the chain is kept, and an anchor only when the chain still reaches it.
+    package func acceptingInvalid(_ why: String) -> TrustVerdict {
+        guard !chain.isEmpty else { return self }
+        let signed = signedChain
+        var v = TrustVerdict(anchor: signed.count == chain.count ? anchor : nil, chain: signed, failures: [], notes: notes)
+        for f in failures { v.notes.append("\(why): \(f)") }
+        if signed.count < chain.count {
+            func name(_ i: Int) -> String { chain[i].certificate?.label ?? chain[i].raw?.subject.label ?? "certificate \(i)" }
+            v.notes.append("the chain stops at \(name(signed.count - 1)): the key of \(name(signed.count)) did not sign it, so nothing above it counts, no pin included")
+        }
+        return v
+    }
+}

@@ -135,11 +135,12 @@ public struct AFSecurityPolicy: ServerTrustEvaluating {
 
     /// Step 5: a pinned public key anywhere in the chain.
     private func publicKeyPinned(_ verdict: TrustVerdict, domain: String?) -> TrustVerdict {
-        let keys = verdict.chain.compactMap { $0.raw?.subjectPublicKeyInfo }
+        let signed = verdict.signedChain
+        let keys = signed.compactMap { $0.raw?.subjectPublicKeyInfo }
         if keys.contains(where: pinnedPublicKeys.contains) {
             return verdict.isTrusted ? verdict : Self.allowingInvalid(verdict)
         }
-        let chain = SPKIHashCache.shared.fingerprints(verdict.chain)
+        let chain = SPKIHashCache.shared.fingerprints(signed)
         let set = PinSet(pinnedPublicKeys.sorted { $0.lexicographicallyPrecedes($1) }.map(Pin.publicKey), scope: .any)
         var refused = TrustVerdict.refused(TrustFailure(.pinMismatch, certificate: nil,
             set.mismatchMessage(host: domain, chain: chain, unmatched: [.any])), chain: verdict.chain)
@@ -149,10 +150,7 @@ public struct AFSecurityPolicy: ServerTrustEvaluating {
 
     /// A verdict that trusts an invalid chain because `allowInvalidCertificates` says so, keeping the reasons as notes.
     static func allowingInvalid(_ verdict: TrustVerdict) -> TrustVerdict {
-        guard !verdict.chain.isEmpty else { return verdict }
-        var v = TrustVerdict(anchor: verdict.anchor, chain: verdict.chain, failures: [], notes: verdict.notes)
-        for f in verdict.failures { v.notes.append("allowInvalidCertificates ignored: \(f)") }
-        return v
+        verdict.acceptingInvalid("allowInvalidCertificates ignored")
     }
 
     static func keys(of certificates: Set<[UInt8]>) -> Set<[UInt8]> {

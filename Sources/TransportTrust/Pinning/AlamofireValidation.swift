@@ -18,10 +18,6 @@ enum AlamofireValidation {
             verdict = v
         }
         if let verdict { return verdict }
-        let built = await engine.evaluate(trust)
-        guard !built.chain.isEmpty else { return built }
-        var v = TrustVerdict(anchor: built.anchor, chain: built.chain, failures: [], notes: built.notes)
-        for f in built.failures { v.notes.append("validation is off (performDefaultValidation and validateHost are false); ignored: \(f)") }
-        return v
+        return await engine.evaluate(trust).acceptingInvalid("validation is off (performDefaultValidation and validateHost are false); ignored")
     }
 }

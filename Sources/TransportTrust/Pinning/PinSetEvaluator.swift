@@ -69,8 +69,10 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         }
         // Without a built chain the pins are matched against what the server sent, as SecTrust's chain for an
         // unanchored path is: the verdict is refused either way, but a delegate allowed to accept such a chain
-        // (ATS with relaxed validation) must still see whether the pins held.
-        let chain = verdict.chain.isEmpty ? trust.certificates.map(hashCache.fingerprint) : hashCache.fingerprints(verdict.chain)
+        // (ATS with relaxed validation) must still see whether the pins held. Either way only as far as each
+        // certificate is signed by the next: a CA certificate sent beside a leaf it never signed matches no pin.
+        let signed = verdict.chain.isEmpty ? TrustVerdict.signedPrefix(of: trust.inputCertificates) : verdict.signedChain
+        let chain = hashCache.fingerprints(signed)
         let check = set.check(chain)
         let reportHost = host ?? pinnedHost.pattern.name
         if verdict.failures.contains(where: { $0.code != .pinMismatch }) {

@@ -16,7 +16,7 @@ public struct UnsafeDisabledTrustEvaluator: ServerTrustEvaluating {
         let host = trust.policy.host?.description ?? "a server"
         let message = "UNSAFE: trust evaluation is disabled; accepting the certificate of \(host) without any check. Use this only in tests."
         warn(message)
-        let chain = trust.parsedCertificates ?? trust.certificates.compactMap { try? InputCertificate(der: $0) }
+        let chain = trust.inputCertificates
         return TrustVerdict(anchor: nil, chain: chain, failures: [], notes: [message])
     }
 }
