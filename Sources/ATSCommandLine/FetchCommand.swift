@@ -241,19 +241,33 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         return .configuration(source.configuration, profile: profile)
     }
 
-    /// The URL's host pinned as the pin options say, with a reporter when the pin set names report URIs.
+    /// The URL's host pinned as the pin options say, and every other host the pin file names pinned as the file
+    /// says, so that a redirect to one of them is checked too, as TrustKit, OkHttp and Android check every
+    /// connection. A reporter when a pin set names report URIs.
     func trustManager(output out: Output) throws -> (ServerTrustManager?, HTTPPinFailureReporter?) {
+        guard !pinOptions.isEmpty else { return (nil, nil) }
         let host = URLComponents(string: url)?.host ?? ""
-        guard var evaluator = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) else { return (nil, nil) }
+        let sources = try pinOptions.sources(output: out)
+        let evaluator = try pinOptions.evaluator(for: host, sources: sources, validation: DefaultTrustEvaluator(), output: out)
         var reporter: HTTPPinFailureReporter?
-        if !evaluator.pinnedHost.pinSet.reportURIs.isEmpty {
+        let reports = !(evaluator?.pinnedHost.pinSet.reportURIs.isEmpty ?? true)
+            || (sources.configuration?.hosts.contains { !$0.pinSet.reportURIs.isEmpty } ?? false)
+        if reports {
             // Reports go through the proxy as the request does.
             reporter = HTTPPinFailureReporter(client: HTTPSClient(configuration: HTTPPinFailureReporter.defaultClientConfiguration(proxy: try proxyOptions.configuration())))
+        }
+        var rules: [ServerTrustManager.Rule] = []
+        let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
+        if var evaluator {
             evaluator.reporter = reporter
             evaluator.port = URLComponents(string: url)?.port ?? 443
+            rules.append(.init(pattern, evaluator))
         }
-        let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
-        return (ServerTrustManager(allHostsMustBeEvaluated: false, rules: [.init(pattern, evaluator)]), reporter)
+        if let configuration = sources.configuration {
+            let file = try ServerTrustManager(configuration: configuration, reporter: reporter)
+            rules += file.rules.filter { $0.pattern != pattern }
+        }
+        return (ServerTrustManager(allHostsMustBeEvaluated: false, rules: rules), reporter)
     }
 
     /// The client identity of `--identity` and `--password-file`, or of `--cert` and `--key`.

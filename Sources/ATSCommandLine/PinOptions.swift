@@ -47,13 +47,15 @@ struct PinOptions: ParsableArguments {
 
     /// A pin-set evaluator that runs `validation` first, or nil when the options pin nothing for `host` (no pins
     /// given, or a pin file that exempts the host or does not cover it, which is said on standard error).
-    func evaluator(for host: String?, now: Date = Date(), validation: any ServerTrustEvaluating, output out: Output) throws -> PinSetEvaluator? {
+    /// - Parameter read: the sources already read, so that a file is read (and its warnings printed) once.
+    func evaluator(for host: String?, now: Date = Date(), sources read: PinSources? = nil, validation: any ServerTrustEvaluating,
+                   output out: Output) throws -> PinSetEvaluator? {
         if isEmpty { return nil }
         var peer: PeerName?
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: '\(host)' is not a host name or address: \(error)") }
         }
-        let sources = try sources(now: now, output: out)
+        let sources = try read ?? sources(now: now, output: out)
         let result: (evaluator: PinSetEvaluator?, notices: [PinSources.Notice])
         do {
             result = try sources.evaluator(for: peer, validation: validation)

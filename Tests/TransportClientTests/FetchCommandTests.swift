@@ -203,6 +203,37 @@ import Testing
         #expect(out.standardError.contains("--resolve"), "\(out.standardError)")
     }
 
+    /// A pin file pins every host it names, not only the URL's: a redirect to another of its hosts, served from a
+    /// CA the file does not pin, is refused, as TrustKit, OkHttp and Android check every connection (review-pins F2).
+    @Test func aRedirectToAnotherPinnedHostIsCheckedAgainstItsPins() async throws {
+        let first = ServerPKI(dns: ["a.example.test"]), second = ServerPKI(dns: ["b.example.test"])
+        let target = try await TestServer.https(chain: second.served, key: second.leaf.key) { _ in .text("secret") }
+        try await withShutdown({ await target.shutdown() }) {
+            let origin = try await TestServer.https(chain: first.served, key: first.leaf.key) { _ in
+                TestResponse(status: .found, headers: [("location", "https://b.example.test:\(target.port)/secret")], body: [])
+            }
+            try await withShutdown({ await origin.shutdown() }) {
+                let dir = try TemporaryDirectory()
+                let anchors = try dir.write("roots.pem", first.root.pem + second.root.pem)
+                let base = ["fetch", "https://a.example.test:\(origin.port)/", "--anchors", anchors,
+                            "--resolve", "a.example.test:127.0.0.1", "--resolve", "b.example.test:127.0.0.1"]
+                let pinsFirst = try dir.write("pins.txt", "**.example.test sha256/\(ServerPKI.pin(first.intermediate))\n")
+                let (refused, out) = await run(base + ["--pin-file", pinsFirst])
+                #expect(refused == 1, "\(out.standardError)")
+                #expect(out.standardError.contains("pinMismatch"), "\(out.standardError)")
+                #expect(out.standardOutput.isEmpty)
+                // Pinning both CAs lets it through; a file that names only the origin leaves the target unpinned.
+                let both = try dir.write("both.txt", "**.example.test sha256/\(ServerPKI.pin(first.intermediate)) sha256/\(ServerPKI.pin(second.intermediate))\n")
+                let (allowed, allowedOut) = await run(base + ["--pin-file", both])
+                #expect(allowed == 0, "\(allowedOut.standardError)")
+                #expect(allowedOut.standardOutput == "secret")
+                let originOnly = try dir.write("origin.txt", "a.example.test sha256/\(ServerPKI.pin(first.intermediate))\n")
+                let (unpinned, unpinnedOut) = await run(base + ["--pin-file", originOnly])
+                #expect(unpinned == 0, "\(unpinnedOut.standardError)")
+            }
+        }
+    }
+
     @Test func aRedirectThatCannotBeFollowedIsARefusalNotAUsageError() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
