@@ -486,3 +486,23 @@ import Testing
         }
     }
 }
+
+/// The one-pass index of key lines that error and warning positions come from.
+@Suite struct KeyLinesTests {
+    @Test func namesTheLineOfAKeyOnOneLineOnly() {
+        let json = "{\n  \"TSKPinnedDomains\": {\n    \"a.example.com\": {\"TSKIncludeSubdomains\": true},\n    \"b.example.com\": {\"TSKIncludeSubdomains\": \"yes\"}\n  }\n}\n"
+        let lines = PlistPinFormats.KeyLines(Array(json.utf8))
+        #expect(lines.line(of: "TSKPinnedDomains") == 2)
+        #expect(lines.line(of: "a.example.com") == 3)
+        #expect(lines.line(of: "b.example.com") == 4)
+        #expect(lines.line(of: "yes") == 4)
+        #expect(lines.line(of: "TSKIncludeSubdomains") == nil, "on two lines: no single place to name")
+        #expect(lines.line(of: "c.example.com") == nil)
+        let plist = "<dict>\n<key>TSKPinnedDomains</key><dict>\n<key>a.example.com</key><dict/><key>b.example.com</key>\n</dict></dict>\n"
+        let xml = PlistPinFormats.KeyLines(Array(plist.utf8))
+        #expect(xml.line(of: "TSKPinnedDomains") == 2)
+        #expect(xml.line(of: "a.example.com") == 3)
+        #expect(xml.line(of: "b.example.com") == 3)
+        #expect(PlistPinFormats.line(of: "a.example.com", in: Array(plist.utf8)) == 3)
+    }
+}

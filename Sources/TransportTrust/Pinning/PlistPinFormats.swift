@@ -55,12 +55,35 @@ enum PlistPinFormats {
         return dict
     }
 
-    /// The 1-based line of `<key>name</key>` (or `"name"` in JSON) in `bytes`, when it appears once.
-    static func line(of key: String, in bytes: [UInt8]) -> Int? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.lines
-        let hits = lines.indices.filter { lines[$0].contains("<key>\(key)</key>") || lines[$0].contains("\"\(key)\"") }
-        return hits.count == 1 ? hits[0] + 1 : nil
+    /// The 1-based line of `<key>name</key>` (or `"name"` in JSON) in `bytes`, when it appears on one line only.
+    static func line(of key: String, in bytes: [UInt8]) -> Int? { KeyLines(bytes).line(of: key) }
+
+    /// Where each `<key>name</key>` and `"name"` of a document stands, found in one pass: a file names thousands of
+    /// domains, and searching the whole file for each one made reading it quadratic (a 330 KB file took minutes).
+    struct KeyLines {
+        /// The line of each name, or 0 when it is on several lines.
+        private var lines: [Substring: Int] = [:]
+
+        init(_ bytes: [UInt8]) {
+            let text = String(decoding: bytes, as: UTF8.self)
+            for (index, line) in text.lines.enumerated() {
+                var names = Set<Substring>()
+                var rest = line[...]
+                while let open = rest.firstIndex(of: "\""), case let after = rest[rest.index(after: open)...],
+                      let close = after.firstIndex(of: "\"") {
+                    names.insert(Substring(after[..<close]))
+                    rest = after[after.index(after: close)...]
+                }
+                rest = line[...]
+                while let open = rest.range(of: "<key>"), let close = rest[open.upperBound...].range(of: "</key>") {
+                    names.insert(Substring(rest[open.upperBound..<close.lowerBound]))
+                    rest = rest[close.upperBound...]
+                }
+                for name in names { lines[name] = lines[name] == nil ? index + 1 : 0 }
+            }
+        }
+
+        func line(of key: String) -> Int? { lines[Substring(key)].flatMap { $0 == 0 ? nil : $0 } }
     }
 
     static func isBoolean(_ any: Any) -> Bool {
@@ -99,21 +122,22 @@ enum PlistPinFormats {
         }
         var hosts: [PinnedHost] = []
         var warnings: [PinConfigurationWarning] = []
+        let keyLines = KeyLines(bytes)
         for (domain, value) in domains.sorted(by: { $0.key < $1.key }) {
-            let at = line(of: domain, in: bytes)
+            let at = keyLines.line(of: domain)
             guard let entry = value as? [String: Any] else {
                 throw PinConfigurationError(.wrongType, source: source, line: at, "the TSKPinnedDomains entry for \(domain) is not a dictionary",
                     fix: "Make it a dictionary with TSKPublicKeyHashes")
             }
             if let key = excludeKeys.first(where: { entry[$0] != nil }),
                try bool(entry[key], key: key, domain: domain, source: source, bytes: bytes) == true {
-                hosts.append(try trustKitExemption(domain, entry: entry, key: key, source: source, bytes: bytes, at: at, warnings: &warnings))
+                hosts.append(try trustKitExemption(domain, entry: entry, key: key, source: source, keyLines: keyLines, at: at, warnings: &warnings))
             } else {
                 hosts.append(try trustKitPins(domain, entry: entry, source: source, bytes: bytes, at: at))
             }
         }
         for host in hosts {
-            if let warning = registrableDomainWarning(host.pattern, source: source, at: line(of: host.pattern.name, in: bytes)) {
+            if let warning = registrableDomainWarning(host.pattern, source: source, at: keyLines.line(of: host.pattern.name)) {
                 warnings.append(warning)
             }
         }
@@ -135,7 +159,7 @@ enum PlistPinFormats {
     }
 
     /// A TrustKit domain excluded from its parent's policy: not pinned, and allowed no other key.
-    private static func trustKitExemption(_ domain: String, entry: [String: Any], key: String, source: String, bytes: [UInt8], at: Int?,
+    private static func trustKitExemption(_ domain: String, entry: [String: Any], key: String, source: String, keyLines: KeyLines, at: Int?,
                                           warnings: inout [PinConfigurationWarning]) throws(PinConfigurationError) -> PinnedHost {
         // TrustKit: the domain is not pinned (DomainNotPinned), and the entry may hold nothing else.
         guard entry.count == 1 else {
@@ -146,7 +170,7 @@ enum PlistPinFormats {
         let pattern: HostPattern
         do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
         if key != excludeKeys[0] {
-            warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: line(of: key, in: bytes),
+            warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: keyLines.line(of: key),
                 "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
         }
         return .exempt(pattern)
