@@ -67,6 +67,20 @@ struct PinOptions: ParsableArguments {
         for notice in notices { out.error("\(notice)\n") }
         return evaluator
     }
+
+    /// Without --host, the host that the pin file's entry names, so that the leaf's names are checked for it as
+    /// TrustKit and Android check the connection's host before its pins; nil when no entry names one host (only
+    /// --pin, an exemption, or a pattern), which is said.
+    func impliedHost(by evaluator: PinSetEvaluator?, host: String?, output out: Output) -> PeerName? {
+        guard host == nil, let evaluator, !evaluator.unnamed, !evaluator.pinnedHost.isExempt else { return nil }
+        let pattern = evaluator.pinnedHost.pattern
+        guard pattern.kind == .exact, let peer = try? PeerName(pattern.name) else {
+            out.error("warning: no --host: the pins of \(pattern) are checked but no host name is, where TrustKit and Android check the connection's host first; give --host\n")
+            return nil
+        }
+        out.error("note: no --host: the names are checked for \(pattern.name), the host the pin file pins, as TrustKit and Android check it before its pins\n")
+        return peer
+    }
 }
 
 extension PinScope: ExpressibleByArgument {}

@@ -194,11 +194,12 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let trustAnchors = try anchorOptions.trustAnchors(requireSystemRoots: !skipValidation, warnings: json ? nil : out)
         let time = try validationTime(at: at)
-        let trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
+        var trust = ServerTrust(chain: chain, anchors: trustAnchors, policy: peer.map { .ssl(host: $0) } ?? .basicX509, validationTime: time)
         let validation: any ServerTrustEvaluating = skipValidation ? BuildOnlyEvaluator() : DefaultTrustEvaluator()
         // No evaluator: the pin file pins nothing for this host, so the chain is validated only, as its system would.
-        let evaluator: any ServerTrustEvaluating = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out)
-            ?? validation
+        let pinned = try pinOptions.evaluator(for: host, now: time ?? Date(), validation: validation, output: out)
+        if let implied = pinOptions.impliedHost(by: pinned, host: host, output: out) { trust.policy = .ssl(host: implied) }
+        let evaluator: any ServerTrustEvaluating = pinned ?? validation
         let verdict = await evaluator.evaluate(trust)
         out.write(json ? VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n"
                        : VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))

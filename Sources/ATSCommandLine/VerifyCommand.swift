@@ -150,9 +150,10 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             return await PKITSRunner(directory: pkits, outputPath: output, filter: only).run(output: out)
         }
         do {
-            let trust = try makeTrust(output: out)
+            var trust = try makeTrust(output: out)
             let verdict: TrustVerdict
             if let pinned = try pinOptions.evaluator(for: host, validation: DefaultTrustEvaluator(), output: out) {
+                if policy != .basic, let implied = pinOptions.impliedHost(by: pinned, host: host, output: out) { trust.policy.kind = .ssl(implied) }
                 verdict = await pinned.evaluate(trust)
             } else {
                 verdict = await trust.evaluate()

@@ -346,6 +346,27 @@ import X509
         #expect(await run(["verify", "--limbo", "x.json", "--output", "y.json", "--pin-file", pins]).status == 2)
     }
 
+    /// TrustKit and Android check the connection's host before its pins. Without --host, a file's entry for one host
+    /// names the host checked, so a certificate for another name is refused; a pattern asks for --host (review-pins F3).
+    @Test func withoutHostAPinFileEntryNamesTheHostChecked() async throws {
+        let (chain, root) = try files()
+        let pins = "\(PinningFixtures.sha256Pin(pki.intermediate)) \(PinningFixtures.unrelated)"
+        for command in ["verify", "pins"] {
+            let other = try dir.write("other.txt", "mail.example.com \(pins)\n")
+            let refused = await run([command, chain, "--anchors", root, "--at", Self.at, "--pin-file", other])
+            #expect(refused.status == 1, "\(command): \(refused.out)\(refused.err)")
+            #expect(refused.out.contains("hostnameMismatch"), "\(command): \(refused.out)")
+            #expect(refused.err.contains("note: no --host: the names are checked for mail.example.com"), "\(refused.err)")
+            let own = try dir.write("own.txt", "www.example.com \(pins)\n")
+            let trusted = await run([command, chain, "--anchors", root, "--at", Self.at, "--pin-file", own])
+            #expect(trusted.status == 0, "\(command): \(trusted.out)\(trusted.err)")
+            let pattern = try dir.write("pattern.txt", "*.example.com \(pins)\n")
+            let unnamed = await run([command, chain, "--anchors", root, "--at", Self.at, "--pin-file", pattern])
+            #expect(unnamed.status == 0, "\(command): \(unnamed.out)\(unnamed.err)")
+            #expect(unnamed.err.contains("warning: no --host: the pins of *.example.com are checked but no host name is"), "\(unnamed.err)")
+        }
+    }
+
     // MARK: Usage and input errors: status 2 and what to fix
 
     @Test func anUnknownFlagIsAUsageError() async throws {

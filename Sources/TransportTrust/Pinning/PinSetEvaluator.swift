@@ -52,7 +52,7 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
     }
 
     /// True when the set was made without a host pattern; messages then name the trust's host only.
-    var unnamed = false
+    package var unnamed = false
 
     public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {
         var verdict = await validation.evaluate(trust)
