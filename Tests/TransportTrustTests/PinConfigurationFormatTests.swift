@@ -363,6 +363,35 @@ import Testing
         #expect(try PinConfigurationFormat.read(Array(predefined.utf8), source: "nsc.xml", format: .android).configuration.hosts.map(\.pattern.name) == ["www.example.com"])
     }
 
+    /// TrustKit and Android read a pin as the bare base64 of a SHA-256 and refuse anything else at start-up; the
+    /// general parser would strip an OkHttp or HPKP prefix, or read a SHA-1 pin (review-pins F5).
+    @Test(arguments: ["sha256/", "pin-sha256=", "sha1/", "SHA-1", "space"])
+    func trustKitAndAndroidReadOnlyBareSHA256Pins(form: String) throws {
+        let sha1 = Data(repeating: 7, count: 20).base64EncodedString()
+        let pin = switch form {
+        case "pin-sha256=": "pin-sha256=\"\(a.base64!)\""
+        case "sha1/": "sha1/\(sha1)"
+        case "SHA-1": sha1
+        case "space": " \(a.base64!)"
+        default: form + a.base64!
+        }
+        let trustKit = "{\"TSKPinnedDomains\": {\"example.com\": {\"TSKPublicKeyHashes\": [\(String(reflecting: pin)), \"\(b.base64!)\"]}}}"
+        let android = "<network-security-config><domain-config><domain>example.com</domain><pin-set>"
+            + "<pin digest=\"SHA-256\">\(pin)</pin><pin digest=\"SHA-256\">\(b.base64!)</pin></pin-set></domain-config></network-security-config>"
+        for (text, format, system) in [(trustKit, PinConfigurationFormat.trustKitJSON, "TrustKit"), (android, .android, "Android")] {
+            if format == .android && pin.hasPrefix(" ") { continue }  // the element's text is read trimmed, as Android's Base64 skips spaces
+            do {
+                _ = try PinConfigurationFormat.read(Array(text.utf8), source: "pins", format: format)
+                Issue.record("\(system) read the pin \(pin)")
+            } catch {
+                #expect(error.problem.contains(system), "\(system): \(error)")
+                #expect(!error.fix.contains("sha1/"), "\(error.fix)")
+            }
+        }
+        let bare = "{\"TSKPinnedDomains\": {\"example.com\": {\"TSKPublicKeyHashes\": [\"\(a.base64!)\", \"\(b.base64!)\"]}}}"
+        #expect(try PinConfigurationFormat.read(Array(bare.utf8), source: "pins", format: .trustKitJSON).configuration.hosts.first?.pinSet.allPins.count == 2)
+    }
+
     @Test func androidFileCutShortOrBrokenIsRefusedWithWhereItBroke() throws {
         let whole = "<?xml version=\"1.0\"?>\n<network-security-config><domain-config><domain>localhost</domain><pin-set>\n<pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config></network-security-config>\n"
         #expect(try PinConfigurationFormat.read(Array(whole.utf8), source: "nsc.xml").configuration.entry(for: "localhost")?.isExempt == false)

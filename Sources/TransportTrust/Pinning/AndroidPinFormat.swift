@@ -291,7 +291,7 @@ enum AndroidPinFormat {
                     return fail(parser, PinConfigurationError(.malformedPin, "a <pin> has digest '\(digest)'; Android supports SHA-256 only",
                         fix: "Write <pin digest=\"SHA-256\">BASE64</pin>"))
                 }
-                do { configs[i].pinSet?.pins.append(try Pin(parsing: value)) } catch { return fail(parser, error) }
+                do { configs[i].pinSet?.pins.append(try Pin(bareSHA256: value, system: "Android")) } catch { return fail(parser, error) }
             case .domainConfig(let i):
                 guard !configs[i].domains.isEmpty else {
                     return fail(parser, PinConfigurationError(.missingKey, "a <domain-config> has no <domain>, which Android refuses",

@@ -60,6 +60,29 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
         self = algorithm == "sha1" ? .spkiSHA1(bytes) : .spkiSHA256(bytes)
     }
 
+    /// A pin as TrustKit and Android read it: only the base64 of a 32-byte SHA-256. Both refuse anything else at
+    /// start-up, which ``init(parsing:)`` would accept: an OkHttp or HPKP prefix, quotes, spaces, a SHA-1 hash.
+    package init(bareSHA256 text: String, system: String) throws(PinConfigurationError) {
+        let marks = ["sha256/", "pin-sha256=", "sha1/", "pin-sha1="]
+        if let mark = marks.first(where: { text.lowercased().hasPrefix($0) }) {
+            let written = String(text.prefix(mark.count))
+            throw PinConfigurationError(.malformedPin,
+                "the pin '\(NameDisplay.escaped(text))' starts with '\(written)', a prefix OkHttp and HPKP use; \(system) reads the hash as plain base64 and refuses the file",
+                fix: mark.contains("sha1") ? "\(system) pins are SHA-256: pin base64(SHA-256(SubjectPublicKeyInfo)); `ats pins CERT.pem` prints it"
+                                           : "Remove the '\(written)' prefix and keep only the base64 hash")
+        }
+        let pin: Pin
+        do { pin = try Pin(parsing: text) } catch where error.code == .wrongHashLength {
+            throw PinConfigurationError(.wrongHashLength, "\(error.problem); \(system) pins are SHA-256 only",
+                fix: "Pin base64(SHA-256(SubjectPublicKeyInfo)); `ats pins CERT.pem` prints it")
+        }
+        guard !text.contains("\""), text.trimmingCharacters(in: .whitespacesAndNewlines) == text else {
+            throw PinConfigurationError(.malformedPin, "the pin '\(NameDisplay.escaped(text))' has spaces or quotes around the hash; \(system) reads the string as it is and refuses it",
+                fix: "Write only the base64 hash")
+        }
+        self = pin
+    }
+
     static func isHex(_ text: Substring, digits: Int) -> Bool {
         text.count == digits && text.allSatisfy(\.isHexDigit)
     }

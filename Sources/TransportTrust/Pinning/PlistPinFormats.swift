@@ -141,9 +141,6 @@ enum PlistPinFormats {
                 warnings.append(warning)
             }
         }
-        for host in hosts { for pin in host.pinSet.allPins where pin.isLegacySHA1 {
-            warnings.append(PinConfigurationWarning(.legacySHA1, source: source, "\(pin) for \(host.pattern) is a legacy SHA-1 pin"))
-        } }
         return (PinConfiguration(hosts), warnings)
     }
 
@@ -192,7 +189,7 @@ enum PlistPinFormats {
             throw PinConfigurationError(.wrongType, source: source, line: line(of: "TSKPublicKeyHashes", in: bytes),
                 "a TSKPublicKeyHashes entry for \(domain) is not a string", fix: "Write each hash as a base64 string")
         }
-        do { pins.append(try Pin(parsing: text)) } catch {
+        do { pins.append(try Pin(bareSHA256: text, system: "TrustKit")) } catch {
             throw error.placed(in: source, line: Self.line(of: text, in: bytes) ?? at)
         }
     }
