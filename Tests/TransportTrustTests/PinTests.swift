@@ -8,6 +8,17 @@ import X509
 @testable import TransportTrust
 
 @Suite struct PinTests {
+    /// ATS turns a malformed identity into an empty pin that must match nothing; an unreadable certificate has empty
+    /// hashes. The two were equal, so the sentinel matched such a certificate (review-pins F8).
+    @Test func anEmptyPinMatchesNoCertificateNotEvenAnUnreadableOne() {
+        let unreadable = CertificateFingerprint(der: [0x30, 0x03, 0x02, 0x01, 0x00])
+        #expect(unreadable.spkiSHA256.isEmpty && unreadable.subjectPublicKeyInfo.isEmpty)
+        for pin in [Pin.spkiSHA256([]), .spkiSHA1([]), .publicKey([]), .certificate([])] {
+            #expect(!pin.matches(unreadable), "\(pin)")
+        }
+        #expect(Pin.certificate(unreadable.der).matches(unreadable), "a whole DER still matches itself")
+    }
+
     @Test func parsesEveryWrittenForm() throws {
         let bytes = Array(repeating: UInt8(7), count: 32)
         let b64 = Data(bytes).base64EncodedString()

@@ -110,11 +110,13 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the certificate with these fingerprints matches the pin.
     package func matches(_ fingerprint: CertificateFingerprint) -> Bool {
+        // An empty value is never a match: it is both the hash of a certificate that cannot be read and the pin ATS
+        // makes of a malformed identity, which must match nothing.
         switch self {
-        case .certificate(let der): return fingerprint.der == der
-        case .publicKey(let spki): return fingerprint.subjectPublicKeyInfo == spki
-        case .spkiSHA256(let hash): return fingerprint.spkiSHA256 == hash
-        case .spkiSHA1(let hash): return fingerprint.spkiSHA1 == hash
+        case .certificate(let der): return !der.isEmpty && fingerprint.der == der
+        case .publicKey(let spki): return !spki.isEmpty && fingerprint.subjectPublicKeyInfo == spki
+        case .spkiSHA256(let hash): return !hash.isEmpty && fingerprint.spkiSHA256 == hash
+        case .spkiSHA1(let hash): return !hash.isEmpty && fingerprint.spkiSHA1 == hash
         }
     }
 
