@@ -489,6 +489,34 @@ import Testing
         }
     }
 
+    /// Pin files come from elsewhere: what an error echoes of them is escaped and bounded, and a binary file is called
+    /// one instead of having its bytes read as a host pattern (review-api F1).
+    @Test func errorsNeverEchoControlCharactersFromTheFile() {
+        let escape = "\u{1B}]0;pwned\u{07}\u{1B}[31mhost\n"
+        let json = #"{"TSKPinnedDomains":{"a\u001b[31m.com":{"TSKPublicKeyHashes":["x"]}}}"#
+        for (text, format) in [(escape, PinConfigurationFormat.okhttp), (json, .trustKitJSON), ("host.example \u{1B}[2J\n", .okhttp)] {
+            do {
+                _ = try PinConfigurationFormat.read(Array(text.utf8), source: "pins", format: format)
+                Issue.record("read: \(text)")
+            } catch {
+                #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(error.description.debugDescription)")
+                #expect(error.description.contains("\\u{1B}"), "\(error.description)")
+            }
+        }
+        let long = String(repeating: "x", count: 5000) + "\n"
+        do { _ = try PinConfigurationFormat.read(Array(long.utf8), source: "pins", format: .okhttp) } catch {
+            #expect(error.description.count < 400, "\(error.description.count) characters")
+        }
+        var binary = Array("host ".utf8) + [0x00, 0xFF, 0x1A]
+        binary += Array(repeating: 0x41, count: 10)
+        do {
+            _ = try PinConfigurationFormat.read(binary, source: "garbage", format: .okhttp)
+            Issue.record("a binary file was read")
+        } catch {
+            #expect(error.problem == "it is not a text file: byte 5 is NUL", "\(error)")
+        }
+    }
+
     @Test func firstInvalidUTF8FindsTheByte() {
         #expect(AndroidPinFormat.firstInvalidUTF8(Array("ok é ✓ 𝄞".utf8)) == nil)
         #expect(AndroidPinFormat.firstInvalidUTF8(Array("ab".utf8) + [0xFF]) == 2)

@@ -44,21 +44,21 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         }
         if includeSubdomains {
             guard kind != .oneLabel else {
-                throw PinConfigurationError(.invalidHost, "'\(text)' is a one-label wildcard and also has includeSubdomains",
+                throw PinConfigurationError(.invalidHost, "\(NameDisplay.quoted(text)) is a one-label wildcard and also has includeSubdomains",
                     fix: "Use '**.\(body)' for any depth, or '*.\(body)' without includeSubdomains for exactly one label")
             }
             kind = .subdomains
         }
         guard !body.contains("*") else {
-            throw PinConfigurationError(.invalidHost, "'\(text)' has a wildcard that is not a leading '*.' or '**.'",
+            throw PinConfigurationError(.invalidHost, "\(NameDisplay.quoted(text)) has a wildcard that is not a leading '*.' or '**.'",
                 fix: "Write exact names, '*.example.com' (one label) or '**.example.com' (any depth)")
         }
         let peer: PeerName
         do { peer = try PeerName(String(body)) } catch {
-            throw PinConfigurationError(.invalidHost, "'\(text)' is not a valid host name: \(error)", fix: "Write a DNS name such as example.com")
+            throw PinConfigurationError(.invalidHost, "\(NameDisplay.quoted(text)) is not a valid host name: \(error)", fix: "Write a DNS name such as example.com")
         }
         if peer.isIPAddress && kind != .exact {
-            throw PinConfigurationError(.invalidHost, "'\(text)' puts a wildcard or includeSubdomains on an IP address",
+            throw PinConfigurationError(.invalidHost, "\(NameDisplay.quoted(text)) puts a wildcard or includeSubdomains on an IP address",
                 fix: "Pin IP addresses by exact address only")
         }
         self.name = peer.description

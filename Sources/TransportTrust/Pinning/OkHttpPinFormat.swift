@@ -8,6 +8,13 @@ enum OkHttpPinFormat {
         var order: [HostPattern] = []
         var pins: [HostPattern: [Pin]] = [:]
         var warnings: [PinConfigurationWarning] = []
+        // A binary file is not guessed at line by line: its first "line" would be echoed as a host pattern.
+        if let bad = [AndroidPinFormat.firstInvalidUTF8(bytes), bytes.firstIndex(of: 0)].compactMap({ $0 }).min() {
+            let line = bytes[..<bad].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw PinConfigurationError(.malformedDocument, source: source, line: line,
+                "it is not a text file: byte \(bad) is \(bytes[bad] == 0 ? "NUL" : "not UTF-8 text")",
+                fix: "Give a pin file: an Info.plist, TrustKit plist or JSON, OkHttp lines or Android XML")
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         for (n, raw) in text.lines.enumerated() {
             var line = Substring(raw)
@@ -19,7 +26,7 @@ enum OkHttpPinFormat {
                 .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"'")) }
             guard let first = tokens.first else { continue }
             guard tokens.count >= 2 else {
-                throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "'\(first)' has no pin after it",
+                throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "\(NameDisplay.quoted(first)) has no pin after it",
                     fix: "Write one host pattern and its pins per line, like: **.example.com sha256/AAAA…=")
             }
             let pattern: HostPattern
@@ -27,7 +34,7 @@ enum OkHttpPinFormat {
             for token in tokens.dropFirst() {
                 let lower = token.lowercased()
                 guard lower.hasPrefix("sha256/") || lower.hasPrefix("sha1/") else {
-                    throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "'\(token)' is not an OkHttp pin",
+                    throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "\(NameDisplay.quoted(token)) is not an OkHttp pin",
                         fix: "OkHttp pins start with sha256/ (or the legacy sha1/), like sha256/AAAA…=")
                 }
                 let pin: Pin

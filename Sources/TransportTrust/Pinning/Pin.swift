@@ -33,26 +33,26 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
         if let slash = body.firstIndex(of: "/"), body[..<slash].lowercased().range(of: #"^(sha-?\d+|md5)$"#, options: .regularExpression) != nil {
             let written = body[..<slash], mark = written.lowercased().replacingOccurrences(of: "-", with: "")
             if mark == "sha256" || mark == "sha1" {
-                throw PinConfigurationError(.malformedPin, "the pin '\(text)' is marked \(written)/, which is not how a pin's hash is named",
+                throw PinConfigurationError(.malformedPin, "the pin \(NameDisplay.quoted(text)) is marked \(written)/, which is not how a pin's hash is named",
                     fix: "Write the prefix as \(mark)/")
             }
-            throw PinConfigurationError(.malformedPin, "the pin '\(text)' is a \(written.uppercased()) hash; pins here are SHA-256 (sha256/) or legacy SHA-1 (sha1/)",
+            throw PinConfigurationError(.malformedPin, "the pin \(NameDisplay.quoted(text)) is a \(written.uppercased()) hash; pins here are SHA-256 (sha256/) or legacy SHA-1 (sha1/)",
                 fix: "Pin the SHA-256 of the SubjectPublicKeyInfo, written sha256/BASE64; `ats pins CERT.pem` prints it")
         }
         guard !body.isEmpty else {
-            throw PinConfigurationError(.malformedPin, "the pin '\(text)' has no hash",
+            throw PinConfigurationError(.malformedPin, "the pin \(NameDisplay.quoted(text)) has no hash",
                 fix: "Write it as sha256/ followed by the base64 SHA-256 of the SubjectPublicKeyInfo; `ats pins CERT.pem` prints it")
         }
         guard let data = Data(base64Encoded: String(body)) else {
             let hint = body.contains("-") || body.contains("_") ? " (it looks like base64url; use the standard alphabet with + and /)" : ""
-            throw PinConfigurationError(.malformedPin, "the pin '\(text)' is not valid base64\(hint)",
+            throw PinConfigurationError(.malformedPin, "the pin \(NameDisplay.quoted(text)) is not valid base64\(hint)",
                 fix: "Copy the hash again, including any trailing '='; `ats pins CERT.pem` prints it")
         }
         let bytes = Array(data)
         let expected = algorithm == "sha1" ? 20 : 32
         guard bytes.count == expected else {
             throw PinConfigurationError(.wrongHashLength,
-                "the pin '\(text)' decodes to \(bytes.count) bytes, but a \(algorithm == "sha1" ? "SHA-1" : "SHA-256") hash is \(expected)",
+                "the pin \(NameDisplay.quoted(text)) decodes to \(bytes.count) bytes, but a \(algorithm == "sha1" ? "SHA-1" : "SHA-256") hash is \(expected)",
                 fix: bytes.count == 20 && algorithm == "sha256" ? "It looks like a SHA-1 hash; prefix it with sha1/ or, better, pin the SHA-256 hash" :
                      Self.isHex(body, digits: expected * 2) ? "It looks like the hash in hex; pins are base64 (`echo HEX | xxd -r -p | base64` converts it)" :
                      "Pin base64(SHA-256(SubjectPublicKeyInfo)); `ats pins CERT.pem` prints it")
@@ -67,7 +67,7 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
         if let mark = marks.first(where: { text.lowercased().hasPrefix($0) }) {
             let written = String(text.prefix(mark.count))
             throw PinConfigurationError(.malformedPin,
-                "the pin '\(NameDisplay.escaped(text))' starts with '\(written)', a prefix OkHttp and HPKP use; \(system) reads the hash as plain base64 and refuses the file",
+                "the pin \(NameDisplay.quoted(text)) starts with '\(written)', a prefix OkHttp and HPKP use; \(system) reads the hash as plain base64 and refuses the file",
                 fix: mark.contains("sha1") ? "\(system) pins are SHA-256: pin base64(SHA-256(SubjectPublicKeyInfo)); `ats pins CERT.pem` prints it"
                                            : "Remove the '\(written)' prefix and keep only the base64 hash")
         }
@@ -77,7 +77,7 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
                 fix: "Pin base64(SHA-256(SubjectPublicKeyInfo)); `ats pins CERT.pem` prints it")
         }
         guard !text.contains("\""), text.trimmingCharacters(in: .whitespacesAndNewlines) == text else {
-            throw PinConfigurationError(.malformedPin, "the pin '\(NameDisplay.escaped(text))' has spaces or quotes around the hash; \(system) reads the string as it is and refuses it",
+            throw PinConfigurationError(.malformedPin, "the pin \(NameDisplay.quoted(text)) has spaces or quotes around the hash; \(system) reads the string as it is and refuses it",
                 fix: "Write only the base64 hash")
         }
         self = pin

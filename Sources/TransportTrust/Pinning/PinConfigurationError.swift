@@ -35,12 +35,14 @@ public struct PinConfigurationError: Error, Sendable, Equatable, CustomStringCon
     /// How to fix it.
     public var fix: String
 
+    /// Text from the file reaches the problem and the fix: controls and invisible marks in it are written as escapes,
+    /// so that a pin file copied from elsewhere cannot retitle or recolour the terminal that reads the error.
     public init(_ code: Code, source: String? = nil, line: Int? = nil, _ problem: String, fix: String) {
         self.code = code
         self.source = source
         self.line = line
-        self.problem = problem
-        self.fix = fix
+        self.problem = NameDisplay.escaped(problem)
+        self.fix = NameDisplay.escaped(fix)
     }
 
     /// The same error, placed in `source` (and at `line`) unless it already carries a place.
