@@ -1,3 +1,4 @@
+import AppTransportSecurity
 import NIOHTTP1
 
 /// RFC 9110's syntax for what a request sends: a method and field names are tokens (§9.1, §5.1), a field value holds

@@ -417,7 +417,10 @@ import TransportTrust
         #expect(throws: RequirementsError.self) { try ATSFixture.resolver("").requirements(for: url) }
     }
 
-    @Test(arguments: [("http://exa mple.com/", "it contains a space"), ("http://example.com:abc/", "the port 'abc' is not a number"),
+    @Test(arguments: [("http://exa mple.com/", "it has a space (U+0020) at character 11"),
+                      // Foundation percent-encodes these silently; the client refuses them, so `ats check` does too.
+                      ("https://a.com/\u{01}", "it has an invisible control character (U+0001)"), ("https://a.com/\t", "it has a tab (U+0009)"),
+                      ("https://a.com/\u{7F}", "it has an invisible control character (U+007F)"), ("http://example.com:abc/", "the port 'abc' is not a number"),
                       ("https://[::1/", "has no closing ']'"), ("https://[::1]x/", "only a port such as :443 may follow"),
                       ("http://example.com:99999/", "the port 99999 is out of range"), ("http://[::1]:70000/", "the port 70000 is out of range"),
                       // Found by the url fuzz target: a trailing dot inside brackets made `[::.]` the address `::`.

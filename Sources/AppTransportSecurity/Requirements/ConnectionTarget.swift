@@ -17,6 +17,8 @@ public struct ConnectionTarget: Sendable, Equatable {
     /// - Throws: ``RequirementsError/invalidURL(_:reason:)`` saying what is wrong: no scheme or host, a
     ///   character a URL cannot hold, a port that is not a number or is above 65535, an unclosed IPv6 bracket.
     public init(url text: String) throws(RequirementsError) {
+        // Foundation percent-encodes a tab or a control character silently; the client refuses such a URL, so this does.
+        if let problem = URLText.problem(in: text) { throw .invalidURL(text, reason: "it has \(problem)") }
         guard let components = URLComponents(string: text) else {
             throw .invalidURL(text, reason: Self.reason(unparsable: text))
         }
