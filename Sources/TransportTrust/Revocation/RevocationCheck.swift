@@ -95,12 +95,13 @@ struct RevocationCheck: Sendable {
             let needsStatus = namesResponder || (crl && (!options.crls.isEmpty || CRLDistributionPoint.isNamed(in: certificate)))
             guard needsStatus || (ocsp && !options.responses.isEmpty) else { continue }
             let status: Status
-            if let known = memo[certificate, issuer] {
+            let above = crl ? chain[(index + 1)...] : chain[(index + 1)...(index + 1)]
+            if let known = memo[certificate, above: above] {
                 status = known
             } else {
                 status = await self.status(of: certificate, issuer: issuer, chain: chain, namesResponder: namesResponder, crlURIs: crlURIs,
                                            validationTime: validationTime)
-                memo[certificate, issuer] = status
+                memo[certificate, above: above] = status
             }
             switch status {
             case .good:

@@ -1,11 +1,14 @@
 import NIOConcurrencyHelpers
 import X509
 
-/// The revocation statuses one evaluation has established, by certificate and issuer.
+/// The revocation statuses one evaluation has established, by certificate and the path above it.
 final class RevocationMemo: Sendable {
     private struct Key: Hashable {
         let certificate: CertificateKey
-        let issuer: CertificateKey
+        /// The issuer alone for OCSP, which asks about the certificate and its issuer only. With CRLs every
+        /// certificate up to the anchor: a CRL signer is accepted because a CA of that path or its anchor certified
+        /// it, so the same status may not hold on a path with another CA above the issuer.
+        let above: [CertificateKey]
     }
 
     private struct State {
@@ -35,8 +38,8 @@ final class RevocationMemo: Sendable {
         return result
     }
 
-    subscript(certificate: Certificate, issuer: Certificate) -> RevocationCheck.Status? {
-        get { state.withLockedValue { $0.known[Key(certificate: CertificateKey(certificate), issuer: CertificateKey(issuer))] } }
-        set { state.withLockedValue { $0.known[Key(certificate: CertificateKey(certificate), issuer: CertificateKey(issuer))] = newValue } }
+    subscript<Above: Collection<Certificate>>(certificate: Certificate, above above: Above) -> RevocationCheck.Status? {
+        get { state.withLockedValue { $0.known[Key(certificate: CertificateKey(certificate), above: above.map(CertificateKey.init))] } }
+        set { state.withLockedValue { $0.known[Key(certificate: CertificateKey(certificate), above: above.map(CertificateKey.init))] = newValue } }
     }
 }
