@@ -151,10 +151,40 @@ import X509
         let revoking = try crl { $0.number = [6]; $0.deltaBase = [5]; $0.entries = [.revoking(pki.leaf, reason: 1)] }
         guard case .revoked(let why) = status([clean, revoking]) else { Issue.record("delta"); return }
         #expect(why.contains("delta CRL"))
-        // A delta for a later base, or one alone, decides nothing.
+        // A delta for a later base does not apply, and it shows the complete CRL is replaced: nothing is decided.
+        // A delta alone decides nothing either.
         let later = try crl { $0.number = [9]; $0.deltaBase = [8]; $0.entries = [.revoking(pki.leaf, reason: 1)] }
-        #expect(status([clean, later]) == .notRevoked)
+        #expect(reasons(status([clean, later])).contains("builds on number 8"))
         #expect(status([revoking]) == .undetermined([]))
+    }
+
+    /// Deltas are cumulative: the highest-numbered one of a base decides, whatever the order they come in; an older
+    /// removeFromCRL does not undo a later listing (review-rev F2).
+    @Test func theLatestDeltaDecidesInAnyOrder() throws {
+        let base = try crl { $0.number = [10]; $0.entries = [.revoking(pki.leaf, reason: 6)] }
+        let lifted = try crl { $0.number = [11]; $0.deltaBase = [10]; $0.entries = [.revoking(pki.leaf, reason: 8)] }
+        let compromised = try crl { $0.number = [12]; $0.deltaBase = [10]; $0.entries = [.revoking(pki.leaf, reason: 1)] }
+        for order in [[base, lifted, compromised], [base, compromised, lifted]] {
+            guard case .revoked(let why) = status(order) else { Issue.record("\(status(order))"); continue }
+            #expect(why.contains("keyCompromise") && why.contains("delta CRL"), "\(why)")
+        }
+        let relisted = try crl { $0.number = [13]; $0.deltaBase = [10] }  // neither listed nor removed since the base
+        #expect(status([base, compromised, relisted, lifted]) != .notRevoked, "the base's hold stands")
+        #expect(status([base, relisted, compromised]) == status([base, compromised, relisted]))
+    }
+
+    /// A current delta built on a later complete CRL is signed proof that the complete CRL at hand is replaced: it
+    /// decides nothing, and the status stays open (review-rev F6).
+    @Test func aDeltaOnALaterBaseMakesTheCompleteCRLStale() throws {
+        let old = try crl { $0.number = [10] }
+        let later = try crl { $0.number = [21]; $0.deltaBase = [20]; $0.entries = [.revoking(pki.leaf, reason: 1)] }
+        let s = status([old, later])
+        #expect(reasons(s).contains("is number 10, but a current delta CRL builds on number 20"), "\(s)")
+        // A delta on a later base that is itself forged or out of date proves nothing.
+        let forged = try crl({ $0.number = [21]; $0.deltaBase = [20] }, signer: .p256())
+        #expect(status([old, forged]) == .notRevoked)
+        let stale = try crl { $0.number = [21]; $0.deltaBase = [20]; $0.thisUpdate = PKI.now.addingTimeInterval(-7 * 86400); $0.nextUpdate = PKI.now.addingTimeInterval(-86400) }
+        #expect(status([old, stale]) == .notRevoked)
     }
 
     @Test func anIndirectCRLListsCertificatesUnderTheirIssuer() throws {

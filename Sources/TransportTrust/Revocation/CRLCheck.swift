@@ -114,12 +114,23 @@ struct CRLCheck {
         case .success(let found): signer = found
         case .failure(let why): return .unusable(why.text)
         }
-        // (h), (i): a current delta CRL of the same issuer and scope, signed by the same key, comes first.
+        // (h), (i): the latest delta CRL of the same issuer and scope, signed by the same key, comes first. Deltas are
+        // cumulative, so only the highest-numbered one counts: an older removeFromCRL must not undo a later listing.
+        var latest: (delta: CertificateRevocationList, number: ArraySlice<UInt8>)?
         for delta in crls where delta.isDelta && ComparableName.matches(delta.issuer, crl.issuer) && delta.issuingDistributionPoint == crl.issuingDistributionPoint {
-            guard let base = delta.deltaBase, let number = crl.number, Self.compare(base, number) <= 0,
-                  let deltaNumber = delta.number, Self.compare(deltaNumber, number) > 0 else { continue }
-            guard CRLSignature.verify(delta, with: signer.publicKey) == .valid else { continue }
-            // A delta of this CRL that cannot be used leaves the status open: it may hold the latest revocations (§6.3.3 (a) (2)).
+            guard let base = delta.deltaBase, let number = crl.number, let deltaNumber = delta.number, Self.compare(deltaNumber, number) > 0,
+                  CRLSignature.verify(delta, with: signer.publicKey) == .valid else { continue }
+            if Self.compare(base, number) > 0 {
+                // A current delta on a later base is signed proof that this complete CRL has been replaced (§5.2.4).
+                if delta.unusable == nil, delta.thisUpdate <= validationTime, delta.nextUpdate.map({ $0 >= validationTime }) ?? false {
+                    return .unusable("the CRL from \(crl.issuer.label) is number \(Self.decimal(number)), but a current delta CRL builds on number \(Self.decimal(base)), a later complete CRL that was not handed in or fetched")
+                }
+                continue
+            }
+            if latest.map({ Self.compare(deltaNumber, $0.number) > 0 }) ?? true { latest = (delta, deltaNumber) }
+        }
+        if let delta = latest?.delta {
+            // The latest delta of this CRL that cannot be used leaves the status open: it may hold the latest revocations (§6.3.3 (a) (2)).
             if let why = delta.unusable { return .unusable("a delta CRL from \(crl.issuer.label) cannot be used: \(why)") }
             if delta.thisUpdate > validationTime { return .unusable("a delta CRL from \(crl.issuer.label) is not yet valid") }
             if let next = delta.nextUpdate, next < validationTime {
@@ -233,6 +244,12 @@ struct CRLCheck {
         case .undetermined(let why):
             return "the revocation status of the CRL signer \(signer.label) is unknown" + (why.isEmpty ? "" : ": " + why.joined(separator: "; "))
         }
+    }
+
+    /// A CRL number as people read it, for numbers up to 64 bits; longer ones in hex.
+    static func decimal(_ number: ArraySlice<UInt8>) -> String {
+        guard number.count <= 8 else { return "0x" + number.map { String(format: "%02x", $0) }.joined() }
+        return String(number.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
     /// Orders two unsigned big-endian numbers without leading zeros.
