@@ -27,6 +27,35 @@ import X509
         #expect(engine.rememberedPaths == 1)
     }
 
+    /// A CRL signed by a CRL signer the peer sent beside the path: the remembered path is checked again with the same
+    /// signers a full search offers, so the second evaluation is the first's (review-rev F5: it lost them, and a good
+    /// chain passed once and then failed hard-fail; soft-fail trusted a revoked leaf).
+    @Test func revocationOnARememberedPathSeesTheSameCRLSigners() async throws {
+        let signer = PKI.issue(subject: pki.intermediate.subject, key: .p256(), issuer: pki.intermediate,
+                               extensions: [try Certificate.Extension(KeyUsage(cRLSign: true), critical: true)])
+        func crl(_ issuer: TestCert, signer key: TestKey, revoking: TestCert? = nil) throws -> CertificateRevocationList {
+            var builder = CRLBuilder(issuer: issuer)
+            if let revoking { builder.entries = [.revoking(revoking, reason: 1)] }
+            return try CertificateRevocationList(bytes: try builder.signed(by: key))
+        }
+        let rootCRL = try crl(pki.root, signer: pki.root.key), intermediateCRL = try crl(pki.intermediate, signer: pki.intermediate.key)
+        func evaluate(_ engine: TrustEngine, _ mode: RevocationOptions.Mode, _ crls: [CertificateRevocationList]) async -> TrustVerdict {
+            var policy = PKI.ssl("www.example.com")
+            policy.revocation = RevocationOptions(mode: mode, crls: crls + [rootCRL])
+            return await engine.evaluate(PKI.trust([pki.leaf, pki.intermediate, signer], anchors: [pki.root], policy: policy))
+        }
+        let engine = TrustEngine()
+        let empty = try crl(pki.intermediate, signer: signer.key)
+        for round in 1...2 {
+            let v = await evaluate(engine, .hard, [empty])
+            #expect(v.isTrusted, "round \(round): \(v.failures)")
+        }
+        let other = TrustEngine()
+        #expect(await evaluate(other, .soft, [intermediateCRL]).isTrusted, "no CRL about the leaf yet")
+        let listing = try crl(pki.intermediate, signer: signer.key, revoking: pki.leaf)
+        #expect(await evaluate(other, .soft, [intermediateCRL, listing]).codes == [.revoked])
+    }
+
     @Test func onlyTrustedPathsAreRemembered() async {
         let engine = TrustEngine()
         _ = await engine.evaluate(trust(host: "other.example.com"))

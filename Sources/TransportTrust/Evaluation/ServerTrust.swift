@@ -13,6 +13,8 @@ public struct ServerTrust: Sendable {
     var parsedCertificates: [InputCertificate]?
     /// The presented certificates that parse, in the order sent.
     package var inputCertificates: [InputCertificate] { parsedCertificates ?? certificates.compactMap { try? InputCertificate(der: $0) } }
+    /// The additional intermediates that parse.
+    var inputIntermediates: [InputCertificate] { parsedIntermediates ?? additionalIntermediates.compactMap { try? InputCertificate(der: $0) } }
     var parsedIntermediates: [InputCertificate]?
     /// The roots a path must end at.
     public var anchors: TrustAnchors

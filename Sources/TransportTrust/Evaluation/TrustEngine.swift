@@ -81,6 +81,12 @@ public final class TrustEngine: Sendable {
         }
         let revocationMemo = RevocationMemo()
         if let hit {
+            // Revocation is checked again on the remembered path, with the same CRL signers a full search would offer.
+            if trust.policy.revocation.mode != .off, case .parsed(let presented) = Self.presentedCertificates(trust),
+               let first = presented.first, let leaf = first.certificate {
+                revocationMemo.signerCandidates = Candidates(leaf: leaf, leafInput: first, others: [presented.dropFirst(), trust.inputIntermediates[...]].joined(),
+                                                             anchors: trust.anchors).intermediates
+            }
             let (rules, handled) = policyRules(trust.policy, fingerprint: fingerprint).parts
             let context = RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic, rootConstraints: trust.anchors.constraints)
             // The path was validated under some policy; a critical extension this one does not process rules it out,
@@ -145,7 +151,7 @@ public final class TrustEngine: Sendable {
 
     private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], time: Date,
                               revocationMemo: RevocationMemo, rules policyRules: PolicyRules) async -> (TrustVerdict, RecordingPolicy.Passed?) {
-        let extra = trust.parsedIntermediates ?? trust.additionalIntermediates.compactMap { try? InputCertificate(der: $0) }
+        let extra = trust.inputIntermediates
         let leafInput = presented[0]
         guard let leaf = leafInput.certificate else {
             return (.refused(Diagnosis.unusable(leafInput, index: 0, policy: trust.policy), chain: [leafInput]), nil)
