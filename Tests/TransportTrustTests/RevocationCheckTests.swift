@@ -216,6 +216,21 @@ import X509
         let message = v.failures.first?.message ?? ""
         #expect(message.contains("about another certificate"), "\(message)")
         #expect(!message.contains("OCSPCertID(") && !message.contains("ArraySlice("), "no debug dumps: \(message)")
+        // swift-certificates matches SHA-1 CertIDs only, so a response keyed with SHA-256 reads the same: said (review-rev F3).
+        #expect(message.contains("a hash other than SHA-1"), "\(message)")
+    }
+
+    /// swift-certificates refuses a response with a nonce other than its own request's, which every response handed in
+    /// or stapled has when it carries one: the reason says so and how to fetch one without (review-rev F4).
+    @Test func aResponseWithANonceIsExplained() throws {
+        let text = RevocationCheck.explain(["OCSP response nonce does not match request nonce"], certificate: leaf.certificate, issuer: intermediate.certificate)
+        #expect(text.contains("carries a nonce, so it answered another request") && text.contains("-no_nonce"), "\(text)")
+        do {
+            try RevocationOptions.checkResponseShape([0x30, 0x03, 0x0A, 0x01, 0x00])
+            Issue.record("a successful status without responseBytes was accepted")
+        } catch {
+            #expect(error.description.contains("-no_nonce"), "\(error)")
+        }
     }
 
     @Test func softFailSaysWhatItCouldNotEstablish() async throws {

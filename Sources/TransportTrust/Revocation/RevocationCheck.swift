@@ -291,7 +291,9 @@ struct RevocationCheck: Sendable {
             if r.contains("`nextupdate` is nil") { return "a response has no nextUpdate, so its freshness cannot be judged (RFC 5019 §4)" }
             if r.contains("nextupdate") && r.contains("in the past") { return "a response is out of date (its nextUpdate has passed)" }
             if r.contains("in the future") { return "a response is not yet valid (produced or updated after the validation time)" }
-            if r.contains("nonce does not match") { return "a response's nonce does not match the request's" }
+            if r.contains("nonce does not match") {
+                return "a response carries a nonce, so it answered another request; swift-certificates' OCSP verifier takes a response handed in or stapled only without one (`openssl ocsp -no_nonce` fetches one)"
+            }
             if r.contains("deserialisation failed") { return "a response is not a readable DER OCSPResponse" }
             if r.hasPrefix("ocsp request failed") { return "the responder refused (\(reason.dropFirst("OCSP request failed ".count)))" }
             return String(reason.prefix(400))
@@ -301,8 +303,10 @@ struct RevocationCheck: Sendable {
         // A response about another certificate matters only when nothing else was wrong.
         let telling = unique.count > 1 ? unique.filter { $0 != "a response was about another certificate" } : unique
         if telling == ["a response was about another certificate"] {
-            return reasons.count == 1 ? "the response given is about another certificate"
-                : "none of the \(reasons.count) responses given is about \(certificate.label)"
+            // swift-certificates matches CertIDs made with SHA-1 only: a response keyed with SHA-256 reads as another's.
+            let why = "(or identifies it with a hash other than SHA-1, which swift-certificates' OCSP verifier cannot match)"
+            return reasons.count == 1 ? "the response given is about another certificate \(why)"
+                : "none of the \(reasons.count) responses given is about \(certificate.label) \(why)"
         }
         return telling.joined(separator: "; ")
     }
@@ -351,7 +355,7 @@ extension RevocationOptions {
         guard case .primitive(let value) = status.content, value.count == 1 else {
             throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (its responseStatus is not one of RFC 6960's values)")
         }
-        let fix = "fetch a response for this certificate from the responder it names (`openssl ocsp -issuer ISSUER.pem -cert CERT.pem -url URL -respout response.der`)"
+        let fix = "fetch a response for this certificate from the responder it names (`openssl ocsp -issuer ISSUER.pem -cert CERT.pem -url URL -no_nonce -respout response.der`)"
         let code = value[value.startIndex]
         switch code {
         case 0 where body == nil:
