@@ -289,6 +289,14 @@ import X509
             #expect(r.status == 2, "\(name)")
             #expect(r.err.contains(name) && r.err.contains(reason), "\(name): \(r.err)")
         }
+        // An empty file is said to be empty, not text; DER with bytes after it is not called "not DER" (review-api F11).
+        let empty = await run(base + [try dir.write("empty.der", bytes: [])])
+        #expect(empty.status == 2)
+        #expect(empty.err.contains("'\(dir.file("empty.der"))' is not an OCSP response: the file is empty") && !empty.err.contains("text"), "\(empty.err)")
+        let padded = await run(base + [try dir.write("padded.der", bytes: OCSPResponseBuilder.tryLater + [0, 0])])
+        #expect(padded.status == 2)
+        #expect(padded.err.contains("is not an OCSP response: it starts with a DER element of \(OCSPResponseBuilder.tryLater.count) bytes, then 2 more bytes follow")
+                    && !padded.err.contains("not DER"), "\(padded.err)")
         // tryLater is an OCSPResponse, so it is read; it establishes nothing, which soft-fail accepts.
         let r = await run(base + [try dir.write("trylater.der", bytes: OCSPResponseBuilder.tryLater)])
         #expect(r.status == 0)
