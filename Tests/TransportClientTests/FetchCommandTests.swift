@@ -183,6 +183,13 @@ import Testing
         }
     }
 
+    /// --revocation lists its values when one is wrong (review-api F12).
+    @Test func anUnknownRevocationModeListsTheModes() async {
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/", "--revocation", "maybe"])
+        #expect(status == 2)
+        #expect(out.standardError.contains("'off', 'soft' or 'hard'"), "\(out.standardError)")
+    }
+
     /// A URL the client cannot use is an input error said as one, not a refusal with an enum name and an empty
     /// host (review-api F9).
     @Test(arguments: [("not a url", "\"not a url\" is not a URL: it has a space"), ("https://", "'https://' is not an absolute http or https URL")])

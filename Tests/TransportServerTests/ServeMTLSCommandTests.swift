@@ -33,6 +33,8 @@ import TransportTrust
             (["--request-timeout", "5"], "go with --mtls"),
             (["--mtls", "--client-anchors", anchors, "--request-timeout", "0"], "--request-timeout must be"),
             (["--mtls", "--client-anchors", anchors, "--handshake-timeout", "601"], "--handshake-timeout must be"),
+            // The modes are listed (review-api F12).
+            (["--mtls", "--client-anchors", anchors, "--client-revocation", "maybe"], "'off', 'soft' or 'hard'"),
         ]
         for (arguments, message) in cases {
             let (status, error) = await run(arguments)

@@ -749,6 +749,20 @@ import X509
         #expect(r.err.contains("--max-depth must be between 0 and 64") && !r.err.contains("Missing value"), "\(r.err)")
     }
 
+    /// The range error repeats the value given, as --timeout's does; a mode's values are listed (review-api F12).
+    @Test func outOfRangeAndUnknownValuesAreSaidWithTheValue() async throws {
+        let (chain, root) = try files()
+        let depth = await run(["verify", chain, "--anchors", root, "--max-depth", "99999999999999"])
+        #expect(depth.status == 2)
+        #expect(depth.err.contains("--max-depth must be between 0 and 64, not 99999999999999"), "\(depth.err)")
+        let mode = await run(["verify", chain, "--anchors", root, "--revocation", "maybe"])
+        #expect(mode.status == 2)
+        #expect(mode.err.contains("'off', 'soft' or 'hard'"), "\(mode.err)")
+        let help = await run(["verify", "--help"])
+        let text = (help.out + help.err).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("(values: off, soft, hard)"), "\(text)")
+    }
+
     @Test func distrustRefusesAPathThroughAListedKey() async throws {
         let (chain, root) = try files()
         let list = try dir.write("distrust.txt", "# retired CA key\nsha256/\(try #require(pki.intermediate.input.spkiSHA256Base64))\n")

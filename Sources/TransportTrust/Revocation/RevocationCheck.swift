@@ -29,7 +29,7 @@ public struct RevocationOptions: Sendable {
     }
 
     /// How revocation failures count.
-    public enum Mode: String, Sendable, Codable {
+    public enum Mode: String, Sendable, CaseIterable, Codable {
         /// No revocation checking.
         case off
         /// A verified response that says "revoked" fails the chain; anything else (no response, a bad one) passes.
