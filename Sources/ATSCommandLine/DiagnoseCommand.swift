@@ -102,7 +102,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             do { data = try InputFile.read(targets) } catch {
                 throw InputError("cannot read --targets file '\(InputFile.source(targets))': \(error.reason); give a text file with one URL a line")
             }
-            guard var text = String(data: data, encoding: .utf8) else { throw InputError("\(targets): not UTF-8 text") }
+            guard var text = String(data: data, encoding: .utf8) else {
+                throw InputError("--targets file '\(InputFile.source(targets))' is not UTF-8 text; give a text file with one URL a line, saved as UTF-8")
+            }
             // Windows editors write a byte-order mark and CRLF. "\r\n" is one Character, so splitting on "\n" alone
             // would leave the whole file one line.
             if text.hasPrefix("\u{FEFF}") { text.removeFirst() }

@@ -152,8 +152,10 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         // memory; --json reads it to the end without keeping it.
         var file: FileHandle?
         if let output, !json {
+            // Checked before the request; this is for a path that changed while the request ran.
             guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
-                out.error("ats fetch: cannot write '\(output)': it cannot be created (does its directory exist, and may you write there?)\n")
+                let problem = Self.outputProblem(output) ?? "it cannot be created (does its directory exist, and may you write there?)"
+                out.error("ats fetch: cannot write --output '\(output)': \(problem)\n")
                 return 2
             }
             file = handle
@@ -188,6 +190,21 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         return 0
     }
 
+    /// Why `path` cannot be written as the body's file, or nil when it can (as far as can be told without creating it).
+    static func outputProblem(_ path: String) -> String? {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return "it is a directory; give the name of a file, e.g. '\((path as NSString).appendingPathComponent("body"))'" }
+            return files.isWritableFile(atPath: path) ? nil : "you may not write it (check its permissions)"
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        guard files.fileExists(atPath: directory, isDirectory: &isDirectory) else { return "its directory '\(directory)' does not exist" }
+        guard isDirectory.boolValue else { return "'\(directory)' is not a directory" }
+        return files.isWritableFile(atPath: directory) ? nil : "you may not create files in its directory '\(directory)'"
+    }
+
     /// Reports a failed request and gives its exit status: 2 for what the user can fix in the command, 1 otherwise.
     func refused(_ error: TransportError, output out: Output) -> Int32 {
         if json {
@@ -201,7 +218,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         // The TLS library's own code and text, for whoever debugs the server; the message says it in words.
         if verbose, let reason = error.tlsReason { out.error("* TLS library reason: \(reason.rawValue)\n") }
         if verbose, let underlying = error.underlying { out.error("* underlying error: \(underlying)\n") }
-        out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(error.phase.rawValue), \(error.host)): \(error.message)\n")
+        // A URL the client cannot use is the user's input error, not a refusal: said as the other input errors are.
+        if error.kind == .invalidRequest && error.phase == .requirements {
+            out.error("ats fetch: \(error.message)\n")
+        } else {
+            let place = error.host.isEmpty ? error.phase.rawValue : "\(error.phase.rawValue), \(error.host)"
+            out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(error.message)\n")
+        }
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
 
@@ -212,6 +235,8 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         let anchors = try anchorOptions.trustAnchors(warnings: out)
         let identity = try clientIdentity()
         let request = try request()
+        // Before any connection: a POST the server has acted on must not end in "input error".
+        if let output, !json, let problem = Self.outputProblem(output) { throw InputError("cannot write --output '\(output)': \(problem)") }
         let limit = Duration.milliseconds(Int64(timeout * 1000))
         let connectLimit = min(Duration.milliseconds(Int64(connectTimeout * 1000)), limit)
         var configuration = HTTPSClientConfiguration(

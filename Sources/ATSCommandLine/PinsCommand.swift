@@ -67,9 +67,23 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
         if !isCheck && json && format != .list && format != .json {
             throw ValidationError("--json prints the pins as JSON, and --format \(format.rawValue) prints a snippet; give one of them")
         }
+        // Snippet options, likewise: a user who adds --include-subdomains to a check might think the check covered it.
+        if !isSnippet {
+            let unused = (includeLeaf ? ["--include-leaf"] : []) + (includeSubdomains ? ["--include-subdomains"] : [])
+            if !unused.isEmpty {
+                let mode = isCheck ? "checking a chain against --pin or --pin-file prints none" : "no snippet is printed without one"
+                throw ValidationError("\(unused.joined(separator: ", ")) \(unused.count == 1 ? "is" : "are") for the snippets of --format ats, trustkit, trustkit-json, okhttp or android, and \(mode)")
+            }
+            if !isCheck && host != nil {
+                throw ValidationError("--host is for the snippets of --format ats, trustkit, trustkit-json, okhttp or android, or for checking a chain against --pin or --pin-file; the list of pins names no host")
+            }
+        }
     }
 
     var isCheck: Bool { !pinOptions.isEmpty }
+
+    /// A configuration snippet is printed: --format names one and no --pin or --json asks for something else.
+    var isSnippet: Bool { !isCheck && !json && format != .list && format != .json }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 

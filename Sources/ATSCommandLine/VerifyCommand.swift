@@ -126,7 +126,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         if pkits != nil && (!policyOIDs.isEmpty || requireExplicitPolicy || inhibitPolicyMapping || inhibitAnyPolicy) {
             throw ValidationError("--pkits runs each test with its own initial policy inputs; drop --policy-oid, --require-explicit-policy, --inhibit-policy-mapping and --inhibit-any-policy")
         }
-        if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64") }
+        if let maxDepth, maxDepth < 0 || maxDepth > 64 { throw ValidationError("--max-depth must be between 0 and 64, not \(maxDepth)") }
         if !keyPurposes.isEmpty && (limbo != nil || pkits != nil) {
             throw ValidationError("--limbo and --pkits take each case's key purposes from the suite; drop --eku")
         }

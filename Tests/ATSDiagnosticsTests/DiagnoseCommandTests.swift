@@ -248,6 +248,15 @@ import Testing
         #expect(refused.err.contains("bad.txt:2:"), "\(refused.err)")
     }
 
+    /// A binary --targets file names the option and says what to give instead (review-api F12).
+    @Test func aTargetsFileThatIsNotUTF8NamesTheOptionAndTheFix() async throws {
+        let dir = try TemporaryDirectory()
+        let targets = try dir.write("targets.bin", bytes: [0x31, 0xFF, 0xFE, 0x80, 0x0A])
+        let result = await ats(["diagnose", "--targets", targets])
+        #expect(result.status == 2)
+        #expect(result.err.contains("--targets file '\(targets)' is not UTF-8 text; give a text file with one URL a line"), "\(result.err)")
+    }
+
     @Test func aBadLineInTheTargetsFileIsNamedByLine() async throws {
         let dir = try TemporaryDirectory()
         let targets = try dir.write("targets.txt", "https://example.com/\n# comment\nmailto:someone@example.com\n")

@@ -163,6 +163,44 @@ import Testing
         }
     }
 
+    /// --output is checked before any connection (review-api F7): a POST the server acted on used to end in "cannot
+    /// write", exit 2. An existing directory is called one (F12).
+    @Test func anOutputThatCannotBeWrittenIsAUsageErrorAndNothingIsSent() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                        "--resolve", "\(host):127.0.0.1", "--data", "order=1"]
+            let (missing, missingOut) = await run(base + ["--output", dir.file("nowhere/body.txt")])
+            #expect(missing == 2)
+            #expect(missingOut.standardError.contains("ats fetch: cannot write --output '\(dir.file("nowhere/body.txt"))': its directory '\(dir.file("nowhere"))' does not exist"),
+                    "\(missingOut.standardError)")
+            let (directory, directoryOut) = await run(base + ["--output", dir.path])
+            #expect(directory == 2)
+            #expect(directoryOut.standardError.contains("cannot write --output '\(dir.path)': it is a directory; give the name of a file"), "\(directoryOut.standardError)")
+            #expect(server.connectionCount == 0)
+        }
+    }
+
+    /// --revocation lists its values when one is wrong (review-api F12).
+    @Test func anUnknownRevocationModeListsTheModes() async {
+        let (status, out) = await run(["fetch", "https://127.0.0.1:1/", "--revocation", "maybe"])
+        #expect(status == 2)
+        #expect(out.standardError.contains("'off', 'soft' or 'hard'"), "\(out.standardError)")
+    }
+
+    /// A URL the client cannot use is an input error said as one, not a refusal with an enum name and an empty
+    /// host (review-api F9).
+    @Test(arguments: [("not a url", "\"not a url\" is not a URL: it has a space"), ("https://", "'https://' is not an absolute http or https URL")])
+    func anUnusableURLIsAnInputErrorNotARefusal(_ url: String, _ words: String) async {
+        let (status, out) = await run(["fetch", url])
+        #expect(status == 2)
+        #expect(out.standardError.hasPrefix("ats fetch: " + words), "\(out.standardError)")
+        #expect(!out.standardError.contains("refused") && !out.standardError.contains("invalidRequest") && !out.standardError.contains(", )"),
+                "\(out.standardError)")
+    }
+
     @Test func resolveTakesCurlsHostPortAddressAndTheHostAddressForm() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("resolved") }

@@ -33,6 +33,8 @@ import TransportTrust
             (["--request-timeout", "5"], "go with --mtls"),
             (["--mtls", "--client-anchors", anchors, "--request-timeout", "0"], "--request-timeout must be"),
             (["--mtls", "--client-anchors", anchors, "--handshake-timeout", "601"], "--handshake-timeout must be"),
+            // The modes are listed (review-api F12).
+            (["--mtls", "--client-anchors", anchors, "--client-revocation", "maybe"], "'off', 'soft' or 'hard'"),
         ]
         for (arguments, message) in cases {
             let (status, error) = await run(arguments)
@@ -69,6 +71,18 @@ import TransportTrust
         #expect(policy.revocation.crls.count == 1)
         let off = try MutualTLSServeOptions.parse(["--mtls", "--client-anchors", anchors, "--client-crl", crl, "--client-revocation", "off"])
         #expect { try off.policy(output: .capture()) } throws: { "\($0)".contains("--client-crl with --client-revocation off") }
+    }
+
+    /// --cert is the server's chain: its error must not speak of the client's certificate (review-api F10).
+    @Test func aCertThatIsNotPEMNamesTheLeafNotTheClient() throws {
+        let dir = try TemporaryDirectory()
+        let anchors = try dir.write("ca.pem", PKI.root("Client Root CA").pem)
+        let garbage = try dir.write("garbage", bytes: Array(repeating: 0x31, count: 64))
+        let options = try MutualTLSServeOptions.parse(["--mtls", "--client-anchors", anchors, "--cert", garbage, "--key", garbage])
+        #expect { try options.serverIdentity(directory: dir.path) } throws: { error in
+            "\(error)".contains("--cert/--key: '\(garbage)' is not a PEM certificate chain") && "\(error)".contains("the leaf (end-entity) certificate first")
+                && !"\(error)".contains("client")
+        }
     }
 
     @Test func badPinsNamesAndOCSPResponsesAreInputErrors() throws {

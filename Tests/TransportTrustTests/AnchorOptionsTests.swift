@@ -28,6 +28,16 @@ import Testing
         #expect(output.standardOutput.isEmpty)
     }
 
+    /// SSL_CERT_FILE naming a file that is not a certificate: its path once, not "garbage: garbage: …" (review-api F12).
+    @Test func aBundleThatIsNotACertificateIsNamedOnce() throws {
+        let bundle = try dir.write("garbage.bin", bytes: [0x31] + Array(repeating: 0xA5, count: 63))
+        let system = SystemRoots.load(environment: ["SSL_CERT_FILE": bundle])
+        let output = Output.capture()
+        _ = try? options().trustAnchors(warnings: output, systemRoots: system)
+        #expect(output.standardError.hasPrefix("warning: system roots: \(bundle): skipped, it is not a valid certificate ("), "\(output.standardError)")
+        #expect(output.standardError.components(separatedBy: bundle).count == 2, "\(output.standardError)")
+    }
+
     @Test func withoutAWarningsOutputTheProblemsAreLeftToTheCaller() throws {
         let bundle = try dir.write("bundle.pem", roots[0].pem + Self.garbage)
         let system = SystemRoots.load(files: [bundle], directories: [])

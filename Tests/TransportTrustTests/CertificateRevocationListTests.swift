@@ -145,7 +145,7 @@ import X509
         let der = try CRLBuilder(issuer: pki.intermediate).signed(by: pki.intermediate.key)
         let cases: [([UInt8], String)] = [
             (Array(der.dropLast(10)), "data ends 10 bytes early, at byte \(der.count - 10)"),
-            (der + [0, 0, 0], "3 more bytes follow the end of its DER at byte \(der.count)"),
+            (der + [0, 0, 0], "it starts with a DER element of \(der.count) bytes, then 3 more bytes follow"),
             ([], "it is empty"),
             (pki.leaf.der, "a field in it has a type (tag) other than the one that belongs there"),
         ]

@@ -136,7 +136,7 @@ import X509
         let (_, _, leaf) = PKI.chain()
         let cases: [([UInt8], String)] = [
             (Array(leaf.der.prefix(leaf.der.count - 7)), "the data ends 7 bytes early, at byte \(leaf.der.count - 7)"),
-            (leaf.der + [0x00, 0x00], "2 more bytes follow the end of its DER at byte \(leaf.der.count)"),
+            (leaf.der + [0x00, 0x00], "it starts with a DER element of \(leaf.der.count) bytes, then 2 more bytes follow"),
         ]
         for (der, words) in cases {
             #expect { try InputCertificate(der: der) } throws: { error in

@@ -49,6 +49,28 @@ import X509
         #expect(both.err.contains("--skip-validation, --at are for checking"), "\(both.err)")
     }
 
+    /// Snippet options are refused where no snippet is printed (review-api F8): in the list, and in check mode, where
+    /// --include-subdomains could be read as widening the check. --host stays legitimate when checking a chain.
+    @Test func snippetOptionsWithoutASnippetAreUsageErrors() async throws {
+        let (chain, root) = try files()
+        let pin = "sha256/" + PinningFixtures.hash(pki.intermediate)
+        let listed = await run([chain, "--include-subdomains", "--include-leaf"])
+        #expect(listed.status == 2)
+        #expect(listed.err.contains("--include-leaf, --include-subdomains are for the snippets of --format ats, trustkit, trustkit-json, okhttp or android, and no snippet is printed without one"), "\(listed.err)")
+        let checked = await run([chain, "--anchors", root, "--pin", pin, "--include-leaf"])
+        #expect(checked.status == 2)
+        #expect(checked.err.contains("--include-leaf is for the snippets of --format ats"), "\(checked.err)")
+        #expect(checked.err.contains("checking a chain against --pin or --pin-file prints none"), "\(checked.err)")
+        for list in [[chain, "--host", "api.example.com"], [chain, "--json", "--host", "api.example.com"], [chain, "--format", "json", "--host", "api.example.com"]] {
+            let r = await run(list)
+            #expect(r.status == 2)
+            #expect(r.err.contains("--host is for the snippets of --format ats"), "\(r.err)")
+            #expect(r.err.contains("the list of pins names no host"), "\(r.err)")
+        }
+        #expect(await run([chain, "--anchors", root, "--pin", pin, "--host", "www.example.com", "--at", Self.at]).status == 0)
+        #expect(await run([chain, "--format", "ats", "--host", "api.example.com", "--include-subdomains", "--include-leaf"]).status == 0)
+    }
+
     /// Check mode with --trust-store apple: a real chain with a pin of its intermediate is trusted against Apple's store,
     /// and the JSON names the store.
     @Test func checkModeTakesTheAppleTrustStore() async throws {

@@ -289,6 +289,14 @@ import X509
             #expect(r.status == 2, "\(name)")
             #expect(r.err.contains(name) && r.err.contains(reason), "\(name): \(r.err)")
         }
+        // An empty file is said to be empty, not text; DER with bytes after it is not called "not DER" (review-api F11).
+        let empty = await run(base + [try dir.write("empty.der", bytes: [])])
+        #expect(empty.status == 2)
+        #expect(empty.err.contains("'\(dir.file("empty.der"))' is not an OCSP response: the file is empty") && !empty.err.contains("text"), "\(empty.err)")
+        let padded = await run(base + [try dir.write("padded.der", bytes: OCSPResponseBuilder.tryLater + [0, 0])])
+        #expect(padded.status == 2)
+        #expect(padded.err.contains("is not an OCSP response: it starts with a DER element of \(OCSPResponseBuilder.tryLater.count) bytes, then 2 more bytes follow")
+                    && !padded.err.contains("not DER"), "\(padded.err)")
         // tryLater is an OCSPResponse, so it is read; it establishes nothing, which soft-fail accepts.
         let r = await run(base + [try dir.write("trylater.der", bytes: OCSPResponseBuilder.tryLater)])
         #expect(r.status == 0)
@@ -739,6 +747,20 @@ import X509
         let r = await run(["verify", chain, "--anchors", root, "--max-depth", "-1"])
         #expect(r.status == 2)
         #expect(r.err.contains("--max-depth must be between 0 and 64") && !r.err.contains("Missing value"), "\(r.err)")
+    }
+
+    /// The range error repeats the value given, as --timeout's does; a mode's values are listed (review-api F12).
+    @Test func outOfRangeAndUnknownValuesAreSaidWithTheValue() async throws {
+        let (chain, root) = try files()
+        let depth = await run(["verify", chain, "--anchors", root, "--max-depth", "99999999999999"])
+        #expect(depth.status == 2)
+        #expect(depth.err.contains("--max-depth must be between 0 and 64, not 99999999999999"), "\(depth.err)")
+        let mode = await run(["verify", chain, "--anchors", root, "--revocation", "maybe"])
+        #expect(mode.status == 2)
+        #expect(mode.err.contains("'off', 'soft' or 'hard'"), "\(mode.err)")
+        let help = await run(["verify", "--help"])
+        let text = (help.out + help.err).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("(values: off, soft, hard)"), "\(text)")
     }
 
     @Test func distrustRefusesAPathThroughAListedKey() async throws {

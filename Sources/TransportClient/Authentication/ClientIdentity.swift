@@ -87,7 +87,7 @@ public struct ClientIdentity: @unchecked Sendable {
                 certificateSource: String = "the client certificate", keySource: String = "the private key") throws(ClientIdentityError) {
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMBytes(certificatePEM) } catch {
-            throw ClientIdentityError("\(certificateSource) is not a PEM certificate chain; it must hold '-----BEGIN CERTIFICATE-----' blocks, the client's certificate first")
+            throw ClientIdentityError("\(certificateSource) is not a PEM certificate chain; it must hold '-----BEGIN CERTIFICATE-----' blocks, the leaf (end-entity) certificate first")
         }
         let key: NIOSSLPrivateKey
         do {

@@ -213,7 +213,13 @@ public struct SystemRoots: Sendable {
                                         _ read: (_ bytes: [UInt8], _ line: Int?) throws(CertificateInputError) -> [String]) -> [String] {
         let text = String(decoding: bytes, as: UTF8.self)
         guard text.contains("-----BEGIN") else {
-            do { return try read(bytes, nil) } catch { return ["\(path): \(error)"] }
+            do { return try read(bytes, nil) } catch {
+                // Name the file once: most of these errors name it themselves.
+                switch error {
+                case .badPEMBlock, .malformed, .empty: return ["\(path): skipped, \(Self.reason(error))"]
+                case .unreadableFile, .pkcs7, .tooManyCertificates: return [error.description]
+                }
+            }
         }
         var bad: [String] = []
         var current: [Substring] = []

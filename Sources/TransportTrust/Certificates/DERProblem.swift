@@ -12,7 +12,7 @@ package func derProblem(_ error: any Error, in der: [UInt8]?) -> String {
             return "it is cut short: its outer element declares \(length) bytes of content, but the data ends \(end - der.count) bytes early, at byte \(der.count)"
         }
         if end < der.count {
-            return "\(der.count - end) more bytes follow the end of its DER at byte \(end); remove them, or split the file into its parts"
+            return "it starts with a DER element of \(end) bytes, then \(der.count - end) more bytes follow; remove them, or split the file into its parts"
         }
     }
     if let asn1 = error as? ASN1Error {

@@ -29,7 +29,7 @@ public struct RevocationOptions: Sendable {
     }
 
     /// How revocation failures count.
-    public enum Mode: String, Sendable, Codable {
+    public enum Mode: String, Sendable, CaseIterable, Codable {
         /// No revocation checking.
         case off
         /// A verified response that says "revoked" fails the chain; anything else (no response, a bad one) passes.
@@ -336,10 +336,17 @@ extension RevocationOptions {
     package static func checkResponseShape(_ der: [UInt8]) throws(OCSPResponseShapeError) {
         let node: ASN1Node
         do { node = try DER.parse(der) } catch {
+            // Empty first: allSatisfy holds for no bytes, so an empty file used to be called text.
+            if der.isEmpty {
+                throw OCSPResponseShapeError(description: "the file is empty; an OCSP response is binary DER (openssl ocsp -respout writes one)")
+            }
             let text = der.prefix(64).allSatisfy { $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
-            throw OCSPResponseShapeError(description: text
-                ? "it is text, not DER; an OCSP response is binary (openssl ocsp -respout writes one; base64 text must be decoded first)"
-                : "it is not DER: \(derProblem(error, in: der))")
+            if text {
+                throw OCSPResponseShapeError(description: "it is text, not DER; an OCSP response is binary (openssl ocsp -respout writes one; base64 text must be decoded first)")
+            }
+            // A whole clause ("it starts with a DER element of …", "it is cut short: …") stands alone; it may well be DER.
+            let problem = derProblem(error, in: der)
+            throw OCSPResponseShapeError(description: problem.hasPrefix("it ") ? problem : "it is not DER: \(problem)")
         }
         guard node.identifier == .sequence, case .constructed(let children) = node.content else {
             throw OCSPResponseShapeError(description: "it is DER but not an OCSPResponse (a SEQUENCE was expected)")
