@@ -172,6 +172,20 @@ import ZIPFoundation
         #expect(source.location(of: PlistKeyPath(["NSAllowsArbitraryLoads"])) == SourceLocation(line: 2, column: 28))
     }
 
+    /// A source Info.plist (Xcode 13 and later) has no CFBundle key until Xcode builds the app: with an ATS key
+    /// misplaced at its root it is still an Info.plist, whose root key the system ignores (review-ats F1).
+    @Test(arguments: ["UIApplicationSceneManifest", "NSCameraUsageDescription", "LSRequiresIPhoneOS", "UILaunchScreen"])
+    func aSourceInfoPlistWithAMisplacedATSKeyIsNotABareDictionary(key: String) throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>\(key)</key><string>x</string><key>NSAllowsArbitraryLoads</key><true/></dict></plist>
+            """
+        let source = try ATSFixture.source(xml)
+        #expect(source.layout == .infoPlist)
+        #expect(source.configuration == ATSConfiguration())
+        #expect(source.containerIssues.contains { "\($0)".contains("NSAllowsArbitraryLoads") }, "\(source.containerIssues)")
+    }
+
     @Test func infoPlistWithoutATSHasDefaults() throws {
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>

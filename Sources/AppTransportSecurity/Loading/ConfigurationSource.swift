@@ -62,7 +62,7 @@ public struct ConfigurationSource: Sendable {
         if case .string(let id)? = root["CFBundleIdentifier"] { bundleIdentifier = id } else { bundleIdentifier = nil }
         let atsKey = "NSAppTransportSecurity"
         let topLevel = ATSKey.keys(at: .topLevel).map(\.rawValue)
-        let looksBare = root[atsKey] == nil && !root.keys.contains { $0.hasPrefix("CFBundle") }
+        let looksBare = root[atsKey] == nil && !root.keys.contains(where: Self.isInfoPlistKey)
             && root.keys.contains { ATSKey(rawValue: $0) != nil || KeySuggester.suggestion(for: $0, among: topLevel) != nil }
         if looksBare {
             layout = .bareDictionary
@@ -106,4 +106,15 @@ public struct ConfigurationSource: Sendable {
 
     /// The location of a path from the plist's root (for container issues).
     public func rootLocation(of path: PlistKeyPath) -> SourceLocation? { document.location(of: path) }
+}
+
+extension ConfigurationSource {
+    /// Keys only an Info.plist has. Since Xcode 13 the Info.plist in a project's source tree often has no `CFBundle…`
+    /// key (Xcode adds them when it builds), so any of these marks one: an ATS key at its root is then misplaced,
+    /// as the system reads it, not a bare ATS dictionary.
+    static func isInfoPlistKey(_ key: String) -> Bool {
+        let prefixes = ["CFBundle", "UI", "LS", "DT", "ITS", "WK", "GK", "MinimumOSVersion", "BuildMachineOSBuild", "NSExtension",
+                        "NSPrincipalClass", "NSMainStoryboardFile", "NSMainNibFile", "NSHumanReadableCopyright", "NSUserActivityTypes"]
+        return prefixes.contains(where: key.hasPrefix) || (key.hasPrefix("NS") && key.hasSuffix("UsageDescription"))
+    }
 }
