@@ -17,6 +17,8 @@ struct XMLPlistLocator {
     private enum Frame {
         case dictionary(path: [String], pendingKey: String?, seen: Set<String>)
         case array(path: [String], index: Int)
+
+        var isDictionary: Bool { if case .dictionary = self { return true } else { return false } }
     }
 
     /// Scans `bytes`. Throws ``PropertyListError/tooDeep`` when containers nest past `maximumDepth`.
@@ -135,14 +137,16 @@ struct XMLPlistLocator {
                 guard let end = find(Array("</key>".utf8), from: i) else { break scan }
                 let key = Self.keyText(String(decoding: bytes[i..<end], as: UTF8.self))
                 advance(to: end + 6)
-                if case .dictionary(let path, _, var seen)? = stack.last {
+                // Popped and pushed back so that the set of keys seen is the frame's alone and grows in place: changed
+                // while the stack still held it, it was copied whole for every key (quadratic in a dictionary's size).
+                if stack.last?.isDictionary == true, case .dictionary(let path, _, var seen)? = stack.popLast() {
                     let keyPath = PlistKeyPath(path + [key])
                     if seen.contains(key), let earlier = keys[keyPath] {
                         duplicateKeys.append(PropertyListReader.DuplicateKey(keyPath: keyPath, ignoredCopy: earlier))
                     }
                     keys[keyPath] = location
                     seen.insert(key)
-                    stack[stack.count - 1] = .dictionary(path: path, pendingKey: key, seen: seen)
+                    stack.append(.dictionary(path: path, pendingKey: key, seen: seen))
                 }
             case "dict", "array":
                 if stack.isEmpty && sawRoot { continue }
