@@ -52,6 +52,20 @@ import Testing
         #expect(try ATSSARIFTests.validate(sarif.standardOutput) == 1)
     }
 
+    /// Without ATS the system client still offers no RC4 suite (iOS 10 and later): such a connection is not allowed,
+    /// as the requirements printed already leave RC4 out (review-ats F4). iOS 9 still had it.
+    @Test func rc4IsNotAllowedEvenWithoutATS() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = try file(ATSFixture.infoPlist("<key>NSAllowsArbitraryLoads</key><true/>"), in: dir)
+        let base = ["check", "--plist", plist, "https://foo.com", "--tls", "1.2", "--cipher"]
+        let (rc4, out) = await run(base + ["TLS_RSA_WITH_RC4_128_SHA"])
+        #expect(rc4 == 1, "\(out.standardOutput)")
+        #expect(out.standardOutput.contains("RC4 suite, which Apple's TLS client no longer offers"), "\(out.standardOutput)")
+        #expect(await run(base + ["TLS_RSA_WITH_AES_128_CBC_SHA"]).0 == 0)
+        #expect(await run(base + ["TLS_RSA_WITH_RC4_128_SHA", "--platform", "ios9"]).0 == 0)
+    }
+
     @Test func checkPrintsProvenanceAndEvaluates() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
