@@ -24,6 +24,10 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Which API loads the URL: url-session (default), media or web-content.")
     var context: LoadContext = .urlSession
 
+    @Option(help: ArgumentHelp("How deep NSIncludesSubdomains reaches: any-depth (the long-standing behaviour, default) or one-label (Apple's current NSIncludesSubdomains page).",
+                               valueName: "depth"))
+    var subdomains: SubdomainDepth = .anyDepth
+
     @Option(help: "Describe a connection: the negotiated TLS version (1.0, 1.1, 1.2, 1.3).")
     var tls: String?
 
@@ -68,7 +72,8 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
                 out.error("ats check: warning: \(place): \(w.rule.id) \(w.message)\n")
             }
         }
-        let resolver = RequirementsResolver(configuration: source.configuration, platform: platformOption.applePlatform)
+        let resolver = RequirementsResolver(configuration: source.configuration, platform: platformOption.applePlatform,
+                                            subdomainMatching: subdomains == .oneLabel ? .oneLabel : .anyDepth)
         let describing = tls != nil || cipher != nil
         var results: [ATSCheckJSON.Entry] = []
         var text = ""
@@ -105,6 +110,12 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
 }
 
 extension LoadContext: ExpressibleByArgument {}
+
+/// `--subdomains`: the two readings of NSIncludesSubdomains (docs/ATS.md, choices).
+enum SubdomainDepth: String, ExpressibleByArgument, CaseIterable {
+    case anyDepth = "any-depth"
+    case oneLabel = "one-label"
+}
 
 /// `ats check` as text: one headline per URL, then each requirement with its provenance.
 enum ATSCheckText {

@@ -54,6 +54,25 @@ import Testing
 
     /// Without ATS the system client still offers no RC4 suite (iOS 10 and later): such a connection is not allowed,
     /// as the requirements printed already leave RC4 out (review-ats F4). iOS 9 still had it.
+    /// NSIncludesSubdomains' two readings: any depth by default, one label with --subdomains one-label, where a host
+    /// two labels down falls back to ATS's defaults (review-ats F2).
+    @Test func subdomainDepthCanBeCheckedUnderEitherReading() async throws {
+        let dir = try ATSFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("example.com",
+            "<key>NSIncludesSubdomains</key><true/><key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string>")), in: dir)
+        let deep = ["check", "--plist", plist, "https://cdn.eu.example.com", "--tls", "1.0"]
+        let (anyDepth, out) = await run(deep)
+        #expect(anyDepth == 0)
+        #expect(out.standardOutput.contains("--subdomains one-label"), "\(out.standardOutput)")
+        let (oneLabel, strict) = await run(deep + ["--subdomains", "one-label"])
+        #expect(oneLabel == 1, "\(strict.standardOutput)")
+        #expect(await run(["check", "--plist", plist, "https://cdn.example.com", "--tls", "1.0", "--subdomains", "one-label"]).0 == 0)
+        let (bad, usage) = await run(deep + ["--subdomains", "two"])
+        #expect(bad == 2)
+        #expect(usage.standardError.contains("any-depth") && usage.standardError.contains("one-label"), "\(usage.standardError)")
+    }
+
     @Test func rc4IsNotAllowedEvenWithoutATS() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -124,7 +124,7 @@ public struct Auditor: Sendable {
                         fix: "For earlier systems use NSAllowsLocalNetworking (iOS 10+) or connect by name")
             }
         } else if let sub = entry.includesSubdomains, sub.value {
-            out.add(.includesSubdomains, sub.keyPath, domain: d, message: "the exception for \(d) covers all of its subdomains",
+            out.add(.includesSubdomains, sub.keyPath, domain: d, message: "the exception for \(d) covers its subdomains: all of them as devices have long applied it, or one label down only as Apple's current NSIncludesSubdomains page says",
                     fix: "Set NSIncludesSubdomains only if every subdomain needs the same exception")
         }
         if let http = entry.allowsInsecureHTTPLoads, http.value {
