@@ -15,9 +15,7 @@ public struct ClientIdentityError: Error, Sendable, CustomStringConvertible {
 ///
 /// Load one from a PKCS#12 bundle with its password, or from PEM files. Loading fails with a clear error, never
 /// later during a handshake.
-public struct ClientIdentity: @unchecked Sendable {
-    // NIOSSLCertificate and NIOSSLPrivateKey are immutable once made; swift-nio-ssl does not mark the key
-    // Sendable, hence the unchecked conformance.
+public struct ClientIdentity: Sendable {
     public let certificateChain: [NIOSSLCertificate]
     public let privateKey: NIOSSLPrivateKey
     /// A stable identity for caching TLS contexts and pooling connections, computed once: a request asks for it.
