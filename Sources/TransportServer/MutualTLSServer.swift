@@ -44,17 +44,25 @@ public final class MutualTLSServer: Sendable {
     ///   - logger: where the one-line refusals go, at `notice`.
     ///   - configure: further TLS settings (versions, suites); verification and trust roots are ours and are set
     ///     after it.
-    /// - Throws: swift-nio-ssl's error when the certificate or key cannot be used.
+    /// - Throws: ``MutualTLSServerError`` when the chain is empty, the key is not the leaf's, or the TLS settings
+    ///   `configure` made cannot be used; in words, without BoringSSL's text.
     public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, policy: ClientVerificationPolicy,
                 engine: TrustEngine = .shared, handshakeTimeout: TimeAmount = .seconds(10),
                 logger: Logger = Logger(label: "TransportServer.mtls"),
-                configure: (inout TLSConfiguration) -> Void = { _ in }) throws {
+                configure: (inout TLSConfiguration) -> Void = { _ in }) throws(MutualTLSServerError) {
+        guard let leaf = certificateChain.first else { throw MutualTLSServerError(.noCertificate) }
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain.map { .certificate($0) },
                                                            privateKey: .privateKey(privateKey))
         tls.minimumTLSVersion = .tlsv12
         configure(&tls)
         Self.applyVerification(policy.mode, to: &tls)
-        self.sslContext = try NIOSSLContext(configuration: tls)
+        do { self.sslContext = try NIOSSLContext(configuration: tls) } catch {
+            // BoringSSL refuses a key that is not the leaf's only here; tried alone, the pair tells which fault it is.
+            var pair = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(leaf)], privateKey: .privateKey(privateKey))
+            pair.trustRoots = .certificates([])
+            if (try? NIOSSLContext(configuration: pair)) == nil { throw MutualTLSServerError(.keyMismatch) }
+            throw MutualTLSServerError(.unusableSettings)
+        }
         self.verifier = ClientCertificateVerifier(policy: policy, engine: engine)
         self.handshakeTimeout = handshakeTimeout
         self.logger = logger
@@ -126,5 +134,30 @@ public final class MutualTLSServer: Sendable {
         recentChains.remember(presented)
         let built = verdict.chain.compactMap { try? NIOSSLCertificate(bytes: $0.der, format: .der) }
         return .certificateVerified(VerificationMetadata(built.isEmpty ? nil : ValidatedCertificateChain(built)))
+    }
+}
+
+/// Why a ``MutualTLSServer`` cannot be made.
+public struct MutualTLSServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// The certificate chain is empty.
+        case noCertificate
+        /// The private key is not the key of the chain's first certificate.
+        case keyMismatch
+        /// The TLS settings (as `configure` left them) cannot make a TLS context: a cipher list that matches no suite,
+        /// versions that exclude each other.
+        case unusableSettings
+    }
+
+    public let code: Code
+
+    init(_ code: Code) { self.code = code }
+
+    public var description: String {
+        switch code {
+        case .noCertificate: return "the server's certificate chain is empty; give the server's certificate, leaf first"
+        case .keyMismatch: return "the private key is not the key of the server's certificate (the chain's first); give the key that was issued with it"
+        case .unusableSettings: return "the TLS settings cannot be used to make a server context; check the cipher suites and TLS versions set in `configure`"
+        }
     }
 }
