@@ -161,6 +161,27 @@ import ZIPFoundation
 
     // MARK: Layouts and locations
 
+    /// A file that is no property list at all is called that, with its first bytes shown safely; Foundation's own
+    /// reason ("Unexpected character" with a NUL in it) is kept for files that start like one (review-api F4).
+    @Test func aFileThatIsNoPropertyListIsCalledOne() throws {
+        let cases: [([UInt8], String)] = [([UInt8](repeating: 0, count: 200), "it starts with the bytes 00 00 00 00"),
+                                          (Array("hello world\n".utf8), "it starts with 'hello wo'"),
+                                          ([0x31, 0x1A, 0x8B, 0xA5], "it starts with the bytes 31 1a 8b a5")]
+        for (bytes, start) in cases {
+            #expect(throws: PropertyListError.self) { _ = try PropertyListReader().read(Data(bytes)) }
+            do { _ = try PropertyListReader().read(Data(bytes)) } catch {
+                #expect(error.description.contains("the file is not a property list: \(start)"), "\(error)")
+                #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 }, "\(error.description.debugDescription)")
+            }
+        }
+        do { _ = try PropertyListReader().read(Data("<plist><dict><key>a</key>\u{01}</dict></plist>".utf8)) } catch {
+            #expect(error.description.contains("\\u{1}"), "\(error)")
+            #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 }, "\(error.description.debugDescription)")
+        }
+        // An OpenStep plist and leading white space still read.
+        #expect(try PropertyListReader().read(Data("  \n{ NSAllowsArbitraryLoads = YES; }".utf8)).format == .openStep)
+    }
+
     @Test func bareDictionaryIsRecognised() throws {
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>

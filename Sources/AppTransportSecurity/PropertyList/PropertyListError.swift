@@ -8,6 +8,8 @@ public enum PropertyListError: Error, Sendable, Equatable, CustomStringConvertib
     case tooDeep(limit: Int, location: SourceLocation?)
     /// Foundation could not parse the property list.
     case malformed(format: String, reason: String, location: SourceLocation?)
+    /// The bytes start as no property list does (XML `<`, binary `bplist`, OpenStep `{` or `(`): `start` shows them.
+    case notAPropertyList(start: String)
     /// A binary property list's structure is broken (bad trailer, offsets out of range, a cycle).
     case corruptBinary(reason: String)
     /// The root is not a dictionary.
@@ -27,6 +29,8 @@ public enum PropertyListError: Error, Sendable, Equatable, CustomStringConvertib
         case .malformed(let format, let reason, let location):
             let at = location.map { " near line \($0.line), column \($0.column)" } ?? ""
             return "the \(format) property list cannot be parsed\(at): \(reason); fix the syntax (try `plutil -lint`) and run again"
+        case .notAPropertyList(let start):
+            return "the file is not a property list: it starts with \(start), where an XML plist starts with '<' and a binary one with 'bplist'; give the Info.plist itself"
         case .corruptBinary(let reason):
             return "the binary property list is corrupt: \(reason); regenerate it (`plutil -convert binary1`) or pass the XML form"
         case .wrongRootType(let found):

@@ -76,7 +76,13 @@ package struct PropertyListReader: Sendable {
         } else {
             // The locator reads UTF-8 bytes; a UTF-16 or UTF-32 plist goes to it as its UTF-8 text, so that its
             // duplicate keys and positions are found too.
-            locator = try XMLPlistLocator(bytes: Self.utf8Text(of: data) ?? bytes, maximumDepth: Self.maximumDepth)
+            let text = Self.utf8Text(of: data) ?? bytes
+            // Foundation would call any such file a broken XML plist and name the byte as it is, NUL included.
+            let skipped = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
+            if let first = skipped.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), ![UInt8(ascii: "<"), UInt8(ascii: "{"), UInt8(ascii: "(")].contains(first) {
+                throw .notAPropertyList(start: Self.describeStart(skipped.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }))
+            }
+            locator = try XMLPlistLocator(bytes: text, maximumDepth: Self.maximumDepth)
         }
         var format = PropertyListSerialization.PropertyListFormat.xml
         let object: Any
@@ -112,9 +118,17 @@ package struct PropertyListReader: Sendable {
         return Array(text.utf8)
     }
 
+    /// Foundation's reason, with what it quotes of the file escaped: it names the offending character as it is.
     private static func reason(from error: any Error) -> String {
         let ns = error as NSError
-        if let debug = ns.userInfo["NSDebugDescription"] as? String, !debug.isEmpty { return debug }
-        return ns.localizedDescription
+        if let debug = ns.userInfo["NSDebugDescription"] as? String, !debug.isEmpty { return NameDisplay.escaped(debug) }
+        return NameDisplay.escaped(ns.localizedDescription)
+    }
+
+    /// The first bytes of a file, as text when they are printable ASCII, otherwise in hex.
+    static func describeStart(_ bytes: ArraySlice<UInt8>) -> String {
+        let head = bytes.prefix(8)
+        if head.allSatisfy({ (0x20..<0x7F).contains($0) }) { return "'\(String(decoding: head, as: UTF8.self))'" }
+        return "the bytes " + head.map { String(format: "%02x", $0) }.joined(separator: " ")
     }
 }
