@@ -1,5 +1,5 @@
 import TestSupport
-import AppTransportSecurity
+@testable import AppTransportSecurity
 import Foundation
 import Testing
 
@@ -515,6 +515,22 @@ import Testing
         } catch {
             #expect(error.problem == "it is not a text file: byte 5 is NUL", "\(error)")
         }
+    }
+
+    /// An XML file whose root is neither <plist> nor Android's (a misspelt root) is named by its root, not called a
+    /// broken property list with Foundation's text and plutil advice (review-api F3).
+    @Test func anXMLFileOfAnotherKindIsNamedByItsRoot() {
+        let typo = "<?xml version=\"1.0\"?>\n<!-- pins -->\n<network-security-confg><domain-config/></network-security-confg>\n"
+        do {
+            _ = try PinConfigurationFormat.read(Array(typo.utf8), source: "nsc.xml")
+            Issue.record("read")
+        } catch {
+            #expect(error.problem == "its root element is <network-security-confg>, which no pin file has", "\(error)")
+            #expect(error.fix.contains("<network-security-config> (Android)"), "\(error.fix)")
+        }
+        #expect(ATSPinFile.rootElement(of: Array("\u{FEFF}<?xml version=\"1.0\"?><!DOCTYPE plist PUBLIC \"x\" \"y\"><plist version=\"1.0\">".utf8)) == "plist")
+        #expect(ATSPinFile.rootElement(of: Array("bplist00".utf8)) == nil)
+        #expect(ATSPinFile.rootElement(of: Array("<!-- never closed".utf8)) == nil)
     }
 
     @Test func firstInvalidUTF8FindsTheByte() {

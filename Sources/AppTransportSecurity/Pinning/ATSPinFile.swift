@@ -33,7 +33,34 @@ extension PinConfigurationFormat {
 
 /// NSPinnedDomains as a pin configuration: each entry a pinned host with CA and leaf scopes.
 enum ATSPinFile {
+    /// The name of an XML document's root element, past the declaration, comments and a DOCTYPE; nil when the bytes
+    /// are not XML text or the root cannot be found.
+    static func rootElement(of bytes: [UInt8]) -> String? {
+        var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        func skipSpace() { while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 } }
+        func skip(past end: [UInt8]) -> Bool {
+            guard let r = bytes[i...].firstRange(of: end) else { return false }
+            i = r.upperBound
+            return true
+        }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "<") else { return nil }
+            if bytes[i...].starts(with: Array("<?".utf8)) { guard skip(past: Array("?>".utf8)) else { return nil }; continue }
+            if bytes[i...].starts(with: Array("<!--".utf8)) { guard skip(past: Array("-->".utf8)) else { return nil }; continue }
+            if bytes[i...].starts(with: Array("<!".utf8)) { guard skip(past: Array(">".utf8)) else { return nil }; continue }
+            let name = bytes[(i + 1)...].prefix { !([0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains($0)) }
+            return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+        }
+    }
+
     static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> PinConfiguration {
+        // An XML file of another kind (a misspelt Android root, say) is named by its root, not called a broken plist.
+        if let root = rootElement(of: bytes), root != "plist" {
+            throw PinConfigurationError(.malformedDocument, source: source,
+                "its root element is <\(NameDisplay.escaped(String(root.prefix(60))))>, which no pin file has",
+                fix: "A pin file's root is <plist> (Info.plist NSPinnedDomains, TrustKit) or <network-security-config> (Android); check its spelling")
+        }
         let file: ConfigurationSource
         do { file = try ConfigurationLoader().load(data: Data(bytes), name: source) } catch {
             throw PinConfigurationError(.malformedDocument, source: source, "it is not a property list: \(error.description)",
