@@ -440,6 +440,20 @@ import TransportTrust
         }
     }
 
+    /// Two entries for one host, a U-label and its A-label: the one written as the host is sent applies, in either
+    /// order, as the device compares the key's text with the A-label (review-ats F5).
+    @Test(arguments: [true, false])
+    func theEntryWrittenAsTheHostIsSentWinsOverItsULabel(uLabelFirst: Bool) throws {
+        let u = "<key>münchen.de</key><dict><key>NSExceptionAllowsInsecureHTTPLoads</key><true/></dict>"
+        let a = "<key>xn--mnchen-3ya.de</key><dict/>"
+        let r = try ATSFixture.resolver("<key>NSExceptionDomains</key><dict>\(uLabelFirst ? u + a : a + u)</dict>")
+        let req = try r.requirements(for: "http://xn--mnchen-3ya.de/")
+        #expect(req.exceptionDomain == "xn--mnchen-3ya.de")
+        #expect(!req.allowsInsecureHTTP.value)
+        // Alone, the U-label entry still covers the host.
+        #expect(try ATSFixture.resolver("<key>NSExceptionDomains</key><dict>\(u)</dict>").requirements(for: "http://xn--mnchen-3ya.de/").allowsInsecureHTTP.value)
+    }
+
     @Test func thePortMayBeAnyValidNumber() throws {
         #expect(try ConnectionTarget(url: "https://example.com:65535/").host == "example.com")
         #expect(try ConnectionTarget(url: "http://[::1]:8080/").ipAddress?.count == 16)

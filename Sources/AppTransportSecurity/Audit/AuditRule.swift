@@ -17,6 +17,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
     case invalidValue = "ATS122"
     case duplicateKey = "ATS123"
     case misplacedKey = "ATS124"
+    case duplicateDomain = "ATS125"
     case unmatchableDomain = "ATS130"
     case includesSubdomainsOnIP = "ATS131"
     case ipExceptionUnsupported = "ATS132"
@@ -51,6 +52,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .unknownKey: return "unknown-key"
         case .invalidValue: return "invalid-value"
         case .duplicateKey: return "duplicate-key"
+        case .duplicateDomain: return "duplicate-domain"
         case .misplacedKey: return "misplaced-key"
         case .unmatchableDomain: return "unmatchable-domain"
         case .includesSubdomainsOnIP: return "includes-subdomains-on-ip"
@@ -72,7 +74,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .arbitraryLoads, .arbitraryLoadsForMedia, .arbitraryLoadsInWebContent, .localNetworking,
              .insecureHTTPException, .weakMinimumTLS, .forwardSecrecyDisabled:
             return .high
-        case .wrongType, .invalidValue, .duplicateKey, .misplacedKey, .unmatchableDomain, .pinWithoutBackup,
+        case .wrongType, .invalidValue, .duplicateKey, .duplicateDomain, .misplacedKey, .unmatchableDomain, .pinWithoutBackup,
              .malformedPin, .emptyPinnedDomain, .pinnedDomainAllowsHTTP, .pinnedDomainsUnsupported, .extensionContradiction,
              .configurationNotDictionary:
             return .medium
@@ -102,6 +104,7 @@ public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
         case .unknownKey: return "A key ATS does not know, usually a misspelling; it has no effect."
         case .invalidValue: return "A key has a value outside the allowed set."
         case .duplicateKey: return "A key is written twice in one dictionary; only the last takes effect."
+        case .duplicateDomain: return "Two entries name one host (a U-label and its A-label); the device applies only the one written as the host is sent."
         case .misplacedKey: return "A real ATS key is in the wrong dictionary, where it has no effect."
         case .unmatchableDomain: return "An exception or pinned domain is written so that it can never match a host."
         case .includesSubdomainsOnIP: return "NSIncludesSubdomains has no effect on an IP address."

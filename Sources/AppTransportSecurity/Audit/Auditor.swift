@@ -36,6 +36,8 @@ public struct Auditor: Sendable {
         globalKeys(config, &out)
         for entry in config.exceptionDomains { exceptionDomain(entry, &out) }
         for entry in config.pinnedDomains { pinnedDomain(entry, &out) }
+        duplicateDomains(config.exceptionDomains.map { ($0.key, $0.keyPath) }, &out)
+        duplicateDomains(config.pinnedDomains.map { ($0.key, $0.keyPath) }, &out)
         pinnedHostsOverHTTP(config, &out)
         if !profile.supportsPinnedDomains, config.presentKeys.contains(.pinnedDomains) {
             out.add(.pinnedDomainsUnsupported, PlistKeyPath([ATSKey.pinnedDomains.rawValue]),
@@ -262,6 +264,21 @@ public struct Auditor: Sendable {
 
     static func summary(_ e: ExceptionDomain) -> String {
         "insecure HTTP \(e.allowsInsecureHTTPLoads?.value ?? false ? "YES" : "NO"), minimum \(e.minimumTLSVersion?.value ?? .atsDefault), forward secrecy \(e.requiresForwardSecrecy?.value ?? true ? "YES" : "NO"), subdomains \(e.coversSubdomains ? "YES" : "NO")"
+    }
+
+    /// Entries written differently that name one host (`münchen.de` and `xn--mnchen-3ya.de`): the resolver, like the
+    /// device, uses the one written as the host is sent; the other is reported where it stands.
+    func duplicateDomains(_ entries: [(key: ATSDomainKey, keyPath: PlistKeyPath)], _ out: inout FindingCollector) {
+        var byPattern: [HostPattern: [(key: ATSDomainKey, keyPath: PlistKeyPath)]] = [:]
+        for entry in entries { if let pattern = entry.key.pattern, !pattern.isAddress { byPattern[pattern, default: []].append(entry) } }
+        for (pattern, group) in byPattern where Set(group.map(\.key.written)).count > 1 {
+            let sent = pattern.name
+            for entry in group where entry.key.written.lowercased() != sent {
+                out.add(.duplicateDomain, entry.keyPath, domain: entry.key.written,
+                        message: "\(entry.key.written) names the same host as \(sent), which is also listed; the device compares keys with the host as it is sent (\(sent)), so this entry is not used for it",
+                        fix: "Keep one entry for the host, written as \(sent)")
+            }
+        }
     }
 
     /// Whether two entries name the same host: as written, or once normalised (`münchen.de`, `xn--mnchen-3ya.de`).

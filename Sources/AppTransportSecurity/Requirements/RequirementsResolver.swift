@@ -145,7 +145,10 @@ public struct RequirementsResolver: Sendable {
             } else {
                 guard !target.isIP, key.isAbsolute == target.isAbsolute else { continue }
                 if pattern.matches(canonical: target.host) {
-                    score = Int.max
+                    // Of two entries for one host (münchen.de and xn--mnchen-3ya.de), the one written as the host is
+                    // sent wins, whatever their order: the device compares the key's text with the A-label.
+                    let written = key.written.lowercased().hasSuffix(".") ? String(key.written.lowercased().dropLast()) : key.written.lowercased()
+                    score = written == target.host ? Int.max : Int.max - 1
                 } else if subdomains, pattern.withSubdomains(oneLabel: subdomainMatching == .oneLabel).matches(canonical: target.host) {
                     (score, sub) = (pattern.name.count, true)
                 }
