@@ -126,6 +126,25 @@ import TransportTrust
 
     /// iOS 9 does not know the media, web-content and local-networking keys: there they change nothing, and the
     /// audit says so at low severity rather than reporting ATS as loosened.
+    /// iOS 10 to 16 exempt unqualified names, .local names and IP addresses with or without NSAllowsLocalNetworking,
+    /// as the resolver says: the key loosens nothing there. From iOS 17 it exempts every IP address (review-ats F6).
+    @Test func localNetworkingIsHighOnlyWhereItLoosensSomething() throws {
+        let body = "<key>NSAllowsLocalNetworking</key><true/>"
+        for profile in [PlatformProfile.ios10, .ios14, .macos11] {
+            let finding = try #require(try findings(body, profile: profile).first { $0.rule == .localNetworking })
+            #expect(finding.severity == .low, "\(profile)")
+            #expect(finding.message.contains("no effect on \(profile)"), "\(finding.message)")
+        }
+        let ios17 = try #require(try findings(body, profile: .ios17).first { $0.rule == .localNetworking })
+        #expect(ios17.severity == .high)
+        #expect(ios17.message.contains("IP addresses (any, not only private ones)"), "\(ios17.message)")
+        // The resolver agrees: on iOS 14 the key changes nothing for these hosts.
+        for url in ["http://192.168.1.5/", "http://nas.local/", "http://printer/"] {
+            let with = try ATSFixture.resolver(body, .ios14).requirements(for: url), without = try ATSFixture.resolver("", .ios14).requirements(for: url)
+            #expect(with.atsEnforced.value == without.atsEnforced.value && with.allowsInsecureHTTP.value == without.allowsInsecureHTTP.value, "\(url)")
+        }
+    }
+
     @Test(arguments: ["NSAllowsArbitraryLoadsForMedia", "NSAllowsArbitraryLoadsInWebContent", "NSAllowsLocalNetworking"])
     func keysIOS9DoesNotKnowAreLowThere(key: String) throws {
         let body = "<key>\(key)</key><true/>"

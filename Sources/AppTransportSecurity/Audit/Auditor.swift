@@ -96,8 +96,19 @@ public struct Auditor: Sendable {
                 fix: "Remove the key unless the app is a browser; give specific hosts exceptions instead")
         }
         if let s = config.allowsLocalNetworking, s.value {
-            add(.localNetworking, s, "unqualified names, .local names and IP addresses load without ATS",
-                fix: "Keep it only if the app must talk to devices on the local network; otherwise remove it")
+            let fix = "Keep it only if the app must talk to devices on the local network; otherwise remove it"
+            switch profile.generation {
+            case .ats1:
+                add(.localNetworking, s, "unqualified names, .local names and IP addresses load without ATS", fix: fix)
+            case .ats2:
+                // The resolver exempts these hosts on these releases with or without the key: it loosens nothing here.
+                out.add(.localNetworking, s.keyPath, severity: .low,
+                        message: "\(s.key) is YES: no effect on \(profile), which already exempts unqualified names, .local names and IP addresses from ATS; from iOS 17 / macOS 14 on, IP addresses (any, not only private ones) load without ATS",
+                        fix: fix)
+            case .ats3:
+                add(.localNetworking, s, "IP addresses (any, not only private ones) load without ATS; unqualified and .local names are exempt with or without it",
+                    fix: fix)
+            }
         }
     }
 
