@@ -5,7 +5,8 @@
 /// with CRLs (`.crl`, RFC 5280 §6.3), handed in or fetched from the distribution points through ``crlSource`` or the
 /// trust's. `.preferCRL` asks for a CRL first. With no source and nothing handed in, nothing can be asked: soft-fail
 /// notes that, hard-fail refuses. Without `requirePositiveResponse` the check is soft:
-/// only a "revoked" answer fails. With it the check is hard: only a verified "good" answer passes.
+/// only a "revoked" answer fails. With it the check is hard: only a verified "good" answer passes, for every
+/// certificate that offers a way to its status by one of the enabled methods.
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// Alamofire's `RevocationTrustEvaluator.Options`.
     public struct Options: OptionSet, Sendable, Hashable {
@@ -16,7 +17,8 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         public static let crl = Options(rawValue: 1 << 0)
         public static let ocsp = Options(rawValue: 1 << 1)
         public static let preferCRL = Options(rawValue: 1 << 2)
-        /// Hard fail: a certificate without a verified good response fails.
+        /// Hard fail: a certificate that offers a way to its status by an enabled method (an OCSP responder with
+        /// `.ocsp`, a CRL distribution point with `.crl`) and has no verified good answer by one fails.
         public static let requirePositiveResponse = Options(rawValue: 1 << 3)
         /// Use only the responses handed in; never ask a responder.
         public static let networkAccessDisabled = Options(rawValue: 1 << 4)

@@ -36,6 +36,8 @@ public struct RevocationOptions: Sendable {
         case soft
         /// As soft; in addition, every certificate that names an OCSP responder or a CRL distribution point needs a
         /// verified "good" response or a CRL that covers it; with CRLs handed in, every certificate but the anchor does.
+        /// Only the enabled ``RevocationOptions/methods`` count: with OCSP alone, a certificate that names only a CRL
+        /// distribution point needs nothing, and the reverse.
         case hard
     }
 
