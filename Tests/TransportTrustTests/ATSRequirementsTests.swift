@@ -430,7 +430,9 @@ import TransportTrust
                       ("http://127.0.0.1:99999999999999999999/", "the port 99999999999999999999 is out of range"),
                       ("example.com", "it has no scheme"), ("https://", "it has no host"), ("ftp://example.com", "not 'ftp'"),
                       // A name whose last label is a number is neither a name nor an address, so no IP entry can cover it.
-                      ("http://a.10.0.0.1/", "ends in a numeric label")])
+                      ("http://a.10.0.0.1/", "ends in a numeric label"),
+                      // An address parser takes no trailing dot: not read as the address (review-ats F10).
+                      ("http://1.2.3.4./", "is an IP address with a trailing dot")])
     func invalidURLsSayWhatIsWrong(_ url: String, _ reason: String) {
         do {
             let target = try ConnectionTarget(url: url)

@@ -62,6 +62,10 @@ public struct ConnectionTarget: Sendable, Equatable {
                 throw .invalidURL(text, reason: "brackets hold only an IPv6 address, not '\(h.prefix(60))'")
             }
         }
+        // `1.2.3.4.` is no address to an address parser; what a device then makes of it is unclear, so it is refused.
+        if isAbsolute, case .ip = peer {
+            throw .invalidURL(text, reason: "its host '\(h).' is an IP address with a trailing dot, which no address has; write it without the dot")
+        }
         switch peer {
         case .ip(let bytes):
             ipAddress = bytes
