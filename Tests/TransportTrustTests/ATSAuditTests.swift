@@ -145,6 +145,16 @@ import TransportTrust
         }
     }
 
+    /// Before iOS 17 an IP entry is ignored, so its risky settings change nothing there: at most low, saying why
+    /// (review-ats F9). From iOS 17 they are high.
+    @Test func riskySettingsOfAnIgnoredIPEntryAreLow() throws {
+        let body = Self.domain("10.0.0.0/8", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let ios14 = try #require(try findings(body, profile: .ios14).first { $0.rule == .insecureHTTPException })
+        #expect(ios14.severity == .low)
+        #expect(ios14.message.contains("ignores IP entries, so this has no effect there"), "\(ios14.message)")
+        #expect(try findings(body, profile: .ios17).first { $0.rule == .insecureHTTPException }?.severity == .high)
+    }
+
     @Test(arguments: ["NSAllowsArbitraryLoadsForMedia", "NSAllowsArbitraryLoadsInWebContent", "NSAllowsLocalNetworking"])
     func keysIOS9DoesNotKnowAreLowThere(key: String) throws {
         let body = "<key>\(key)</key><true/>"

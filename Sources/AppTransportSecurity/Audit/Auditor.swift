@@ -115,9 +115,12 @@ public struct Auditor: Sendable {
     private func exceptionDomain(_ entry: ExceptionDomain, _ out: inout FindingCollector) {
         let d = entry.name
         // An entry that can never match has no effect: its risky settings are reported, but as low.
-        let dead = !entry.key.problems.isEmpty
+        // So is an IP entry before iOS 17 / macOS 14, which ignore them (ATS132 says so).
+        let ignored = entry.key.isIP && profile.generation < .ats3
+        let dead = !entry.key.problems.isEmpty || ignored
         func risky(_ s: Severity) -> Severity { dead ? min(s, .low) : s }
-        let deadNote = dead ? " (but the entry never matches, so this has no effect)" : ""
+        let deadNote = ignored ? " (but \(profile) ignores IP entries, so this has no effect there)"
+            : dead ? " (but the entry never matches, so this has no effect)" : ""
         out.add(.exceptionDomain, entry.keyPath, domain: d, key: d, message: "\(d) has its own ATS settings; global keys do not apply to it",
                 fix: "Check that the exception is still needed")
         if !entry.key.problems.isEmpty {
