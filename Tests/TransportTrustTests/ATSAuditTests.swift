@@ -147,6 +147,16 @@ import TransportTrust
 
     /// Before iOS 17 an IP entry is ignored, so its risky settings change nothing there: at most low, saying why
     /// (review-ats F9). From iOS 17 they are high.
+    /// A TLS version written loosely but meaning TLS 1.0 or 1.1 is high, as a mistyped risky Boolean is; one meaning
+    /// TLS 1.2 stays medium (review-ats F8).
+    @Test(arguments: [("tlsv1.0", Severity.high), ("TLSv1.1 ", .high), ("tlsv1.2", .medium)])
+    func aLooseTLSVersionIsAsRiskyAsWhatItMeans(_ value: String, _ severity: Severity) throws {
+        let body = Self.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>\(value)</string>")
+        let all = try findings(body)
+        let finding = try #require(all.first { $0.rule == .invalidValue }, "\(all.map(\.rule.id))")
+        #expect(finding.severity == severity, "\(finding.message)")
+    }
+
     @Test func riskySettingsOfAnIgnoredIPEntryAreLow() throws {
         let body = Self.domain("10.0.0.0/8", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let ios14 = try #require(try findings(body, profile: .ios14).first { $0.rule == .insecureHTTPException })

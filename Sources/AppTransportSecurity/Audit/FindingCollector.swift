@@ -89,7 +89,9 @@ struct FindingCollector {
                     fix: "Remove \(key), or check Apple's list of NSAppTransportSecurity keys")
             }
         case .invalidValue(let key, let value, let allowed, let suggestion):
-            add(.invalidValue, path, key: key.rawValue,
+            // As for a Boolean of the wrong type: a reader looser than this tool's may take 'tlsv1.0' for TLS 1.0.
+            let weak = suggestion == "TLSv1.0" || suggestion == "TLSv1.1"
+            add(.invalidValue, path, severity: weak ? .high : nil, key: key.rawValue,
                 message: "\(key.rawValue) is '\(value)', which is not one of \(allowed.joined(separator: ", "))\(suggestion.map { " → did you mean \($0)?" } ?? "")",
                 fix: "Write one of: \(allowed.joined(separator: ", "))")
         case .duplicateKey(let key, let ignoredCopy):
