@@ -56,6 +56,29 @@ import X509
         #expect(await evaluate(other, .soft, [intermediateCRL, listing]).codes == [.revoked])
     }
 
+    /// A policy is remembered only on the path it was checked on: when another evaluation of the same input stored
+    /// another path under the key meanwhile, recording it there would let that path answer for a policy it never ran
+    /// (review-anchor F1: two paths through intermediates that share a key, one on a distrust list).
+    @Test func aPolicyIsRememberedOnlyOnThePathItWasCheckedOn() throws {
+        let cache = ValidatedPathCache(capacity: 8)
+        let key = ValidatedPathCache.Key(presented: [pki.leaf.der], extra: [], anchors: [1])
+        let other = pki.root.intermediate("Test Intermediate CA", key: pki.intermediate.key)
+        let first = try #require(UnverifiedCertificateChain.assembled([pki.leaf.certificate, pki.intermediate.certificate, pki.root.certificate]))
+        let second = try #require(UnverifiedCertificateChain.assembled([pki.leaf.certificate, other.certificate, pki.root.certificate]))
+        let fingerprint = try #require(RuleFingerprint(PKI.ssl("www.example.com")))
+        cache.insert(key, path: [pki.leaf.input, pki.intermediate.input, pki.root.input], chain: first, anchorIsCustom: true,
+                     anchorIsPublic: false, passed: nil)
+        let checked = try #require(cache.lookup(key))
+        // Meanwhile another evaluation stores its own path under the same key.
+        cache.insert(key, path: [pki.leaf.input, other.input, pki.root.input], chain: second, anchorIsCustom: true,
+                     anchorIsPublic: false, passed: nil)
+        cache.remember(fingerprint, for: key, generation: checked.generation)
+        #expect(cache.lookup(key)?.passed.isEmpty == true, "recorded on a path its rules never ran on")
+        let current = try #require(cache.lookup(key))
+        cache.remember(fingerprint, for: key, generation: current.generation)
+        #expect(cache.lookup(key)?.passed == [fingerprint])
+    }
+
     @Test func onlyTrustedPathsAreRemembered() async {
         let engine = TrustEngine()
         _ = await engine.evaluate(trust(host: "other.example.com"))

@@ -95,7 +95,7 @@ public final class TrustEngine: Sendable {
                 let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
                                                 context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
                 if findings.failures.isEmpty {
-                    if let fingerprint { cache.remember(fingerprint, for: key, transparency: Self.memo(transparency, findings.ct)) }
+                    if let fingerprint { cache.remember(fingerprint, for: key, generation: hit.generation, transparency: Self.memo(transparency, findings.ct)) }
                     return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
                                         certificateTransparency: findings.ct?.report)
                 }

@@ -33,6 +33,9 @@ final class ValidatedPathCache: Sendable {
         let validUntil: Date
         /// Policies under which every time-independent rule passed, newest last.
         var passed: [RuleFingerprint] = []
+        /// Which insertion this is: `remember` records a policy only on the entry its caller checked, not on one
+        /// another evaluation stored under the same key meanwhile (another path of the same input).
+        var generation: UInt64 = 0
         /// The leaf's SCTs with their signatures checked, when a policy looked at them.
         var sctAnalysis: SCTAnalysis?
         /// The last CT findings on this path, under the check that produced them: its options and whether the
@@ -81,6 +84,7 @@ final class ValidatedPathCache: Sendable {
         entry.transparency = transparency
         state.withLockedValue { state in
             state.tick &+= 1
+            entry.generation = state.tick
             state.entries[key] = (entry, state.tick)
             if state.entries.count > capacity {
                 // Evict the oldest quarter at once, so eviction costs O(1) amortised per insert.
@@ -90,11 +94,12 @@ final class ValidatedPathCache: Sendable {
         }
     }
 
-    /// Records that the path cached under `key` passed every time-independent rule of a policy.
-    func remember(_ fingerprint: RuleFingerprint, for key: Key,
+    /// Records that the path cached under `key`, as inserted in `generation`, passed every time-independent rule of
+    /// a policy. Nothing is recorded when the entry was replaced since: the rules ran on another path.
+    func remember(_ fingerprint: RuleFingerprint, for key: Key, generation: UInt64,
                   transparency: (check: CertificateTransparencyCheck, findings: TransparencyFindings)? = nil) {
         state.withLockedValue { state in
-            guard var found = state.entries[key], !found.entry.passed.contains(fingerprint) else { return }
+            guard var found = state.entries[key], found.entry.generation == generation, !found.entry.passed.contains(fingerprint) else { return }
             if let transparency {
                 if let analysis = transparency.findings.analysis { found.entry.sctAnalysis = analysis }
                 found.entry.transparency = transparency
