@@ -63,6 +63,27 @@ import X509
         if !customTrusted { #expect(customVerdict.codes == [.validityPeriodTooLong]) }
     }
 
+    /// The same root as a custom anchor, private, and as one the store also holds, public: one engine must not answer
+    /// the second from a path it cached under the first, where the 398-day limit did not apply (review-anchor F2).
+    @Test func aPathCachedUnderAPrivateAnchorDoesNotAnswerForAPublicOne() async throws {
+        let leaf = intermediate.leaf(notValidBefore: Self.recent, notValidAfter: Self.recent.addingTimeInterval(400 * Self.day))
+        var policy = PKI.ssl("www.example.com")
+        policy.certificateTransparency.mode = .off
+        let bundle = try dir.write("bundle.pem", root.pem)
+        let store = SystemRoots.load(environment: ["SSL_CERT_FILE": bundle])
+        let privateRoot = TrustAnchors(custom: [root.input]), publicRoot = TrustAnchors(custom: [root.input], systemRoots: store)
+        #expect(privateRoot.identity != publicRoot.identity)
+        let engine = TrustEngine()
+        func evaluate(_ anchors: TrustAnchors) async -> TrustVerdict {
+            await engine.evaluate(ServerTrust(certificates: [leaf.der, intermediate.der], anchors: anchors, policy: policy,
+                                              validationTime: Self.recent.addingTimeInterval(3600)))
+        }
+        #expect(await evaluate(privateRoot).isTrusted)
+        #expect(await evaluate(publicRoot).codes == [.validityPeriodTooLong])
+        #expect(await TrustEngine().evaluate(ServerTrust(certificates: [leaf.der, intermediate.der], anchors: publicRoot, policy: policy,
+                                                         validationTime: Self.recent.addingTimeInterval(3600))).codes == [.validityPeriodTooLong])
+    }
+
     @Test func theMessageNamesLifetimeLimitDateAndSource() async throws {
         let refused = try await verdict(lifetime: 399 * Self.day, publicRoot: true)
         let failure = try #require(refused.failure(.validityPeriodTooLong))

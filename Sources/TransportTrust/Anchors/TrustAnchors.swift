@@ -100,7 +100,12 @@ public final class TrustAnchors: Sendable {
         for cert in all.compactMap(\.certificate) { parsedExtensions[ExtensionMemo.Key(tbs: cert.tbsCertificateBytes)] = ParsedExtensions(cert) }
         self.parsedExtensions = parsedExtensions
         var hash = SHA256()
-        for c in custom { hash.update(data: c.der) }
+        // Whether each anchor is public decides CT and the 398-day limit, and comes from the store's membership, not
+        // from the anchors themselves: it is part of the identity, or a path cached under one set would answer for the other.
+        for c in custom {
+            hash.update(data: c.der)
+            hash.update(data: [c.certificate.map { entries[CertificateKey($0)]?.isPublic == true } == true ? 1 : 0])
+        }
         hash.update(data: [anchorsOnly ? 1 : 0, store == .apple ? 1 : 0, constraints.isEmpty ? 0 : 1])
         for c in system { hash.update(data: c.der) }
         self.identity = Array(hash.finalize())
