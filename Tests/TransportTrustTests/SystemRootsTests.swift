@@ -200,4 +200,16 @@ import X509
         #expect(extra.allSatisfy { (try? InputCertificate(der: $0)) == nil })
         #expect(SystemRoots.members(files: [], directories: []).isEmpty)
     }
+
+    /// A bundle that load reads with indented lines or CR line ends is read so for membership too: otherwise the same
+    /// root is public from the store and private as an anchor (review-anchor F3).
+    @Test(arguments: ["indented", "cr"])
+    func membersReadOddlyWrittenBundlesAsLoadDoes(form: String) throws {
+        let pem = form == "cr" ? roots[0].pem.replacingOccurrences(of: "\n", with: "\r")
+            : roots[0].pem.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
+        let bundle = try dir.write("odd-\(form).pem", pem)
+        let loaded = SystemRoots.load(files: [bundle], directories: [])
+        #expect(loaded.certificates.map(\.der) == [roots[0].der], "\(loaded.skipped)")
+        #expect(Set(loaded.certificates.map { DERKey($0.der) }).isSubset(of: SystemRoots.members(files: [bundle], directories: [])))
+    }
 }

@@ -113,8 +113,10 @@ public struct SystemRoots: Sendable {
     /// The decoded body of each certificate block in a PEM text: one pass over its bytes, lines found with `memchr` and
     /// copied whole. This runs for every process that trusts anchors of its own, where splitting the store into Swift
     /// strings cost 0.3 s in a debug build, and a loop over each byte still 60 ms.
-    static func pemCertificateDERs(_ bytes: [UInt8]) -> [[UInt8]] {
-        bytes.withUnsafeBufferPointer { buffer in
+    static func pemCertificateDERs(_ input: [UInt8]) -> [[UInt8]] {
+        // As load reads them: CR alone ends a line in a file that has no LF, and a line may be indented.
+        let bytes = input.contains(0x0A) ? input : input.map { $0 == 0x0D ? 0x0A : $0 }
+        return bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return [] }
             var result: [[UInt8]] = []
             var body: [UInt8] = []
@@ -123,7 +125,9 @@ public struct SystemRoots: Sendable {
             while start < buffer.count {
                 let newline: UnsafeMutableRawPointer? = memchr(base + start, 0x0A, buffer.count - start)
                 let end = newline.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? buffer.count
-                let line = UnsafeBufferPointer(start: base + start, count: end - start)
+                var first = start
+                while first < end, base[first] == 0x20 || base[first] == 0x09 { first += 1 }
+                let line = UnsafeBufferPointer(start: base + first, count: end - first)
                 if line.first == 0x2D {  // "-"
                     if certificateBegins.contains(where: { Self.starts(line, with: $0) }) {
                         inBlock = true
@@ -133,7 +137,7 @@ public struct SystemRoots: Sendable {
                         // Line ends (CR) and blanks are skipped by the decoder.
                         if let der = Data(base64Encoded: Data(body), options: .ignoreUnknownCharacters), !der.isEmpty { result.append(Array(der)) }
                     }
-                } else if inBlock && memchr(base + start, 0x3A, line.count) == nil {  // RFC 1421 headers (Proc-Type: …) are not base64
+                } else if inBlock && memchr(base + first, 0x3A, line.count) == nil {  // RFC 1421 headers (Proc-Type: …) are not base64
                     body.append(contentsOf: line)
                 }
                 start = end + 1
