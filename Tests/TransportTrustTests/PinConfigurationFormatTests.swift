@@ -223,6 +223,25 @@ import Testing
         #expect(try PinConfigurationFormat.read(Array(text.utf8), source: "p", format: .okhttp).configuration.hosts.first?.pinSet.pins == [pin])
     }
 
+    /// As OkHttp reads a pin: the prefix in lower case only, the hash with or without padding, in either base64
+    /// alphabet (review-pins F9).
+    @Test func okHttpPinsAreReadAsOkHttpReadsThem() throws {
+        let pin = Pin.spkiSHA256(Array(repeating: 0xFB, count: 32))  // base64 "+/v7…=", URL-safe "-_v7…"
+        let base64 = try #require(pin.base64)
+        let unpadded = base64.replacingOccurrences(of: "=", with: "")
+        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        for written in [base64, unpadded, urlSafe] {
+            let text = "example.com sha256/\(written)\n"
+            #expect(try PinConfigurationFormat.read(Array(text.utf8), source: "p", format: .okhttp).configuration.hosts.first?.pinSet.pins == [pin], "\(written)")
+        }
+        do {
+            _ = try PinConfigurationFormat.read(Array("example.com SHA256/\(base64)\n".utf8), source: "p", format: .okhttp)
+            Issue.record("an upper-case prefix was read")
+        } catch {
+            #expect(error.fix.contains("lower case only"), "\(error)")
+        }
+    }
+
     @Test func okHttpLegacySHA1PinsAreReadWithAWarning() throws {
         let sha1 = Data(repeating: 3, count: 20).base64EncodedString()
         let (config, warnings) = try PinConfigurationFormat.read(Array("**.example.com sha1/\(sha1), sha256/\(a.base64!)\n".utf8), source: "p")

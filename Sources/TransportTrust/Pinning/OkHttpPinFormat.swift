@@ -32,13 +32,18 @@ enum OkHttpPinFormat {
             let pattern: HostPattern
             do { pattern = try HostPattern(first) } catch { throw error.placed(in: source, line: n + 1) }
             for token in tokens.dropFirst() {
-                let lower = token.lowercased()
-                guard lower.hasPrefix("sha256/") || lower.hasPrefix("sha1/") else {
-                    throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "\(NameDisplay.quoted(token)) is not an OkHttp pin",
-                        fix: "OkHttp pins start with sha256/ (or the legacy sha1/), like sha256/AAAA…=")
+                // OkHttp compares the prefix case-sensitively and decodes the hash leniently (Okio: padding optional,
+                // the URL-safe alphabet too), so the file is read as OkHttp reads it.
+                guard let prefix = ["sha256/", "sha1/"].first(where: token.hasPrefix) else {
+                    let fix = token.lowercased().hasPrefix("sha256/") || token.lowercased().hasPrefix("sha1/")
+                        ? "OkHttp reads the prefix in lower case only; write \(token.lowercased().hasPrefix("sha1/") ? "sha1/" : "sha256/")"
+                        : "OkHttp pins start with sha256/ (or the legacy sha1/), like sha256/AAAA…="
+                    throw PinConfigurationError(.malformedPin, source: source, line: n + 1, "\(NameDisplay.quoted(token)) is not an OkHttp pin", fix: fix)
                 }
+                var hash = token.dropFirst(prefix.count).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                if hash.count % 4 != 0, !hash.hasSuffix("=") { hash += String(repeating: "=", count: 4 - hash.count % 4) }
                 let pin: Pin
-                do { pin = try Pin(parsing: token) } catch { throw error.placed(in: source, line: n + 1) }
+                do { pin = try Pin(parsing: prefix + hash) } catch { throw error.placed(in: source, line: n + 1) }
                 if pin.isLegacySHA1 {
                     warnings.append(PinConfigurationWarning(.legacySHA1, source: source, line: n + 1,
                         "\(token) is a legacy SHA-1 pin; replace it with the sha256/ pin of the same key"))
