@@ -20,6 +20,7 @@ public struct ATSDomainKey: Sendable, Hashable {
         case emptyLabel
         case invalidPrefixLength
         case bracketedAddress
+        case tooLong
 
         public var description: String {
             switch self {
@@ -35,6 +36,7 @@ public struct ATSDomainKey: Sendable, Hashable {
             case .emptyLabel: return "it has an empty label (two dots in a row), which no host name has"
             case .invalidPrefixLength: return "it is an address range whose prefix length is not a number from 0 to 32 (IPv4) or 128 (IPv6)"
             case .bracketedAddress: return "it writes an IPv6 address in brackets, as a URL does, but ATS entries write the address bare"
+            case .tooLong: return "it is longer than any host name (253 characters in all, 63 in a label)"
             }
         }
     }
@@ -111,6 +113,12 @@ public struct ATSDomainKey: Sendable, Hashable {
                 return
             }
             host = aLabel
+        }
+        // No host is longer (RFC 1035 §2.3.4); a longer key would only cost every lookup its length.
+        if host.utf8.count > 253 || host.split(separator: ".").contains(where: { $0.utf8.count > 63 }) {
+            self.problems = [.tooLong]
+            self.pattern = nil
+            return
         }
         self.problems = []
         self.pattern = HostPattern(canonicalName: host, kind: .exact)
