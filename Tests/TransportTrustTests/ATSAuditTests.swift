@@ -73,6 +73,11 @@ import TransportTrust
         RuleCase(rule: .misplacedKey, triggers: "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>",
                  clean: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")),
         RuleCase(rule: .unmatchableDomain, triggers: domain("api.example.com:8443", ""), clean: domain("api.example.com", "")),
+        // No host is longer than 253 characters or has a label over 63 (review-ats F10).
+        RuleCase(rule: .unmatchableDomain, triggers: domain(String(repeating: "a.", count: 127) + "com", ""),
+                 clean: domain(String(repeating: "a.", count: 100) + "com", "")),
+        RuleCase(rule: .unmatchableDomain, triggers: domain(String(repeating: "a", count: 64) + ".com", ""),
+                 clean: domain(String(repeating: "a", count: 63) + ".com", "")),
         RuleCase(rule: .includesSubdomainsOnIP,
                  triggers: domain("10.0.0.1", "<key>NSIncludesSubdomains</key><true/>"), clean: domain("10.0.0.1", "")),
         RuleCase(rule: .ipExceptionUnsupported, triggers: domain("10.0.0.0/8", ""), clean: domain("10.0.0.0/8", ""), profile: .ios10),
@@ -155,6 +160,16 @@ import TransportTrust
         let all = try findings(body)
         let finding = try #require(all.first { $0.rule == .invalidValue }, "\(all.map(\.rule.id))")
         #expect(finding.severity == severity, "\(finding.message)")
+    }
+
+    /// A pinned host that web views may load over plain HTTP is found too, not only one URLSession may (review-ats F10).
+    @Test func aPinnedHostOpenToHTTPInWebViewsIsReported() throws {
+        let body = "<key>NSAllowsArbitraryLoadsInWebContent</key><true/>"
+            + Self.pinned("api.example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let finding = try #require(try findings(body).first { $0.rule == .pinnedDomainAllowsHTTP })
+        #expect(finding.message.contains("allowed for web views"), "\(finding.message)")
+        let urlSessionOnly = Self.pinned("api.example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        #expect(try !findings(urlSessionOnly).contains { $0.rule == .pinnedDomainAllowsHTTP })
     }
 
     @Test func riskySettingsOfAnIgnoredIPEntryAreLow() throws {

@@ -225,14 +225,17 @@ public struct Auditor: Sendable {
         for host in hosts {
             guard checked.insert(host).inserted, let target = try? ConnectionTarget(url: "http://\(host)/"),
                   let (entry, _) = resolver.matchingPinnedDomain(for: target) else { continue }
-            let req = resolver.requirements(for: target, url: "http://\(host)/")
-            guard req.allowsInsecureHTTP.value else { continue }
+            // Web views and media loads have keys of their own that may allow HTTP where URLSession does not.
+            let contexts: [LoadContext] = [.urlSession, .webContent, .media]
+            guard let (context, req) = contexts.lazy.map({ ($0, resolver.requirements(for: target, url: "http://\(host)/", context: $0)) })
+                .first(where: { $0.1.allowsInsecureHTTP.value }) else { continue }
             let d = entry.name
             let downgrade = "an attacker can downgrade to HTTP"
+            let through = context == .urlSession ? "" : " for \(context == .webContent ? "web views" : "media loads")"
             out.add(.pinnedDomainAllowsHTTP, entry.keyPath, domain: d, key: d,
                     message: host == Self.urlHost(entry.key)
-                        ? "\(d) is pinned but plain HTTP to it is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)"
-                        : "\(d) is pinned with its subdomains, but plain HTTP to \(target.host) is allowed by \(req.allowsInsecureHTTP.because); \(downgrade)",
+                        ? "\(d) is pinned but plain HTTP to it is allowed\(through) by \(req.allowsInsecureHTTP.because); \(downgrade)"
+                        : "\(d) is pinned with its subdomains, but plain HTTP to \(target.host) is allowed\(through) by \(req.allowsInsecureHTTP.because); \(downgrade)",
                     fix: "Remove the insecure-HTTP exception for \(target.host)")
         }
     }
