@@ -211,6 +211,39 @@ import X509
         #expect(verdict.failures[0].message.contains(intermediate.label))
     }
 
+    // MARK: Anchors
+
+    /// An anchor is a name and a key (RFC 5280 §6.1.1 (d)), as SecTrust takes it: a version 1 root, or one whose
+    /// basicConstraints say it is no CA, still anchors a chain. The Web PKI profile requires a CA (review-anchor F4).
+    @Test func aVersion1OrNonCAAnchorStillAnchors() async throws {
+        let v1Key = TestKey.p256()
+        let v1Root = TestCert(certificate: try Certificate(
+            version: .v1, serialNumber: PKI.serial(), publicKey: v1Key.publicKey, notValidBefore: PKI.notBefore,
+            notValidAfter: PKI.notAfter, issuer: PKI.name("Version 1 Root"), subject: PKI.name("Version 1 Root"),
+            signatureAlgorithm: v1Key.defaultSignatureAlgorithm, extensions: Certificate.Extensions([]),
+            issuerPrivateKey: v1Key.certificateKey), key: v1Key)
+        let notCAKey = TestKey.p256()
+        let notCA = PKI.issue(subject: PKI.name("Not A CA Root"), key: notCAKey, issuer: nil, extensions: [
+            try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
+            try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true)])
+        for root in [v1Root, notCA] {
+            let ca = root.intermediate("Issuing CA under \(root.label)")
+            let direct = await PKI.evaluate(PKI.trust([root.leaf(), ], anchors: [root]))
+            #expect(direct.isTrusted, "\(root.label): \(direct.failures)")
+            let viaCA = await PKI.evaluate(PKI.trust([ca.leaf(), ca], anchors: [root]))
+            #expect(viaCA.isTrusted, "\(root.label): \(viaCA.failures)")
+        }
+        var strict = PKI.ssl("www.example.com")
+        strict.profile = .webPKI
+        #expect(await PKI.evaluate(PKI.trust([notCA.leaf()], anchors: [notCA], policy: strict)).codes.contains(.basicConstraints))
+        // The anchor's other constraints still hold: its name constraints, say.
+        let constrainedKey = TestKey.p256()
+        let constrained = PKI.issue(subject: PKI.name("Constrained Root"), key: constrainedKey, issuer: nil, extensions: [
+            try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true),
+            try Certificate.Extension(NameConstraints(permittedDNSDomains: ["example.org"]), critical: true)])
+        #expect(await PKI.evaluate(PKI.trust([constrained.leaf()], anchors: [constrained])).codes == [.nameConstraints])
+    }
+
     // MARK: Rules before signatures
 
     /// With one path by name, the rules run before any signature is verified: a leaf forged under the intermediate's

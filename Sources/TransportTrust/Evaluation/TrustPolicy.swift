@@ -72,11 +72,11 @@ public struct TrustPolicy: Sendable {
         ValidityRule()
         // Before RFC5280Rule: it bounds name-constraint work that rule would otherwise do unbounded.
         StructureRule()
-        RFC5280Rule()
+        RFC5280Rule(anchorNeedNotBeCA: profile != .webPKI)
         CertificatePolicyRule(options: certificatePolicies)
         if profile == .webPKI { WebPKIProfileRule(tlsServer: isSSL) }
         if let maximumIntermediates { ChainDepthRule(maximumIntermediates: maximumIntermediates) }
-        KeyUsageRule()
+        KeyUsageRule(checksAnchor: profile == .webPKI)
         if !requiredExtendedKeyUsages.isEmpty || isSSL {
             ExtendedKeyUsageRule(required: requiredExtendedKeyUsages, leafMustCarryEKU: isSSL)
         }

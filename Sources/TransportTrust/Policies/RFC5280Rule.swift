@@ -12,8 +12,14 @@ package struct RFC5280Rule: ChainRule {
 
     /// Paths whose name-constraint work exceeds this are left to `StructureRule`, which refuses them.
     package var nameConstraintBudget: Int
+    /// Whether the anchor is trust-anchor information only (RFC 5280 §6.1.1 (d): a name and a key), as SecTrust takes
+    /// it, so a version 1 root or one not marked as a CA still anchors. The Web PKI profile requires a CA.
+    package var anchorNeedNotBeCA: Bool
 
-    package init(nameConstraintBudget: Int = 1 << 16) { self.nameConstraintBudget = nameConstraintBudget }
+    package init(nameConstraintBudget: Int = 1 << 16, anchorNeedNotBeCA: Bool = true) {
+        self.nameConstraintBudget = nameConstraintBudget
+        self.anchorNeedNotBeCA = anchorNeedNotBeCA
+    }
 
     /// subjectAltName too: the name-constraint check reads it, and RFC 5280 §4.2.1.6 makes it critical whenever the
     /// subject is empty, so a policy without a host (basic X.509, or SSL with host validation off) must accept it.
@@ -25,10 +31,33 @@ package struct RFC5280Rule: ChainRule {
         // A lone certificate is its own trust anchor (a self-signed server certificate the caller chose to trust):
         // there is no path to validate, and swift-certificates would refuse it for not being a CA.
         guard chain.count > 1 else { return }
+        var chain = chain
+        if anchorNeedNotBeCA, let anchor = chain.last, let standIn = Self.standIn(forAnchor: anchor, context: context),
+           let replaced = UnverifiedCertificateChain.assembled(chain.dropLast() + [standIn]) {
+            chain = replaced
+        }
         let load = NameConstraintLoad(chain, extensions: context.extensions)
         guard load.work <= nameConstraintBudget else { return }
         guard let (text, judged) = refusal(chain, load: load, context: context, into: &failures) else { return }
         failures.append(failure(text, chain: judged, context: context))
+    }
+
+    /// The anchor as swift-certificates' policy must see it to take it as trust-anchor information: when it is not
+    /// marked as a CA (version 1, or basicConstraints absent or cA false), the same name, key, dates and other
+    /// extensions, with basicConstraints cA and no path length. nil when the anchor is a CA already (the usual case).
+    /// The policy checks no signature, so the stand-in's own is never read.
+    static func standIn(forAnchor anchor: Certificate, context: RuleContext) -> Certificate? {
+        if case .isCertificateAuthority? = context.extensions(anchor).basicConstraints.value { return nil }
+        guard let key = OCSPStandIn.key else { return nil }
+        var extensions = Certificate.Extensions()
+        for ext in anchor.extensions where ext.oid != .X509ExtensionID.basicConstraints && ext.oid != .X509ExtensionID.keyUsage {
+            try? extensions.append(ext)
+        }
+        guard (try? extensions.append(Certificate.Extension(BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true))) != nil
+        else { return nil }
+        return try? Certificate(version: .v3, serialNumber: anchor.serialNumber, publicKey: anchor.publicKey,
+                                notValidBefore: anchor.notValidBefore, notValidAfter: anchor.notValidAfter, issuer: anchor.issuer,
+                                subject: anchor.subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: key)
     }
 
     /// swift-certificates' reason for refusing `chain`, with the chain it describes; nil when the chain meets the policy
