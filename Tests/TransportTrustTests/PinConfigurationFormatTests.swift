@@ -225,6 +225,21 @@ import Testing
 
     /// As OkHttp reads a pin: the prefix in lower case only, the hash with or without padding, in either base64
     /// alphabet (review-pins F9).
+    /// TrustKit and Android have no wildcards: `*.example.com` is compared with host names as written, so it pins no
+    /// host, where OkHttp reads it as one label below example.com. Read so, with a warning (review-pins F6).
+    @Test func trustKitAndAndroidReadAStarLiterally() throws {
+        let trustKit = "{\"TSKPinnedDomains\": {\"*.example.com\": {\"TSKPublicKeyHashes\": [\"\(a.base64!)\", \"\(b.base64!)\"]}}}"
+        let android = "<network-security-config><domain-config><domain>*.example.com</domain><pin-set>"
+            + "<pin digest=\"SHA-256\">\(a.base64!)</pin></pin-set></domain-config></network-security-config>"
+        for (text, format, system) in [(trustKit, PinConfigurationFormat.trustKitJSON, "TrustKit"), (android, .android, "Android")] {
+            let (configuration, warnings) = try PinConfigurationFormat.read(Array(text.utf8), source: "pins", format: format)
+            #expect(configuration.entry(for: "api.example.com") == nil, "\(system)")
+            #expect(warnings.contains { $0.message.contains("\(system) has no wildcards") }, "\(warnings)")
+        }
+        let okhttp = "*.example.com sha256/\(a.base64!)\n"
+        #expect(try PinConfigurationFormat.read(Array(okhttp.utf8), source: "pins", format: .okhttp).configuration.entry(for: "api.example.com") != nil)
+    }
+
     @Test func okHttpPinsAreReadAsOkHttpReadsThem() throws {
         let pin = Pin.spkiSHA256(Array(repeating: 0xFB, count: 32))  // base64 "+/v7…=", URL-safe "-_v7…"
         let base64 = try #require(pin.base64)

@@ -200,7 +200,11 @@ enum AndroidPinFormat {
                     }
                     for d in c.domains {
                         let pattern: HostPattern
-                        do { pattern = try HostPattern(d.text, includeSubdomains: d.include) } catch { throw error.placed(in: source, line: d.line) }
+                        if d.text.contains("*") {
+                            pattern = .literal(d.text, includeSubdomains: d.include)
+                        } else {
+                            do { pattern = try HostPattern(d.text, includeSubdomains: d.include) } catch { throw error.placed(in: source, line: d.line) }
+                        }
                         if let set, !set.pins.isEmpty {
                             hosts.append(PinnedHost(pattern, PinSet(set.pins, scope: .any, expirationDate: set.expiration)))
                         } else {
@@ -284,6 +288,10 @@ enum AndroidPinFormat {
                 guard seenDomains.insert(name).inserted else {
                     return fail(parser, PinConfigurationError(.invalidHost, "the domain \(value) appears twice, which Android refuses (\"\(name) has already been specified\")",
                         fix: "Keep one <domain> for it; a nested <domain-config> covers a subdomain"))
+                }
+                if value.contains("*") {
+                    warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: elementLine,
+                        "Android has no wildcards: it compares '\(NameDisplay.escaped(value))' with host names as written, so this domain pins no host; write the parent domain with includeSubdomains=\"true\""))
                 }
                 configs[i].domains.append((value, include, elementLine))
             case .pin(let i):

@@ -66,6 +66,12 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         self.isAddress = peer.isIPAddress
     }
 
+    /// A name as a system without wildcards compares it (TrustKit, Android): `*.example.com` is that string, which no
+    /// host is, so the pattern matches nothing, where `init` would read it as OkHttp's wildcard.
+    package static func literal(_ text: String, includeSubdomains: Bool) -> HostPattern {
+        HostPattern(name: text.lowercased(), kind: includeSubdomains ? .subdomains : .exact, isAddress: false)
+    }
+
     /// A pattern from a name already in canonical form.
     package init(canonicalName: String, kind: Kind) {
         var isAddress = false

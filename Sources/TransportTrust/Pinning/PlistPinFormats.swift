@@ -125,6 +125,10 @@ enum PlistPinFormats {
         let keyLines = KeyLines(bytes)
         for (domain, value) in domains.sorted(by: { $0.key < $1.key }) {
             let at = keyLines.line(of: domain)
+            if domain.contains("*") {
+                warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: at,
+                    "TrustKit has no wildcards: it compares '\(NameDisplay.escaped(domain))' with host names as written, so this entry pins no host; write the parent domain with TSKIncludeSubdomains"))
+            }
             guard let entry = value as? [String: Any] else {
                 throw PinConfigurationError(.wrongType, source: source, line: at, "the TSKPinnedDomains entry for \(domain) is not a dictionary",
                     fix: "Make it a dictionary with TSKPublicKeyHashes")
@@ -165,7 +169,11 @@ enum PlistPinFormats {
                 fix: "Remove the other keys: an excluded domain is not pinned, so it has no hashes or settings")
         }
         let pattern: HostPattern
-        do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
+        if domain.contains("*") {
+            pattern = .literal(domain, includeSubdomains: false)
+        } else {
+            do { pattern = try HostPattern(domain) } catch { throw error.placed(in: source, line: at) }
+        }
         if key != excludeKeys[0] {
             warnings.append(PinConfigurationWarning(.differsFromSource, source: source, line: keyLines.line(of: key),
                 "TrustKit reads kTSKExcludeSubdomainFromParentPolicy under the key '\(excludeKeys[0])' (the constant's string value), not '\(key)'; TrustKit itself would ignore '\(key)' and refuse \(domain) for having no pins"))
@@ -178,7 +186,11 @@ enum PlistPinFormats {
     let include = try bool(entry["TSKIncludeSubdomains"], key: "TSKIncludeSubdomains", domain: domain, source: source, bytes: bytes) ?? false
     let enforce = try bool(entry["TSKEnforcePinning"], key: "TSKEnforcePinning", domain: domain, source: source, bytes: bytes) ?? true
     let pattern: HostPattern
-    do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
+    if domain.contains("*") {
+        pattern = .literal(domain, includeSubdomains: include)
+    } else {
+        do { pattern = try HostPattern(domain, includeSubdomains: include) } catch { throw error.placed(in: source, line: at) }
+    }
     guard let hashes = entry["TSKPublicKeyHashes"] as? [Any] else {
         throw PinConfigurationError(.missingKey, source: source, line: at, "\(domain) has no TSKPublicKeyHashes array",
             fix: "Add TSKPublicKeyHashes with the base64 SPKI SHA-256 of your key and of a backup key")
