@@ -49,6 +49,21 @@ import X509
         }
     }
 
+    /// trustd matches blocked keys: a reissued or cross-signed certificate that carries a blocked certificate's key is
+    /// refused too, below the anchor (review-parity F8).
+    @Test func aCertificateWithABlockedKeyIsRefused() async {
+        let reissued = pki.root.intermediate("Test Intermediate CA", key: pki.intermediate.key, notValidAfter: PKI.notAfter.addingTimeInterval(-86_400))
+        #expect(reissued.der != pki.intermediate.der)
+        let constraints = RootConstraints(storeVersion: 2025072000, blocked: [reissued.certificate])
+        let refused = await verdict(constraints)
+        #expect(refused.codes == [.policy], "\(refused.failures)")
+        #expect(refused.failures.first?.certificate == 1)
+        #expect(refused.failures.first?.message.contains("carries the key of") == true, "\(refused.failures)")
+        // The anchor is not looked up by key, as in trustd.
+        let anchorKey = RootConstraints(storeVersion: 2025072000, blocked: [pki.root.intermediate("Other", key: pki.root.key).certificate])
+        #expect(await verdict(anchorKey).isTrusted)
+    }
+
     /// Leaves issued (by notBefore) on or after the distrust date are refused; earlier ones keep working.
     @Test func aDistrustedRootRefusesLeavesIssuedFromItsDate() async {
         let from = PKI.now.addingTimeInterval(-86_400)

@@ -107,6 +107,9 @@ struct RootConstraints: Sendable {
     private(set) var tlsServerDisallowed: [CertificateKey: Named] = [:]
     /// Certificates refused wherever they appear in a path.
     private(set) var blocked: [CertificateKey: Named] = [:]
+    /// Their keys: trustd looks blocked keys up for every certificate of the path but the anchor
+    /// (`SecPVCBlackListedKeyChecks`), so a reissued or cross-signed certificate with a blocked key is refused too.
+    private(set) var blockedKeys: [(key: Certificate.PublicKey, named: Named)] = []
     /// CAs whose leaves issued from a date on are refused: matched by subject and key, so that a cross-signed copy of
     /// the root counts as the root.
     private(set) var distrusted: [DistinguishedName: [(key: Certificate.PublicKey, name: String, from: Date)]] = [:]
@@ -121,7 +124,10 @@ struct RootConstraints: Sendable {
     init(storeVersion: Int, tlsServerDisallowed: [Certificate] = [], blocked: [Certificate] = [], distrusted: [(Certificate, Date)] = []) {
         self.storeVersion = storeVersion
         for cert in tlsServerDisallowed { self.tlsServerDisallowed[CertificateKey(cert)] = Named(name: cert.subject.label, sha256: "") }
-        for cert in blocked { self.blocked[CertificateKey(cert)] = Named(name: cert.subject.label, sha256: "") }
+        for cert in blocked {
+            self.blocked[CertificateKey(cert)] = Named(name: cert.subject.label, sha256: "")
+            blockedKeys.append((cert.publicKey, Named(name: cert.subject.label, sha256: "")))
+        }
         for (cert, from) in distrusted { self.distrusted[cert.subject, default: []].append((cert.publicKey, cert.subject.label, from)) }
     }
 
@@ -144,8 +150,16 @@ struct RootConstraints: Sendable {
         for entry in metadata.blocked.certificates {
             guard let input = blockedBySHA256[entry.sha256.lowercased()] else { return nil }
             // Those swift-certificates cannot parse (RSA-1024 CAs) can never be part of a path here.
-            if let cert = input.certificate { blocked[CertificateKey(cert)] = Named(name: entry.name, sha256: entry.sha256) }
+            if let cert = input.certificate {
+                blocked[CertificateKey(cert)] = Named(name: entry.name, sha256: entry.sha256)
+                blockedKeys.append((cert.publicKey, Named(name: entry.name, sha256: entry.sha256)))
+            }
         }
+    }
+
+    /// The blocked certificate whose key `certificate` carries, if any.
+    func blockedKey(of certificate: Certificate) -> Named? {
+        blockedKeys.first { $0.key == certificate.publicKey }?.named
     }
 
     /// The distrust that applies to `certificate` as a CA, if any.

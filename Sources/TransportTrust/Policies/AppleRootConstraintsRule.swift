@@ -10,7 +10,8 @@ import X509
 ///   AC Camerfirma roots, from 2024-11-16) is refused when that CA, or a cross-signed copy of it, is in the path:
 ///   `untrustedRoot`. trustd decides by the leaf's issuance time, the earliest timestamp of its SCTs from currently
 ///   approved logs; this rule uses the leaf's notBefore, which a CA could backdate.
-/// - A certificate on Apple's last published blocked list (iOS 17) anywhere in the path: `policy`.
+/// - A certificate on Apple's last published blocked list (iOS 17) anywhere in the path, or one below the anchor
+///   that carries a blocked certificate's key (trustd matches blocked keys): `policy`.
 package struct AppleRootConstraintsRule: ChainRule {
     /// True under the SSL policy: TLS-only limits apply.
     package var sslServer: Bool
@@ -25,6 +26,10 @@ package struct AppleRootConstraintsRule: ChainRule {
                 failures.append(TrustFailure(.policy, certificate: i,
                     "\(cert.label) is blocked by Apple (\(blocked.name), SHA-256 \(blocked.sha256), on the blocked list of Apple's iOS 17 "
                     + "trust store); no chain through it is trusted. The server must use a certificate from another CA"))
+            } else if i < chain.count - 1, let blocked = constraints.blockedKey(of: cert) {
+                failures.append(TrustFailure(.policy, certificate: i,
+                    "\(cert.label) carries the key of \(blocked.name), which Apple blocks (the blocked list of Apple's iOS 17 trust store); "
+                    + "trustd refuses any certificate of the path with that key. The server must use a certificate from another CA"))
             }
         }
         guard sslServer else { return }
