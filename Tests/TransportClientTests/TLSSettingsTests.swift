@@ -10,6 +10,14 @@ import Testing
         try policy.requirements(for: url)
     }
 
+    /// With NIOSSL imported too, the ATS type is named through its module: no type of the module's name shadows it
+    /// (review-api F14).
+    @Test func theATSVersionTypeCanBeQualifiedBesideNIOSSLs() {
+        let ats: AppTransportSecurity.TLSVersion = .tls12
+        let nio: NIOSSL.TLSVersion = .tlsv12
+        #expect(ats.description.contains("1.2") && nio == .tlsv12)
+    }
+
     @Test func defaultATSSetsTLS12MinimumAndOnlyKnownSuites() throws {
         let req = try requirements(.default())
         let tls = try TLSSettings.configuration(for: req, identity: nil)
