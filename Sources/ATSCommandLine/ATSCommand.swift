@@ -4,18 +4,18 @@ import NIOConcurrencyHelpers
 import TransportTrust
 
 /// The `ats` command: a thin shell over the libraries.
-public struct ATSCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct ATSCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "ats",
         abstract: "HTTPS trust decisions that are correct, explainable and the same on every platform.",
         version: TransportSecurityVersion.current,
         subcommands: [VerifyCommand.self, AuditCommand.self, CheckCommand.self, PinsCommand.self, FetchCommand.self, DiagnoseCommand.self, ServeCommand.self, DemoCommand.self]
     )
 
-    public init() {}
+    package init() {}
 
     /// Parses and runs `arguments`, and returns the exit status: usage and input errors are 2.
-    public static func run(arguments: [String], output: Output = .standard) async -> Int32 {
+    package static func run(arguments: [String], output: Output = .standard) async -> Int32 {
         output.status(after: await parseAndRun(arguments, output: output))
     }
 
@@ -53,10 +53,10 @@ protocol ExecutableCommand {
 ///
 /// A reader that goes away (`ats fetch URL | head -c 10`) ends the writing quietly: nothing more is written to that
 /// stream, and the command's exit status becomes ``brokenPipeStatus``.
-public final class Output: Sendable {
+package final class Output: Sendable {
     /// The exit status after a write found its reader gone: 128 + SIGPIPE, what a shell reports for `cat` or `yes`
     /// killed by SIGPIPE, so that `set -o pipefail` scripts see `ats` as they see any other tool in a pipe.
-    public static let brokenPipeStatus: Int32 = 128 + SIGPIPE
+    package static let brokenPipeStatus: Int32 = 128 + SIGPIPE
 
     private struct State {
         /// Standard output as bytes (a body may be binary, and a chunk may end inside a UTF-8 sequence), standard error as text.
@@ -67,12 +67,12 @@ public final class Output: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let streams: (out: FileHandle, err: FileHandle)
-    public let useColor: Bool
+    package let useColor: Bool
     /// Standard error is a terminal that can redraw a line, so progress can be a bar rather than one line per item.
     /// Independent of colour: `ats diagnose --targets F > report.txt` still shows the bar.
-    public let errorIsTerminal: Bool
+    package let errorIsTerminal: Bool
 
-    public static var standard: Output {
+    package static var standard: Output {
         let env = ProcessInfo.processInfo.environment
         let color = usesColor(environment: env, standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
         return Output(capturing: false, color: color, errorIsTerminal: env["TERM"] != "dumb" && isatty(STDERR_FILENO) == 1)
@@ -80,12 +80,12 @@ public final class Output: Sendable {
 
     /// Whether to colour standard output: on a terminal that is not `TERM=dumb`, unless `NO_COLOR` is set to a
     /// non-empty value ("when present and not an empty string (regardless of its value)", https://no-color.org).
-    public static func usesColor(environment env: [String: String], standardOutputIsTerminal: Bool) -> Bool {
+    package static func usesColor(environment env: [String: String], standardOutputIsTerminal: Bool) -> Bool {
         (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb" && standardOutputIsTerminal
     }
 
     /// An output that keeps what is written, for tests; `errorIsTerminal` stands in for a terminal on standard error.
-    public static func capture(color: Bool = false, errorIsTerminal: Bool = false) -> Output {
+    package static func capture(color: Bool = false, errorIsTerminal: Bool = false) -> Output {
         Output(capturing: true, color: color, errorIsTerminal: errorIsTerminal)
     }
 
@@ -107,10 +107,10 @@ public final class Output: Sendable {
         case failed(String)
     }
 
-    public func write(_ s: String) { write(bytes: Array(s.utf8)) }
+    package func write(_ s: String) { write(bytes: Array(s.utf8)) }
 
     /// Writes bytes as they are: a response body, which need not be text.
-    public func write(bytes: [UInt8]) {
+    package func write(bytes: [UInt8]) {
         state.withLockedValue { state in
             if state.captured != nil {
                 state.captured?.out += bytes
@@ -120,7 +120,7 @@ public final class Output: Sendable {
         }
     }
 
-    public func error(_ s: String) {
+    package func error(_ s: String) {
         state.withLockedValue { state in
             if state.captured != nil {
                 state.captured?.err += s
@@ -150,12 +150,12 @@ public final class Output: Sendable {
     }
 
     /// Whether standard output's reader has gone, so a command can stop producing what nobody reads.
-    public var standardOutputClosed: Bool { state.withLockedValue { $0.ended.out != nil } }
+    package var standardOutputClosed: Bool { state.withLockedValue { $0.ended.out != nil } }
 
     /// The exit status for a command that returned `status`: ``brokenPipeStatus`` once a reader went away; 1 for a
     /// command that would have succeeded but could not write its standard output (a full disk, a closed descriptor),
     /// said on standard error when that still works. Messages lost on standard error change nothing.
-    public func status(after status: Int32) -> Int32 {
+    package func status(after status: Int32) -> Int32 {
         let (out, err) = state.withLockedValue { $0.ended }
         if case .readerGone? = out { return Self.brokenPipeStatus }
         if case .readerGone? = err { return Self.brokenPipeStatus }
@@ -166,9 +166,9 @@ public final class Output: Sendable {
         return status
     }
 
-    public var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
-    public var standardOutputBytes: [UInt8] { state.withLockedValue { $0.captured?.out ?? [] } }
-    public var standardError: String { state.withLockedValue { $0.captured?.err ?? "" } }
+    package var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
+    package var standardOutputBytes: [UInt8] { state.withLockedValue { $0.captured?.out ?? [] } }
+    package var standardError: String { state.withLockedValue { $0.captured?.err ?? "" } }
 
     func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
     func green(_ s: String) -> String { paint(s, "1;32") }

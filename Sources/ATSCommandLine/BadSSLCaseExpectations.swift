@@ -5,7 +5,7 @@ import ATSTestServers
 // `ats serve`), so that the test servers do not depend on the diagnostics they are used to test.
 extension BadSSLCase {
     /// The recommendation a diagnosis must make.
-    public var expectedRecommendation: Recommendation.Kind {
+    package var expectedRecommendation: Recommendation.Kind {
         switch self {
         case .good, .basicAuth: return .noneNeeded
         case .tls10Only, .tls11Only, .staticRSA, .redirectToHTTP: return .exception
@@ -14,7 +14,7 @@ extension BadSSLCase {
     }
 
     /// The expected default result and recommendation, in the words `ats serve` prints.
-    public var expectedText: String {
+    package var expectedText: String {
         Recommendation.outcomeText(defaultResult: expectedMatrix.hasPrefix("P") ? "PASS" : "FAIL", kind: expectedRecommendation,
                                    configuration: expectedConfiguration)
     }
