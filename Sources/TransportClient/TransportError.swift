@@ -97,7 +97,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// BoringSSL's reason for a failed handshake, when it gave one this client knows; ``message`` has it in words.
     public var tlsReason: TLSFailureReason?
 
-    public init(_ kind: Kind, phase: Phase, host: String, port: Int, _ message: String,
+    package init(_ kind: Kind, phase: Phase, host: String, port: Int, _ message: String,
                 verdict: TrustVerdict? = nil, atsEvaluation: ConnectionEvaluation? = nil,
                 handshake: HandshakeSummary? = nil, underlying: String? = nil) {
         self.kind = kind

@@ -32,7 +32,7 @@ public struct ClientCertificateVerdict: Sendable {
     /// Facts that did not change the verdict: soft-fail revocation, report-only pins, a resumed session.
     public var notes: [String]
 
-    public init(outcome: Outcome, chain: [InputCertificate] = [], spkiSHA256: String? = nil, names: ClientCertificateNames? = nil,
+    package init(outcome: Outcome, chain: [InputCertificate] = [], spkiSHA256: String? = nil, names: ClientCertificateNames? = nil,
                 match: ClientCertificateMatch? = nil, failures: [TrustFailure] = [], notes: [String] = []) {
         self.outcome = outcome
         self.chain = chain

@@ -25,7 +25,7 @@ public struct Finding: Sendable, Equatable, Codable {
         case ruleId, ruleName, severity, file, member, memberInArchive, domain, key, keyPath, message, fix, line, column
     }
 
-    public init(rule: AuditRule, severity: Severity? = nil, file: String, member: String?, memberInArchive: Bool = false, domain: String?,
+    package init(rule: AuditRule, severity: Severity? = nil, file: String, member: String?, memberInArchive: Bool = false, domain: String?,
                 key: String?, keyPath: PlistKeyPath?, message: String, fix: String, location: SourceLocation?) {
         self.rule = rule
         self.severity = severity ?? rule.defaultSeverity
