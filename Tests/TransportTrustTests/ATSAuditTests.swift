@@ -172,6 +172,22 @@ import TransportTrust
         #expect(try !findings(urlSessionOnly).contains { $0.rule == .pinnedDomainAllowsHTTP })
     }
 
+    /// A legacy key the current one overrides, but that says something riskier, is reported at medium under the rule its
+    /// value would trip: Apple does not document the order (review-ats F7). One that says the same is only ATS140.
+    @Test func aRiskierLegacyKeyBehindACurrentOneIsReported() throws {
+        let body = Self.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><false/><key>NSTemporaryExceptionAllowsInsecureHTTPLoads</key><true/>"
+            + "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string><key>NSThirdPartyExceptionMinimumTLSVersion</key><string>TLSv1.0</string>"
+            + "<key>NSExceptionRequiresForwardSecrecy</key><true/><key>NSTemporaryExceptionRequiresForwardSecrecy</key><false/>")
+        let all = try findings(body)
+        for rule in [AuditRule.insecureHTTPException, .weakMinimumTLS, .forwardSecrecyDisabled] {
+            let finding = try #require(all.first { $0.rule == rule }, "\(rule.id): \(all.map(\.rule.id))")
+            #expect(finding.severity == .medium)
+            #expect(finding.message.contains("overridden here by"), "\(finding.message)")
+        }
+        let same = Self.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string><key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")
+        #expect(try !findings(same).contains { $0.rule == .weakMinimumTLS })
+    }
+
     @Test func riskySettingsOfAnIgnoredIPEntryAreLow() throws {
         let body = Self.domain("10.0.0.0/8", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let ios14 = try #require(try findings(body, profile: .ios14).first { $0.rule == .insecureHTTPException })

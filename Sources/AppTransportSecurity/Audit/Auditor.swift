@@ -168,6 +168,11 @@ public struct Auditor: Sendable {
                         : "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped\(deadNote)",
                     fix: "Enable ECDHE suites on the server and remove the key")
         }
+        for risk in entry.shadowedRisks {
+            out.add(risk.rule, risk.legacy, severity: risky(.medium), domain: d,
+                    message: "\(risk.legacy.last ?? "") is \(risk.value) for \(d), overridden here by \(risk.winner); Apple does not document which key wins, and a device that read this one would be looser\(deadNote)",
+                    fix: "Remove \(risk.legacy.last ?? "the legacy key"): \(risk.winner) says what the entry should")
+        }
         for legacy in entry.legacyKeys {
             let path = entry.keyPath.appending(legacy.rawValue)
             out.add(.legacyKey, path, domain: d, message: "\(legacy.rawValue) is a legacy key",

@@ -69,12 +69,24 @@ struct ConfigurationParser {
             default: break
             }
         }
-        entry.allowsInsecureHTTPLoads = insecure[.exceptionAllowsInsecureHTTPLoads]
-            ?? insecure[.temporaryExceptionAllowsInsecureHTTPLoads] ?? insecure[.thirdPartyExceptionAllowsInsecureHTTPLoads]
-        entry.minimumTLSVersion = tls[.exceptionMinimumTLSVersion]
-            ?? tls[.temporaryExceptionMinimumTLSVersion] ?? tls[.thirdPartyExceptionMinimumTLSVersion]
-        entry.requiresForwardSecrecy = forward[.exceptionRequiresForwardSecrecy]
-            ?? forward[.temporaryExceptionRequiresForwardSecrecy] ?? forward[.thirdPartyExceptionRequiresForwardSecrecy]
+        let insecureOrder: [ATSKey] = [.exceptionAllowsInsecureHTTPLoads, .temporaryExceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads]
+        let tlsOrder: [ATSKey] = [.exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion]
+        let forwardOrder: [ATSKey] = [.exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy]
+        entry.allowsInsecureHTTPLoads = insecureOrder.lazy.compactMap { insecure[$0] }.first
+        entry.minimumTLSVersion = tlsOrder.lazy.compactMap { tls[$0] }.first
+        entry.requiresForwardSecrecy = forwardOrder.lazy.compactMap { forward[$0] }.first
+        // What the keys that lost say, where it is riskier than what won.
+        func shadowed<V>(_ order: [ATSKey], _ settings: [ATSKey: Setting<V>], _ winner: Setting<V>?, riskier: (V, V) -> Bool, rule: AuditRule,
+                         show: (V) -> String) {
+            guard let winner else { return }
+            for key in order.dropFirst() {
+                guard let setting = settings[key], setting.keyPath != winner.keyPath, riskier(setting.value, winner.value) else { continue }
+                entry.shadowedRisks.append(.init(legacy: setting.keyPath, value: show(setting.value), winner: winner.key, rule: rule))
+            }
+        }
+        shadowed(insecureOrder, insecure, entry.allowsInsecureHTTPLoads, riskier: { $0 && !$1 }, rule: .insecureHTTPException) { $0 ? "YES" : "NO" }
+        shadowed(tlsOrder, tls, entry.minimumTLSVersion, riskier: { $0 < $1 && $0 < .tls12 }, rule: .weakMinimumTLS) { "\($0)" }
+        shadowed(forwardOrder, forward, entry.requiresForwardSecrecy, riskier: { !$0 && $1 }, rule: .forwardSecrecyDisabled) { $0 ? "YES" : "NO" }
         return entry
     }
 

@@ -18,6 +18,17 @@ public struct ExceptionDomain: Sendable, Equatable {
     public var legacyKeys: [ATSKey]
     /// The path of the entry from the `NSAppTransportSecurity` dictionary.
     public var keyPath: PlistKeyPath
+    /// Legacy keys that the current key overrides here but that say something riskier: a device that read them first
+    /// would be looser. The audit reports them (Apple does not document the order).
+    package var shadowedRisks: [ShadowedRisk] = []
+
+    /// A riskier legacy setting, the rule its value would trip, and the key that overrides it here.
+    package struct ShadowedRisk: Sendable, Equatable {
+        package var legacy: PlistKeyPath
+        package var value: String
+        package var winner: String
+        package var rule: AuditRule
+    }
 
     public init(name: String, keyPath: PlistKeyPath) {
         self.name = name
