@@ -12,20 +12,20 @@ enum AndroidPinFormat {
         // Foundation's XMLParser on Linux traps (SIGILL) on element names and processing instructions that are
         // not UTF-8, so such a file never reaches it.
         if let bad = firstInvalidUTF8(bytes) {
-            let line = bytes[..<bad].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            let line = DocumentProblem.line(ofOffset: bad, in: bytes)
             throw PinConfigurationError(.malformedDocument, source: source, line: line, "byte \(bad) is not valid UTF-8",
                 fix: "Save the file as UTF-8, as Android reads it")
         }
         // Foundation's XMLParser on Linux reads a processing instruction's data without checking for none, so `<?pi?>`
         // crashes it (found by the pins-android fuzz target).
         if let at = firstEmptyProcessingInstruction(bytes) {
-            let line = bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            let line = DocumentProblem.line(ofOffset: at, in: bytes)
             throw PinConfigurationError(.malformedDocument, source: source, line: line,
                 "a processing instruction ('<?') with no data, which Foundation's XML parser cannot read",
                 fix: "Remove it: a Network Security Config needs none")
         }
         if let (at, problem, fix) = firstEntityProblem(bytes) {
-            let line = bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            let line = DocumentProblem.line(ofOffset: at, in: bytes)
             throw PinConfigurationError(.malformedDocument, source: source, line: line, problem, fix: fix)
         }
         let delegate = Reader(source: source)

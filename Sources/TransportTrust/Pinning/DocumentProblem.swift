@@ -6,6 +6,11 @@ import FoundationXML
 /// Where a JSON or XML pin file stops being well-formed, found here because Foundation says only "The data is not
 /// in the correct format." or "NSXMLParserErrorDomain error 73".
 enum DocumentProblem {
+    /// The 1-based line that the byte at `offset` is on.
+    static func line(ofOffset offset: Int, in bytes: [UInt8]) -> Int {
+        bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    }
+
     /// A bracket or string left open at the end (a file cut short) or a bracket that closes the wrong one, with
     /// its line; nil when the brackets balance.
     static func json(_ bytes: [UInt8]) -> (line: Int, problem: String)? {

@@ -10,7 +10,7 @@ enum OkHttpPinFormat {
         var warnings: [PinConfigurationWarning] = []
         // A binary file is not guessed at line by line: its first "line" would be echoed as a host pattern.
         if let bad = [AndroidPinFormat.firstInvalidUTF8(bytes), bytes.firstIndex(of: 0)].compactMap({ $0 }).min() {
-            let line = bytes[..<bad].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            let line = DocumentProblem.line(ofOffset: bad, in: bytes)
             throw PinConfigurationError(.malformedDocument, source: source, line: line,
                 "it is not a text file: byte \(bad) is \(bytes[bad] == 0 ? "NUL" : "not UTF-8 text")",
                 fix: "Give a pin file: an Info.plist, TrustKit plist or JSON, OkHttp lines or Android XML")
