@@ -108,7 +108,7 @@ enum ATSPinFile {
     /// parser would strip an OkHttp or HPKP prefix that iOS keeps, trusting a chain iOS would refuse.
     static func pin(_ identity: PinnedIdentity, of domain: String, source: String, line: Int?) throws(PinConfigurationError) -> Pin {
         let text = identity.base64
-        if let prefix = ["sha256/", "pin-sha256=", "sha1/", "pin-sha1="].first(where: { text.lowercased().hasPrefix($0) }) {
+        if let prefix = Pin.writtenPrefix(of: text) {
             let written = String(text.prefix(prefix.count))
             if prefix.contains("sha1") {
                 throw PinConfigurationError(.wrongHashLength, source: source, line: line,

@@ -22,11 +22,9 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(PinConfigurationError) {
         var body = text.trimmingCharacters(in: .whitespacesAndNewlines)[...]
         var algorithm = "sha256"
-        for (prefix, alg) in [("sha256/", "sha256"), ("sha1/", "sha1"), ("pin-sha256=", "sha256"), ("pin-sha1=", "sha1")]
-        where body.lowercased().hasPrefix(prefix) {
+        if let prefix = Self.writtenPrefix(of: body) {
             body = body.dropFirst(prefix.count)
-            algorithm = alg
-            break
+            algorithm = prefix.contains("sha1") ? "sha1" : "sha256"
         }
         if body.hasPrefix("\""), body.hasSuffix("\""), body.count >= 2 { body = body.dropFirst().dropLast() }
         // Another hash's prefix would otherwise be called "not valid base64", which sends the reader the wrong way.
@@ -63,8 +61,7 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
     /// A pin as TrustKit and Android read it: only the base64 of a 32-byte SHA-256. Both refuse anything else at
     /// start-up, which ``init(parsing:)`` would accept: an OkHttp or HPKP prefix, quotes, spaces, a SHA-1 hash.
     package init(bareSHA256 text: String, system: String) throws(PinConfigurationError) {
-        let marks = ["sha256/", "pin-sha256=", "sha1/", "pin-sha1="]
-        if let mark = marks.first(where: { text.lowercased().hasPrefix($0) }) {
+        if let mark = Self.writtenPrefix(of: text) {
             let written = String(text.prefix(mark.count))
             throw PinConfigurationError(.malformedPin,
                 "the pin \(NameDisplay.quoted(text)) starts with '\(written)', a prefix OkHttp and HPKP use; \(system) reads the hash as plain base64 and refuses the file",
@@ -81,6 +78,13 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
                 fix: "Write only the base64 hash")
         }
         self = pin
+    }
+
+    /// The OkHttp or HPKP prefix `text` starts with, in any case (`sha256/`, `sha1/`, `pin-sha256=`, `pin-sha1=`), or
+    /// nil. Systems that read a bare base64 hash (iOS, TrustKit, Android) refuse or never match a pin written so.
+    package static func writtenPrefix<S: StringProtocol>(of text: S) -> String? {
+        let lower = text.lowercased()
+        return ["sha256/", "sha1/", "pin-sha256=", "pin-sha1="].first(where: lower.hasPrefix)
     }
 
     static func isHex(_ text: Substring, digits: Int) -> Bool {
