@@ -78,9 +78,9 @@ package struct PropertyListReader: Sendable {
             // duplicate keys and positions are found too.
             let text = Self.utf8Text(of: data) ?? bytes
             // Foundation would call any such file a broken XML plist and name the byte as it is, NUL included.
-            let skipped = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
-            if let first = skipped.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), ![UInt8(ascii: "<"), UInt8(ascii: "{"), UInt8(ascii: "(")].contains(first) {
-                throw .notAPropertyList(start: Self.describeStart(skipped.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }))
+            let body = (text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]).drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            if let first = body.first, ![UInt8(ascii: "<"), UInt8(ascii: "{"), UInt8(ascii: "(")].contains(first) {
+                throw .notAPropertyList(start: Self.describeStart(body))
             }
             locator = try XMLPlistLocator(bytes: text, maximumDepth: Self.maximumDepth)
         }
