@@ -80,10 +80,14 @@ public final class TrustEngine: Sendable {
             }
         }
         let revocationMemo = RevocationMemo()
+        // Parsed once, for the remembered path's revocation check and for a full search should that fail.
+        var parsed: Presented?
         if let hit {
             // Revocation is checked again on the remembered path, with the same CRL signers a full search would offer.
-            if trust.policy.revocation.mode != .off, case .parsed(let presented) = Self.presentedCertificates(trust),
-               let first = presented.first, let leaf = first.certificate {
+            if trust.policy.revocation.mode != .off {
+                parsed = Self.presentedCertificates(trust)
+            }
+            if case .parsed(let presented)? = parsed, let first = presented.first, let leaf = first.certificate {
                 revocationMemo.signerCandidates = Candidates(leaf: leaf, leafInput: first, others: [presented.dropFirst(), trust.inputIntermediates[...]].joined(),
                                                              anchors: trust.anchors).intermediates
             }
@@ -103,7 +107,7 @@ public final class TrustEngine: Sendable {
             // Another path may still pass: fall through to a full search.
         }
         let presented: [InputCertificate]
-        switch Self.presentedCertificates(trust) {
+        switch parsed ?? Self.presentedCertificates(trust) {
         case .refused(let verdict): return verdict
         case .parsed(let certificates): presented = certificates
         }
