@@ -188,6 +188,18 @@ import TransportTrust
         #expect(try !findings(same).contains { $0.rule == .weakMinimumTLS })
     }
 
+    /// ATS125 names the U-label entry only, with or without a trailing dot on both; a name with and without the dot
+    /// matches different URLs, so the two are no duplicates.
+    @Test func aDuplicateDomainIsTheULabelEntryOnly() throws {
+        for dot in ["", "."] {
+            let body = "<key>NSExceptionDomains</key><dict><key>münchen.de\(dot)</key><dict/><key>xn--mnchen-3ya.de\(dot)</key><dict/></dict>"
+            let flagged = try findings(body).filter { $0.rule == .duplicateDomain }.map(\.domain)
+            #expect(flagged == ["münchen.de\(dot)"], "\(dot): \(flagged)")
+        }
+        let absoluteAndNot = "<key>NSExceptionDomains</key><dict><key>example.com</key><dict/><key>example.com.</key><dict/></dict>"
+        #expect(try !findings(absoluteAndNot).contains { $0.rule == .duplicateDomain })
+    }
+
     @Test func riskySettingsOfAnIgnoredIPEntryAreLow() throws {
         let body = Self.domain("10.0.0.0/8", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let ios14 = try #require(try findings(body, profile: .ios14).first { $0.rule == .insecureHTTPException })

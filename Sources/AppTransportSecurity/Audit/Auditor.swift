@@ -291,11 +291,15 @@ public struct Auditor: Sendable {
     /// Entries written differently that name one host (`münchen.de` and `xn--mnchen-3ya.de`): the resolver, like the
     /// device, uses the one written as the host is sent; the other is reported where it stands.
     func duplicateDomains(_ entries: [(key: ATSDomainKey, keyPath: PlistKeyPath)], _ out: inout FindingCollector) {
-        var byPattern: [HostPattern: [(key: ATSDomainKey, keyPath: PlistKeyPath)]] = [:]
-        for entry in entries { if let pattern = entry.key.pattern, !pattern.isAddress { byPattern[pattern, default: []].append(entry) } }
-        for (pattern, group) in byPattern where Set(group.map(\.key.written)).count > 1 {
-            let sent = pattern.name
-            for entry in group where entry.key.written.lowercased() != sent {
+        // An absolute key (`example.com.`) matches other URLs than the same name without the dot: not a duplicate.
+        struct Host: Hashable { let pattern: HostPattern, isAbsolute: Bool }
+        var byHost: [Host: [(key: ATSDomainKey, keyPath: PlistKeyPath)]] = [:]
+        for entry in entries {
+            if let pattern = entry.key.pattern, !pattern.isAddress { byHost[Host(pattern: pattern, isAbsolute: entry.key.isAbsolute), default: []].append(entry) }
+        }
+        for (host, group) in byHost where group.count > 1 {
+            let sent = host.pattern.name
+            for entry in group where entry.key.isULabel {
                 out.add(.duplicateDomain, entry.keyPath, domain: entry.key.written,
                         message: "\(entry.key.written) names the same host as \(sent), which is also listed; the device compares keys with the host as it is sent (\(sent)), so this entry is not used for it",
                         fix: "Keep one entry for the host, written as \(sent)")

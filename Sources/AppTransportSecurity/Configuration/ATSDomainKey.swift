@@ -49,6 +49,9 @@ public struct ATSDomainKey: Sendable, Hashable {
     /// Written with a trailing dot (`example.com.`): Apple matches it only to a host written with one, and an entry
     /// without one only to a host without ("example.com. matches "example.com." but not "example.com"").
     public var isAbsolute = false
+    /// Written as a U-label (`münchen.de`): the pattern names its A-label, which is how the host is sent, so an entry
+    /// written as the A-label names the same host more exactly.
+    package var isULabel = false
 
     public init(_ written: String) {
         self.written = written
@@ -113,6 +116,7 @@ public struct ATSDomainKey: Sendable, Hashable {
                 return
             }
             host = aLabel
+            isULabel = true
         }
         // No host is longer (RFC 1035 §2.3.4); a longer key would only cost every lookup its length.
         if host.utf8.count > 253 || host.split(separator: ".").contains(where: { $0.utf8.count > 63 }) {

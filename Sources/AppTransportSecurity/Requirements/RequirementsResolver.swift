@@ -147,8 +147,7 @@ public struct RequirementsResolver: Sendable {
                 if pattern.matches(canonical: target.host) {
                     // Of two entries for one host (münchen.de and xn--mnchen-3ya.de), the one written as the host is
                     // sent wins, whatever their order: the device compares the key's text with the A-label.
-                    let written = key.written.lowercased().hasSuffix(".") ? String(key.written.lowercased().dropLast()) : key.written.lowercased()
-                    score = written == target.host ? Int.max : Int.max - 1
+                    score = key.isULabel ? Int.max - 1 : Int.max
                 } else if subdomains, pattern.withSubdomains(oneLabel: subdomainMatching == .oneLabel).matches(canonical: target.host) {
                     (score, sub) = (pattern.name.count, true)
                 }
