@@ -15,6 +15,8 @@ public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible 
     public var hasForwardSecrecy: Bool { name.hasPrefix("TLS_ECDHE_") || name.hasPrefix("TLS_DHE_") || isTLS13 }
     /// A TLS 1.3 suite (`TLS_AES_…`, `TLS_CHACHA20_…`): negotiated only with TLS 1.3.
     public var isTLS13: Bool { code >> 8 == 0x13 }
+    /// An RC4 suite: Apple's TLS client has offered none since iOS 10 and macOS 10.12, with or without ATS.
+    package var isRC4: Bool { name.contains("_RC4_") }
 
     /// The oldest TLS version that can negotiate the suite: 1.3 for the TLS 1.3 suites; 1.2 for AEAD suites
     /// (AES-GCM, RFC 5288 and 5289; ChaCha20-Poly1305, RFC 7905) and for HMAC-SHA256/384 suites (RFC 5246,

@@ -57,8 +57,7 @@ extension ConnectionRequirements {
                     cipherSuites.because)
             } else if let suite, !suite.isTLS13, connection.tlsVersion == .tls13 {
                 add(.cipherSuite, false, "\(display) cannot be negotiated with TLS 1.3", cipherSuites.because)
-            } else if !cipherSuitesRestricted, profile.generation >= .ats2, suite?.name.contains("RC4") == true {
-                // Apple's client offers no RC4 suite since iOS 10 and macOS 10.12, with or without ATS.
+            } else if !cipherSuitesRestricted, profile.generation >= .ats2, suite?.isRC4 == true {
                 add(.cipherSuite, false, "\(display) is an RC4 suite, which Apple's TLS client no longer offers, even where ATS does not apply",
                     cipherSuites.because)
             } else if !cipherSuitesRestricted {

@@ -283,7 +283,7 @@ public struct RequirementsResolver: Sendable {
                               pins: Decided<PinRequirement?>, notes: [String]) -> ConnectionRequirements {
         var notes = notes
         notes.append("without ATS the minimum TLS version and cipher suites are the system client's defaults (this tool assumes TLS 1.0 and the suites listed)")
-        let suites = CipherSuite.known.filter { !$0.name.contains("RC4") }
+        let suites = CipherSuite.known.filter { !$0.isRC4 }
         let cert = CertificateRequirements(validation: .standard, requiresATSKeyStrength: false,
                                            requiresCertificateTransparency: certificateTransparency(entry: nil).required)
         return ConnectionRequirements(
