@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
 """Replace the bundled CT log list with a newer one of Apple's.
 
-    scripts/refresh-ct-log-list.py FILE [--confirmed YYYY-MM-DD] [--source TEXT] [--into DIR]
+    scripts/refresh-ct-log-list.py FILE [--confirmed YYYY-MM-DD] [--source TEXT] [--into DIR] [--ats PATH]
 
 FILE is Apple's list (valid.apple.com/ct/log_list/current_log_list.json, schema v5), downloaded by whoever runs
-this: nothing is fetched here. The list is checked (JSON, schema v5, every log_id the SHA-256 of its key, one known
-state per log) and copied with its metadata into Sources/TransportTrust/Resources/CTLogList, or DIR.
+this (or by `ats ct update`, which keeps it in the user's cache): nothing is fetched here. The list is checked by
+`ats ct check` (the library's check: schema v5, every log_id the SHA-256 of its key, one known state per log, a
+version, a bounded size) and copied with its metadata into Sources/TransportTrust/Resources/CTLogList, or DIR.
 --confirmed is the day the list was known to be Apple's current one (default: today, UTC); an iPhone stops
 enforcing CT 60 days after its list was last confirmed current, and so does this package with the bundled list.
 """
-import argparse, base64, datetime, hashlib, json, os, sys
-
-STATES = {"pending", "qualified", "usable", "readonly", "retired", "rejected"}
+import argparse, datetime, json, os, subprocess, sys
 
 
 def fail(message):
@@ -19,28 +18,15 @@ def fail(message):
     sys.exit(2)
 
 
-def check(doc):
-    if not isinstance(doc, dict) or not isinstance(doc.get("operators"), list):
-        fail("the file is not a log list in Apple's schema v5: it has no 'operators' list")
-    count = 0
-    for o, op in enumerate(doc["operators"]):
-        for kind in ("logs", "tiled_logs"):
-            for l, log in enumerate(op.get(kind) or []):
-                where = f"operators[{o}].{kind}[{l}] ({log.get('description', 'unnamed')})"
-                try:
-                    key = base64.b64decode(log["key"], validate=True)
-                    log_id = base64.b64decode(log["log_id"], validate=True)
-                except (KeyError, ValueError):
-                    fail(f"{where}: 'key' and 'log_id' must be base64")
-                if hashlib.sha256(key).digest() != log_id:
-                    fail(f"{where}: 'log_id' is not the SHA-256 of 'key'")
-                state = log.get("state")
-                if not isinstance(state, dict) or len(state) != 1 or next(iter(state)) not in STATES:
-                    fail(f"{where}: 'state' must hold exactly one of {', '.join(sorted(STATES))}")
-                count += 1
-    if count == 0:
-        fail("the list has no logs")
-    return count
+def check(ats, path):
+    """The library's own check (`ats ct check`), the one `ats ct update` applies: schema v5, every log_id the SHA-256
+    of its key, one known state per log, a version, a bounded size."""
+    if not os.access(ats, os.X_OK):
+        fail(f"{ats} is not built; run 'swift build --product ats' first, or give --ats PATH")
+    result = subprocess.run([ats, "ct", "check", path], capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(result.stderr.strip().removeprefix("ats ct check: ") or f"ats ct check exited {result.returncode}")
+    return result.stdout.strip()
 
 
 def main():
@@ -50,6 +36,7 @@ def main():
     parser.add_argument("--confirmed", default=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
     parser.add_argument("--source", default="Apple's CT log list (valid.apple.com/ct/log_list/current_log_list.json), schema v5")
     parser.add_argument("--into", default=os.path.join(here, "..", "Sources", "TransportTrust", "Resources", "CTLogList"))
+    parser.add_argument("--ats", default=os.path.join(here, "..", ".build", "debug", "ats"), help="the ats binary whose check is applied")
     args = parser.parse_args()
     try:
         datetime.date.fromisoformat(args.confirmed)
@@ -62,7 +49,7 @@ def main():
         fail(f"cannot read {args.file}: {e.strerror}")
     except ValueError as e:
         fail(f"{args.file} is not JSON: {e}")
-    logs = check(doc)
+    checked = check(args.ats, args.file)
     version = str(doc.get("version", "unknown"))
     os.makedirs(args.into, exist_ok=True)
     with open(os.path.join(args.into, "apple_log_list.json"), "wb") as f:
@@ -78,7 +65,7 @@ def main():
     with open(os.path.join(args.into, "metadata.json"), "w") as f:
         json.dump(metadata, f, indent=2)
         f.write("\n")
-    print(f"bundled CT log list: version {version}, {logs} logs, confirmed current {args.confirmed}")
+    print(f"bundled CT log list: {checked}; confirmed current {args.confirmed}")
 
 
 if __name__ == "__main__":

@@ -21,20 +21,43 @@ struct CTOptions: ParsableArguments {
         }
     }
 
-    /// The options, reading the log list named by the flag or the environment.
-    func options(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CertificateTransparencyOptions {
+    /// The options, with the list named by the flag or the environment, else the newer of the kept list (`ats ct
+    /// update`) and the bundled one. A kept list that cannot be used is skipped, with a warning on `warnings`.
+    func options(environment: [String: String] = ProcessInfo.processInfo.environment, warnings: Output? = nil) throws -> CertificateTransparencyOptions {
         guard mode != .off else { return CertificateTransparencyOptions(mode: .off) }
-        let named = logList.map { ($0, "--ct-log-list") } ?? environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : ($0, "$\(Self.environmentVariable)") }
-        guard let (path, origin) = named else { return CertificateTransparencyOptions(mode: mode) }
-        let bytes: [UInt8]
-        do { bytes = Array(try InputFile.read(path)) } catch {
-            throw InputError("\(origin): cannot read the CT log list '\(InputFile.source(path))': \(error.reason)")
+        let choice = try Self.choose(given: logList, environment: environment, store: CTLogListStore.userCache(environment: environment))
+        if let warnings { for problem in choice.problems { warnings.error("warning: \(problem)\n") } }
+        return CertificateTransparencyOptions(mode: mode, logList: choice.list)
+    }
+
+    /// The list in force and why it was chosen: the flag's, the environment's, or the newer of the kept and the
+    /// bundled list.
+    static func choose(given flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                       store: CTLogListStore?) throws -> (list: CTLogList, chosenBy: String, problems: [String]) {
+        let named = flag.map { ($0, "--ct-log-list") } ?? environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : ($0, "$\(Self.environmentVariable)") }
+        if let (path, origin) = named {
+            let bytes: [UInt8]
+            do { bytes = Array(try InputFile.read(path)) } catch {
+                throw InputError("\(origin): cannot read the CT log list '\(InputFile.source(path))': \(error.reason)")
+            }
+            do {
+                return (try CTLogList(json: bytes, source: .supplied(InputFile.source(path))), "given with \(origin)", [])
+            } catch {
+                throw InputError("\(origin): \(error)")
+            }
         }
-        do {
-            return CertificateTransparencyOptions(mode: mode, logList: try CTLogList(json: bytes, source: .supplied(InputFile.source(path))))
-        } catch {
-            throw InputError("\(origin): \(error)")
+        let bundled: CTLogList
+        do { bundled = try CTLogList.bundled() } catch { throw InputError("\(error)") }
+        guard let store else { return (bundled, "no cache folder (neither XDG_CACHE_HOME nor HOME is set), so the bundled list", []) }
+        let (inForce, problem) = store.listInForce(bundled: bundled)
+        let problems = problem.map { ["\($0); the bundled list is used"] } ?? []
+        guard let list = inForce else { return (bundled, "the bundled list", problems) }
+        if list.reference.source == .cached {
+            return (list, "the kept list (ats ct update) is at least as new as the bundled one", problems)
         }
+        let kept = (try? store.metadata()) ?? nil
+        return (list, kept == nil ? "nothing kept in the cache (run 'ats ct update'), so the bundled list"
+                                  : "the bundled list is newer than the kept one", problems)
     }
 }
 

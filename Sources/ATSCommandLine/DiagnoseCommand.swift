@@ -126,7 +126,7 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
                                        anchors: try anchorOptions.trustAnchors(warnings: out),
                                        timeout: .milliseconds(Int64(timeout * 1000)), addressOverrides: resolveOptions.addressOverrides,
                                        platform: platformOption.applePlatform)
-        options.certificateTransparency = try ctOptions.options()
+        options.certificateTransparency = try ctOptions.options(warnings: out)
         return options
     }
 }

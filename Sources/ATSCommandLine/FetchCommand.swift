@@ -138,9 +138,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     func fetch(_ client: HTTPSClient, _ request: HTTPRequest, output out: Output) async -> Int32 {
+        let ct = client.configuration.certificateTransparency.status(at: client.configuration.validationTime ?? Date())
+        if verbose { out.error("* Certificate Transparency: \(ct.summary)\n") }
         let response: StreamingHTTPResponse
         do throws(TransportError) { response = try await client.stream(request) } catch {
-            return refused(error, output: out)
+            return refused(error, ct: ct, output: out)
         }
         if verbose {
             if let proxy = client.configuration.proxy?.proxy(scheme: response.connection.scheme, host: response.connection.host) {
@@ -180,9 +182,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             let failure = error as? TransportError
                 ?? TransportError(.connectionClosed, phase: .response, host: response.connection.host, port: response.connection.port, "\(error)")
             if let output, file != nil { out.error("ats fetch: '\(output)' is incomplete: \(written) bytes of the body were written before the failure\n") }
-            return refused(failure, output: out)
+            return refused(failure, ct: ct, output: out)
         }
-        if json { out.write(FetchJSON.encode(jsonNaming(FetchJSON(response: response))) + "\n") }
+        if json {
+            var report = FetchJSON(response: response)
+            report.certificateTransparencyStatus = ct
+            out.write(FetchJSON.encode(jsonNaming(report)) + "\n")
+        }
         if response.status.code >= 400 {
             out.error("ats fetch: the server answered \(response.status.code) \(response.status.reasonPhrase)\n")
             return 1
@@ -206,10 +212,11 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     /// Reports a failed request and gives its exit status: 2 for what the user can fix in the command, 1 otherwise.
-    func refused(_ error: TransportError, output out: Output) -> Int32 {
+    func refused(_ error: TransportError, ct: CertificateTransparencyStatus? = nil, output out: Output) -> Int32 {
         if json {
             // The TLS library's own text (a Swift dump with build paths) only when asked for, as in the text output.
             var report = FetchJSON(error: error)
+            report.certificateTransparencyStatus = ct
             if !verbose { report.error?.underlying = nil }
             out.write(FetchJSON.encode(jsonNaming(report)) + "\n")
         }
@@ -244,7 +251,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             timeouts: Timeouts(connect: connectLimit, handshake: connectLimit, request: limit),
             maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
         configuration.revocation = revocation
-        configuration.certificateTransparency = try ctOptions.options()
+        configuration.certificateTransparency = try ctOptions.options(warnings: out)
         configuration.platform = platformOption.applePlatform
         configuration.proxy = try proxyOptions.configuration()
         if let parts = URLComponents(string: url), let host = parts.host, let scheme = parts.scheme?.lowercased(),
@@ -419,6 +426,8 @@ struct FetchJSON: Encodable {
     var chain: [VerdictRendering.ChainEntry]?
     var failures: [TrustFailure]?
     var certificateTransparency: CertificateTransparencyReport?
+    /// Whether CT was enforced, and with which list (`ctLogList`): said even when the chain needed none.
+    var certificateTransparencyStatus: CertificateTransparencyStatus?
     var ats: [ATSCheck]?
     var redirects: [String]?
     /// `HTTP/1.1` or `HTTP/2`.

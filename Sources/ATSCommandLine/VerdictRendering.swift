@@ -93,7 +93,11 @@ enum VerdictRendering {
                 s += output.dim("\(pad)SAN \(sans)") + "\n"
             }
             s += output.dim("\(pad)SPKI sha256/\(c.spkiSHA256)") + "\n"
-            if i == 0, let ct = verdict.certificateTransparency { s += sctLines(ct, pad: pad, output: output) }
+            if i == 0, let ct = verdict.certificateTransparency {
+                s += sctLines(ct, pad: pad, output: output)
+                // Where CT applies, the list that decided it: a verdict made with an out-of-date fallback must say so.
+                if ct.status != .notRequired { s += output.dim("\(pad)CT log list: \(ct.logList)") + "\n" }
+            }
         }
         s += "\n"
         if verdict.isTrusted, verdict.anchor == nil {

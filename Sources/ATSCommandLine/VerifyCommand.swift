@@ -190,7 +190,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         trustPolicy.distrusted = try distrustLists()
         trustPolicy.revocation = try OCSPResponseFiles.revocation(mode: revocation, responses: ocspResponses, crls: crls,
                                                                    options: ("--ocsp-response", "--revocation"))
-        trustPolicy.certificateTransparency = try ctOptions.options()
+        trustPolicy.certificateTransparency = try ctOptions.options(warnings: json ? nil : output)
         let time = try validationTime(at: at)
         return ServerTrust(chain: presented, additionalIntermediates: extra, anchors: trustAnchors, policy: trustPolicy, validationTime: time)
     }

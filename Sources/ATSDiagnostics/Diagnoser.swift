@@ -94,6 +94,7 @@ public struct Diagnoser: Sendable {
                              trustStoreVersion: options.anchors.trustStore == .apple ? AppleTrustStore.shared.version : nil, tests: outcomes,
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
                              certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
+                             certificateTransparencyStatus: options.certificateTransparency.status(at: options.validationTime ?? Date()),
                              recommendation: Recommendation.choose(host: Self.entryName(url: url, host: host), outcomes: outcomes),
                              untestableSuites: Self.untestableSuites(url: url, profile: options.profile, outcomes: outcomes),
                              milliseconds: (clock.now - start).milliseconds)

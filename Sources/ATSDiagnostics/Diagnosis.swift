@@ -165,6 +165,8 @@ public struct HostDiagnosis: Sendable, Codable {
     public var chain: [ChainEntry]
     /// What Apple's CT policy made of the leaf, from the verdict the chain report shows; nil when CT did not look.
     public var certificateTransparency: CertificateTransparencyReport? = nil
+    /// Whether CT was enforced in this diagnosis, and with which log list; nil in documents from before it was kept.
+    public var certificateTransparencyStatus: CertificateTransparencyStatus? = nil
     public var recommendation: Recommendation
     /// ATS-allowed suites this TLS library cannot offer: no test here proves or disproves them.
     public var untestableSuites: [String]

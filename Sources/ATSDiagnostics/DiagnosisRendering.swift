@@ -16,7 +16,8 @@ public enum DiagnosisRendering {
             "Configuring ATS Info.plist keys and displaying the result of HTTPS loads to \(d.url).",
             "A test will \"PASS\" if URLSession:task:didCompleteWithError: returns a nil error.",
             "Use '--verbose' to view the ATS dictionaries used and to display the error received in URLSession:task:didCompleteWithError:.",
-        ] + (d.question.map { [$0] } ?? []) + [rule]
+        ] + (d.certificateTransparencyStatus.map { ["Certificate Transparency: \($0.summary)."] } ?? [])
+            + (d.question.map { [$0] } ?? []) + [rule]
         for section in NSCurlSection.allCases {
             let tests = d.tests.filter { $0.test.section == section }
             out.append("")
@@ -149,6 +150,8 @@ public enum DiagnosisRendering {
         var trustStoreVersion: Int?
         /// Always written when known: a PASS with CT not enforced must be visible to a program too.
         var certificateTransparency: CertificateTransparencyReport?
+        /// Whether CT was enforced, and with which list (`ctLogList`): known before any connection.
+        var certificateTransparencyStatus: CertificateTransparencyStatus?
         var defaultPasses: Bool
         var tests: [TestOutcome]
         var chain: [ChainEntry]
@@ -165,6 +168,7 @@ public enum DiagnosisRendering {
             trustStore = d.trustStore
             trustStoreVersion = d.trustStoreVersion
             certificateTransparency = d.certificateTransparency
+            certificateTransparencyStatus = d.certificateTransparencyStatus
             defaultPasses = d.defaultPasses
             tests = d.tests
             chain = d.chain

@@ -45,7 +45,9 @@ import Testing
         #expect(apple.status == 1)
         let lines = apple.out.components(separatedBy: "\n")
         let question = "Trust is evaluated with Apple's trust store 2025072000 and the TLS server rules of iOS 26: it answers whether an iPhone on iOS 26 would trust this server."
-        #expect(Array(lines.prefix(6)).contains(question), "\(lines.prefix(8))")
+        #expect(Array(lines.prefix(7)).contains(question), "\(lines.prefix(8))")
+        // Before it, the header says whether CT is enforced and with which list (#40).
+        #expect(lines[5].hasPrefix("Certificate Transparency: ") && lines[5].contains("CT log list"), "\(lines.prefix(8))")
         #expect(lines.firstIndex(of: question) == lines.firstIndex(of: String(repeating: "=", count: 80)).map { $0 - 1 })
 
         let json = await ats(["diagnose", url, "--trust-store", "apple", "--anchors", servers.caFile, "--json", "--platform", "ios13"])

@@ -77,7 +77,8 @@ import Testing
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/refresh-ct-log-list.py").path
         func run(_ arguments: [String]) async throws -> Int32 {
-            try await Subprocess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script] + arguments).status
+            // The script applies the library's check through `ats ct check`.
+            try await Subprocess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script, "--ats", try ATSTool.executable().path] + arguments).status
         }
         #expect(try await run([source, "--confirmed", "2027-01-02", "--into", dir.file("out")]) == 0)
         let copied = try Data(contentsOf: URL(fileURLWithPath: dir.file("out/apple_log_list.json")))

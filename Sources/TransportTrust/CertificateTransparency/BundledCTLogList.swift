@@ -6,8 +6,8 @@ extension CTLogList {
         try bundledList.get()
     }
 
-    /// The bundled list's ``summary``; nil when it cannot be read.
-    static let bundledSummary: String? = try? bundledList.get().summary
+    /// The bundled list's ``summary`` and ``reference``; nil when it cannot be read.
+    static let bundledSummary: (text: String, reference: CTLogListReference)? = (try? bundledList.get()).map { ($0.summary, $0.reference) }
 
     private static let bundledList: Result<CTLogList, CTLogListError> = {
         let json: [UInt8]

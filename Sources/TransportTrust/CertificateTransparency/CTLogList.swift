@@ -43,11 +43,15 @@ public struct CTLogList: Sendable, Hashable {
         case bundled
         /// A list the caller supplied. As trustd does with a caller's list, it is used whatever its age.
         case supplied(String)
+        /// A list a ``CTLogListStore`` fetched from this address and kept; its date is when it was fetched, and it
+        /// goes out of date as a device's list does.
+        case cached(String)
 
         public var description: String {
             switch self {
             case .bundled: return "the bundled Apple CT log list"
             case .supplied(let name): return "the CT log list \(name)"
+            case .cached(let address): return "the CT log list fetched from \(address)"
             }
         }
     }
@@ -96,6 +100,29 @@ public struct CTLogList: Sendable, Hashable {
         self.keys = Dictionary(uniqueKeysWithValues: logs.filter(\.isTrusted).map { ($0.logID, LogKey($0.key)) })
         self.identity = Array(SHA256.hash(data: json))
         self.summary = "\(source) (version \(self.version)\(date.map { ", last confirmed current \(RFC3339.day($0))" } ?? ""))"
+        self.reference = CTLogListReference(source: source, version: self.version, confirmed: date)
+    }
+
+    /// Which list this is, as reports name it.
+    public let reference: CTLogListReference
+
+    /// Orders two list versions as Apple numbers them ("511", or dotted like "1.2"): numerically, part by part.
+    /// A part that is not a number compares as text, after every number.
+    public static func compareVersions(_ a: String, _ b: String) -> ComparisonResult {
+        let pa = a.split(separator: ".", omittingEmptySubsequences: false)
+        let pb = b.split(separator: ".", omittingEmptySubsequences: false)
+        for i in 0..<max(pa.count, pb.count) {
+            let x = i < pa.count ? String(pa[i]) : "0"
+            let y = i < pb.count ? String(pb[i]) : "0"
+            switch (UInt64(x), UInt64(y)) {
+            case let (m?, n?) where m != n: return m < n ? .orderedAscending : .orderedDescending
+            case (_?, nil): return .orderedAscending
+            case (nil, _?): return .orderedDescending
+            case (nil, nil) where x != y: return x < y ? .orderedAscending : .orderedDescending
+            default: continue
+            }
+        }
+        return .orderedSame
     }
 
     public func log(id: [UInt8]) -> CTLog? { byID[id].map { logs[$0] } }

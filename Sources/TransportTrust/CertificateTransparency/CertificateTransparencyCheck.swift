@@ -55,9 +55,12 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
             platformRequiresCT: platformRequiresCT, requiredByConfiguration: options.requiredByConfiguration))
         guard applies.isRequired else {
             // The report names the list and reads nothing else of it, so the list (eight references) is not copied.
-            guard let summary = options.logList?.summary ?? CTLogList.bundledSummary else { return TransparencyFindings() }
+            guard let (summary, reference) = options.logList.map({ ($0.summary, $0.reference) }) ?? CTLogList.bundledSummary else {
+                return TransparencyFindings()
+            }
             return TransparencyFindings(report: CertificateTransparencyReport(
-                status: .notRequired, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: applies.reason, logList: summary))
+                status: .notRequired, requiredSCTs: nil, countedSCTs: 0, scts: [], explanation: applies.reason, logList: summary,
+                ctLogList: reference))
         }
         let list: CTLogList
         do { list = try options.logList ?? CTLogList.bundled() } catch {
@@ -68,14 +71,15 @@ struct CertificateTransparencyCheck: Sendable, Hashable {
             let age = list.age(at: context.validationTime) ?? 0
             let text = "Certificate Transparency was not enforced: \(list.summary) is \(age) days old at the verification time, "
                 + "and an iPhone stops enforcing CT once its list is \(CTLogList.maximumAgeDays) days old. "
-                + "Give a current list with --ct-log-list (scripts/refresh-ct-log-list.py updates the bundled one)"
+                + "Refresh the list from Apple (CTLogListStore keeps one current) or give a current one"
             return TransparencyFindings(note: text, report: CertificateTransparencyReport(
                 status: .listOutOfDate, requiredSCTs: nil, countedSCTs: 0, scts: Self.unchecked(leaf, list: list),
-                explanation: text, logList: list.summary),
+                explanation: text, logList: list.summary, ctLogList: list.reference),
                 stable: outOfDateFrom...Date.distantFuture)
         }
         let analysis = cached.flatMap { $0.logList == list.identity ? $0 : nil } ?? SCTAnalysis(leaf: leaf, issuer: chain[1], list: list)
-        let report = AppleCTPolicy.evaluate(analysis, leaf: leaf, list: list, time: context.validationTime)
+        var report = AppleCTPolicy.evaluate(analysis, leaf: leaf, list: list, time: context.validationTime)
+        report.ctLogList = list.reference
         var findings = TransparencyFindings(report: report, analysis: analysis)
         // Before the latest SCT's timestamp some SCT is from the future, and the outcome holds only at this time. The
         // check compares whole seconds (as trustd does), so an SCT counts from the first whole second at or after it.

@@ -27,6 +27,8 @@ public struct CertificateTransparencyReport: Sendable, Hashable, Codable {
     public var explanation: String
     /// Which log list decided it, with its version and date.
     public var logList: String
+    /// The same list as data: its source, version and the day it was last confirmed current.
+    public var ctLogList: CTLogListReference? = nil
 
     /// True when an iPhone would refuse the chain for CT alone.
     public var refuses: Bool { status == .nonCompliant || status == .noEmbeddedSCTs }

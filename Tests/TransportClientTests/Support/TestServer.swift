@@ -23,6 +23,9 @@ struct TestResponse: Sendable {
     var stallAfter: Int?
     /// Close the connection without answering, as a server that took the request and then died.
     var hangUp = false
+    /// Announce the whole body, send only this many bytes of it, then close the connection: with a reset (RST) when
+    /// `reset`, else a plain close (FIN), as a server that dies or is cut off mid-body.
+    var cutAfter: (bytes: Int, reset: Bool)?
 
     static func text(_ s: String, status: HTTPResponseStatus = .ok, headers: [(String, String)] = []) -> TestResponse {
         TestResponse(status: status, headers: headers, body: Array(s.utf8))
@@ -157,6 +160,15 @@ private final class HTTPResponder: ChannelInboundHandler {
             headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
             if response.close { headers.replaceOrAdd(name: "connection", value: "close") }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+            if let (bytes, reset) = response.cutAfter {
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body.prefix(bytes)))))).whenComplete { _ in
+                    // A zero linger turns the close into a reset.
+                    guard reset, let socket = channel as? any SocketOptionProvider else { return channel.close(promise: nil) }
+                    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+                }
+                return
+            }
             if let stallAfter = response.stallAfter {
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body.prefix(stallAfter))))), promise: nil)
                 return

@@ -79,3 +79,28 @@ for failure in tooEarly.failures {
 expect(!tooEarly.isTrusted && tooEarly.failures.map(\.code) == [.certificateTransparency],
        "before its SCTs' timestamps the chain is refused for CT alone")
 expect(tooEarly.certificateTransparency?.scts.allSatisfy { !$0.counted } == true, "no SCT counts")
+
+// A folder of this run's own, so that the example never touches the user's cache.
+let cacheFolder = FileManager.default.temporaryDirectory.appendingPathComponent("AppleVerdict-\(UUID().uuidString)").path
+defer { try? FileManager.default.removeItem(atPath: cacheFolder) }
+let listFile = "\(folder)/../../Sources/TransportTrust/Resources/CTLogList/apple_log_list.json"
+
+// snippet.start keep-current
+// Keep Apple's list as a device keeps it: refresh it (daily, on a server), and evaluate with the newer of the kept
+// list and the bundled one. The store does no I/O of its own on the network: the fetch is yours. Here it reads a file;
+// TransportClient's CTLogListRefresher fetches valid.apple.com through HTTPSClient on a schedule.
+let store = CTLogListStore(folder: cacheFolder)
+let kept = try await store.refresh(from: listFile) { path in
+    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+var current = trust
+current.validationTime = Date()
+current.policy.certificateTransparency.logList = store.listInForce().list
+let now = await current.evaluate()
+// now.certificateTransparency?.ctLogList?.source == .cached: the list was confirmed current just now, so CT is
+// enforced with it for 60 days.
+// snippet.end
+expect(kept.version == (try CTLogList.bundled()).version, "the kept list is the one fetched")
+expect(now.certificateTransparency.map { $0.ctLogList?.source == .cached || $0.status == .notRequired } ?? true,
+       "a verdict names the kept list it used")
+expect(current.policy.certificateTransparency.status(at: Date()).enforced, "CT is enforced with the kept list")
