@@ -4,7 +4,7 @@ import NIOHTTP1
 import TransportTrust
 
 extension CTLogListStore {
-    /// Fetches Apple's list through `client` and keeps it (``CTLogListStore/refresh(from:now:fetch:)``).
+    /// Fetches Apple's list through `client` and keeps it (`CTLogListStore.refresh(from:now:fetch:)`).
     ///
     /// The request runs under the client's trust settings: its anchors, the SSL policy for the list's host, and its
     /// pins, if any. Anything but a 200 response with its whole body is a failed fetch, and the kept list stays.
@@ -35,11 +35,11 @@ struct CTLogListFetchError: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// Keeps a ``CTLogListStore`` current on a schedule, as a device checks in with Apple.
+/// Keeps a `CTLogListStore` current on a schedule, as a device checks in with Apple.
 ///
 /// A server that refreshes daily keeps Certificate Transparency enforced. When refreshes keep failing, the list in
 /// force ages as a device's does: CT stops being enforced 60 days after the last success
-/// (``CTLogList/maximumAgeDays``), and the refresher logs one warning when that happens, not one per attempt.
+/// (`CTLogList.maximumAgeDays`), and the refresher logs one warning when that happens, not one per attempt.
 public struct CTLogListRefresher: Sendable {
     /// The store the list is kept in.
     public var store: CTLogListStore
