@@ -16,6 +16,23 @@ public enum PolicyExtension {
         return Certificate.Extension(oid: [2, 5, 29, 32], critical: critical, value: s.serializedBytes[...])
     }
 
+    /// certificatePolicies with one policy and one qualifier of type `qualifier`, its value a UTF8String.
+    public static func policyWithQualifier(_ policy: ASN1ObjectIdentifier, qualifier: ASN1ObjectIdentifier, critical: Bool) -> Certificate.Extension {
+        var s = DER.Serializer()
+        try! s.appendConstructedNode(identifier: .sequence) { s in
+            try s.appendConstructedNode(identifier: .sequence) { s in
+                try s.serialize(policy)
+                try s.appendConstructedNode(identifier: .sequence) { s in
+                    try s.appendConstructedNode(identifier: .sequence) { s in
+                        try s.serialize(qualifier)
+                        try s.serialize(ASN1UTF8String("https://ca.example.test/cps"))
+                    }
+                }
+            }
+        }
+        return Certificate.Extension(oid: [2, 5, 29, 32], critical: critical, value: s.serializedBytes[...])
+    }
+
     public static func mappings(_ pairs: [(ASN1ObjectIdentifier, ASN1ObjectIdentifier)], critical: Bool = true) -> Certificate.Extension {
         var s = DER.Serializer()
         try! s.appendConstructedNode(identifier: .sequence) { s in

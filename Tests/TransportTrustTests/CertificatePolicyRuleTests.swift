@@ -107,7 +107,7 @@ import X509
         // The anchor's policies decide nothing when no explicit policy is required.
         #expect(await evaluate([narrowLeaf, narrowCA], anchor: narrowRoot).isTrusted)
 
-        // Its inhibitAnyPolicy counts from the first certificate below it; its policyMappings do not apply.
+        // Its inhibitAnyPolicy counts from the first certificate below it.
         let inhibitingRoot = PKI.root("Inhibiting Root", extra: [P.inhibitAny(0), P.mappings([(P.oid(1), P.oid(2))])])
         let anyCA = inhibitingRoot.intermediate("Any CA", extra: [P.policies([P.anyPolicy])])
         let anyLeaf = anyCA.leaf(extra: [P.policies([P.oid(1)])])
@@ -115,9 +115,44 @@ import X509
         #expect(inhibited.codes == [.certificatePolicy])
         #expect(inhibited.failures.first?.message.contains("anyPolicy is inhibited by the anchor \(inhibitingRoot.label) (inhibitAnyPolicy)") == true,
                 "\(inhibited.failures)")
+        // Its policyMappings carry the acceptable oid(1), in its domain, to oid(2) below it (RFC 5937): a path valid
+        // only for the oid(1) of the domain below is not acceptable, one valid for oid(2) is.
         let policyCA = inhibitingRoot.intermediate("Policy CA", extra: [P.policies([P.oid(1)])])
         let policyLeaf = policyCA.leaf(extra: [P.policies([P.oid(1)])])
-        #expect(await evaluate([policyLeaf, policyCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)])).isTrusted)
+        let unmapped = await evaluate([policyLeaf, policyCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)]))
+        #expect(unmapped.codes == [.certificatePolicy], "\(unmapped.failures)")
+        #expect(unmapped.failures.first?.message.contains("as mapped by the anchor's own policyMappings") == true, "\(unmapped.failures)")
+        let mappedCA = inhibitingRoot.intermediate("Mapped CA", extra: [P.policies([P.oid(2)])])
+        let mappedLeaf = mappedCA.leaf(extra: [P.policies([P.oid(2)])])
+        #expect(await evaluate([mappedLeaf, mappedCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)])).isTrusted)
+    }
+
+    /// An anchor with policyMappings, its constraints enforced (RFC 5937): its own policy extensions apply, mappings
+    /// included. The first shape was a false accept under the Web PKI profile (issue #40).
+    @Test func theAnchorsPolicyMappingsApply() async {
+        let mappingRoot = PKI.root("Mapping Root", extra: [P.policies([P.oid(1)]), P.mappings([(P.oid(1), P.oid(2))])])
+        let ca = mappingRoot.intermediate("CA Below Mapping Root", extra: [P.policies([P.oid(1)])])
+        let leaf = ca.leaf(extra: [P.policies([P.oid(1)])])
+        for profile in TrustPolicy.Profile.allCases {
+            var policy = PKI.ssl("www.example.com")
+            policy.profile = profile
+            let v = await evaluate([leaf, ca], anchor: mappingRoot, Self.explicit(), policy: policy)
+            #expect(v.codes == [.certificatePolicy], "\(profile): \(v.failures)")
+            #expect(v.failures.first?.certificate == 0)
+        }
+        // With policy mapping inhibited, the mapped policy is dropped at the anchor: nothing is acceptable below it.
+        let mappedCA = mappingRoot.intermediate("Mapped CA", extra: [P.policies([P.oid(2)])])
+        let mappedLeaf = mappedCA.leaf(extra: [P.policies([P.oid(2)])])
+        #expect(await evaluate([mappedLeaf, mappedCA], anchor: mappingRoot, Self.explicit()).isTrusted)
+        let inhibited = await evaluate([mappedLeaf, mappedCA], anchor: mappingRoot, Self.explicit(inhibitMapping: true))
+        #expect(inhibited.codes == [.certificatePolicy], "\(inhibited.failures)")
+        #expect(inhibited.failures.first?.message.contains("acceptable (no policy") == true, "\(inhibited.failures)")
+        // An anchor that maps anyPolicy is refused, as an intermediate that does.
+        let anyRoot = PKI.root("Any Mapping Root", extra: [P.mappings([(P.anyPolicy, P.oid(2))])])
+        let anyCA = anyRoot.intermediate("CA Below Any Mapping Root")
+        let any = await evaluate([anyCA.leaf(), anyCA], anchor: anyRoot)
+        #expect(any.codes == [.certificatePolicy], "\(any.failures)")
+        #expect(any.failures.first?.message.contains("the anchor \(anyRoot.label) maps anyPolicy") == true, "\(any.failures)")
     }
 
     @Test(arguments: [

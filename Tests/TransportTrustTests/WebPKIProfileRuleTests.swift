@@ -1,3 +1,4 @@
+import SwiftASN1
 import TestSupport
 import Testing
 import X509
@@ -179,5 +180,30 @@ import X509
         let v = await evaluate([ca.leaf(), ca])
         #expect(v.codes == [.certificatePolicy], "\(v.failures)")
         #expect(v.failures.first?.certificate == 1)
+    }
+
+    /// A critical certificatePolicies with a qualifier of unknown type: RFC 5280 §4.2.1.4 lets a verifier refuse what
+    /// it cannot interpret in a critical extension, BoringSSL does, and so does the strict profile (issue #40's first
+    /// false accept). The CPS pointer and user notice are known, and a non-critical extension refuses nothing.
+    @Test(arguments: [("unknown", true, true), ("cps", true, false), ("unotice", true, false), ("unknown", false, false)])
+    func aCriticalPolicyQualifierOfUnknownType(kind: String, critical: Bool, refused: Bool) async {
+        typealias P = PolicyExtension
+        let qualifier: ASN1ObjectIdentifier = switch kind {
+        case "cps": [1, 3, 6, 1, 5, 5, 7, 2, 1]
+        case "unotice": [1, 3, 6, 1, 5, 5, 7, 2, 2]
+        default: [1, 3, 6, 1, 4, 1, 65535, 9, 9]
+        }
+        let ca = root.intermediate("Qualifier CA")
+        let leaf = ca.leaf(extra: [P.policyWithQualifier(P.oid(1), qualifier: qualifier, critical: critical)])
+        let v = await evaluate([leaf, ca])
+        if refused {
+            #expect(v.codes == [.unhandledCriticalExtension], "\(v.failures)")
+            #expect(v.failures.first?.certificate == 0)
+            #expect(v.failures.first?.message.contains("policy qualifier of an unknown type (1.3.6.1.4.1.65535.9.9)") == true, "\(v.failures)")
+            // SecTrust's profile does not refuse it.
+            #expect(await evaluate([leaf, ca], policy: PKI.ssl("www.example.com")).isTrusted)
+        } else {
+            #expect(v.isTrusted, "\(kind), critical \(critical): \(v.failures)")
+        }
     }
 }

@@ -12,6 +12,10 @@ struct PolicyExtensions: Sendable {
 
     /// certificatePolicies (§4.2.1.4): the policy OIDs, in order; qualifiers are checked for shape and dropped.
     var policies: [ASN1ObjectIdentifier]?
+    /// The policyQualifierIds of certificatePolicies, in order, for a profile that refuses qualifiers it cannot read.
+    var qualifierIDs: [ASN1ObjectIdentifier] = []
+    /// The two qualifiers RFC 5280 §4.2.1.4 defines: the CPS pointer and the user notice.
+    static let knownQualifiers: Set<ASN1ObjectIdentifier> = [[1, 3, 6, 1, 5, 5, 7, 2, 1], [1, 3, 6, 1, 5, 5, 7, 2, 2]]
     /// policyMappings (§4.2.1.5): issuerDomainPolicy and subjectDomainPolicy pairs, in order.
     var mappings: [(issuer: ASN1ObjectIdentifier, subject: ASN1ObjectIdentifier)]?
     /// policyConstraints (§4.2.1.11); SkipCerts beyond any path length are clamped.
@@ -33,7 +37,7 @@ struct PolicyExtensions: Sendable {
     init(_ cert: Certificate) throws(Malformed) {
         let extensions = cert.extensions
         if let ext = extensions[oid: Self.certificatePoliciesOID] {
-            policies = try Self.read("certificatePolicies", ext) { try Self.certificatePolicies($0) }
+            (policies, qualifierIDs) = try Self.read("certificatePolicies", ext) { try Self.certificatePolicies($0) }
         }
         if let ext = extensions[oid: Self.policyMappingsOID] {
             mappings = try Self.read("policyMappings", ext) { try Self.policyMappings($0) }
@@ -75,9 +79,10 @@ struct PolicyExtensions: Sendable {
         return list
     }
 
-    static func certificatePolicies(_ root: ASN1Node) throws -> [ASN1ObjectIdentifier] {
+    static func certificatePolicies(_ root: ASN1Node) throws -> ([ASN1ObjectIdentifier], qualifiers: [ASN1ObjectIdentifier]) {
         var seen = Set<ASN1ObjectIdentifier>()
         var out: [ASN1ObjectIdentifier] = []
+        var qualifiers: [ASN1ObjectIdentifier] = []
         for info in try children(of: root, "the list of policies", nonEmpty: true) {
             let parts = try children(of: info, "a PolicyInformation", nonEmpty: true)
             let oid = try ASN1ObjectIdentifier(derEncoded: parts[0])
@@ -86,13 +91,13 @@ struct PolicyExtensions: Sendable {
             if parts.count == 2 {
                 for qualifier in try children(of: parts[1], "the qualifiers of \(oid)", nonEmpty: true) {
                     let fields = try children(of: qualifier, "a qualifier of \(oid)", nonEmpty: true)
-                    _ = try ASN1ObjectIdentifier(derEncoded: fields[0])
+                    qualifiers.append(try ASN1ObjectIdentifier(derEncoded: fields[0]))
                     if fields.count != 2 { throw fault("a qualifier of \(oid) is not an identifier and one value") }
                 }
             }
             out.append(oid)
         }
-        return out
+        return (out, qualifiers)
     }
 
     static func policyMappings(_ root: ASN1Node) throws -> [(issuer: ASN1ObjectIdentifier, subject: ASN1ObjectIdentifier)] {

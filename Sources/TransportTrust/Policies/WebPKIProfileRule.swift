@@ -51,6 +51,13 @@ package struct WebPKIProfileRule: ChainRule {
             if (i > 0 || !isLeaf) && ski == nil && parsed.isCA {
                 fail(.malformedCertificate, "is a CA without a subjectKeyIdentifier")
             }
+            // RFC 5280 §4.2.1.4: a critical certificatePolicies must be interpreted whole, qualifiers included, or the
+            // certificate refused; BoringSSL refuses a qualifier it does not know, and so does this profile.
+            if let policies = ext[oid: PolicyExtensions.certificatePoliciesOID], policies.critical,
+               let read = try? PolicyExtensions(cert),
+               let unknown = read.qualifierIDs.first(where: { !PolicyExtensions.knownQualifiers.contains($0) }) {
+                fail(.unhandledCriticalExtension, "has a critical certificatePolicies extension with a policy qualifier of an unknown type (\(unknown)); only the CPS pointer and the user notice can be interpreted")
+            }
             if isAnchor && cert.isSelfIssued, let aki {
                 if aki.keyIdentifier == nil || aki.authorityCertIssuer != nil || aki.authorityCertSerialNumber != nil {
                     fail(.malformedCertificate, "is a root whose authorityKeyIdentifier must hold exactly a keyIdentifier")
