@@ -450,15 +450,23 @@ import TransportTrust
         #expect(local.contains { $0.rule == .pinnedDomainAllowsHTTP }, "local networking allows HTTP to the pinned address")
     }
 
-    @Test func aMisspeltIdentityKeyGetsASuggestion() throws {
-        for written in ["SPKI-SHA256", "spki-sha256-base64-hash", "sha256"] {
+    /// A misspelt hash key is ATS151 (an identity without SPKI-SHA256-BASE64) naming the spelling found, with the
+    /// suggestion: the identity is no pin. It was ATS121 alone, and a domain whose only identity was misspelt was
+    /// said to list no pin at all (ATS152).
+    @Test func aMisspeltIdentityKeyIsAMalformedPinWithASuggestion() throws {
+        for written in ["SPKI-SHA256", "spki-sha256-base64-hash", "sha256", "SPKI-SHA256-Base64"] {
             let identity = "<dict><key>\(written)</key><string>\(ATSFixture.validPinB)</string></dict>"
             let f = try findings(Self.pinned("example.com", "<key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>"
                                                  + ATSFixture.validPinA + "</string></dict>\(identity)</array>"))
-            let typo = try #require(f.first { $0.rule == .unknownKey && $0.key == written }, "\(written)")
-            #expect(typo.message.contains("did you mean SPKI-SHA256-BASE64?"), "\(typo.message)")
+            let typo = try #require(f.first { $0.rule == .malformedPin && $0.key == written }, "\(written): \(f.map(\.rule.id))")
+            #expect(typo.message.contains("its hash is under '\(written)' → did you mean SPKI-SHA256-BASE64?"), "\(typo.message)")
+            #expect(typo.fix == "Rename \(written) to SPKI-SHA256-BASE64")
             #expect(typo.severity == .medium)
-            #expect(!f.contains { $0.rule == .malformedPin }, "one finding for one mistake")
+            #expect(f.filter { $0.rule == .malformedPin || $0.rule == .unknownKey }.count == 1, "one finding for one mistake")
+            // Its only identity misspelt, the domain still lists a pin, a malformed one: no ATS152.
+            let only = try findings(Self.pinned("example.com", "<key>NSPinnedCAIdentities</key><array>\(identity)</array>"))
+            #expect(only.map(\.rule).contains(.malformedPin), "\(only.map(\.rule.id))")
+            #expect(!only.contains { $0.rule == .emptyPinnedDomain }, "\(only.map(\.message))")
         }
     }
 

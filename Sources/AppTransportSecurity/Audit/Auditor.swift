@@ -65,11 +65,16 @@ public struct Auditor: Sendable {
     private func globalKeys(_ config: ATSConfiguration, _ out: inout FindingCollector) {
         let resolver = makeResolver(config)
         if let s = config.allowsArbitraryLoads, s.value {
-            if let ignored = resolver.arbitraryLoadsIgnoredReason() {
-                out.add(.arbitraryLoadsIgnored, s.keyPath, message: "\(ignored); it still applies on iOS 9 / macOS 10.11",
-                        fix: "Remove NSAllowsArbitraryLoads unless you support iOS 9; if you do, it disables ATS there for every unlisted domain")
+            if resolver.arbitraryLoadsIgnoredReason() != nil {
+                // Two facts, each said once: from iOS 10 / macOS 10.12 the key is ignored (ATS104, whatever the profile's
+                // name), and on iOS 9 / macOS 10.11, which know none of the overriding keys, it turns ATS off (ATS100).
+                let present = [ATSKey.allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInWebContent, .allowsLocalNetworking]
+                    .filter { config.presentKeys.contains($0) }.map(\.rawValue)
+                out.add(.arbitraryLoadsIgnored, s.keyPath,
+                        message: "NSAllowsArbitraryLoads is ignored from iOS 10 / macOS 10.12 on, because \(present.joined(separator: " and ")) \(present.count == 1 ? "is" : "are") present",
+                        fix: "Remove NSAllowsArbitraryLoads unless the app supports iOS 9 / macOS 10.11")
                 out.add(.arbitraryLoads, s.keyPath, severity: .medium,
-                        message: "NSAllowsArbitraryLoads is YES: ignored on iOS 10 and later here, but it disables ATS on iOS 9",
+                        message: "NSAllowsArbitraryLoads is YES: on iOS 9 / macOS 10.11 it turns ATS off for every domain not in NSExceptionDomains",
                         fix: "Remove it, or list the domains that need exceptions in NSExceptionDomains")
             } else {
                 out.add(.arbitraryLoads, s.keyPath, message: "NSAllowsArbitraryLoads is YES: ATS is off for every domain not in NSExceptionDomains (plain HTTP, any TLS version, weak ciphers)",
@@ -118,7 +123,10 @@ public struct Auditor: Sendable {
         // So is an IP entry before iOS 17 / macOS 14, which ignore them (ATS132 says so).
         let ignored = entry.key.isIP && profile.generation < .ats3
         let dead = !entry.key.problems.isEmpty || ignored
-        func risky(_ s: Severity) -> Severity { dead ? min(s, .low) : s }
+        // Loopback traffic never leaves the device: whoever could read or change it already runs code there. Plain
+        // HTTP to it is info (ATS110), and weaker TLS or no forward secrecy on the same entry cannot rate higher.
+        let loopback = entry.key.isLoopback
+        func risky(_ s: Severity) -> Severity { loopback ? .info : dead ? min(s, .low) : s }
         let deadNote = ignored ? " (but \(profile) ignores IP entries, so this has no effect there)"
             : dead ? " (but the entry never matches, so this has no effect)" : ""
         out.add(.exceptionDomain, entry.keyPath, domain: d, key: d, message: "\(d) has its own ATS settings; global keys do not apply to it",
@@ -144,8 +152,7 @@ public struct Auditor: Sendable {
                     fix: "Set NSIncludesSubdomains only if every subdomain needs the same exception")
         }
         if let http = entry.allowsInsecureHTTPLoads, http.value {
-            let local = ["localhost", "127.0.0.1", "::1"].contains(d)
-            out.add(.insecureHTTPException, http.keyPath, severity: local ? .info : risky(.high), domain: d,
+            out.add(.insecureHTTPException, http.keyPath, severity: risky(.high), domain: d,
                     message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.key.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
                     fix: "Serve \(d) over HTTPS and remove \(http.key)")
         }
@@ -193,7 +200,8 @@ public struct Auditor: Sendable {
                     fix: "Write the bare host in lowercase, e.g. '\(Self.suggestedHost(d))'")
         }
         let lists: [(ATSKey, [PinnedIdentity]?)] = [(.pinnedCAIdentities, entry.caIdentities), (.pinnedLeafIdentities, entry.leafIdentities)]
-        if lists.allSatisfy({ $0.1?.isEmpty ?? true }) {
+        // Identities written without a readable hash are each a malformed pin (ATS151), not an absence of pins.
+        if lists.allSatisfy({ $0.1?.isEmpty ?? true }), entry.unreadIdentities == 0 {
             out.add(.emptyPinnedDomain, entry.keyPath, domain: d, key: d,
                     message: "the pinned domain \(d) has no identities: neither NSPinnedCAIdentities nor NSPinnedLeafIdentities lists a pin",
                     fix: "Add at least two SPKI-SHA256-BASE64 pins (a current key and a backup), or remove the entry")

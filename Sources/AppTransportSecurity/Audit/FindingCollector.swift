@@ -64,9 +64,16 @@ struct FindingCollector {
                 if dangerous { severity = .high }
             }
             let written = path.last == key.rawValue ? key.rawValue : "\(key.rawValue) item"
+            var fix = expected == .boolean && intended != nil ? "Write \(intended == true ? "<true/>" : "<false/>") instead of \(found.snippet)" : "Write the value as \(expected.xmlExample)"
+            // Writing the Boolean it was meant as would switch the risky setting on for certain: the safe fix comes first.
+            if expected == .boolean, let effect = key.loosening(found) {
+                fix = Self.safeFirst(remove: "Remove \(key.rawValue) (or write \(intended == true ? "<false/>" : "<true/>"))",
+                                     because: "a loose reader may take \(found.snippet) as \(intended == true ? "YES" : "NO") while this tool reads it as not set",
+                                     action: "Writing \(intended == true ? "<true/>" : "<false/>")", effect: effect)
+            }
             add(.wrongType, path, severity: severity, key: key.rawValue,
                 message: "\(written) must be a \(expected) (\(expected.xmlExample)) but is \(found.snippet); it is not read as \(expected == .boolean ? "a Boolean" : "intended") and the default (\(key.defaultValue)) applies in this tool's model",
-                fix: expected == .boolean && intended != nil ? "Write \(intended == true ? "<true/>" : "<false/>") instead of \(found.snippet)" : "Write the value as \(expected.xmlExample)")
+                fix: fix)
             if expected == .boolean, intended == false,
                [.exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy].contains(key) {
                 add(.forwardSecrecyDisabled, path, key: key.rawValue,
@@ -74,16 +81,20 @@ struct FindingCollector {
                     fix: "Enable ECDHE suites on the server and remove the key")
             }
         case .unknownKey(let key, let suggestion, let belongsAt):
+            let effect = suggestion.flatMap(ATSKey.init(rawValue:))?.loosening(issue.value)
             if let belongsAt, let suggestion {
                 let exact = key == suggestion
+                let move = "Move \(suggestion) into \(belongsAt.rawValue)"
                 add(.misplacedKey, path, key: key,
                     message: exact ? "\(key) belongs in \(belongsAt.rawValue), not here; here it has no effect"
                         : "\(key) is not an ATS key here → did you mean \(suggestion)? It belongs in \(belongsAt.rawValue)",
-                    fix: "Move \(suggestion) into \(belongsAt.rawValue)")
+                    fix: effect.map { Self.safeFirst(remove: "Remove \(key)", because: "where it is it has no effect",
+                                                     action: "Moving \(suggestion) into \(belongsAt.rawValue)", effect: $0) } ?? move)
             } else if let suggestion {
+                let rename = "Rename \(key) to \(suggestion)"
                 add(.unknownKey, path, severity: .medium, key: key,
                     message: "\(key) is not an ATS key → did you mean \(suggestion)? As written it has no effect",
-                    fix: "Rename \(key) to \(suggestion)")
+                    fix: effect.map { Self.safeFirst(remove: "Remove \(key)", because: "as written it has no effect", action: "Renaming it to \(suggestion)", effect: $0) } ?? rename)
             } else {
                 add(.unknownKey, path, key: key, message: "\(key) is not an ATS key; it has no effect",
                     fix: "Remove \(key), or check Apple's list of NSAppTransportSecurity keys")
@@ -98,12 +109,40 @@ struct FindingCollector {
             add(.duplicateKey, path, key: key, message: "\(key) is written more than once in the same dictionary; this copy is ignored and only the last takes effect",
                 fix: "Keep the copy of \(key) you mean as the only one and delete the others", at: ignoredCopy)
         case .missingKey(let key):
-            add(.malformedPin, path, key: key.rawValue,
-                message: "\(path) has no \(key.rawValue), so this identity is no pin and can never match",
-                fix: "Add <key>\(key.rawValue)</key><string>…</string> (the base64 SHA-256 of the SubjectPublicKeyInfo), or remove the empty identity")
+            if let written = issue.written {
+                // Keys are case-sensitive: SPKI-SHA256-Base64 is not read, so the identity holds no pin.
+                add(.malformedPin, path, key: written,
+                    message: "this identity has no \(key.rawValue): its hash is under '\(written)' → did you mean \(key.rawValue)? ATS does not read '\(written)' (keys are case-sensitive), so the identity is no pin and can never match",
+                    fix: "Rename \(written) to \(key.rawValue)")
+            } else {
+                add(.malformedPin, path, key: key.rawValue,
+                    message: "\(path) has no \(key.rawValue), so this identity is no pin and can never match",
+                    fix: "Add <key>\(key.rawValue)</key><string>…</string> (the base64 SHA-256 of the SubjectPublicKeyInfo), or remove the empty identity")
+            }
+        case .keyAmongDomains(let key, let container, let belongsAt, let likely):
+            let written = issue.written ?? key.rawValue
+            let spelled = written == key.rawValue ? key.rawValue : "\(written) (did you mean \(key.rawValue)?)"
+            let target: String
+            if belongsAt == .topLevel {
+                target = "NSAppTransportSecurity itself"
+            } else if let likely {
+                target = "the dictionary of \(likely) (the one empty entry of \(container.rawValue))"
+            } else {
+                target = "the dictionary of the domain it is for"
+            }
+            let move = "Move \(key.rawValue) into \(target)"
+            let moving = "Moving \(key.rawValue) into \(target)"
+            add(.misplacedKey, path, key: written,
+                message: "\(spelled) is written directly inside \(container.rawValue), where every key names a domain; it belongs in \(belongsAt == .topLevel ? "NSAppTransportSecurity" : belongsAt.rawValue)\(likely.map { " (likely \($0), whose entry is empty)" } ?? ""), and where it is it has no effect",
+                fix: key.loosening(issue.value).map { Self.safeFirst(remove: "Remove \(written)", because: "where it is it has no effect", action: moving, effect: $0) } ?? move)
         case .containerWrongType:
             containerIssue(issue)
         }
+    }
+
+    /// Advice for a key whose correction would loosen ATS: the safe step first, then what the correction would turn on.
+    static func safeFirst(remove: String, because: String, action: String, effect: String) -> String {
+        "\(remove): that is the safe fix, since \(because). \(action) would \(effect): do that only if it is really wanted"
     }
 
     /// What a mistyped Boolean was meant to say: `<string>NO</string>`, `<integer>0</integer>` → false.

@@ -130,4 +130,12 @@ public struct ATSDomainKey: Sendable, Hashable {
 
     /// Whether the entry names an IP address or range.
     public var isIP: Bool { pattern?.isAddress ?? false }
+
+    /// `localhost`, an address in 127.0.0.0/8, or `::1`: traffic that never leaves the device.
+    public var isLoopback: Bool {
+        let name = written.lowercased()
+        if name == "localhost" || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return isIP && parts.count == 4 && parts[0] == "127"
+    }
 }

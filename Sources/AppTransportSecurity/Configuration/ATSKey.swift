@@ -120,3 +120,32 @@ public enum ATSKey: String, Sendable, Hashable, CaseIterable, Codable {
     /// The keys allowed at `level`.
     public static func keys(at level: Level) -> [ATSKey] { allCases.filter { $0.levels.contains(level) } }
 }
+
+extension ATSKey {
+    /// What this key would switch on with `value`, in words, when that loosens ATS; nil when it would not (or the value
+    /// says nothing). Read loosely, as a careless reader would: `<string>TRUE</string>` counts as YES. Advice never
+    /// leads with a rename or a move that would do this.
+    func loosening(_ value: PlistValue?) -> String? {
+        guard let value else { return nil }
+        let yes = FindingCollector.intendedBoolean(value) ?? { if case .boolean(let b) = value { return b } else { return nil } }()
+        switch self {
+        case .allowsArbitraryLoads:
+            return yes == true ? "turn ATS off for every domain not in NSExceptionDomains" : nil
+        case .allowsArbitraryLoadsForMedia:
+            return yes == true ? "let AVFoundation load media over plain HTTP and weak TLS" : nil
+        case .allowsArbitraryLoadsInWebContent:
+            return yes == true ? "let web views load any content over plain HTTP" : nil
+        case .allowsLocalNetworking:
+            return yes == true ? "exempt local names and IP addresses from ATS" : nil
+        case .exceptionAllowsInsecureHTTPLoads, .temporaryExceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads:
+            return yes == true ? "allow plain HTTP for the domain" : nil
+        case .exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy:
+            return yes == false ? "allow key exchange without forward secrecy for the domain" : nil
+        case .exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion:
+            guard case .string(let s) = value, let version = TLSVersion(loose: s), version < .tls12 else { return nil }
+            return "allow \(version) for the domain"
+        default:
+            return nil
+        }
+    }
+}

@@ -12,8 +12,13 @@ public struct ConfigurationIssue: Sendable, Equatable {
         /// A key written twice in one dictionary; only the last copy takes effect. `ignoredCopy` is where an
         /// earlier copy is written (XML only); ``keyPath`` leads to the copy that takes effect.
         case duplicateKey(key: String, ignoredCopy: SourceLocation?)
-        /// A dictionary lacks the key it exists for: a pinned identity without `SPKI-SHA256-BASE64`.
+        /// A dictionary lacks the key it exists for: a pinned identity without `SPKI-SHA256-BASE64`. ``written`` is
+        /// the spelling found in its place, if any.
         case missingKey(key: ATSKey)
+        /// An ATS key written directly inside `container` (`NSExceptionDomains` or `NSPinnedDomains`), where every key
+        /// names a domain. It belongs at `belongsAt`; `likelyDomain` is the container's one empty entry, if it has
+        /// exactly one.
+        case keyAmongDomains(key: ATSKey, container: ATSKey, belongsAt: ATSKey.Level, likelyDomain: String?)
         /// `NSAppTransportSecurity` itself is not a dictionary; the whole configuration is ignored.
         case containerWrongType(found: PlistValue)
     }
@@ -21,9 +26,15 @@ public struct ConfigurationIssue: Sendable, Equatable {
     public var kind: Kind
     /// The path from the `NSAppTransportSecurity` dictionary.
     public var keyPath: PlistKeyPath
+    /// The value written at the key, when advice depends on what renaming or moving the key would turn on.
+    public var value: PlistValue?
+    /// The spelling found where a key is missing (``Kind/missingKey(key:)``).
+    public var written: String?
 
-    public init(_ kind: Kind, at keyPath: PlistKeyPath) {
+    public init(_ kind: Kind, at keyPath: PlistKeyPath, value: PlistValue? = nil, written: String? = nil) {
         self.kind = kind
         self.keyPath = keyPath
+        self.value = value
+        self.written = written
     }
 }

@@ -10,7 +10,7 @@ struct ConfigurationParser {
             guard let value = dictionary[key] else { continue }
             let path = root.appending(key)
             guard let known = ATSKey(rawValue: key), known.levels.contains(.topLevel) else {
-                unknown(key, at: path, level: .topLevel)
+                unknown(key, at: path, level: .topLevel, value: value)
                 continue
             }
             config.presentKeys.insert(known)
@@ -22,13 +22,15 @@ struct ConfigurationParser {
             case .requiresNIAPTLSPackageVersion: config.requiresNIAPTLSPackageVersion = niap(known, value, path)
             case .exceptionDomains:
                 guard let domains = dictionaryValue(known, value, path) else { continue }
+                let likely = Self.likelyEntry(domains)
                 config.exceptionDomains = domains.keys.sorted().compactMap { name in
-                    domains[name].flatMap { exceptionDomain(name, $0, path.appending(name)) }
+                    domains[name].flatMap { exceptionDomain(name, $0, path.appending(name), likely: likely) }
                 }
             case .pinnedDomains:
                 guard let domains = dictionaryValue(known, value, path) else { continue }
+                let likely = Self.likelyEntry(domains)
                 config.pinnedDomains = domains.keys.sorted().compactMap { name in
-                    domains[name].flatMap { pinnedDomain(name, $0, path.appending(name)) }
+                    domains[name].flatMap { pinnedDomain(name, $0, path.appending(name), likely: likely) }
                 }
             default: break
             }
@@ -37,9 +39,9 @@ struct ConfigurationParser {
         return config
     }
 
-    private mutating func exceptionDomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath) -> ExceptionDomain? {
+    private mutating func exceptionDomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath, likely: String?) -> ExceptionDomain? {
         guard case .dictionary(let dict) = value else {
-            issues.append(ConfigurationIssue(.wrongType(key: .exceptionDomains, expected: .dictionary, found: value), at: path))
+            notADomain(name, value, path, container: .exceptionDomains, likely: likely)
             return nil
         }
         var entry = ExceptionDomain(name: name, keyPath: path)
@@ -50,7 +52,7 @@ struct ConfigurationParser {
             guard let v = dict[key] else { continue }
             let p = path.appending(key)
             guard let known = ATSKey(rawValue: key), known.levels.contains(.exceptionDomain) else {
-                unknown(key, at: p, level: .exceptionDomain)
+                unknown(key, at: p, level: .exceptionDomain, value: v)
                 continue
             }
             if known.modernReplacement != nil { entry.legacyKeys.append(known) }
@@ -90,9 +92,9 @@ struct ConfigurationParser {
         return entry
     }
 
-    private mutating func pinnedDomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath) -> PinnedDomain? {
+    private mutating func pinnedDomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath, likely: String?) -> PinnedDomain? {
         guard case .dictionary(let dict) = value else {
-            issues.append(ConfigurationIssue(.wrongType(key: .pinnedDomains, expected: .dictionary, found: value), at: path))
+            notADomain(name, value, path, container: .pinnedDomains, likely: likely)
             return nil
         }
         var entry = PinnedDomain(name: name, keyPath: path)
@@ -100,20 +102,22 @@ struct ConfigurationParser {
             guard let v = dict[key] else { continue }
             let p = path.appending(key)
             guard let known = ATSKey(rawValue: key), known.levels.contains(.pinnedDomain) else {
-                unknown(key, at: p, level: .pinnedDomain)
+                unknown(key, at: p, level: .pinnedDomain, value: v)
                 continue
             }
             switch known {
             case .includesSubdomains: entry.includesSubdomains = boolean(known, v, p)
-            case .pinnedCAIdentities: entry.caIdentities = identities(known, .certificateAuthority, v, p)
-            case .pinnedLeafIdentities: entry.leafIdentities = identities(known, .leaf, v, p)
+            case .pinnedCAIdentities: entry.caIdentities = identities(known, .certificateAuthority, v, p, unread: &entry.unreadIdentities)
+            case .pinnedLeafIdentities: entry.leafIdentities = identities(known, .leaf, v, p, unread: &entry.unreadIdentities)
             default: break
             }
         }
         return entry
     }
 
-    private mutating func identities(_ key: ATSKey, _ scope: PinnedIdentity.Scope, _ value: PlistValue, _ path: PlistKeyPath) -> [PinnedIdentity]? {
+    /// The identities that carry a hash; `unread` counts those written without one, which ATS151 reports.
+    private mutating func identities(_ key: ATSKey, _ scope: PinnedIdentity.Scope, _ value: PlistValue, _ path: PlistKeyPath,
+                                     unread: inout Int) -> [PinnedIdentity]? {
         guard case .array(let items) = value else {
             issues.append(ConfigurationIssue(.wrongType(key: key, expected: .array, found: value), at: path))
             return nil
@@ -126,23 +130,23 @@ struct ConfigurationParser {
                 continue
             }
             let real = ATSKey.spkiSHA256Base64.rawValue
-            var namedTheHash = false
+            var misspelt: String?
             for k in dict.keys.sorted() where k != real {
                 // An identity holds one key, so a stranger in an identity without the hash is most likely that
-                // key misspelt (SPKI-SHA256), even when too far from it for the usual suggestion.
+                // key misspelt (SPKI-SHA256-Base64, SPKI-SHA256), even when too far from it for the usual suggestion.
                 let upper = k.uppercased()
                 let suggested = KeySuggester.suggestion(for: k, among: [real]) != nil
-                if dict[real] == nil, ATSKey(rawValue: k) == nil, !suggested,
-                   dict.count == 1 || upper.contains("SPKI") || upper.contains("SHA") {
-                    issues.append(ConfigurationIssue(.unknownKey(key: k, suggestion: real, belongsAt: nil), at: p.appending(k)))
-                    namedTheHash = true
+                if dict[real] == nil, misspelt == nil, ATSKey(rawValue: k) == nil,
+                   suggested || dict.count == 1 || upper.contains("SPKI") || upper.contains("SHA") {
+                    misspelt = k
                 } else {
-                    unknown(k, at: p.appending(k), level: .pinnedIdentity)
-                    namedTheHash = namedTheHash || suggested
+                    unknown(k, at: p.appending(k), level: .pinnedIdentity, value: dict[k])
                 }
             }
             guard let hash = dict[real] else {
-                if !namedTheHash { issues.append(ConfigurationIssue(.missingKey(key: .spkiSHA256Base64), at: p)) }
+                // One finding for the identity, ATS151: it has no hash, and here is what was written instead.
+                issues.append(ConfigurationIssue(.missingKey(key: .spkiSHA256Base64), at: misspelt.map { p.appending($0) } ?? p, written: misspelt))
+                unread += 1
                 continue
             }
             let hp = p.appending(ATSKey.spkiSHA256Base64.rawValue)
@@ -201,18 +205,40 @@ struct ConfigurationParser {
         return Setting(s, at: path)
     }
 
-    private mutating func unknown(_ key: String, at path: PlistKeyPath, level: ATSKey.Level) {
+    private mutating func unknown(_ key: String, at path: PlistKeyPath, level: ATSKey.Level, value: PlistValue?) {
         let here = ATSKey.keys(at: level).map(\.rawValue)
         if let suggestion = KeySuggester.suggestion(for: key, among: here) {
-            issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: suggestion, belongsAt: nil), at: path))
+            issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: suggestion, belongsAt: nil), at: path, value: value))
             return
         }
         // A real key in the wrong dictionary, or a typo of one.
-        let all = ATSKey.allCases.map(\.rawValue)
-        if let elsewhere = ATSKey(rawValue: key) ?? KeySuggester.suggestion(for: key, among: all).flatMap(ATSKey.init(rawValue:)) {
-            issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: elsewhere.rawValue, belongsAt: elsewhere.levels.first), at: path))
+        if let elsewhere = Self.atsKey(spelled: key) {
+            issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: elsewhere.rawValue, belongsAt: elsewhere.levels.first), at: path, value: value))
             return
         }
-        issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: nil, belongsAt: nil), at: path))
+        issues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: nil, belongsAt: nil), at: path, value: value))
+    }
+
+    /// The ATS key `name` is, or is a typo of; nil for anything else.
+    static func atsKey(spelled name: String) -> ATSKey? {
+        ATSKey(rawValue: name) ?? KeySuggester.suggestion(for: name, among: ATSKey.allCases.map(\.rawValue)).flatMap(ATSKey.init(rawValue:))
+    }
+
+    /// An entry of NSExceptionDomains or NSPinnedDomains that is not a dictionary: an ATS key written among the
+    /// domains (a setting meant for a domain, or for NSAppTransportSecurity), or a domain with a value of the wrong type.
+    private mutating func notADomain(_ name: String, _ value: PlistValue, _ path: PlistKeyPath, container: ATSKey, likely: String?) {
+        // A host name has a dot, or is a single label such as localhost that no ATS key resembles.
+        if !name.contains("."), let key = Self.atsKey(spelled: name), let level = key.levels.first, level != .pinnedIdentity {
+            issues.append(ConfigurationIssue(.keyAmongDomains(key: key, container: container, belongsAt: level, likelyDomain: likely),
+                                             at: path, value: value, written: name))
+            return
+        }
+        issues.append(ConfigurationIssue(.wrongType(key: container, expected: .dictionary, found: value), at: path))
+    }
+
+    /// The one entry that is an empty dictionary, if exactly one is: where a key written beside it likely belongs.
+    static func likelyEntry(_ domains: [String: PlistValue]) -> String? {
+        let empty = domains.filter { if case .dictionary(let d) = $0.value { return d.isEmpty } else { return false } }
+        return empty.count == 1 ? empty.first?.key : nil
     }
 }

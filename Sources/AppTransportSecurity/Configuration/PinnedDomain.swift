@@ -10,6 +10,9 @@ public struct PinnedDomain: Sendable, Equatable {
     public var caIdentities: [PinnedIdentity]?
     /// NSPinnedLeafIdentities, nil when absent.
     public var leafIdentities: [PinnedIdentity]?
+    /// Identities written without an `SPKI-SHA256-BASE64` (misspelt, or empty): reported as malformed pins, not as a
+    /// domain with no pins at all.
+    public var unreadIdentities = 0
     public var keyPath: PlistKeyPath
 
     public init(name: String, keyPath: PlistKeyPath) {

@@ -83,9 +83,14 @@ enum ATSPinFile {
                 throw PinConfigurationError(.wrongType, source: source, line: line(issue.keyPath),
                                             "\(issue.keyPath) is \(found.kind.withArticle), not \(expected.withArticle)", fix: "Write \(key.rawValue) as \(expected.xmlExample)")
             case .missingKey:
+                let spelled = issue.written.map { " (its hash is under '\($0)', which ATS does not read: keys are case-sensitive)" } ?? ""
                 throw PinConfigurationError(.missingKey, source: source, line: line(issue.keyPath),
-                                            "an identity at \(issue.keyPath) has no SPKI-SHA256-BASE64 string",
+                                            "an identity at \(issue.keyPath) has no SPKI-SHA256-BASE64 string\(spelled)",
                                             fix: "Write each identity as <dict><key>SPKI-SHA256-BASE64</key><string>HASH</string></dict>")
+            case .keyAmongDomains(let key, _, let belongsAt, _):
+                throw PinConfigurationError(.wrongType, source: source, line: line(issue.keyPath),
+                                            "\(issue.keyPath) is \(key.rawValue) written among the pinned domains, where every key names a domain",
+                                            fix: "Move \(key.rawValue) into \(belongsAt == .topLevel ? "NSAppTransportSecurity" : "the dictionary of the domain it is for")")
             case .unknownKey, .invalidValue, .duplicateKey, .containerWrongType:
                 continue
             }
