@@ -27,6 +27,8 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var platformOption: PlatformOption
 
+    @OptionGroup var readingOption: ReadingOption
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path, e.g. 'ats audit App/Info.plist'") }
     }
@@ -37,7 +39,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
         var sources: [ConfigurationSource] = []
         for path in paths {
             do {
-                sources += try ConfigurationLoader().load(path: path)
+                sources += try readingOption.loader.load(path: path)
             } catch {
                 out.error("ats audit: \(error)\n")
                 return 2

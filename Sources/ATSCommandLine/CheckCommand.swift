@@ -21,6 +21,8 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
 
     @OptionGroup var platformOption: PlatformOption
 
+    @OptionGroup var readingOption: ReadingOption
+
     @Option(help: "Which API loads the URL: url-session (default), media or web-content.")
     var context: LoadContext = .urlSession
 
@@ -54,7 +56,7 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
         let profile = platformOption.profile
         let source: ConfigurationSource
         do {
-            let sources = try ConfigurationLoader().load(path: plist)
+            let sources = try readingOption.loader.load(path: plist)
             guard let first = sources.first(where: { $0.role != .appExtension }) ?? sources.first else {
                 throw InputError("\(plist): no configuration found")
             }

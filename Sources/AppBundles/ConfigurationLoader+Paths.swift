@@ -15,7 +15,7 @@ extension ConfigurationLoader {
             guard path != "-", (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeRegular else {
                 throw .unreadable(path: InputFile.source(path), reason: "an .ipa is read out of order, so it must be a file, not a stream; save it and give its path")
             }
-            return try IPAReader(path: path).sources()
+            return try IPAReader(path: path, loader: self).sources()
         }
         return [try source(data: data, inputPath: InputFile.source(path), memberPath: nil, role: .standalone)]
     }

@@ -10,6 +10,8 @@ import ZIPFoundation
 /// highly compressed plist would otherwise cost a full read and parse per member, without end.
 struct IPAReader {
     let path: String
+    /// Reads each member as the caller asked (its reading).
+    var loader = ConfigurationLoader()
 
     /// More app extensions than any app ships (they number in the tens).
     static let maximumExtensions = 256
@@ -59,7 +61,7 @@ struct IPAReader {
             guard read <= Self.maximumTotalBytes else {
                 throw .badArchive(path: path, reason: "its Info.plists come to more than \(Self.maximumTotalBytes >> 20) MiB (at \(member.path)); real ones are kilobytes each, so the archive is damaged or made to exhaust the reader")
             }
-            out.append(try ConfigurationLoader().source(data: data, inputPath: path, memberPath: member.path, inArchive: true, role: member.role))
+            out.append(try loader.source(data: data, inputPath: path, memberPath: member.path, inArchive: true, role: member.role))
         }
         return out
     }

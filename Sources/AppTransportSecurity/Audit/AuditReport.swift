@@ -4,11 +4,29 @@ public struct AuditReport: Sendable, Equatable, Codable {
     /// The plists audited, for messages.
     public var sources: [String]
     public var findings: [Finding]
+    /// How each plist was read, in the order of ``sources``: an Info.plist or a bare ATS dictionary, and why.
+    public var readings: [Reading] = []
 
-    public init(profile: PlatformProfile, sources: [String], findings: [Finding]) {
+    /// How one plist was read.
+    public struct Reading: Sendable, Equatable, Codable {
+        /// The plist, as ``AuditReport/sources`` names it.
+        public var source: String
+        public var layout: ConfigurationSource.Layout
+        /// Why, naming the keys that decided.
+        public var reason: String
+
+        public init(source: String, layout: ConfigurationSource.Layout, reason: String) {
+            self.source = source
+            self.layout = layout
+            self.reason = reason
+        }
+    }
+
+    public init(profile: PlatformProfile, sources: [String], findings: [Finding], readings: [Reading] = []) {
         self.profile = profile
         self.sources = sources
         self.findings = findings
+        self.readings = readings
     }
 
     /// Findings at or above `severity`.

@@ -24,7 +24,8 @@ public struct Auditor: Sendable {
         var findings: [Finding] = []
         for source in sources { findings += self.findings(in: source) }
         findings += contradictions(sources)
-        return AuditReport(profile: profile, sources: sources.map(\.displayName), findings: findings)
+        return AuditReport(profile: profile, sources: sources.map(\.displayName), findings: findings,
+                           readings: sources.map { AuditReport.Reading(source: $0.displayName, layout: $0.layout, reason: $0.layoutReason) })
     }
 
     /// The findings for one source.

@@ -30,9 +30,12 @@ struct FindingCollector {
                 fix: "Make NSAppTransportSecurity a <dict> holding the ATS keys", rootRelative: true)
         case .unknownKey(let key, _, let belongsAt?):
             let place = belongsAt == .topLevel ? "NSAppTransportSecurity" : "\(belongsAt.rawValue) inside NSAppTransportSecurity"
+            let effect = ATSKey(rawValue: key)?.loosening(issue.value)
             add(.misplacedKey, issue.keyPath, key: key,
                 message: "\(key) is at the root of the Info.plist, where ATS does not read it; it belongs in \(place), and here it has no effect",
-                fix: "Move \(key) into \(place)", rootRelative: true)
+                fix: effect.map { Self.safeFirst(remove: "Remove \(key) from the root", because: "where it is it has no effect",
+                                                 action: "Moving it into \(place)", effect: $0) } ?? "Move \(key) into \(place)",
+                rootRelative: true)
         case .unknownKey(let key, let suggestion, nil):
             add(.unknownKey, issue.keyPath, severity: .medium, key: key,
                 message: "\(key) is not an Info.plist key ATS reads → did you mean \(suggestion ?? "NSAppTransportSecurity")?",

@@ -144,6 +144,15 @@ extension ATSKey {
         case .exceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion:
             guard case .string(let s) = value, let version = TLSVersion(loose: s), version < .tls12 else { return nil }
             return "allow \(version) for the domain"
+        case .exceptionDomains:
+            // The exceptions it lists, which take effect once it is where ATS reads it.
+            guard case .dictionary(let domains) = value else { return nil }
+            let loosened = domains.keys.sorted().filter { name in
+                guard case .dictionary(let entry)? = domains[name] else { return false }
+                return entry.contains { ATSKey(rawValue: $0.key)?.loosening($0.value) != nil }
+            }
+            guard !loosened.isEmpty else { return nil }
+            return "apply the exceptions it lists, loosening ATS for \(loosened.prefix(3).joined(separator: ", "))\(loosened.count > 3 ? " and \(loosened.count - 3) more" : "")"
         default:
             return nil
         }

@@ -4,7 +4,12 @@ import TransportTrust
 /// Reads ATS configurations from plists. Reading them from a path, an `.app` folder or an `.ipa` is in the
 /// AppBundles module, so that what needs no archive (the HTTPS client, say) does not link an unzipper.
 public struct ConfigurationLoader: Sendable {
-    public init() {}
+    /// The reading to take for every plist; nil to decide from its keys (``ConfigurationSource/layoutReason`` says how).
+    public var layout: ConfigurationSource.Layout?
+
+    public init(layout: ConfigurationSource.Layout? = nil) {
+        self.layout = layout
+    }
 
     /// Reads one plist held in memory. `name` is used in messages.
     public func load(data: Data, name: String, role: ConfigurationSource.Role = .standalone) throws(ATSConfigurationError) -> ConfigurationSource {
@@ -19,6 +24,7 @@ public struct ConfigurationLoader: Sendable {
         } catch {
             throw .propertyList(path: memberPath.map { "\(inputPath) › \($0)" } ?? inputPath, error)
         }
-        return ConfigurationSource(document: document, inputPath: inputPath, memberPath: memberPath, memberIsInArchive: inArchive, role: role)
+        return ConfigurationSource(document: document, inputPath: inputPath, memberPath: memberPath, memberIsInArchive: inArchive, role: role,
+                                   forcedLayout: layout)
     }
 }

@@ -23,6 +23,9 @@ public struct ConfigurationSource: Sendable {
     public var memberIsInArchive: Bool
     public var role: Role
     public var layout: Layout
+    /// Why the plist was read as ``layout``, in a sentence: the two readings of the same keys differ (a root-level
+    /// `NSExceptionDomains` counts in a bare dictionary and has no effect in an Info.plist).
+    public var layoutReason: String
     public var bundleIdentifier: String?
     public var format: PropertyListFormat
     public var configuration: ATSConfiguration
@@ -44,7 +47,9 @@ public struct ConfigurationSource: Sendable {
 
     /// Reads a parsed plist: an Info.plist when it has `NSAppTransportSecurity` or bundle keys, else a bare
     /// ATS dictionary when its keys look like ATS keys.
-    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, memberIsInArchive: Bool = false, role: Role) {
+    /// - Parameter forcedLayout: the reading to take whatever the keys say; nil to decide from the keys.
+    init(document: PropertyListReader.Document, inputPath: String, memberPath: String?, memberIsInArchive: Bool = false, role: Role,
+         forcedLayout: Layout? = nil) {
         self.inputPath = inputPath
         self.memberPath = memberPath
         self.memberIsInArchive = memberPath != nil && memberIsInArchive
@@ -54,6 +59,7 @@ public struct ConfigurationSource: Sendable {
         var containerIssues: [ConfigurationIssue] = []
         guard case .dictionary(let root) = document.root else {
             self.layout = .infoPlist
+            self.layoutReason = "read as an Info.plist: its root is not a dictionary, so it holds no ATS settings either way"
             self.configuration = ATSConfiguration()
             self.containerIssues = []
             self.bundleIdentifier = nil
@@ -62,9 +68,11 @@ public struct ConfigurationSource: Sendable {
         if case .string(let id)? = root["CFBundleIdentifier"] { bundleIdentifier = id } else { bundleIdentifier = nil }
         let atsKey = "NSAppTransportSecurity"
         let topLevel = ATSKey.keys(at: .topLevel).map(\.rawValue)
-        let looksBare = root[atsKey] == nil && !root.keys.contains(where: Self.isInfoPlistKey)
-            && root.keys.contains { ATSKey(rawValue: $0) != nil || KeySuggester.suggestion(for: $0, among: topLevel) != nil }
-        if looksBare {
+        let infoKeys = root.keys.filter(Self.isInfoPlistKey).sorted()
+        let atsKeys = root.keys.filter { ATSKey(rawValue: $0) != nil || KeySuggester.suggestion(for: $0, among: topLevel) != nil }.sorted()
+        let looksBare = root[atsKey] == nil && infoKeys.isEmpty && !atsKeys.isEmpty
+        layoutReason = Self.reason(forced: forcedLayout, looksBare: looksBare, hasATSKey: root[atsKey] != nil, infoKeys: infoKeys, atsKeys: atsKeys)
+        if forcedLayout ?? (looksBare ? .bareDictionary : .infoPlist) == .bareDictionary {
             layout = .bareDictionary
             configuration = ATSConfiguration(dictionary: root)
         } else {
@@ -87,7 +95,7 @@ public struct ConfigurationSource: Sendable {
             // ATS reads its keys only inside NSAppTransportSecurity; at the root they do nothing.
             for key in root.keys.sorted() {
                 guard let known = ATSKey(rawValue: key), let level = known.levels.first else { continue }
-                containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: key, belongsAt: level), at: PlistKeyPath([key])))
+                containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: key, belongsAt: level), at: PlistKeyPath([key]), value: root[key]))
             }
         }
         let prefix = layout == .infoPlist ? [atsKey] : []
@@ -102,6 +110,25 @@ public struct ConfigurationSource: Sendable {
             }
         }
         self.containerIssues = containerIssues
+    }
+
+    /// Why a plist is read as it is, naming the keys that decided.
+    static func reason(forced: Layout?, looksBare: Bool, hasATSKey: Bool, infoKeys: [String], atsKeys: [String]) -> String {
+        func some(_ keys: [String]) -> String { keys.prefix(3).joined(separator: ", ") + (keys.count > 3 ? ", …" : "") }
+        let detected = looksBare ? Layout.bareDictionary : .infoPlist
+        if let forced {
+            let asked = forced == .bareDictionary ? "a bare NSAppTransportSecurity dictionary" : "an Info.plist"
+            return forced == detected ? "read as \(asked), as asked, which is also how its keys read"
+                : "read as \(asked), as asked, though its keys read as \(detected == .bareDictionary ? "a bare NSAppTransportSecurity dictionary" : "an Info.plist")"
+        }
+        if looksBare {
+            return "read as a bare NSAppTransportSecurity dictionary: its root holds ATS keys (\(some(atsKeys))) and no NSAppTransportSecurity, CFBundle… or other Info.plist key; in an Info.plist those keys would be misplaced and have no effect"
+        }
+        if hasATSKey { return "read as an Info.plist: its root has an NSAppTransportSecurity key" }
+        if !infoKeys.isEmpty {
+            return "read as an Info.plist: its root has Info.plist keys (\(some(infoKeys)))\(atsKeys.isEmpty ? "" : ", so the ATS keys at its root are misplaced")"
+        }
+        return "read as an Info.plist: its root holds no ATS key"
     }
 
     /// The location of a path from the plist's root (for container issues).

@@ -73,6 +73,8 @@ public struct SARIFReportRenderer: Sendable {
                 ]],
                 "results": results,
                 "columnKind": "unicodeCodePoints",
+                // How each plist was read: the findings mean different things for an Info.plist and a bare dictionary.
+                "properties": ["readings": report.readings.map { ["source": $0.source, "layout": $0.layout.rawValue, "reason": $0.reason] }],
             ]],
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {

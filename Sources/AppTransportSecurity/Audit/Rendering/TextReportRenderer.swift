@@ -11,6 +11,7 @@ public struct TextReportRenderer: Sendable {
         for source in report.sources {
             let findings = byFile[source] ?? []
             s += paint(source, "1") + dim("  (\(report.profile))") + "\n"
+            if let reading = report.readings.first(where: { $0.source == source }) { s += dim("  \(reading.reason)") + "\n" }
             if findings.isEmpty {
                 s += "  " + paint("✓ no findings", "32") + "\n\n"
                 continue
