@@ -30,7 +30,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     case keyUsage
     /// The leaf's extendedKeyUsage lacks the purpose required (serverAuth, clientAuth), or a CA's forbids it.
     case extendedKeyUsage
-    /// A critical extension that no rule processes, which RFC 5280 requires refusing.
+    /// A critical extension that no rule processes, which RFC 5280 requires refusing; under the Web PKI profile,
+    /// also a critical certificatePolicies with a policy qualifier of unknown type.
     case unhandledCriticalExtension
     /// A key or signature algorithm this verifier cannot check; refused rather than trusted unchecked.
     case unsupportedAlgorithm
@@ -57,7 +58,8 @@ public enum TrustFailureCode: String, Sendable, Codable, CaseIterable, Hashable 
     /// The leaf is valid for longer than Apple allows a TLS server certificate (825 or 398 days; `AppleValidityPeriodRule`).
     case validityPeriodTooLong
     /// RFC 5280 certificate policy processing refused the path: no acceptable policy where an explicit one is
-    /// required, anyPolicy mapped, or too much policy work (`CertificatePolicyRule`).
+    /// required (the anchor's own policy extensions, policyMappings included, count), anyPolicy mapped, or too much
+    /// policy work (`CertificatePolicyRule`).
     case certificatePolicy
     /// A certificate on the path, or its key, is on a distrust list the caller gave (`DistrustRule`).
     case distrusted
