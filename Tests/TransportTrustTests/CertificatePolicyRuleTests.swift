@@ -107,7 +107,8 @@ import X509
         // The anchor's policies decide nothing when no explicit policy is required.
         #expect(await evaluate([narrowLeaf, narrowCA], anchor: narrowRoot).isTrusted)
 
-        // Its inhibitAnyPolicy counts from the first certificate below it.
+        // Its inhibitAnyPolicy counts from the first certificate below it; its mapping leaves anyPolicy, which it
+        // asserts by having no certificatePolicies, valid for oid(1).
         let inhibitingRoot = PKI.root("Inhibiting Root", extra: [P.inhibitAny(0), P.mappings([(P.oid(1), P.oid(2))])])
         let anyCA = inhibitingRoot.intermediate("Any CA", extra: [P.policies([P.anyPolicy])])
         let anyLeaf = anyCA.leaf(extra: [P.policies([P.oid(1)])])
@@ -115,44 +116,52 @@ import X509
         #expect(inhibited.codes == [.certificatePolicy])
         #expect(inhibited.failures.first?.message.contains("anyPolicy is inhibited by the anchor \(inhibitingRoot.label) (inhibitAnyPolicy)") == true,
                 "\(inhibited.failures)")
-        // Its policyMappings carry the acceptable oid(1), in its domain, to oid(2) below it (RFC 5937): a path valid
-        // only for the oid(1) of the domain below is not acceptable, one valid for oid(2) is.
         let policyCA = inhibitingRoot.intermediate("Policy CA", extra: [P.policies([P.oid(1)])])
         let policyLeaf = policyCA.leaf(extra: [P.policies([P.oid(1)])])
-        let unmapped = await evaluate([policyLeaf, policyCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)]))
-        #expect(unmapped.codes == [.certificatePolicy], "\(unmapped.failures)")
-        #expect(unmapped.failures.first?.message.contains("as mapped by the anchor's own policyMappings") == true, "\(unmapped.failures)")
-        let mappedCA = inhibitingRoot.intermediate("Mapped CA", extra: [P.policies([P.oid(2)])])
-        let mappedLeaf = mappedCA.leaf(extra: [P.policies([P.oid(2)])])
-        #expect(await evaluate([mappedLeaf, mappedCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)])).isTrusted)
+        #expect(await evaluate([policyLeaf, policyCA], anchor: inhibitingRoot, Self.explicit([P.oid(1)])).isTrusted)
     }
 
-    /// An anchor with policyMappings, its constraints enforced (RFC 5937): its own policy extensions apply, mappings
-    /// included. The first shape was a false accept under the Web PKI profile (issue #40).
-    @Test func theAnchorsPolicyMappingsApply() async {
+    /// RFC 5937: the anchor's policyMappings apply with its other policy extensions. The policy it maps away is not
+    /// valid below it, so a path that asserts it was trusted under an explicit policy before they applied.
+    @Test func theAnchorsOwnPolicyMappingsApply() async {
         let mappingRoot = PKI.root("Mapping Root", extra: [P.policies([P.oid(1)]), P.mappings([(P.oid(1), P.oid(2))])])
-        let ca = mappingRoot.intermediate("CA Below Mapping Root", extra: [P.policies([P.oid(1)])])
-        let leaf = ca.leaf(extra: [P.policies([P.oid(1)])])
         for profile in TrustPolicy.Profile.allCases {
             var policy = PKI.ssl("www.example.com")
             policy.profile = profile
-            let v = await evaluate([leaf, ca], anchor: mappingRoot, Self.explicit(), policy: policy)
-            #expect(v.codes == [.certificatePolicy], "\(profile): \(v.failures)")
-            #expect(v.failures.first?.certificate == 0)
+            let unmappedCA = mappingRoot.intermediate("Unmapped CA", extra: [P.policies([P.oid(1)])])
+            let refused = await evaluate([unmappedCA.leaf(extra: [P.policies([P.oid(1)])]), unmappedCA], anchor: mappingRoot, Self.explicit(), policy: policy)
+            #expect(refused.codes == [.certificatePolicy], "\(profile): \(refused.failures)")
+            #expect(refused.failures.first?.certificate == 1)
+            #expect(refused.failures.first?.message.contains("none of which its issuers allow (they allow \(P.oid(2)))") == true, "\(refused.failures)")
+            // The mapped policy is valid below it, in the anchor's domain.
+            let mappedCA = mappingRoot.intermediate("Mapped CA", extra: [P.policies([P.oid(2)])])
+            let mappedLeaf = mappedCA.leaf(extra: [P.policies([P.oid(2)])])
+            let trusted = await evaluate([mappedLeaf, mappedCA], anchor: mappingRoot, Self.explicit([P.oid(1)]), policy: policy)
+            #expect(trusted.isTrusted, "\(profile): \(trusted.failures)")
+            // Without an explicit policy required, no policy decides.
+            #expect(await evaluate([unmappedCA.leaf(extra: [P.policies([P.oid(1)])]), unmappedCA], anchor: mappingRoot, policy: policy).isTrusted)
         }
-        // With policy mapping inhibited, the mapped policy is dropped at the anchor: nothing is acceptable below it.
+        // Mapping inhibited by the options deletes the anchor's mapped policy.
         let mappedCA = mappingRoot.intermediate("Mapped CA", extra: [P.policies([P.oid(2)])])
-        let mappedLeaf = mappedCA.leaf(extra: [P.policies([P.oid(2)])])
-        #expect(await evaluate([mappedLeaf, mappedCA], anchor: mappingRoot, Self.explicit()).isTrusted)
-        let inhibited = await evaluate([mappedLeaf, mappedCA], anchor: mappingRoot, Self.explicit(inhibitMapping: true))
-        #expect(inhibited.codes == [.certificatePolicy], "\(inhibited.failures)")
-        #expect(inhibited.failures.first?.message.contains("acceptable (no policy") == true, "\(inhibited.failures)")
-        // An anchor that maps anyPolicy is refused, as an intermediate that does.
+        let inhibited = await evaluate([mappedCA.leaf(extra: [P.policies([P.oid(2)])]), mappedCA], anchor: mappingRoot, Self.explicit(inhibitMapping: true))
+        #expect(inhibited.codes == [.certificatePolicy])
+        #expect(inhibited.failures.first?.certificate == 2)
+        #expect(inhibited.failures.first?.message.contains("the anchor \(mappingRoot.label) maps \(P.oid(1)), and policy mapping is inhibited by the verification options") == true,
+                "\(inhibited.failures)")
+        // A policy the anchor maps to is, below it, the anchor's policy it maps from: with only oid(3) acceptable and the
+        // anchor mapping oid(1) to oid(3), a path asserting oid(3) is valid for the anchor's oid(1), not acceptable.
+        let intoRoot = PKI.root("Into Root", extra: [P.mappings([(P.oid(1), P.oid(3))])])
+        let intoCA = intoRoot.intermediate("Into CA", extra: [P.policies([P.oid(3)])])
+        let into = await evaluate([intoCA.leaf(extra: [P.policies([P.oid(3)])]), intoCA], anchor: intoRoot, Self.explicit([P.oid(3)]))
+        #expect(into.codes == [.certificatePolicy], "\(into.failures)")
+        #expect(await evaluate([intoCA.leaf(extra: [P.policies([P.oid(3)])]), intoCA], anchor: intoRoot, Self.explicit([P.oid(1)])).isTrusted)
+        // An anchor that maps anyPolicy is refused, as an intermediate is (§6.1.4 (a)).
         let anyRoot = PKI.root("Any Mapping Root", extra: [P.mappings([(P.anyPolicy, P.oid(2))])])
-        let anyCA = anyRoot.intermediate("CA Below Any Mapping Root")
-        let any = await evaluate([anyCA.leaf(), anyCA], anchor: anyRoot)
-        #expect(any.codes == [.certificatePolicy], "\(any.failures)")
-        #expect(any.failures.first?.message.contains("the anchor \(anyRoot.label) maps anyPolicy") == true, "\(any.failures)")
+        let anyCA = anyRoot.intermediate("CA", extra: [P.policies([P.oid(2)])])
+        let anyMapped = await evaluate([anyCA.leaf(extra: [P.policies([P.oid(2)])]), anyCA], anchor: anyRoot)
+        #expect(anyMapped.codes == [.certificatePolicy])
+        #expect(anyMapped.failures.first?.certificate == 2)
+        #expect(anyMapped.failures.first?.message.contains("maps anyPolicy") == true)
     }
 
     @Test(arguments: [

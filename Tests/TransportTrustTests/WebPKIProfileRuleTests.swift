@@ -206,4 +206,13 @@ import X509
             #expect(v.isTrusted, "\(kind), critical \(critical): \(v.failures)")
         }
     }
+
+    /// The anchor is left out, as BoringSSL leaves it out of policy processing: its qualifiers are configuration.
+    @Test func anAnchorsUnknownQualifierIsNotRefused() async {
+        let odd: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 65535, 9, 9]
+        let anchor = PKI.root("Qualifier Root", extra: [PolicyExtension.policyWithQualifier(PolicyExtension.anyPolicy, qualifier: odd, critical: true)])
+        let ca = anchor.intermediate("CA Below Qualifier Root")
+        let v = await PKI.evaluate(PKI.trust([ca.leaf("www.example.com"), ca], anchors: [anchor], policy: Self.strict))
+        #expect(v.isTrusted, "\(v.failures)")
+    }
 }

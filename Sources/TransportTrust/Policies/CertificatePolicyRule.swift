@@ -6,11 +6,11 @@ import X509
 /// when an explicit policy is required (by the options or by a requireExplicitPolicy) and no acceptable policy is
 /// valid for it, when an intermediate maps anyPolicy, and when one of these extensions is malformed.
 ///
-/// The trust anchor is not part of the path, but its own certificatePolicies, policyMappings, policyConstraints and
-/// inhibitAnyPolicy constrain it when present, as RFC 5937 reads trust anchor constraints: its policies narrow the
-/// acceptable set, its mappings carry that set into the domain below it as §6.1.4 (b) carries a valid policy (or drop
-/// what they map when policy mapping is inhibited), and its SkipCerts count from the first certificate below it, as an
-/// initial input set to true does at zero.
+/// The trust anchor is not part of the path, but its own certificatePolicies, policyConstraints and inhibitAnyPolicy
+/// constrain it when present, as RFC 5937 reads trust anchor constraints: its policies narrow the acceptable set, and
+/// its SkipCerts count from the first certificate below it, as an initial input set to true does at zero. When it
+/// also carries policyMappings, those apply too: it then heads the policy graph as a certificate would, with its
+/// policies (anyPolicy when it has none) mapped as it says, so that a policy it maps away is not valid below it.
 ///
 /// The valid policy tree is a `PolicyGraph`, so that a policy-mapping bomb (CVE-2023-0464) costs what its
 /// certificates weigh; a path whose graph would outgrow ``budget`` nodes and edges is refused.
@@ -42,23 +42,20 @@ package struct CertificatePolicyRule: ChainRule {
         // §6.1.4 (a), for every intermediate and the anchor whatever else the path asks.
         for c in 1...n {
             if let maps = parsed[c].mappings, maps.contains(where: { $0.issuer == any || $0.subject == any }) {
-                let who = c == n ? "the anchor \(chain[c].label)" : chain[c].label
-                return fail(c, "\(who) maps anyPolicy in its policyMappings, which RFC 5280 §6.1.4 (a) forbids")
+                return fail(c, "\(chain[c].label) maps anyPolicy in its policyMappings, which RFC 5280 §6.1.4 (a) forbids")
             }
         }
 
         var acceptable = options.acceptablePolicies
         let anchor = parsed[n]
-        var byAnchor = ""
+        var narrowedByAnchor = false
         if let own = anchor.policies, !own.contains(any) {
             acceptable = acceptable.contains(any) ? Set(own) : acceptable.intersection(own)
-            byAnchor = ", as narrowed by the anchor's own certificatePolicies"
-        }
-        if let maps = anchor.mappings, !acceptable.contains(any) {
-            acceptable = Self.carry(acceptable, through: maps, mappingInhibited: options.inhibitPolicyMapping)
-            byAnchor = byAnchor.isEmpty ? ", as mapped by the anchor's own policyMappings" : byAnchor + " and mapped by its policyMappings"
+            narrowedByAnchor = true
         }
         var state = Counters(options, pathLength: n)
+        // The anchor's own mappings are inhibited only by the options: its policyConstraints count from below it.
+        let anchorMapping = state.mapping > 0
         state.tighten(by: anchor, label: "the anchor \(chain[n].label)")
 
         // Without an explicit policy required anywhere, every path is valid whatever its policies (§6.1.5).
@@ -70,6 +67,14 @@ package struct CertificatePolicyRule: ChainRule {
             guard graph.size > budget else { return false }
             fail(c, "certificate policy processing of this path reached \(graph.size) policy graph entries at \(chain[c].label), more than the \(budget) allowed; its certificates assert or map too many policies, and it is refused as a denial-of-service guard")
             return true
+        }
+        if let maps = anchor.mappings {
+            graph.addDepth(policies: anchor.policies ?? [any], anyPolicyCounts: true)
+            graph.apply(mappings: Self.grouped(maps), allowed: anchorMapping)
+            if graph.isNull {
+                emptied = (n, "the anchor \(chain[n].label) maps \(Self.list(maps.map(\.issuer))), and policy mapping is inhibited by \(state.mappingBy), so no valid policy remains")
+            }
+            if overBudget(n) { return }
         }
         for i in 1...n {
             let c = n - i
@@ -119,7 +124,7 @@ package struct CertificatePolicyRule: ChainRule {
             var valid = Array(graph.authorityPolicies())
             if graph.deepest[any] != nil { valid.append(any) }
             let accepted = acceptable.isEmpty ? "no policy" : Self.list(Array(acceptable))
-            fail(0, "\(chain[0].label) is valid for \(Self.list(valid)), and none of them is acceptable (\(accepted)\(byAnchor)); \(state.explicitBy)")
+            fail(0, "\(chain[0].label) is valid for \(Self.list(valid)), and none of them is acceptable (\(accepted)\(narrowedByAnchor ? ", as narrowed by the anchor's own certificatePolicies" : "")); \(state.explicitBy)")
         }
     }
 
@@ -166,23 +171,6 @@ package struct CertificatePolicyRule: ChainRule {
             }
         }
         return parsed
-    }
-
-    /// The acceptable policies, in the anchor's domain, carried into the domain below it by the anchor's mappings, as
-    /// §6.1.4 (b) carries a valid policy: a mapped policy becomes the policies it maps to, or is dropped when policy
-    /// mapping is inhibited; a policy the anchor does not map stays.
-    static func carry(_ acceptable: Set<ASN1ObjectIdentifier>, through maps: [(issuer: ASN1ObjectIdentifier, subject: ASN1ObjectIdentifier)],
-                      mappingInhibited: Bool) -> Set<ASN1ObjectIdentifier> {
-        var carried = Set<ASN1ObjectIdentifier>()
-        for policy in acceptable {
-            let subjects = maps.filter { $0.issuer == policy }.map(\.subject)
-            if subjects.isEmpty {
-                carried.insert(policy)
-            } else if !mappingInhibited {
-                carried.formUnion(subjects)
-            }
-        }
-        return carried
     }
 
     /// A policyMappings extension's pairs grouped by issuer policy, in first-seen order, without repeated subjects.

@@ -52,8 +52,9 @@ package struct WebPKIProfileRule: ChainRule {
                 fail(.malformedCertificate, "is a CA without a subjectKeyIdentifier")
             }
             // RFC 5280 §4.2.1.4: a critical certificatePolicies must be interpreted whole, qualifiers included, or the
-            // certificate refused; BoringSSL refuses a qualifier it does not know, and so does this profile.
-            if let policies = ext[oid: PolicyExtensions.certificatePoliciesOID], policies.critical,
+            // certificate refused; BoringSSL refuses a qualifier it does not know on the path below the anchor (it
+            // leaves the anchor out of policy processing), and so does this profile.
+            if !isAnchor || chain.count == 1, let policies = ext[oid: PolicyExtensions.certificatePoliciesOID], policies.critical,
                let read = try? PolicyExtensions(cert),
                let unknown = read.qualifierIDs.first(where: { !PolicyExtensions.knownQualifiers.contains($0) }) {
                 fail(.unhandledCriticalExtension, "has a critical certificatePolicies extension with a policy qualifier of an unknown type (\(unknown)); only the CPS pointer and the user notice can be interpreted")
