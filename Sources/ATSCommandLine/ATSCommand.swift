@@ -9,7 +9,7 @@ package struct ATSCommand: AsyncParsableCommand {
         commandName: "ats",
         abstract: "HTTPS trust decisions that are correct, explainable and the same on every platform.",
         version: TransportSecurityVersion.current,
-        subcommands: [VerifyCommand.self, AuditCommand.self, CheckCommand.self, PinsCommand.self, FetchCommand.self, DiagnoseCommand.self, CTCommand.self, ServeCommand.self, DemoCommand.self]
+        subcommands: [VerifyCommand.self, AuditCommand.self, CheckCommand.self, PinsCommand.self, FetchCommand.self, DiagnoseCommand.self, ReportCommand.self, CTCommand.self, ServeCommand.self, DemoCommand.self]
     )
 
     package init() {}

@@ -49,19 +49,44 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @OptionGroup(title: "Certificate Transparency (a server whose certificate embeds no SCTs is NOT TESTABLE: it may send them in the handshake)")
     var ctOptions: CTOptions
 
+    @Option(help: ArgumentHelp("Diagnose only shard K of N (1 ≤ K ≤ N): a stable partition by host, so that N machines given the same targets and 1/N … N/N diagnose every host once. Their --json lines concatenate into one result (ats report merge).",
+                               valueName: "K/N"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("Append the --json lines to FILE instead of standard output, skipping every URL FILE already holds: an interrupted scan run again with the same FILE goes on where it stopped (a line cut off mid-write is redone).",
+                               valueName: "FILE"))
+    var resume: String?
+
     func validate() throws {
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
         if !(1...1000).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1000, not \(concurrency)") }
         if urls.isEmpty && targets == nil { throw ValidationError("give at least one URL, or --targets FILE") }
+        if let shard { do { _ = try ScanShard(shard) } catch { throw ValidationError("--shard \(error)") } }
+        if resume != nil && !json { throw ValidationError("--resume keeps the --json lines of the scan; add --json") }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
-        let list: [String]
+        var list: [String]
         let diagnoser: Diagnoser
+        var log: ResumeLog?
+        var defaults: [TestResult] = []
         do {
             list = try allURLs()
+            if let shard {
+                let part = try ScanShard(shard)
+                list = list.filter { url in (try? Diagnoser.validate(url: url)).map { part.contains(host: $0.host) } ?? true }
+            }
+            if let resume {
+                let opened = try ResumeLog(path: resume)
+                let done = Set(opened.done.map(\.url))
+                var seen: Set<String> = []
+                list = list.filter { !done.contains($0) && seen.insert($0).inserted }
+                defaults = opened.done.map(\.defaultResult)
+                if opened.redone { out.error("note: the last line of \(resume) was cut off; its host is diagnosed again\n") }
+                log = opened
+            }
             diagnoser = Diagnoser(options: try options(output: out))
         } catch {
             out.error("ats diagnose: \(error)\n")
@@ -70,10 +95,18 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         let many = list.count > 1
         let progress = Progress(total: list.count, enabled: many, bar: out.errorIsTerminal, output: out)
         var rows: [DiagnosisRendering.SummaryRow] = []
-        var defaults: [TestResult] = []
+        var failedWrite: String?
         await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(reportingUntilStopped: list) { diagnosis in
             progress.clear()
-            out.write(json ? DiagnosisRendering.json(diagnosis) + "\n" : DiagnosisRendering.text(diagnosis, verbose: verbose))
+            if let log {
+                // One write per line, so that a scan killed at any moment leaves whole lines and at most one cut off.
+                if let problem = log.append(DiagnosisRendering.json(diagnosis) + "\n") {
+                    failedWrite = problem
+                    return false
+                }
+            } else {
+                out.write(json ? DiagnosisRendering.json(diagnosis) + "\n" : DiagnosisRendering.text(diagnosis, verbose: verbose))
+            }
             defaults.append(diagnosis.defaultResult)
             rows.append(DiagnosisRendering.SummaryRow(diagnosis))
             progress.advance(diagnosis)
@@ -82,6 +115,11 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             return !out.standardOutputClosed
         }
         progress.finish()
+        log?.finish()
+        if let failedWrite, let resume {
+            out.error("ats diagnose: cannot append to \(resume): \(failedWrite); the lines written so far are kept, run again to go on\n")
+            return 1
+        }
         if many && !json {
             out.write("\nSummary (\(rows.count) URLs)\n" + DiagnosisRendering.summaryTable(rows))
         }

@@ -78,3 +78,42 @@ public enum Subprocess {
         var data = Data()
     }
 }
+
+extension Subprocess {
+    /// Runs `executable` and sends it `signal` once its standard error has printed `lines` lines: a process stopped
+    /// midway on an event it reports, never after a sleep. Returns its exit status (negative: the signal that ended it)
+    /// and whether the signal was sent (it was not when the process ended first).
+    public static func interrupt(_ executable: URL, _ arguments: [String], afterErrorLines lines: Int, signal: Int32,
+                                 limit: Duration = .seconds(300)) async throws -> (status: Int32, signalled: Bool) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let killed = ChildLimit.kill(process, after: limit)
+        let signalled = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                var seen = 0
+                var sent = false
+                while true {
+                    let chunk = err.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    seen += chunk.filter { $0 == 0x0A }.count
+                    if !sent && seen >= lines {
+                        kill(process.processIdentifier, signal)
+                        sent = true
+                    }
+                }
+                process.waitUntilExit()
+                continuation.resume(returning: sent)
+            }
+        }
+        killed.cancel()
+        guard !killed.fired else { throw TimedOut(description: "\(executable.path) did not end within \(limit) and was killed") }
+        let status = process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+        return (status, signalled)
+    }
+}
