@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
         // `swift package generate-documentation` for the DocC catalogs (scripts/build-docs.sh); a plugin, never linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
+        // HTML reports (`--format html`): Plot builds the document, escaping text, so no input is concatenated into HTML.
+        .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
     ],
     targets: [
         // Trust evaluation: chain building, policies, verdicts. No network I/O.
@@ -135,11 +137,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Self-contained HTML reports of an audit, a diagnosis or a verdict (`--format html`). Only the CLI links it, so
+        // the library products do not link the templating package.
+        .target(
+            name: "HTMLReports",
+            dependencies: [
+                "TransportTrust", "AppTransportSecurity", "ATSDiagnostics",
+                .product(name: "Plot", package: "Plot"),
+            ],
+            swiftSettings: strict
+        ),
         // The `ats` commands as a library, so tests can drive them without a subprocess.
         .target(
             name: "ATSCommandLine",
             dependencies: [
                 "TransportTrust", "AppTransportSecurity", "AppBundles", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
+                "HTMLReports",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

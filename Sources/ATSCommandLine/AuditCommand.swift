@@ -1,6 +1,7 @@
 import AppBundles
 import AppTransportSecurity
 import ArgumentParser
+import HTMLReports
 import Foundation
 import TransportTrust
 
@@ -14,12 +15,12 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, html }
 
     @Argument(help: "Info.plist files (XML or binary), bare NSAppTransportSecurity plists, .app folders or .ipa archives; - reads a plist from standard input.")
     var paths: [String] = []
 
-    @Option(help: "text (default), json or sarif.")
+    @Option(help: "text (default), json, sarif or html (one self-contained page: no script, no external resource).")
     var format: Format = .text
 
     @Option(name: .customLong("fail-on"), help: "The lowest severity that makes the exit status 1: info, low, medium or high.")
@@ -50,6 +51,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
         case .text: out.write(TextReportRenderer(color: out.useColor).render(report))
         case .json: out.write(JSONReportRenderer().render(report) + "\n")
         case .sarif: out.write(SARIFReportRenderer(toolVersion: TransportSecurityVersion.current).render(report) + "\n")
+        case .html: out.write(AuditHTMLReport.render(report) + "\n")
         }
         return report.exitStatus(failOn: failOn)
     }

@@ -1,6 +1,7 @@
 import ATSDiagnostics
 import AppTransportSecurity
 import ArgumentParser
+import HTMLReports
 import Foundation
 import NIOConcurrencyHelpers
 import TransportTrust
@@ -31,8 +32,11 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Show each test's ATS dictionary and error (closest NSURLErrorDomain and kCFStreamErrorDomainSSL codes, then our reason).")
     var verbose = false
 
-    @Flag(help: "Print one JSON document per URL, one per line, instead of text.")
+    @Flag(help: "Print one JSON document per URL, one per line, instead of text (the same as --format json).")
     var json = false
+
+    @Option(help: "text (default), json (one document per URL, one per line), or html: one self-contained page for every URL, written when the scan ends.")
+    var format: ReportFormat?
 
     @OptionGroup var anchorOptions: AnchorOptions
 
@@ -62,7 +66,10 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         if !(1...1000).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 1000, not \(concurrency)") }
         if urls.isEmpty && targets == nil { throw ValidationError("give at least one URL, or --targets FILE") }
         if let shard { do { _ = try ScanShard(shard) } catch { throw ValidationError("--shard \(error)") } }
-        if resume != nil && !json { throw ValidationError("--resume keeps the --json lines of the scan; add --json") }
+        let chosen = try ReportFormat.chosen(format, json: json)
+        if resume != nil && chosen != .json {
+            throw ValidationError("--resume keeps the --json lines of the scan; add --json (ats report merge --format html makes the page from them)")
+        }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -96,6 +103,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         let progress = Progress(total: list.count, enabled: many, bar: out.errorIsTerminal, output: out)
         var rows: [DiagnosisRendering.SummaryRow] = []
         var failedWrite: String?
+        // Validated before: the flags agree.
+        let format = (try? ReportFormat.chosen(self.format, json: json)) ?? .text
+        var page: [HostDiagnosis] = []
         await DiagnosisScan(diagnoser: diagnoser, concurrency: concurrency).run(reportingUntilStopped: list) { diagnosis in
             progress.clear()
             if let log {
@@ -105,7 +115,11 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
                     return false
                 }
             } else {
-                out.write(json ? DiagnosisRendering.json(diagnosis) + "\n" : DiagnosisRendering.text(diagnosis, verbose: verbose))
+                switch format {
+                case .json: out.write(DiagnosisRendering.json(diagnosis) + "\n")
+                case .text: out.write(DiagnosisRendering.text(diagnosis, verbose: verbose))
+                case .html: page.append(diagnosis)
+                }
             }
             defaults.append(diagnosis.defaultResult)
             rows.append(DiagnosisRendering.SummaryRow(diagnosis))
@@ -120,7 +134,12 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
             out.error("ats diagnose: cannot append to \(resume): \(failedWrite); the lines written so far are kept, run again to go on\n")
             return 1
         }
-        if many && !json {
+        if format == .html {
+            // In the order given, as a report reads best; the scan finishes hosts in any order.
+            let order = Dictionary(list.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            out.write(DiagnoseHTMLReport.render(page.sorted { (order[$0.url] ?? 0) < (order[$1.url] ?? 0) }) + "\n")
+        }
+        if many && format == .text {
             out.write("\nSummary (\(rows.count) URLs)\n" + DiagnosisRendering.summaryTable(rows))
         }
         return HostDiagnosis.exitStatus(defaultResults: defaults)

@@ -1,5 +1,6 @@
 import ATSDiagnostics
 import ArgumentParser
+import HTMLReports
 import Foundation
 import TransportTrust
 
@@ -28,13 +29,13 @@ struct ReportMergeCommand: AsyncParsableCommand, ExecutableCommand {
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json
+        case json, html
     }
 
     @Argument(help: "Files of ats diagnose --json lines (- reads standard input).")
     var files: [String] = []
 
-    @Option(help: "json: one diagnosis per line, as ats diagnose --json writes.")
+    @Option(help: "json (one diagnosis per line, as ats diagnose --json writes) or html (one self-contained page).")
     var format: Format = .json
 
     @Option(help: "Write the result to FILE instead of standard output.")
@@ -62,7 +63,7 @@ struct ReportMergeCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let (merged, repeated) = DiagnosisLines.merge(all)
         for url in Set(repeated).sorted() { out.error("note: \(url) is in more than one line; the last one read is kept\n") }
-        let text = merged.map { DiagnosisRendering.json($0) + "\n" }.joined()
+        let text = format == .html ? DiagnoseHTMLReport.render(merged) + "\n" : merged.map { DiagnosisRendering.json($0) + "\n" }.joined()
         if let output {
             do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                 out.error("ats report merge: cannot write '\(output)': \((error as NSError).localizedDescription)\n")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HTMLReports
 import Foundation
 import SwiftASN1
 import TransportTrust
@@ -92,8 +93,11 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @OptionGroup(title: "Pinning (checked against the chain as built, after validation)")
     var pinOptions: PinOptions
 
-    @Flag(help: "Print one JSON object.")
+    @Flag(help: "Print one JSON object (the same as --format json).")
     var json = false
+
+    @Option(help: "text (default), json, or html: one self-contained page with the chain as a tree and each failing rule marked.")
+    var format: ReportFormat?
 
     @Option(help: "Run an x509-limbo suite file instead of one chain.")
     var limbo: String?
@@ -110,6 +114,7 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     enum PolicyName: String, ExpressibleByArgument, CaseIterable { case ssl, basic }
 
     func validate() throws {
+        _ = try ReportFormat.chosen(format, json: json)
         if limbo == nil && pkits == nil && chain == nil {
             throw ValidationError("give a chain file, e.g. 'ats verify chain.pem --host example.com', or --limbo FILE, or --pkits DIR")
         }
@@ -158,10 +163,10 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
             } else {
                 verdict = await trust.evaluate()
             }
-            if json {
-                out.write(VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n")
-            } else {
-                out.write(VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))
+            switch try ReportFormat.chosen(format, json: json) {
+            case .json: out.write(VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n")
+            case .html: out.write(VerifyHTMLReport.render(verdict, host: host) + "\n")
+            case .text: out.write(VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))
             }
             return verdict.isTrusted ? 0 : 1
         } catch {
