@@ -1,5 +1,6 @@
 import ATSDiagnostics
 import Foundation
+import TransportTrust
 
 #if canImport(Glibc)
 import Glibc
@@ -39,22 +40,7 @@ final class ResumeLog {
     }
 
     /// Appends `line` with one write; the reason when it could not be written whole.
-    func append(_ line: String) -> String? {
-        let bytes = Array(line.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return write(fd, base + written, buffer.count - written)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            written += n
-        }
-        return nil
-    }
+    func append(_ line: String) -> String? { writeAll(fd, Array(line.utf8)) }
 
     func finish() {
         if fd >= 0 { _ = close(fd) }

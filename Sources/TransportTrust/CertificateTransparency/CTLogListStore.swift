@@ -196,20 +196,7 @@ public struct CTLogListStore: Sendable {
         let temporary = path(".\(name).\(UUID().uuidString).tmp")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw .notWritable(folder: folder, reason: Self.errnoText()) }
-        var written = 0
-        var failure: String?
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return write(fd, base + written, buffer.count - written)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = Self.errnoText()
-                break
-            }
-            written += n
-        }
+        var failure = writeAll(fd, bytes)
         if failure == nil, fsync(fd) != 0 { failure = Self.errnoText() }
         close(fd)
         if failure == nil, rename(temporary, path(name)) != 0 { failure = Self.errnoText() }
