@@ -19,18 +19,22 @@ let package = Package(
         .library(name: "ATSTestServers", targets: ["ATSTestServers"]),
         .executable(name: "ats", targets: ["ats"]),
     ],
+    // Ranges, never exact versions: the exact ones belong to the application's Package.resolved. Each lower bound is the
+    // lowest version this package is built and tested with (scripts/check-range.sh, docs/DEPENDENCIES.md); CI resolves
+    // the newest.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
-        .package(url: "https://github.com/apple/swift-crypto.git", exact: "3.12.3"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
-        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // 3.x and 4.x both resolve, as in swift-certificates: an app on either can add this package.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // `swift package generate-documentation` for the DocC catalogs (scripts/build-docs.sh); a plugin, never linked.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", exact: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         // HTML reports (`--format html`): Plot builds the document, escaping text, so no input is concatenated into HTML.
         .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
     ],
@@ -86,7 +90,6 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -103,6 +106,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strict
         ),
@@ -113,7 +117,6 @@ let package = Package(
                 "TransportTrust", "AppTransportSecurity", "TransportClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // SHA-256 for the stable shard of a host (ScanShard).
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -124,7 +127,7 @@ let package = Package(
         .target(
             name: "ATSTestServers",
             dependencies: [
-                "TransportTrust", "AppTransportSecurity", "TransportServer",
+                "TransportTrust", "TransportServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -154,13 +157,13 @@ let package = Package(
                 "TransportTrust", "AppTransportSecurity", "AppBundles", "TransportClient", "ATSDiagnostics", "ATSTestServers", "TransportServer",
                 "HTMLReports",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),
@@ -270,6 +273,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // Real chains read from the source tree by path (#filePath), not bundled.
             exclude: ["Fixtures"],
@@ -277,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TransportDecisionTests",
-            dependencies: ["TestSupport", "TransportDecision", "TransportTrust", "AppTransportSecurity"],
+            dependencies: ["TestSupport", "TransportDecision", "TransportTrust", "AppTransportSecurity", .product(name: "X509", package: "swift-certificates")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -292,9 +297,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -306,13 +309,12 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
@@ -320,9 +322,8 @@ let package = Package(
             name: "ATSDiagnosticsTests",
             dependencies: [
                 "TestSupport", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient", "TransportTrust", "AppTransportSecurity",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
