@@ -13,7 +13,7 @@ root=$PWD
 scratch=${SCRATCH:-$root/.build}
 examples=("$@")
 if (( ${#examples[@]} == 0 )); then
-  examples=(VerifyChain AppleVerdict PinMigration DecideConnection PinnedRequest ATSRequest MutualTLS Diagnose)
+  examples=(VerifyChain AppleVerdict PinMigration DecideConnection PinnedRequest ATSRequest MutualTLS Diagnose DependentApp)
 fi
 
 total=$(date +%s)
