@@ -51,7 +51,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             // Reference data the evaluation needs, each folder with its source and date (DEVELOPERS.md, "Reference data").
-            resources: [.copy("Resources/AppleTrustStore"), .copy("Resources/CTLogList")],
+            resources: [.copy("Resources/AppleTrustStore"), .copy("Resources/CTLogList"), .copy("Resources/PublicSuffixList")],
             swiftSettings: strict
         ),
         // App Transport Security: Info.plist reading, per-URL requirements, audit. No network I/O.

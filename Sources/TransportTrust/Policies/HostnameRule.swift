@@ -47,6 +47,10 @@ package struct HostnameRule: ChainRule {
         if case .ip = peer, presented.contains("DNS:\(peer)") {
             fix = "It lists \(peer) as a DNS name, which never matches an address: have the certificate reissued with IP:\(peer)"
         }
+        if let problem = PublicSuffixList.problem, presented.contains(where: { $0.hasPrefix("DNS:*.") }) {
+            // Without the list no wildcard can be shown to sit below a public suffix, so none matches.
+            fix = "No wildcard matches here because \(problem)"
+        }
         failures.append(TrustFailure(.hostnameMismatch, certificate: 0, "\(leaf.label) is not valid for \(peer): it names \(list). \(fix)"))
     }
 
