@@ -32,10 +32,12 @@ EOF
 )
 
 scratch=(--scratch-path "$work/build")
-swift package "${scratch[@]}" resolve > /dev/null
+resolve_log=$work/resolve.log
+swift package "${scratch[@]}" resolve > "$resolve_log" 2>&1 || { cat "$resolve_log" >&2; exit 1; }
 for low in "${lows[@]}"; do
   read -r name version <<<"$low"
-  swift package "${scratch[@]}" resolve "$name" --version "$version" > /dev/null
+  swift package "${scratch[@]}" resolve "$name" --version "$version" >> "$resolve_log" 2>&1 \
+    || { tail -20 "$resolve_log" >&2; echo "check-range: $name cannot resolve at $version" >&2; exit 1; }
 done
 
 echo "check-range: resolved"
