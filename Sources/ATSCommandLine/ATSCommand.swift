@@ -22,6 +22,15 @@ package struct ATSCommand: AsyncParsableCommand {
     private static func parseAndRun(_ arguments: [String], output: Output) async -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
+            if let reporting = command as? any ReportingCommand {
+                // --output and --quiet apply to every report command alike: the report goes to the file or nowhere.
+                let destination: Output
+                do { destination = try reporting.report.destination(for: output, when: reporting.reportGoesToStandardOutput) } catch {
+                    output.error("ats: \(error)\n")
+                    return 2
+                }
+                return destination.finish(after: await reporting.execute(output: destination))
+            }
             if let exec = command as? any ExecutableCommand {
                 return await exec.execute(output: output)
             }
@@ -67,6 +76,10 @@ package final class Output: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let streams: (out: FileHandle, err: FileHandle)
+    /// Set on an output made by ``redirected(to:)``: standard error, and captures, go to this one.
+    private let parent: Output?
+    /// What standard output is called in a write error: "standard output", or the --output file.
+    private let outName: String
     package let useColor: Bool
     /// Standard error is a terminal that can redraw a line, so progress can be a bar rather than one line per item.
     /// Independent of colour: `ats diagnose --targets F > report.txt` still shows the bar.
@@ -95,7 +108,43 @@ package final class Output: Sendable {
         self.useColor = color
         self.errorIsTerminal = errorIsTerminal
         self.streams = (standardOutput, standardError)
+        self.parent = nil
+        self.outName = "standard output"
         if !capturing { Self.ignoreSIGPIPE }
+    }
+
+    /// Where standard output goes instead: a file (`--output`), or nowhere (`--quiet`).
+    package enum Redirection {
+        case file(FileHandle, name: String)
+        case discard
+    }
+
+    private init(parent: Output, redirection: Redirection) {
+        self.parent = parent
+        self.useColor = false  // a file is not a terminal, and a discarded report has no colour to show
+        self.errorIsTerminal = parent.errorIsTerminal
+        switch redirection {
+        case .file(let handle, let name):
+            self.state = NIOLockedValueBox(State(captured: nil))
+            self.streams = (handle, parent.streams.err)
+            self.outName = name
+        case .discard:
+            // Writes to standard output end at once, as if nobody read them; not an error (see `finish`).
+            self.state = NIOLockedValueBox(State(captured: nil, ended: (.discarded, nil)))
+            self.streams = parent.streams
+            self.outName = "standard output"
+        }
+    }
+
+    /// An output whose standard output goes to `redirection`, and everything else to this one.
+    package func redirected(to redirection: Redirection) -> Output { Output(parent: self, redirection: redirection) }
+
+    /// The exit status once a command wrote to this output: a redirected file is closed, and a write to it that
+    /// failed makes a status of 0 into 1, with the reason on standard error.
+    package func finish(after status: Int32) -> Int32 {
+        guard parent != nil else { return status }
+        if streams.out !== parent?.streams.out { try? streams.out.close() }
+        return self.status(after: status)
     }
 
     /// A closed reader must come back as EPIPE, which `write` handles. Left at its default, SIGPIPE kills the process
@@ -105,6 +154,8 @@ package final class Output: Sendable {
     private enum WriteEnd: Sendable {
         case readerGone
         case failed(String)
+        /// `--quiet`: nothing is written, by request.
+        case discarded
     }
 
     package func write(_ s: String) { write(bytes: Array(s.utf8)) }
@@ -121,6 +172,7 @@ package final class Output: Sendable {
     }
 
     package func error(_ s: String) {
+        if let parent { return parent.error(s) }
         state.withLockedValue { state in
             if state.captured != nil {
                 state.captured?.err += s
@@ -150,7 +202,12 @@ package final class Output: Sendable {
     }
 
     /// Whether standard output's reader has gone, so a command can stop producing what nobody reads.
-    package var standardOutputClosed: Bool { state.withLockedValue { $0.ended.out != nil } }
+    package var standardOutputClosed: Bool {
+        state.withLockedValue { state in
+            if case .discarded? = state.ended.out { return false }  // --quiet: the command still runs to its end
+            return state.ended.out != nil
+        }
+    }
 
     /// The exit status for a command that returned `status`: ``brokenPipeStatus`` once a reader went away; 1 for a
     /// command that would have succeeded but could not write its standard output (a full disk, a closed descriptor),
@@ -160,7 +217,11 @@ package final class Output: Sendable {
         if case .readerGone? = out { return Self.brokenPipeStatus }
         if case .readerGone? = err { return Self.brokenPipeStatus }
         if case .failed(let reason)? = out {
-            if err == nil { _ = Self.send(Data("ats: cannot write to standard output: \(reason)\n".utf8), to: streams.err) }
+            if let parent {
+                parent.error("ats: cannot write to \(outName): \(reason)\n")
+            } else if err == nil {
+                _ = Self.send(Data("ats: cannot write to \(outName): \(reason)\n".utf8), to: streams.err)
+            }
             return status == 0 ? 1 : status
         }
         return status

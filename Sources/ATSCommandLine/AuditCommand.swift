@@ -5,7 +5,7 @@ import HTMLReports
 import Foundation
 import TransportTrust
 
-struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
+struct AuditCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Audit the App Transport Security configuration of Info.plists, .app folders or .ipa archives.",
@@ -21,7 +21,12 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
     var paths: [String] = []
 
     @Option(help: "text (default), json, sarif or html (one self-contained page: no script, no external resource).")
-    var format: Format = .text
+    var format: Format?
+
+    @OptionGroup var report: ReportOptions
+
+    /// --format, with --json as the short form of --format json.
+    var chosenFormat: Format { report.json ? .json : format ?? .text }
 
     @Option(name: .customLong("fail-on"), help: "The lowest severity that makes the exit status 1: info, low, medium or high.")
     var failOn: Severity = .high
@@ -32,6 +37,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path, e.g. 'ats audit App/Info.plist'") }
+        if report.json, let format, format != .json { throw ValidationError("--json and --format \(format.rawValue) ask for two formats; keep one") }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -47,7 +53,7 @@ struct AuditCommand: AsyncParsableCommand, ExecutableCommand {
             }
         }
         let report = Auditor(platform: platformOption.applePlatform).audit(sources)
-        switch format {
+        switch chosenFormat {
         case .text: out.write(TextReportRenderer(color: out.useColor).render(report))
         case .json: out.write(JSONReportRenderer().render(report) + "\n")
         case .sarif: out.write(SARIFReportRenderer(toolVersion: TransportSecurityVersion.current).render(report) + "\n")

@@ -34,7 +34,7 @@ struct CTCacheOption: ParsableArguments {
     }
 }
 
-struct CTUpdateCommand: AsyncParsableCommand, ExecutableCommand {
+struct CTUpdateCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
         abstract: "Fetch Apple's current CT log list, check it, and keep it.",
@@ -60,8 +60,9 @@ struct CTUpdateCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Seconds the fetch may take (default 30).")
     var timeout: Double = 30
 
-    @Flag(help: "Print the kept list as JSON.")
-    var json = false
+    /// --json prints the kept list's status as JSON.
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
 
     func validate() throws {
         if !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600, not \(timeout)") }
@@ -142,7 +143,7 @@ struct CTStatus: Encodable {
     }
 }
 
-struct CTStatusCommand: AsyncParsableCommand, ExecutableCommand {
+struct CTStatusCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Print the CT log list in force: bundled, cached or given; its version, source and age; whether CT is enforced with it, and until when.",
@@ -154,8 +155,8 @@ struct CTStatusCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(name: .customLong("ct-log-list"), help: "A list given as the other commands take it (also $\(CTOptions.environmentVariable)).")
     var logList: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
@@ -196,7 +197,7 @@ struct CTStatusCommand: AsyncParsableCommand, ExecutableCommand {
     }
 }
 
-struct CTCheckCommand: AsyncParsableCommand, ExecutableCommand {
+struct CTCheckCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check a CT log list as 'ats ct update' checks it, without keeping it.",
@@ -205,6 +206,8 @@ struct CTCheckCommand: AsyncParsableCommand, ExecutableCommand {
 
     @Argument(help: "The list (- reads standard input).")
     var file: String
+
+    @OptionGroup var report: ReportOptions
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
@@ -215,11 +218,30 @@ struct CTCheckCommand: AsyncParsableCommand, ExecutableCommand {
                 throw InputError("cannot read the CT log list '\(InputFile.source(file))': \(error.reason)")
             }
             let list = try CTLogListStore.check(json: bytes, source: InputFile.source(file))
-            out.write("\(InputFile.source(file)): version \(list.version), \(list.logs.count) logs, passes\n")
+            if report.json {
+                out.write(CTCheckResult(source: InputFile.source(file), version: list.version, logs: list.logs.count).json + "\n")
+            } else {
+                out.write("\(InputFile.source(file)): version \(list.version), \(list.logs.count) logs, passes\n")
+            }
             return 0
         } catch {
             out.error("ats ct check: \(error)\n")
             return 2
         }
+    }
+}
+
+/// `ats ct check --json`: the list that passed. A list that fails is an input error (exit 2, the reason on standard error).
+struct CTCheckResult: Encodable {
+    var source: String
+    var version: String
+    var logs: Int
+    var passes = true
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return #"{"error":"internalError"}"# }
+        return String(decoding: data, as: UTF8.self)
     }
 }

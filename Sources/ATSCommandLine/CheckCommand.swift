@@ -3,7 +3,7 @@ import AppTransportSecurity
 import ArgumentParser
 import Foundation
 
-struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
+struct CheckCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Print the effective ATS requirements for URLs, with the key and rule behind each one.",
@@ -36,8 +36,8 @@ struct CheckCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Describe a connection: the negotiated cipher suite (IANA name or 0x code).")
     var cipher: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
 
     func validate() throws {
         if urls.isEmpty { throw ValidationError("give at least one URL, e.g. 'ats check --plist Info.plist https://example.com/'") }

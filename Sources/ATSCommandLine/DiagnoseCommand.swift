@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 import TransportTrust
 
 /// `ats diagnose`: nscurl --ats-diagnostics on any platform, a thin shell over ATSDiagnostics.
-struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
+struct DiagnoseCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "diagnose",
         abstract: "Run nscurl's ATS diagnostics against URLs, from any platform.",
@@ -32,8 +32,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Show each test's ATS dictionary and error (closest NSURLErrorDomain and kCFStreamErrorDomainSSL codes, then our reason).")
     var verbose = false
 
-    @Flag(help: "Print one JSON document per URL, one per line, instead of text (the same as --format json).")
-    var json = false
+    /// --json prints one JSON document per URL, one per line, instead of text (the same as --format json).
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
 
     @Option(help: "text (default), json (one document per URL, one per line), or html: one self-contained page for every URL, written when the scan ends.")
     var format: ReportFormat?
@@ -67,6 +68,9 @@ struct DiagnoseCommand: AsyncParsableCommand, ExecutableCommand {
         if urls.isEmpty && targets == nil { throw ValidationError("give at least one URL, or --targets FILE") }
         if let shard { do { _ = try ScanShard(shard) } catch { throw ValidationError("--shard \(error)") } }
         let chosen = try ReportFormat.chosen(format, json: json)
+        if let resume, let output = report.output {
+            throw ValidationError("--resume \(resume) already takes the report; drop --output \(output)")
+        }
         if resume != nil && chosen != .json {
             throw ValidationError("--resume keeps the --json lines of the scan; add --json (ats report merge --format html makes the page from them)")
         }

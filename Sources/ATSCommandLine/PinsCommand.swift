@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TransportTrust
 
-struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
+struct PinsCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "pins",
         abstract: "Print the SPKI SHA-256 pins of certificates, as a list or a ready-to-paste configuration; or check a chain against pins.",
@@ -46,8 +46,9 @@ struct PinsCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Check mode: validation time, RFC 3339 (default: now).")
     var at: String?
 
-    @Flag(help: "Check mode: print the verdict as one JSON object. Otherwise: print the pins as JSON, as --format json does.")
-    var json = false
+    /// --json: in check mode the verdict as one JSON object; otherwise the pins as JSON, as --format json prints them.
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
 
     @Option(parsing: .unconditional, help: "For https:// arguments: seconds to wait for the server's chain (default 10).")
     var timeout: Double = 10

@@ -15,7 +15,7 @@ struct ReportCommand: AsyncParsableCommand {
 
 /// `ats report merge`: the --json lines of the shards of a fleet scan (or of an interrupted and resumed one) as one
 /// result, equal to one uninterrupted scan on one machine.
-struct ReportMergeCommand: AsyncParsableCommand, ExecutableCommand {
+struct ReportMergeCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Merge the --json lines of ats diagnose scans (shards, resumed runs) into one result.",
@@ -35,14 +35,14 @@ struct ReportMergeCommand: AsyncParsableCommand, ExecutableCommand {
     @Argument(help: "Files of ats diagnose --json lines (- reads standard input).")
     var files: [String] = []
 
-    @Option(help: "json (one diagnosis per line, as ats diagnose --json writes) or html (one self-contained page).")
+    @Option(help: "json (one diagnosis per line, as ats diagnose --json writes; the default, and what --json asks for) or html (one self-contained page).")
     var format: Format = .json
 
-    @Option(help: "Write the result to FILE instead of standard output.")
-    var output: String?
+    @OptionGroup var report: ReportOptions
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one file of ats diagnose --json lines") }
+        if report.json && format != .json { throw ValidationError("--json and --format \(format.rawValue) ask for two formats; keep one") }
     }
 
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
@@ -64,14 +64,7 @@ struct ReportMergeCommand: AsyncParsableCommand, ExecutableCommand {
         let (merged, repeated) = DiagnosisLines.merge(all)
         for url in Set(repeated).sorted() { out.error("note: \(url) is in more than one line; the last one read is kept\n") }
         let text = format == .html ? DiagnoseHTMLReport.render(merged) + "\n" : merged.map { DiagnosisRendering.json($0) + "\n" }.joined()
-        if let output {
-            do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                out.error("ats report merge: cannot write '\(output)': \((error as NSError).localizedDescription)\n")
-                return 2
-            }
-        } else {
-            out.write(text)
-        }
+        out.write(text)
         return HostDiagnosis.exitStatus(defaultResults: merged.map(\.defaultResult))
     }
 }

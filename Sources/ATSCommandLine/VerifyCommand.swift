@@ -5,7 +5,7 @@ import SwiftASN1
 import TransportTrust
 import X509
 
-struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
+struct VerifyCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Evaluate a certificate chain as SecTrust would, and explain the verdict.",
@@ -93,8 +93,12 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @OptionGroup(title: "Pinning (checked against the chain as built, after validation)")
     var pinOptions: PinOptions
 
-    @Flag(help: "Print one JSON object (the same as --format json).")
-    var json = false
+    /// --json prints one JSON object (the same as --format json); --output FILE takes the report, or with --limbo and
+    /// --pkits the run's results.
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
+    var output: String? { report.output }
+    var reportGoesToStandardOutput: Bool { limbo == nil && pkits == nil }
 
     @Option(help: "text (default), json, or html: one self-contained page with the chain as a tree and each failing rule marked.")
     var format: ReportFormat?
@@ -105,8 +109,6 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
     @Option(help: "Run the NIST PKITS suite in this directory (its tests.json and certs/) instead of one chain.")
     var pkits: String?
 
-    @Option(help: "With --limbo or --pkits: where to write the results.")
-    var output: String?
 
     @Option(help: "With --limbo or --pkits: only cases whose id contains this text.")
     var only: String?
@@ -120,9 +122,6 @@ struct VerifyCommand: AsyncParsableCommand, ExecutableCommand {
         }
         if limbo != nil && pkits != nil { throw ValidationError("--limbo and --pkits are two runs; give one of them") }
         // Both only shape a suite run; for one chain they would do nothing.
-        if limbo == nil && pkits == nil && output != nil {
-            throw ValidationError("--output writes the results of --limbo or --pkits; for one chain, drop it (add --json and redirect standard output to save the verdict)")
-        }
         if limbo == nil && pkits == nil && only != nil {
             throw ValidationError("--only picks cases of --limbo or --pkits; for one chain, drop it")
         }
