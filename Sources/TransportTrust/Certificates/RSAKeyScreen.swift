@@ -51,13 +51,17 @@ package enum RSAKeyScreen {
         return boringSSLChecksPass(modulus: n, exponent: e)
     }
 
-    /// What BoringSSL's `RSA_check_key` asks of a public key (`rsa_check_public_key`, swift-crypto 3.12.3): a modulus of
-    /// 512 to 16,384 bits that is odd, and an odd exponent of 2 to 33 bits (so also below the modulus). Both are
-    /// non-negative here. Read from the bytes: building the key in BoringSSL to ask it cost 3% of a cold RSA evaluation.
-    /// `RSAKeyScreenTests` checks this agrees with `_RSA.Signing.PublicKey(n:e:)` at every boundary.
+    /// What BoringSSL's `RSA_check_key` asks of a public key (`rsa_check_public_key`): a modulus of 512 bits up to
+    /// `OPENSSL_RSA_MAX_MODULUS_BITS` that is odd, and an odd exponent of 2 to 33 bits (so also below the modulus). Both
+    /// are non-negative here. The largest modulus is 16,384 bits in swift-crypto 3.x's BoringSSL and 8,192 in 4.x's; both
+    /// versions resolve (docs/DEPENDENCIES.md), so the smaller one applies: a larger key is refused here, never handed to
+    /// a parser that may refuse it on the double-free path. Read from the bytes: building the key in BoringSSL to ask it
+    /// cost 3% of a cold RSA evaluation. `RSAKeyScreenTests` checks this against `_RSA.Signing.PublicKey(n:e:)`.
+    package static let largestModulusBits = 8_192
+
     package static func boringSSLChecksPass(modulus n: ArraySlice<UInt8>, exponent e: ArraySlice<UInt8>) -> Bool {
         let modulusBits = bitLength(n), exponentBits = bitLength(e)
-        return (512...16_384).contains(modulusBits) && n.last.map { $0 & 1 == 1 } == true
+        return (512...largestModulusBits).contains(modulusBits) && n.last.map { $0 & 1 == 1 } == true
             && (2...33).contains(exponentBits) && e.last.map { $0 & 1 == 1 } == true
     }
 
