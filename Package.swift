@@ -168,87 +168,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
-        // Timing, memory and argument parsing shared by the benchmark executables.
-        .target(name: "BenchmarkSupport", dependencies: ["CHeapStats"], swiftSettings: strict),
-        // glibc's count of heap bytes in use, which Swift's Glibc module does not export (malloc.h).
-        .target(name: "CHeapStats"),
-        .executableTarget(
-            name: "TrustBenchmark",
-            dependencies: [
-                "TransportTrust", "BenchmarkSupport",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "ATSBenchmark",
-            dependencies: [
-                "AppTransportSecurity", "AppBundles", "TransportClient", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ],
-            swiftSettings: strict
-        ),
-        // Certificate Transparency's cost on four real chains (bench/ct.sh, docs/BENCHMARKS.md).
-        .executableTarget(
-            name: "CTBenchmark",
-            dependencies: ["TransportTrust", "BenchmarkSupport", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strict
-        ),
-        // Reading and searching a CRL of a million entries, beside `openssl crl` (bench/crl.sh, docs/BENCHMARKS.md).
-        .executableTarget(
-            name: "CRLBenchmark",
-            dependencies: [
-                "TransportTrust", "BenchmarkSupport",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
-        // `ats diagnose` timed on loopback: one full diagnosis, and a fleet scan (docs/DIAGNOSE.md).
-        .executableTarget(
-            name: "DiagnoseBenchmark",
-            dependencies: [
-                "ATSDiagnostics", "ATSTestServers", "TransportClient", "TransportTrust", "BenchmarkSupport",
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            swiftSettings: strict
-        ),
-        // Mutual-TLS handshakes per second (ours cold and cached, beside nginx) and RSS over refused handshakes (bench/mtls.sh).
-        .executableTarget(
-            name: "MTLSBenchmark",
-            dependencies: [
-                "TransportServer", "TransportTrust", "ATSTestServers", "BenchmarkSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
-        // The client against hostile local servers, and hostile clients against the server, in bounded counts: RSS and
-        // open descriptors must stay flat (docs/RELIABILITY.md).
-        .executableTarget(
-            name: "SoakTest",
-            dependencies: [
-                "TransportClient", "TransportTrust", "TransportServer", "ATSTestServers", "BenchmarkSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
         // Support shared by the test targets.
         .target(
             name: "TestSupport",
@@ -263,7 +182,6 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "BenchmarkSupportTests", dependencies: ["BenchmarkSupport"], swiftSettings: strict),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [

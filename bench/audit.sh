@@ -3,7 +3,7 @@
 #   bench/audit.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product ATSBenchmark >/dev/null
+bash bench/build.sh ATSBenchmark >/dev/null
 swift build -c release --product ats >/dev/null
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 .build/release/ATSBenchmark audit --seconds "${1:-3}" --keep "$work/Large.ipa"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 entries=${1:-1000000}
-swift build -c release --product CRLBenchmark >/dev/null
+bash bench/build.sh CRLBenchmark >/dev/null
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(openssl version)"
 .build/release/CRLBenchmark generate "$work/big.crl" --entries "$entries"

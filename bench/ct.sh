@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-2}
-swift build -c release --product CTBenchmark >/dev/null
+bash bench/build.sh CTBenchmark >/dev/null
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 taskset -c 0 .build/release/CTBenchmark --vectors Tests/TransportTrustTests/Fixtures/AppleChains --seconds "$seconds"

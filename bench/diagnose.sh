@@ -11,7 +11,7 @@ runs=${1:-5}
 sslyze=${SSLYZE:-/tmp/sslyze-venv/bin/sslyze}
 testssl=${TESTSSL:-testssl}
 swift build -c release --product ats >/dev/null
-swift build -c release --product DiagnoseBenchmark >/dev/null
+bash bench/build.sh DiagnoseBenchmark >/dev/null
 work=$(mktemp -d)
 .build/release/ats serve --port-base 0 --directory "$work" --case good > "$work/serve.log" 2>&1 &
 serve=$!

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutual-TLS server figures in one run (Sources/MTLSBenchmark): full handshakes per second with client verification
+# Mutual-TLS server figures in one run (Benchmarks/Sources/MTLSBenchmark): full handshakes per second with client verification
 # on, ours with the validated-path cache and without it (cold), beside nginx with `ssl_verify_client on` and the same
 # certificates; then RSS over 10,000 refused handshakes. All on 127.0.0.1.
 #   bench/mtls.sh [SECONDS] [CONCURRENCY]
@@ -11,7 +11,7 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
   apt-get update -qq && apt-get install -y -qq nginx-light >/dev/null 2>&1 || apt-get install -y -qq nginx >/dev/null
 fi
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
-swift build -c release --product MTLSBenchmark >/dev/null
+bash bench/build.sh MTLSBenchmark >/dev/null
 bin=.build/release/MTLSBenchmark
 work=$(mktemp -d)
 pids=()

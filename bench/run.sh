@@ -8,7 +8,7 @@ seconds=${1:-3}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 host=bench.example.test
 
-swift build -c release --product TrustBenchmark >/dev/null
+bash bench/build.sh TrustBenchmark >/dev/null
 cc -O2 -o "$work/openssl_verify" bench/openssl_verify.c -lcrypto
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"

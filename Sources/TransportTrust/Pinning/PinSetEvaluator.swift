@@ -21,6 +21,10 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
     public var port: Int
     /// Shared by default; a benchmark or test may give its own.
     package var hashCache: SPKIHashCache = .shared
+
+    /// Gives this evaluator a hash cache of its own with `capacity` entries (0: none), instead of the shared one, so
+    /// that a benchmark measures hashing cold or warm on purpose (the Benchmarks package).
+    @_spi(Benchmarks) public mutating func useOwnHashCache(capacity: Int) { hashCache = SPKIHashCache(capacity: capacity) }
     /// The time used when the trust has no validation time.
     public var clock: @Sendable () -> Date
 

@@ -91,3 +91,8 @@ do {
     FileHandle.standardError.write(Data("DiagnoseBenchmark: \(error)\n\(usage)\n".utf8))
     exit(2)
 }
+
+extension Duration {
+    /// Seconds as a Double, for the figures.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

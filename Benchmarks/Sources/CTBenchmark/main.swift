@@ -67,7 +67,7 @@ do {
     var figures: [Figure] = []
     for v in vectors where profileFile == nil || profileFile == v.file {
         let chain = try CertificateLoader.certificates(atPath: folder.appendingPathComponent(v.file).path)
-        let time = try RFC3339.parseStrictly(v.example_check_time)
+        let time = try Date(v.example_check_time, strategy: .iso8601)
         func trust(_ mode: CertificateTransparencyOptions.Mode) -> ServerTrust {
             var policy = TrustPolicy.ssl(host: nil)
             policy.certificateTransparency = CertificateTransparencyOptions(mode: mode)

@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import Foundation
-import TransportTrust
+@_spi(Benchmarks) import TransportTrust
 import X509
 
 // Cold and cached evaluations per second, with the SSL policy and a host name, on the calling thread.
@@ -121,10 +121,10 @@ func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure 
     let pins = PinSet([try Pin.spkiSHA256(of: InputCertificate(der: BenchChain.der(chain.root))),
                        try Pin(parsing: "sha256/" + String(repeating: "A", count: 43) + "=")], scope: .any)
     var pinnedCold = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins), validation: DefaultTrustEvaluator(engine: cold))
-    pinnedCold.hashCache = SPKIHashCache(capacity: 0)
+    pinnedCold.useOwnHashCache(capacity: 0)
     let pinnedColdRate = try await rate(options.seconds) { try await mustTrust(pinnedCold, trust) }
     var pinnedCached = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), pins), validation: DefaultTrustEvaluator(engine: cached))
-    pinnedCached.hashCache = SPKIHashCache()
+    pinnedCached.useOwnHashCache(capacity: 1024)
     let pinnedCachedRate = try await rate(options.seconds) { try await mustTrust(pinnedCached, trust) }
     return Figure(chain: chain.name, coldPerSecond: coldRate.rounded(), cachedPerSecond: cachedRate.rounded(),
                   cachedOverCold: (cachedRate / coldRate * 10).rounded() / 10,

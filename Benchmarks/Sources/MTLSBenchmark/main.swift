@@ -83,7 +83,21 @@ func clientContext(ca: String, cert: String, key: String, verifyServer: Bool = t
 
 /// Refusal log lines, counted rather than printed.
 let refusalLines = NIOLockedValueBox(0)
-let countingLogger = Logger(label: "bench") { _ in LineLogHandler { _ in refusalLines.withLockedValue { $0 += 1 } } }
+let countingLogger = Logger(label: "bench") { _ in CountingLogHandler() }
+
+/// Counts the server's log lines (one per refusal) instead of writing them.
+struct CountingLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+             function: String, line: UInt) {
+        refusalLines.withLockedValue { $0 += 1 }
+    }
+}
 
 do {
     var args = BenchmarkArguments(CommandLine.arguments.dropFirst())

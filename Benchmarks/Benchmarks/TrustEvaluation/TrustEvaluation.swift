@@ -1,0 +1,61 @@
+import Benchmark
+import Foundation
+import TransportTrust
+
+// Cold and cached trust evaluation of the example chain (leaf → intermediate → root, P-256), under the SSL policy.
+// CI checks the allocation counts against Thresholds/ (deterministic); wall clock and CPU are checked with a wide
+// margin, since CI's machine is shared (docs/BENCHMARKS.md).
+let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples").path
+
+func exampleTrust() throws -> ServerTrust {
+    let chain = try CertificateLoader.certificates(atPath: "\(examples)/chain.pem")
+    let root = try CertificateLoader.certificates(atPath: "\(examples)/root.pem")
+    return ServerTrust(chain: chain, anchors: TrustAnchors(custom: root), policy: .ssl(host: try PeerName("www.example.test")),
+                       validationTime: try Date("2027-06-01T00:00:00Z", strategy: .iso8601))
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
+        timeUnits: .microseconds,
+        // A thousand operations per sample: process CPU time ticks in 10 ms steps, too coarse for one operation.
+        scalingFactor: .kilo,
+        maxDuration: .seconds(3),
+        maxIterations: 100,
+        thresholds: [
+            .mallocCountTotal: .init(relative: [.p90: 5.0]),
+            .wallClock: .init(relative: [.p50: 100.0]),
+            .cpuTotal: .init(relative: [.p50: 100.0]),
+        ]
+    )
+
+    Benchmark("cold-evaluation") { benchmark, trust in
+        // No cache: every evaluation parses, builds the path and verifies both signatures.
+        let engine = TrustEngine(cacheCapacity: 0)
+        let evaluator = DefaultTrustEvaluator(engine: engine)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let verdict = await evaluator.evaluate(trust)
+            precondition(verdict.isTrusted, "the example chain must be trusted")
+            blackHole(verdict)
+        }
+    } setup: {
+        try exampleTrust()
+    }
+
+    Benchmark("cached-evaluation") { benchmark, trust in
+        // The validated path is cached after the first evaluation (warmed before measuring).
+        let engine = TrustEngine()
+        let evaluator = DefaultTrustEvaluator(engine: engine)
+        _ = await evaluator.evaluate(trust)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let verdict = await evaluator.evaluate(trust)
+            precondition(verdict.isTrusted, "the example chain must be trusted")
+            blackHole(verdict)
+        }
+    } setup: {
+        try exampleTrust()
+    }
+}
