@@ -14,6 +14,8 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
             Everything runs on 127.0.0.1 with a CA generated for the run; nothing leaves the machine. Prints one row per case: \
             expected, what diagnose found (all 16 nscurl tests are compared), and what fetch found.
             Exit status: 0 when everything agrees, 1 on any disagreement, 2 when the servers cannot start.
+            It is a self-check to read, not a report: it takes no --json, --output or --quiet, and a script reads its exit \
+            status (ats diagnose --json against ats serve gives each case as JSON).
             """
     )
 

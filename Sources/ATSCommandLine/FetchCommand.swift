@@ -7,7 +7,7 @@ import TransportClient
 import TransportTrust
 
 /// `ats fetch`: one request through the enforcing client, with the handshake explained.
-struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
+struct FetchCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch a URL with ATS, server trust and pins enforced during the TLS handshake.",
@@ -15,6 +15,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             The URL's ATS requirements come from --plist (or ATS defaults), pins from --pin/--pin-file, anchors from --anchors (or \
             the system roots; SSL_CERT_FILE and SSL_CERT_DIR are honoured). --verbose shows the TLS version and cipher suite, the \
             chain with each certificate's SPKI hash, the trust verdict and the ATS rule behind each check.
+            The report is the body, or with --json one JSON object describing the outcome. --output FILE writes it to FILE \
+            (a body is streamed, so any size loads); --quiet reads the body to its end and prints nothing, so the exit \
+            status alone says whether the fetch succeeded.
             Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error, 141 when nothing reads standard output any more (as for any tool in a pipe).
             """
     )
@@ -69,8 +72,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             help: "Time limit in seconds for opening the TCP connection, and again for the TLS handshake (default 10), as curl's option; never more than --timeout.")
     var connectTimeout: Double = 10
 
-    @Option(help: "Write the body to FILE instead of standard output. Bodies are streamed, so any size loads.")
-    var output: String?
+    /// --json, --output and --quiet as every report command takes them; the report is the body, or the JSON outcome.
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
+    var output: String? { report.output }
+    /// The body is streamed to --output by this command (it says how far a cut-off body got); the JSON outcome goes
+    /// through the shell's --output like any other report.
+    var reportGoesToStandardOutput: Bool { json }
 
     @OptionGroup var resolveOptions: ResolveOptions
 
@@ -91,9 +99,6 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
-
-    @Flag(help: "Print one JSON object describing the outcome instead of the body.")
-    var json = false
 
     func validate() throws {
         if identity != nil && (cert != nil || key != nil) { throw ValidationError("give either --identity or --cert/--key, not both") }

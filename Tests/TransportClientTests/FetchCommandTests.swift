@@ -33,6 +33,36 @@ import Testing
         }
     }
 
+    /// --json, --output and --quiet as on every report command: --output takes the JSON when --json asks for it
+    /// (it was left unwritten), and --quiet prints nothing but keeps the status.
+    @Test func fetchTakesTheReportOptionsOfEveryReportCommand() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("fetched") }
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                        "--resolve", "\(host):127.0.0.1"]
+            let (jsonStatus, jsonOut) = await run(base + ["--json", "--output", dir.file("report.json")])
+            #expect(jsonStatus == 0, "\(jsonOut.standardError)")
+            #expect(jsonOut.standardOutput.isEmpty)
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("report.json")))) as? [String: Any]
+            #expect(object?["status"] as? Int == 200)
+
+            let (bodyStatus, bodyOut) = await run(base + ["--output", dir.file("body.txt")])
+            #expect(bodyStatus == 0 && bodyOut.standardOutput.isEmpty)
+            #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "fetched")
+
+            for quiet in [["--quiet"], ["--quiet", "--json"]] {
+                let (status, out) = await run(base + quiet)
+                #expect(status == 0, "\(out.standardError)")
+                #expect(out.standardOutput.isEmpty && out.standardError.isEmpty)
+            }
+            let (refused, refusedOut) = await run(base + ["--pin", "sha256/" + String(repeating: "A", count: 43) + "=", "--quiet"])
+            #expect(refused == 1)
+            #expect(refusedOut.standardOutput.isEmpty && refusedOut.standardError.contains("refused"), "\(refusedOut.standardError)")
+        }
+    }
+
     @Test func fetchRefusalsExitOneAndUsageErrorsTwo() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
