@@ -153,7 +153,7 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
             if let proxy = client.configuration.proxy?.proxy(scheme: response.connection.scheme, host: response.connection.host) {
                 out.error("* through the proxy \(proxy)\(response.connection.scheme == "https" ? " (CONNECT tunnel; the origin's TLS is end to end)" : "")\n")
             }
-            out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore))
+            out.error(Self.describe(response.connection, colors: out.errorPalette, store: anchorOptions.trustStore))
         }
         // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
         // memory; --json reads it to the end without keeping it.
@@ -225,7 +225,7 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
             if !verbose { report.error?.underlying = nil }
             out.write(FetchJSON.encode(jsonNaming(report)) + "\n")
         }
-        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out, store: anchorOptions.trustStore)) }
+        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, colors: out.errorPalette, store: anchorOptions.trustStore)) }
         if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
         // The TLS library's own code and text, for whoever debugs the server; the message says it in words.
         if verbose, let reason = error.tlsReason { out.error("* TLS library reason: \(reason.rawValue)\n") }
@@ -235,7 +235,7 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
             out.error("ats fetch: \(error.message)\n")
         } else {
             let place = error.host.isEmpty ? error.phase.rawValue : "\(error.phase.rawValue), \(error.host)"
-            out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(error.message)\n")
+            out.error(out.errorPalette.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(error.message)\n")
         }
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
@@ -385,13 +385,13 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
         return value
     }
 
-    static func describe(_ report: ConnectionReport, output out: Output, store: TrustAnchors.Store = .system) -> String {
+    static func describe(_ report: ConnectionReport, colors: Palette, store: TrustAnchors.Store = .system) -> String {
         var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
         if let handshake = report.handshake {
             s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
             s += "* \(report.httpVersion) (ALPN: \(report.alpn.map { "the server chose \($0)" } ?? "the server chose none"))\n"
         }
-        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out, store: store) }
+        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, colors: colors, store: store) }
         s += describe(report.atsEvaluation)
         for note in report.notes { s += "* note: \(note)\n" }
         return s

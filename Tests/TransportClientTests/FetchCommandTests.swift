@@ -11,8 +11,8 @@ import Testing
 @Suite struct FetchCommandTests {
     let host = "www.example.test"
 
-    private func run(_ arguments: [String]) async -> (Int32, Output) {
-        let output = Output.capture()
+    private func run(_ arguments: [String], color: Bool = false, errorColor: Bool? = nil) async -> (Int32, Output) {
+        let output = Output.capture(color: color, errorColor: errorColor)
         let status = await ATSCommand.run(arguments: withGenerousTimeLimits(arguments), output: output)
         return (status, output)
     }
@@ -60,6 +60,13 @@ import Testing
             let (refused, refusedOut) = await run(base + ["--pin", "sha256/" + String(repeating: "A", count: 43) + "=", "--quiet"])
             #expect(refused == 1)
             #expect(refusedOut.standardOutput.isEmpty && refusedOut.standardError.contains("refused"), "\(refusedOut.standardError)")
+
+            // What goes to standard error is coloured when standard error is a terminal, whatever standard output is.
+            let wrongPin = base + ["--pin", "sha256/" + String(repeating: "A", count: 43) + "=", "--verbose"]
+            let (_, plainError) = await run(wrongPin, color: true, errorColor: false)
+            #expect(plainError.standardError.contains("✗ refused") && !plainError.standardError.contains("\u{1B}["), "\(plainError.standardError)")
+            let (_, colouredError) = await run(wrongPin + ["--output", dir.file("nothing.txt")], color: false, errorColor: true)
+            #expect(colouredError.standardError.contains("\u{1B}[1;31m✗ refused"), "\(colouredError.standardError)")
         }
     }
 
