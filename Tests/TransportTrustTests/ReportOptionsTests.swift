@@ -111,6 +111,27 @@ import Testing
         #expect(!r.out.isEmpty && !r.out.contains("\u{1B}["), "\(r.out)")
     }
 
+    /// `ats demo` runs every local case; --json gives each one, --output takes it, --quiet leaves the status, and
+    /// --verbose (text) cannot join --json.
+    @Test func demoReportsEveryCaseAsJSON() async throws {
+        let dir = try TemporaryDirectory()
+        let r = await run(["demo", "--timeout", "60", "--json", "--output", dir.file("demo.json")])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.isEmpty)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("demo.json")))) as? [String: Any])
+        let cases = try #require(object["cases"] as? [[String: Any]])
+        #expect(cases.count > 10)
+        #expect(cases.allSatisfy { $0["agrees"] as? Bool == true && $0["fetchGot"] as? String == $0["expectedFetch"] as? String })
+        #expect(object["disagreements"] as? Int == 0 && object["agrees"] as? Bool == true)
+
+        let quiet = await run(["demo", "--timeout", "60", "--quiet"])
+        #expect(quiet.status == 0 && quiet.out.isEmpty, "\(quiet.err)")
+
+        let both = await run(["demo", "--json", "--verbose"])
+        #expect(both.status == 2)
+        #expect(both.err.contains("--verbose adds each diagnosis as text, and --json prints one JSON object"), "\(both.err)")
+    }
+
     @Test func errorsStillReachStandardErrorUnderQuiet() async {
         let r = await run(["audit", "/nonexistent/Info.plist", "--quiet"])
         #expect(r.status == 2)
