@@ -80,32 +80,43 @@ package final class Output: Sendable {
     private let parent: Output?
     /// What standard output is called in a write error: "standard output", or the --output file.
     private let outName: String
-    package let useColor: Bool
+    /// Colour for standard output, and for standard error: each stream is a terminal or not on its own.
+    package let palette: Palette
+    package let errorPalette: Palette
+    package var useColor: Bool { palette.enabled }
     /// Standard error is a terminal that can redraw a line, so progress can be a bar rather than one line per item.
     /// Independent of colour: `ats diagnose --targets F > report.txt` still shows the bar.
     package let errorIsTerminal: Bool
 
     package static var standard: Output {
         let env = ProcessInfo.processInfo.environment
-        let color = usesColor(environment: env, standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1)
-        return Output(capturing: false, color: color, errorIsTerminal: env["TERM"] != "dumb" && isatty(STDERR_FILENO) == 1)
+        return Output(capturing: false, color: usesColor(environment: env, isTerminal: isatty(STDOUT_FILENO) == 1),
+                      errorColor: usesColor(environment: env, isTerminal: isatty(STDERR_FILENO) == 1),
+                      errorIsTerminal: env["TERM"] != "dumb" && isatty(STDERR_FILENO) == 1)
     }
 
     /// Whether to colour standard output: on a terminal that is not `TERM=dumb`, unless `NO_COLOR` is set to a
     /// non-empty value ("when present and not an empty string (regardless of its value)", https://no-color.org).
     package static func usesColor(environment env: [String: String], standardOutputIsTerminal: Bool) -> Bool {
-        (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb" && standardOutputIsTerminal
+        usesColor(environment: env, isTerminal: standardOutputIsTerminal)
+    }
+
+    /// The same decision for any stream: standard error is coloured when it is a terminal, whatever standard output is.
+    package static func usesColor(environment env: [String: String], isTerminal: Bool) -> Bool {
+        (env["NO_COLOR"] ?? "").isEmpty && env["TERM"] != "dumb" && isTerminal
     }
 
     /// An output that keeps what is written, for tests; `errorIsTerminal` stands in for a terminal on standard error.
-    package static func capture(color: Bool = false, errorIsTerminal: Bool = false) -> Output {
-        Output(capturing: true, color: color, errorIsTerminal: errorIsTerminal)
+    /// `errorColor` stands for a terminal on standard error that takes colour; by default, as `color`.
+    package static func capture(color: Bool = false, errorColor: Bool? = nil, errorIsTerminal: Bool = false) -> Output {
+        Output(capturing: true, color: color, errorColor: errorColor, errorIsTerminal: errorIsTerminal)
     }
 
-    init(capturing: Bool, color: Bool, errorIsTerminal: Bool,
+    init(capturing: Bool, color: Bool, errorColor: Bool? = nil, errorIsTerminal: Bool,
          standardOutput: FileHandle = .standardOutput, standardError: FileHandle = .standardError) {
         self.state = NIOLockedValueBox(State(captured: capturing ? ([], "") : nil))
-        self.useColor = color
+        self.palette = Palette(enabled: color)
+        self.errorPalette = Palette(enabled: errorColor ?? color)
         self.errorIsTerminal = errorIsTerminal
         self.streams = (standardOutput, standardError)
         self.parent = nil
@@ -121,7 +132,8 @@ package final class Output: Sendable {
 
     private init(parent: Output, redirection: Redirection) {
         self.parent = parent
-        self.useColor = false  // a file is not a terminal, and a discarded report has no colour to show
+        self.palette = Palette(enabled: false)  // a file is not a terminal, and a discarded report has no colour to show
+        self.errorPalette = parent.errorPalette  // standard error is where it was
         self.errorIsTerminal = parent.errorIsTerminal
         switch redirection {
         case .file(let handle, let name):
@@ -231,11 +243,11 @@ package final class Output: Sendable {
     package var standardOutputBytes: [UInt8] { state.withLockedValue { $0.captured?.out ?? [] } }
     package var standardError: String { state.withLockedValue { $0.captured?.err ?? "" } }
 
-    func paint(_ s: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
-    func green(_ s: String) -> String { paint(s, "1;32") }
-    func red(_ s: String) -> String { paint(s, "1;31") }
-    func yellow(_ s: String) -> String { paint(s, "1;33") }
-    func dim(_ s: String) -> String { paint(s, "2") }
+    /// Colour for what goes to standard output; what goes to standard error takes ``errorPalette``.
+    func green(_ s: String) -> String { palette.green(s) }
+    func red(_ s: String) -> String { palette.red(s) }
+    func yellow(_ s: String) -> String { palette.yellow(s) }
+    func dim(_ s: String) -> String { palette.dim(s) }
 }
 
 /// An input problem the user can fix; reported with exit status 2.

@@ -6,7 +6,7 @@ import TransportClient
 import TransportTrust
 
 /// `ats demo`: starts the local cases, diagnoses and fetches each, and checks every result against the expectation.
-struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
+struct DemoCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Start the local test servers, run `ats diagnose` and `ats fetch` against each, and compare with what is expected.",
@@ -14,6 +14,7 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
             Everything runs on 127.0.0.1 with a CA generated for the run; nothing leaves the machine. Prints one row per case: \
             expected, what diagnose found (all 16 nscurl tests are compared), and what fetch found.
             Exit status: 0 when everything agrees, 1 on any disagreement, 2 when the servers cannot start.
+            --json prints one object instead: each case with what was expected and found, and whether they agree.
             """
     )
 
@@ -23,7 +24,12 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
     @Flag(help: "Also print each case's full diagnosis.")
     var verbose = false
 
+    @OptionGroup var report: ReportOptions
+
     func validate() throws {
+        if verbose && report.json {
+            throw ValidationError("--verbose adds each diagnosis as text, and --json prints one JSON object; for diagnoses as JSON, run 'ats diagnose --json' against 'ats serve'")
+        }
         if !(timeout > 0 && timeout <= 600) { throw ValidationError("--timeout must be above 0 and at most 600 seconds, not \(timeout)") }
     }
 
@@ -45,9 +51,14 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         let started = clock.now - start
         let report = await Self.check(servers, timeout: timeout, verbose: verbose, output: out)
         await servers.shutdown()
-        out.write(report.text)
         let total = clock.now - start
         let agreed = report.failures == 0
+        if self.report.json {
+            if report.cases.isEmpty { out.error("ats demo: \(report.text)") }
+            out.write(DemoJSON(cases: report.cases, disagreements: report.failures, seconds: total.inSeconds).json + "\n")
+            return agreed ? 0 : 1
+        }
+        out.write(report.text)
         out.write("\n\(servers.cases.count) cases, \(report.failures) disagreement\(report.failures == 1 ? "" : "s"); "
                   + "servers and CA up in \(Self.seconds(started)) s, all done in \(Self.seconds(total)) s. "
                   + (agreed ? out.green("Everything agrees.") : out.red("Disagreements above.")) + "\n")
@@ -57,6 +68,7 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
     struct Report {
         var text: String
         var failures: Int
+        var cases: [DemoJSON.Case] = []
     }
 
     /// Diagnoses and fetches every case and renders the table.
@@ -77,6 +89,7 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         var rows: [[String]] = []
         var details = ""
         var failures = 0
+        var cases: [DemoJSON.Case] = []
         for running in servers.cases {
             let expected = running.testCase
             let fetched = expected.needsPublicRoot
@@ -84,6 +97,9 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
                 : await fetch(running.url, caFile: servers.caFile, timeout: timeout)
             guard let diagnosis = diagnoses[running.url] else {
                 failures += 1
+                cases.append(DemoJSON.Case(name: expected.rawValue, url: running.url, expected: expected.expectedText,
+                                           expectedMatrix: expected.expectedMatrix, diagnoseGot: nil, matrix: nil,
+                                           expectedFetch: expected.expectedFetch, fetchGot: fetched, agrees: false))
                 rows.append([expected.rawValue, expected.expectedText, "no diagnosis", fetched, out.red("✗")])
                 continue
             }
@@ -93,6 +109,9 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
                 && (expected.expectedConfiguration == nil || diagnosis.recommendation.configuration == expected.expectedConfiguration)
             let fetchAgrees = fetched == expected.expectedFetch
             if !diagnoseAgrees || !fetchAgrees { failures += 1 }
+            cases.append(DemoJSON.Case(name: expected.rawValue, url: running.url, expected: expected.expectedText,
+                                       expectedMatrix: expected.expectedMatrix, diagnoseGot: got, matrix: matrix,
+                                       expectedFetch: expected.expectedFetch, fetchGot: fetched, agrees: diagnoseAgrees && fetchAgrees))
             rows.append([expected.rawValue, expected.expectedText, diagnoseAgrees ? got : "\(got) [\(matrix)]",
                          fetchAgrees ? fetched : "\(fetched) (expected \(expected.expectedFetch))",
                          diagnoseAgrees && fetchAgrees ? out.green("✓") : out.red("✗")])
@@ -105,7 +124,7 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
         }
         let table = DiagnosisRendering.table(header: ["CASE", "EXPECTED", "DIAGNOSE GOT", "FETCH GOT", ""], rows: rows)
         let legend = "(matrix: nscurl's 16 tests in order, P pass, F fail, N not testable)\n"
-        return Report(text: details + "\n" + table + legend, failures: failures)
+        return Report(text: details + "\n" + table + legend, failures: failures, cases: cases)
     }
 
     /// What the diagnosis found, in the words of ``BadSSLCase/expectedText``.
@@ -144,4 +163,42 @@ struct DemoCommand: AsyncParsableCommand, ExecutableCommand {
     }
 
     static func seconds(_ d: Duration) -> String { String(format: "%.2f", d.inSeconds) }
+}
+
+/// `ats demo --json`: every case, what was expected and what diagnose and fetch found.
+struct DemoJSON: Encodable {
+    struct Case: Encodable {
+        var name: String
+        var url: String
+        var expected: String
+        var expectedMatrix: String
+        /// Nil when the case got no diagnosis.
+        var diagnoseGot: String?
+        var matrix: String?
+        var expectedFetch: String
+        var fetchGot: String
+        var agrees: Bool
+    }
+
+    var cases: [Case]
+    var disagreements: Int
+    var seconds: Double
+    var agrees: Bool { disagreements == 0 }
+
+    enum CodingKeys: String, CodingKey { case cases, disagreements, seconds, agrees }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(cases, forKey: .cases)
+        try container.encode(disagreements, forKey: .disagreements)
+        try container.encode((seconds * 100).rounded() / 100, forKey: .seconds)
+        try container.encode(agrees, forKey: .agrees)
+    }
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return #"{"error":"internalError"}"# }
+        return String(decoding: data, as: UTF8.self)
+    }
 }

@@ -7,7 +7,7 @@ import TransportClient
 import TransportTrust
 
 /// `ats fetch`: one request through the enforcing client, with the handshake explained.
-struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
+struct FetchCommand: AsyncParsableCommand, ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch a URL with ATS, server trust and pins enforced during the TLS handshake.",
@@ -15,6 +15,9 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             The URL's ATS requirements come from --plist (or ATS defaults), pins from --pin/--pin-file, anchors from --anchors (or \
             the system roots; SSL_CERT_FILE and SSL_CERT_DIR are honoured). --verbose shows the TLS version and cipher suite, the \
             chain with each certificate's SPKI hash, the trust verdict and the ATS rule behind each check.
+            The report is the body, or with --json one JSON object describing the outcome. --output FILE writes it to FILE \
+            (a body is streamed, so any size loads); --quiet reads the body to its end and prints nothing, so the exit \
+            status alone says whether the fetch succeeded.
             Exit status: 0 success, 1 refused (trust, ATS, pin, or an HTTP error status), 2 usage or input error, 141 when nothing reads standard output any more (as for any tool in a pipe).
             """
     )
@@ -69,8 +72,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             help: "Time limit in seconds for opening the TCP connection, and again for the TLS handshake (default 10), as curl's option; never more than --timeout.")
     var connectTimeout: Double = 10
 
-    @Option(help: "Write the body to FILE instead of standard output. Bodies are streamed, so any size loads.")
-    var output: String?
+    /// --json, --output and --quiet as every report command takes them; the report is the body, or the JSON outcome.
+    @OptionGroup var report: ReportOptions
+    var json: Bool { report.json }
+    var output: String? { report.output }
+    /// The body is streamed to --output by this command (it says how far a cut-off body got); the JSON outcome goes
+    /// through the shell's --output like any other report.
+    var reportGoesToStandardOutput: Bool { json }
 
     @OptionGroup var resolveOptions: ResolveOptions
 
@@ -91,9 +99,6 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
 
     @Flag(help: "Show the handshake: TLS version, cipher suite, chain with SPKI hashes, verdict, ATS rules.")
     var verbose = false
-
-    @Flag(help: "Print one JSON object describing the outcome instead of the body.")
-    var json = false
 
     func validate() throws {
         if identity != nil && (cert != nil || key != nil) { throw ValidationError("give either --identity or --cert/--key, not both") }
@@ -148,7 +153,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             if let proxy = client.configuration.proxy?.proxy(scheme: response.connection.scheme, host: response.connection.host) {
                 out.error("* through the proxy \(proxy)\(response.connection.scheme == "https" ? " (CONNECT tunnel; the origin's TLS is end to end)" : "")\n")
             }
-            out.error(Self.describe(response.connection, output: out, store: anchorOptions.trustStore))
+            out.error(Self.describe(response.connection, colors: out.errorPalette, store: anchorOptions.trustStore))
         }
         // Streamed to its file or to standard output as it arrives, so a body of any size loads and none is held in
         // memory; --json reads it to the end without keeping it.
@@ -220,7 +225,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             if !verbose { report.error?.underlying = nil }
             out.write(FetchJSON.encode(jsonNaming(report)) + "\n")
         }
-        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, output: out, store: anchorOptions.trustStore)) }
+        if verbose, let verdict = error.verdict { out.error(VerdictRendering.text(verdict, host: error.host, colors: out.errorPalette, store: anchorOptions.trustStore)) }
         if verbose, let evaluation = error.atsEvaluation { out.error(Self.describe(evaluation)) }
         // The TLS library's own code and text, for whoever debugs the server; the message says it in words.
         if verbose, let reason = error.tlsReason { out.error("* TLS library reason: \(reason.rawValue)\n") }
@@ -230,7 +235,7 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
             out.error("ats fetch: \(error.message)\n")
         } else {
             let place = error.host.isEmpty ? error.phase.rawValue : "\(error.phase.rawValue), \(error.host)"
-            out.error(out.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(error.message)\n")
+            out.error(out.errorPalette.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(error.message)\n")
         }
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }
@@ -380,13 +385,13 @@ struct FetchCommand: AsyncParsableCommand, ExecutableCommand {
         return value
     }
 
-    static func describe(_ report: ConnectionReport, output out: Output, store: TrustAnchors.Store = .system) -> String {
+    static func describe(_ report: ConnectionReport, colors: Palette, store: TrustAnchors.Store = .system) -> String {
         var s = "* \(report.scheme)://\(report.host):\(report.port)\n"
         if let handshake = report.handshake {
             s += "* TLS \(handshake.tlsVersion?.rawValue ?? "unknown"), cipher suite \(handshake.cipherSuite ?? "unknown")\n"
             s += "* \(report.httpVersion) (ALPN: \(report.alpn.map { "the server chose \($0)" } ?? "the server chose none"))\n"
         }
-        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, output: out, store: store) }
+        if let verdict = report.verdict { s += VerdictRendering.text(verdict, host: report.host, colors: colors, store: store) }
         s += describe(report.atsEvaluation)
         for note in report.notes { s += "* note: \(note)\n" }
         return s

@@ -217,7 +217,7 @@ struct PinsCommand: AsyncParsableCommand, ReportingCommand {
         let evaluator: any ServerTrustEvaluating = pinned ?? validation
         let verdict = await evaluator.evaluate(trust)
         out.write(json ? VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n"
-                       : VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))
+                       : VerdictRendering.text(verdict, host: host, colors: out.palette, store: trust.anchors.trustStore))
         return verdict.isTrusted ? 0 : 1
     }
 }

@@ -17,6 +17,8 @@ struct ServeCommand: AsyncParsableCommand, ExecutableCommand {
             With --mtls it runs one HTTPS server instead, on --port, that verifies each client certificate against \
             --client-anchors with the trust engine and answers every request with the verdict as JSON; refusals are \
             printed with their reasons. Try: curl --cacert CA_FILE --cert client.pem --key client-key.pem URL
+            What it prints says what it serves until interrupted; that is no report, so it takes no --json, --output or \
+            --quiet: the files it writes are in --directory.
             """
     )
 

@@ -58,7 +58,7 @@ enum VerdictRendering {
     }
 
     /// The leaf's SCTs, one line each, under the CT outcome.
-    static func sctLines(_ ct: CertificateTransparencyReport, pad: String, output: Output) -> String {
+    static func sctLines(_ ct: CertificateTransparencyReport, pad: String, colors output: Palette) -> String {
         guard !ct.scts.isEmpty || ct.status == .noEmbeddedSCTs else { return "" }
         let required = ct.requiredSCTs.map { ", \($0) required" } ?? ""
         var s = output.dim("\(pad)SCTs: \(ct.countedSCTs) counted\(required) (\(ct.status.rawValue))") + "\n"
@@ -73,7 +73,7 @@ enum VerdictRendering {
     }
 
     /// - Parameter store: the public roots' store, which names a system anchor ("a root of Apple's trust store").
-    static func text(_ verdict: TrustVerdict, host: String?, output: Output, store: TrustAnchors.Store = .system) -> String {
+    static func text(_ verdict: TrustVerdict, host: String?, colors output: Palette, store: TrustAnchors.Store = .system) -> String {
         var s = ""
         let summaries = verdict.chainSummaries
         for (i, c) in summaries.enumerated() {
@@ -94,7 +94,7 @@ enum VerdictRendering {
             }
             s += output.dim("\(pad)SPKI sha256/\(c.spkiSHA256)") + "\n"
             if i == 0, let ct = verdict.certificateTransparency {
-                s += sctLines(ct, pad: pad, output: output)
+                s += sctLines(ct, pad: pad, colors: output)
                 // Where CT applies, the list that decided it: a verdict made with an out-of-date fallback must say so.
                 if ct.status != .notRequired { s += output.dim("\(pad)CT log list: \(ct.logList)") + "\n" }
             }

@@ -165,7 +165,7 @@ struct VerifyCommand: AsyncParsableCommand, ReportingCommand {
             switch try ReportFormat.chosen(format, json: json) {
             case .json: out.write(VerdictRendering.json(verdict, anchors: trust.anchors, policy: trust.policy) + "\n")
             case .html: out.write(VerifyHTMLReport.render(verdict, host: host) + "\n")
-            case .text: out.write(VerdictRendering.text(verdict, host: host, output: out, store: trust.anchors.trustStore))
+            case .text: out.write(VerdictRendering.text(verdict, host: host, colors: out.palette, store: trust.anchors.trustStore))
             }
             return verdict.isTrusted ? 0 : 1
         } catch {

@@ -12,6 +12,47 @@ import Testing
     static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/diagnose.schema.json").path
 
+    /// --json is --format json for diagnose, and for report merge of its lines; --output and --quiet as everywhere.
+    @Test func jsonIsFormatJSONForDiagnoseAndReportMerge() async throws {
+        let servers = try await SharedServers.shared.servers()
+        let url = try #require(servers.url(for: .good))
+        let short = await ats(["diagnose", url, "--anchors", servers.caFile, "--json"])
+        let long = await ats(["diagnose", url, "--anchors", servers.caFile, "--format", "json"])
+        #expect(short.status == 0 && long.status == 0, "\(short.err)\(long.err)")
+        // Each run takes its own time; all else is the same.
+        #expect(try Self.withoutTimes(short.out) == Self.withoutTimes(long.out))
+
+        let dir = try TemporaryDirectory()
+        let lines = try dir.write("lines.jsonl", short.out)
+        let merged = await ats(["report", "merge", lines])
+        let mergedShort = await ats(["report", "merge", lines, "--json"])
+        let mergedLong = await ats(["report", "merge", lines, "--format", "json"])
+        #expect(merged.status == 0 && !merged.out.isEmpty, "\(merged.err)")
+        #expect(mergedShort.out == merged.out && mergedLong.out == merged.out)
+        let quiet = await ats(["report", "merge", lines, "--quiet"])
+        #expect(quiet.status == 0 && quiet.out.isEmpty)
+        let written = await ats(["diagnose", url, "--anchors", servers.caFile, "--json", "--output", dir.file("report.jsonl")])
+        #expect(written.status == 0 && written.out.isEmpty, "\(written.err)")
+        #expect(try Self.withoutTimes(String(contentsOfFile: dir.file("report.jsonl"), encoding: .utf8)) == Self.withoutTimes(short.out))
+        let quietDiagnosis = await ats(["diagnose", url, "--anchors", servers.caFile, "--quiet"])
+        #expect(quietDiagnosis.status == 0 && quietDiagnosis.out.isEmpty)
+    }
+
+    /// The JSON lines with every "milliseconds" removed, as objects to compare.
+    static func withoutTimes(_ jsonLines: String) throws -> [NSDictionary] {
+        func strip(_ value: Any) -> Any {
+            if let object = value as? [String: Any] {
+                return object.filter { $0.key != "milliseconds" }.mapValues(strip)
+            }
+            if let array = value as? [Any] { return array.map(strip) }
+            return value
+        }
+        return try jsonLines.split(separator: "\n").map { line in
+            let object = try #require(strip(try JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])
+            return object as NSDictionary
+        }
+    }
+
     @Test func textFollowsNSCurlsLayout() async throws {
         let servers = try await SharedServers.shared.servers()
         let url = try #require(servers.url(for: .tls10Only))

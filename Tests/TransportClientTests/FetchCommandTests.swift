@@ -11,8 +11,8 @@ import Testing
 @Suite struct FetchCommandTests {
     let host = "www.example.test"
 
-    private func run(_ arguments: [String]) async -> (Int32, Output) {
-        let output = Output.capture()
+    private func run(_ arguments: [String], color: Bool = false, errorColor: Bool? = nil) async -> (Int32, Output) {
+        let output = Output.capture(color: color, errorColor: errorColor)
         let status = await ATSCommand.run(arguments: withGenerousTimeLimits(arguments), output: output)
         return (status, output)
     }
@@ -30,6 +30,43 @@ import Testing
             #expect(out.standardError.contains("TLS TLSv1.3"))
             #expect(out.standardError.contains("SPKI sha256/\(ServerPKI.pin(pki.leaf))"))
             #expect(out.standardError.contains("ATS tls-version: pass"))
+        }
+    }
+
+    /// --json, --output and --quiet as on every report command: --output takes the JSON when --json asks for it
+    /// (it was left unwritten), and --quiet prints nothing but keeps the status.
+    @Test func fetchTakesTheReportOptionsOfEveryReportCommand() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("fetched") }
+        try await withShutdown({ await server.shutdown() }) {
+            let dir = try TemporaryDirectory()
+            let base = ["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
+                        "--resolve", "\(host):127.0.0.1"]
+            let (jsonStatus, jsonOut) = await run(base + ["--json", "--output", dir.file("report.json")])
+            #expect(jsonStatus == 0, "\(jsonOut.standardError)")
+            #expect(jsonOut.standardOutput.isEmpty)
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("report.json")))) as? [String: Any]
+            #expect(object?["status"] as? Int == 200)
+
+            let (bodyStatus, bodyOut) = await run(base + ["--output", dir.file("body.txt")])
+            #expect(bodyStatus == 0 && bodyOut.standardOutput.isEmpty)
+            #expect(try String(contentsOfFile: dir.file("body.txt"), encoding: .utf8) == "fetched")
+
+            for quiet in [["--quiet"], ["--quiet", "--json"]] {
+                let (status, out) = await run(base + quiet)
+                #expect(status == 0, "\(out.standardError)")
+                #expect(out.standardOutput.isEmpty && out.standardError.isEmpty)
+            }
+            let (refused, refusedOut) = await run(base + ["--pin", "sha256/" + String(repeating: "A", count: 43) + "=", "--quiet"])
+            #expect(refused == 1)
+            #expect(refusedOut.standardOutput.isEmpty && refusedOut.standardError.contains("refused"), "\(refusedOut.standardError)")
+
+            // What goes to standard error is coloured when standard error is a terminal, whatever standard output is.
+            let wrongPin = base + ["--pin", "sha256/" + String(repeating: "A", count: 43) + "=", "--verbose"]
+            let (_, plainError) = await run(wrongPin, color: true, errorColor: false)
+            #expect(plainError.standardError.contains("✗ refused") && !plainError.standardError.contains("\u{1B}["), "\(plainError.standardError)")
+            let (_, colouredError) = await run(wrongPin + ["--output", dir.file("nothing.txt")], color: false, errorColor: true)
+            #expect(colouredError.standardError.contains("\u{1B}[1;31m✗ refused"), "\(colouredError.standardError)")
         }
     }
 
