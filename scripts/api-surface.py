@@ -142,11 +142,13 @@ def generated_section(surface, stamp):
 def stamp_text():
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True).stdout.strip() or "unknown"
+                                stderr=subprocess.DEVNULL, text=True).stdout.strip()
     except OSError:
-        commit = "unknown"
+        commit = ""
+    # Inside wt-swift's mount namespace a worktree's git folder is hidden: then the stamp names no commit.
+    source = f" from {commit}" if commit else ""
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    return (f"Generated {today} from {commit} by `python3 scripts/api-surface.py --update-docs` "
+    return (f"Generated {today}{source} by `python3 scripts/api-surface.py --update-docs` "
             f"(`{COMMAND}`); do not edit by hand.")
 
 
