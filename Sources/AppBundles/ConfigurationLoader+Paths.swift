@@ -5,7 +5,7 @@ import TransportTrust
 extension ConfigurationLoader {
     /// Reads every configuration at `path` (`-` is a plist on standard input).
     /// - Returns: one source for a plist; the app and each extension for an `.app` folder or an `.ipa`.
-    /// - Throws: ``ATSConfigurationError`` naming the file and what to do.
+    /// - Throws: `ATSConfigurationError` naming the file and what to do.
     public func load(path: String) throws(ATSConfigurationError) -> [ConfigurationSource] {
         var isDirectory: ObjCBool = false
         guard path == "-" || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .fileNotFound(path: path) }

@@ -123,7 +123,7 @@ public struct ConnectionPlan: Sendable {
     }
 
     /// The refusal for a handshake that completed without this plan's evaluation (a resumed session, say).
-    public static var unevaluatedHandshake: ConnectionDecision.Refusal {
+    package static var unevaluatedHandshake: ConnectionDecision.Refusal {
         .init(kind: .serverTrustRefused,
               message: "the TLS handshake completed without server trust evaluation (was a session resumed?); refusing")
     }

@@ -16,5 +16,5 @@ public struct HandshakeSummary: Sendable, Equatable {
     }
 
     /// Whether the ServerHello was read: without it the version and suite rules cannot be checked.
-    public var isComplete: Bool { tlsVersion != nil && cipherSuite != nil }
+    package var isComplete: Bool { tlsVersion != nil && cipherSuite != nil }
 }

@@ -14,7 +14,7 @@ public struct TLSParameters: Sendable, Hashable {
     public var suites: [CipherSuite]
 
     /// The TLS 1.0–1.2 suites BoringSSL in swift-nio-ssl 2.37.6 implements (its `kCiphers` table, PSK left out).
-    public static let implementedSuites: Set<UInt16> = [
+    package static let implementedSuites: Set<UInt16> = [
         0x000A, 0x002F, 0x0035, 0x009C, 0x009D,
         0xC009, 0xC00A, 0xC013, 0xC014, 0xC023, 0xC027,
         0xC02B, 0xC02C, 0xC02F, 0xC030, 0xCCA8, 0xCCA9,
@@ -22,7 +22,7 @@ public struct TLSParameters: Sendable, Hashable {
 
     /// Whether a ClientHello from this library can offer `suite`: TLS 1.3 suites always, older ones when BoringSSL
     /// implements them.
-    public static func canOffer(_ suite: CipherSuite) -> Bool {
+    package static func canOffer(_ suite: CipherSuite) -> Bool {
         suite.isTLS13 || implementedSuites.contains(suite.code)
     }
 

@@ -108,7 +108,7 @@ public struct CTLogList: Sendable, Hashable {
 
     /// Orders two list versions as Apple numbers them ("511", or dotted like "1.2"): numerically, part by part.
     /// A part that is not a number compares as text, after every number.
-    public static func compareVersions(_ a: String, _ b: String) -> ComparisonResult {
+    package static func compareVersions(_ a: String, _ b: String) -> ComparisonResult {
         let pa = a.split(separator: ".", omittingEmptySubsequences: false)
         let pb = b.split(separator: ".", omittingEmptySubsequences: false)
         for i in 0..<max(pa.count, pb.count) {

@@ -127,7 +127,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// How specific the pattern is when it matches: more labels named is more specific (`**.api.example.com`
     /// beats `*.example.com`), and on the same name exact beats `*.`, which beats `**.`.
-    public var specificity: Int {
+    package var specificity: Int {
         let labels = name.split(separator: ".").count
         let rank: Int
         switch kind {

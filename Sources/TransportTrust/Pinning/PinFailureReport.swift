@@ -135,7 +135,7 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
     }
 
     /// The identity used to drop duplicates: everything but the time.
-    public var deduplicationKey: PinFailureReport {
+    package var deduplicationKey: PinFailureReport {
         var copy = self
         copy.dateTime = Date(timeIntervalSince1970: 0)
         return copy

@@ -124,30 +124,31 @@ public struct ServerTrustManager: Sendable {
         return await evaluator.evaluate(trust)
     }
 
-    // The same, for a host as text: parsed once here, and refused when it is not a host name or address.
+    // The same, for a host as text: parsed once here, and refused when it is not a host name or address. Package:
+    // a user parses the host once, at the boundary, as `PeerName`.
 
     /// The rule for `host` written as text; throws ``ServerTrustManagerError`` when it is no host name or address,
     /// or when no rule covers it and every host must be evaluated.
-    public func rule(forHost host: String) throws(ServerTrustManagerError) -> Rule? {
+    package func rule(forHost host: String) throws(ServerTrustManagerError) -> Rule? {
         try rule(forHost: Self.peer(host))
     }
 
-    /// The evaluator for `host` written as text: its rule's, or ``defaultEvaluator``; as ``rule(forHost:)-(String)``
+    /// The evaluator for `host` written as text: its rule's, or ``defaultEvaluator``; as `rule(forHost:)`
     /// it throws for a host that cannot be one or that no rule covers when every host must be evaluated.
-    public func serverTrustEvaluator(forHost host: String) throws(ServerTrustManagerError) -> (any ServerTrustEvaluating)? {
+    package func serverTrustEvaluator(forHost host: String) throws(ServerTrustManagerError) -> (any ServerTrustEvaluating)? {
         try serverTrustEvaluator(forHost: Self.peer(host))
     }
 
     /// Whether a connection to `host`, written as text, may go ahead at all: false for text that is no host, and for
     /// a host no rule covers when every host must be evaluated.
-    public func permits(host: String) -> Bool {
+    package func permits(host: String) -> Bool {
         guard let peer = try? PeerName(host) else { return false }
         return permits(host: peer)
     }
 
     /// Evaluates `trust` with the evaluator for `host`, written as text; a host that cannot be one, or that is not
     /// allowed, is a refusal with ``TrustFailureCode/hostNotAllowed``.
-    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustVerdict {
+    package func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustVerdict {
         do throws(ServerTrustManagerError) { return await evaluate(trust, forHost: try Self.peer(host)) } catch {
             return .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description))
         }

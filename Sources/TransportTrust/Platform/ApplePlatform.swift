@@ -70,19 +70,19 @@ public struct ApplePlatform: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// RSA keys of at least 2048 bits in the leaf and every issuing CA of a TLS server chain, whatever the anchor:
     /// iOS 13 and macOS 10.15 (support.apple.com/103769).
-    public var requiresRSA2048ForTLSServers: Bool {
+    package var requiresRSA2048ForTLSServers: Bool {
         isAtLeast(iOS: ApplePlatform(.iOS, 13), macOS: ApplePlatform(.macOS, 10, 15))
     }
 
     /// At most 825 days (trustd: 825 × 86,400 s + 3,600 s) for TLS server leaves, whatever the anchor: iOS 13 and
     /// macOS 10.15 (support.apple.com/103769). For system-trusted leaves trustd counts from notBefore 2018-03-01, for
     /// other trust from 2019-07-01 (see `AppleValidityPeriodRule`).
-    public var limitsLifetimeTo825Days: Bool { requiresRSA2048ForTLSServers }
+    package var limitsLifetimeTo825Days: Bool { requiresRSA2048ForTLSServers }
 
     /// At most 398 days for TLS server leaves issued on or after 2020-09-01 that chain to a public root
     /// (support.apple.com/102028). Apple's article names no release; the rule shipped with the first releases after
     /// its date, iOS 14 and macOS 11 (2020-09 and 2020-11), so earlier releases are taken not to enforce it.
-    public var limitsLifetimeTo398Days: Bool {
+    package var limitsLifetimeTo398Days: Bool {
         isAtLeast(iOS: ApplePlatform(.iOS, 14), macOS: ApplePlatform(.macOS, 11))
     }
 
