@@ -111,10 +111,11 @@ let package = Package(
         ),
         .testTarget(name: "BenchmarkSupportTests", dependencies: ["BenchmarkSupport"], swiftSettings: strict),
         // package-benchmark suites: `swift package --package-path Benchmarks benchmark` (docs/BENCHMARKS.md).
+        .target(name: "SuiteDefaults", dependencies: [.product(name: "Benchmark", package: "benchmark")], swiftSettings: strict),
         .executableTarget(
             name: "TrustEvaluation",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "SuiteDefaults",
                 .product(name: "TransportTrust", package: "swift-transport-security"),
             ],
             path: "Benchmarks/TrustEvaluation",
@@ -124,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "KeepAlive",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "SuiteDefaults",
                 .product(name: "TransportTrust", package: "swift-transport-security"),
                 .product(name: "TransportClient", package: "swift-transport-security"),
                 .product(name: "ATSTestServers", package: "swift-transport-security"),
@@ -136,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "Audit",
             dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Benchmark", package: "benchmark"), "SuiteDefaults",
                 .product(name: "AppTransportSecurity", package: "swift-transport-security"),
             ],
             path: "Benchmarks/Audit",

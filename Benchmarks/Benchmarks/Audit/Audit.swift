@@ -1,6 +1,7 @@
 import AppTransportSecurity
 import Benchmark
 import Foundation
+import SuiteDefaults
 
 // `ats audit` as a library call: read an Info.plist and audit it, on the example with every kind of mistake
 // (Examples/ATS/mistakes.plist). CI checks the allocation counts against Thresholds/.
@@ -8,19 +9,7 @@ let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples").path
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
-        timeUnits: .microseconds,
-        // A thousand operations per sample: process CPU time ticks in 10 ms steps, too coarse for one operation.
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 100,
-        thresholds: [
-            .mallocCountTotal: .init(relative: [.p90: 5.0]),
-            .wallClock: .init(relative: [.p50: 100.0]),
-            .cpuTotal: .init(relative: [.p50: 100.0]),
-        ]
-    )
+    Benchmark.defaultConfiguration = SuiteDefaults.configuration(allocationTolerance: 5.0)
 
     Benchmark("audit-info-plist") { benchmark, plist in
         for _ in benchmark.scaledIterations {

@@ -1,6 +1,7 @@
 import ATSTestServers
 import Benchmark
 import Foundation
+import SuiteDefaults
 import TransportClient
 import TransportTrust
 
@@ -42,19 +43,7 @@ actor Fixture {
 enum FixtureError: Error { case noPin, notOK(String) }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
-        timeUnits: .microseconds,
-        // A thousand operations per sample: process CPU time ticks in 10 ms steps, too coarse for one operation.
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 100,
-        thresholds: [
-            .mallocCountTotal: .init(relative: [.p90: 10.0]),
-            .wallClock: .init(relative: [.p50: 100.0]),
-            .cpuTotal: .init(relative: [.p50: 100.0]),
-        ]
-    )
+    Benchmark.defaultConfiguration = SuiteDefaults.configuration(allocationTolerance: 10.0)
 
     Benchmark("keep-alive-pinned") { benchmark, fixture in
         let (client, url) = fixture

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import SuiteDefaults
 import TransportTrust
 
 // Cold and cached trust evaluation of the example chain (leaf → intermediate → root, P-256), under the SSL policy.
@@ -16,19 +17,7 @@ func exampleTrust() throws -> ServerTrust {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
-        timeUnits: .microseconds,
-        // A thousand operations per sample: process CPU time ticks in 10 ms steps, too coarse for one operation.
-        scalingFactor: .kilo,
-        maxDuration: .seconds(3),
-        maxIterations: 100,
-        thresholds: [
-            .mallocCountTotal: .init(relative: [.p90: 5.0]),
-            .wallClock: .init(relative: [.p50: 100.0]),
-            .cpuTotal: .init(relative: [.p50: 100.0]),
-        ]
-    )
+    Benchmark.defaultConfiguration = SuiteDefaults.configuration(allocationTolerance: 5.0)
 
     Benchmark("cold-evaluation") { benchmark, trust in
         // No cache: every evaluation parses, builds the path and verifies both signatures.
