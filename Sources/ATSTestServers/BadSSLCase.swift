@@ -1,22 +1,38 @@
 /// The known cases `ats serve` runs, each on its own port of 127.0.0.1, with what a diagnosis must find.
 public enum BadSSLCase: String, CaseIterable, Sendable, Codable {
+    /// Valid chain, TLS 1.2–1.3, ECDHE.
     case good
+    /// Leaf expired 30 days ago.
     case expired
+    /// Leaf valid from 30 days ahead.
     case notYetValid = "not-yet-valid"
+    /// Leaf names wrong.host.example only.
     case wrongHost = "wrong-host"
+    /// Self-signed leaf.
     case selfSigned = "self-signed"
+    /// Chain to a root not in the CA file.
     case untrustedRoot = "untrusted-root"
+    /// Leaf sent without its intermediate.
     case incompleteChain = "incomplete-chain"
+    /// TLS 1.0 only.
     case tls10Only = "tls1.0-only"
+    /// TLS 1.1 only.
     case tls11Only = "tls1.1-only"
+    /// TLS_RSA_WITH_AES_128_GCM_SHA256 only (no forward secrecy).
     case staticRSA = "static-rsa"
+    /// Leaf signed with SHA-1 (RSA).
     case sha1Signature = "sha1-signature"
+    /// RSA-1024 leaf key.
     case rsa1024 = "rsa-1024"
+    /// Requires a client certificate.
     case clientCertificateRequired = "client-cert-required"
+    /// HTTP Basic auth (user:passwd) on every page.
     case basicAuth = "basic-auth"
+    /// 302 to a plain http:// URL.
     case redirectToHTTP = "redirect-to-http"
     /// Chains to the local root as a public root (as through `SSL_CERT_FILE`), under the log list `ats serve` writes.
     case ctTooFewSCTs = "ct-too-few-scts"
+    /// 400-day leaf with 3 valid SCTs; Apple allows 398 days (public root, local CT log list).
     case ct400Days = "ct-400-days"
 
     /// The cases whose root must count as a public root, with the local CT log list: Apple requires CT and the

@@ -8,6 +8,7 @@ import X509
 ///
 /// `@unchecked`: swift-crypto 3.12 does not mark its keys `Sendable`, though they are immutable once made.
 public struct LocalCTLog: @unchecked Sendable {
+    /// The log's description, as the log list names it.
     public let name: String
     let key = P256.Signing.PrivateKey()
 

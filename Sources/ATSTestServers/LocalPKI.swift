@@ -9,6 +9,7 @@ import _CryptoExtras
 /// Why the local servers could not be set up.
 public struct TestServerError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// An error that says what went wrong, in words.
     public init(_ description: String) { self.description = description }
 }
 
@@ -16,7 +17,9 @@ public struct TestServerError: Error, Sendable, CustomStringConvertible {
 ///
 /// `@unchecked`: swift-crypto 3.12 does not mark its keys `Sendable`, though they are immutable once made.
 public enum LocalKey: @unchecked Sendable {
+    /// An ECDSA P-256 key, what most of the cases use.
     case p256(P256.Signing.PrivateKey)
+    /// An RSA key, for the cases that need one (static RSA key exchange, RSA-1024, SHA-1).
     case rsa(_RSA.Signing.PrivateKey)
 
     var certificateKey: Certificate.PrivateKey {
@@ -54,8 +57,11 @@ public enum LocalKey: @unchecked Sendable {
 
 /// One certificate of the local PKI and its key.
 public struct LocalCertificate: Sendable {
+    /// The certificate, parsed.
     public let certificate: Certificate
+    /// Its private key.
     public let key: LocalKey
+    /// The certificate as DER, exactly as a server sends it.
     public let der: [UInt8]
 
     init(certificate: Certificate, key: LocalKey) throws {
@@ -76,12 +82,15 @@ public struct LocalCertificate: Sendable {
 /// Issues the certificates of the local servers: a root CA that clients are told to trust, its intermediates,
 /// and an unrelated root that nobody trusts. Everything is generated at start; nothing is stored.
 public struct LocalPKI: Sendable {
+    /// The local root CA, the anchor a client is given.
     public let root: LocalCertificate
+    /// The P-256 intermediate CA under the root, which issues the leaves.
     public let intermediate: LocalCertificate
     /// An RSA intermediate: SHA-1 certificate signatures need an RSA signer.
     public let rsaIntermediate: LocalCertificate
     /// A root that is not in the CA file.
     public let untrustedRoot: LocalCertificate
+    /// An intermediate under the untrusted root, for the untrusted-root case.
     public let untrustedIntermediate: LocalCertificate
     /// RSA-2048 key for servers that need an RSA certificate (static RSA key exchange).
     public let rsaKey: LocalKey
@@ -92,6 +101,7 @@ public struct LocalPKI: Sendable {
 
     static let organization = "ats serve local CA"
 
+    /// Makes the roots, intermediates and keys, valid around `now`; the RSA keys take a moment.
     public init(now: Date = Date()) throws {
         self.now = now
         // The two RSA keys are the slow part (seconds in a debug build); make them side by side.

@@ -38,6 +38,7 @@ public enum Misbehaviour: Sendable {
 
 /// One server on 127.0.0.1.
 public final class LocalServer: Sendable {
+    /// The port on 127.0.0.1 the server listens on.
     public let port: Int
     private let channel: any Channel
 
@@ -46,6 +47,7 @@ public final class LocalServer: Sendable {
         self.port = port
     }
 
+    /// Closes the listening socket.
     public func shutdown() async { try? await channel.close() }
 
     /// An HTTPS server (or plain HTTP when `tls` is nil) answering `response`.

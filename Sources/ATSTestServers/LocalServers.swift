@@ -14,11 +14,15 @@ import TransportTrust
 public final class LocalServers: Sendable {
     /// One running case: which, where, and its server.
     public struct Running: Sendable {
+        /// The case this server plays.
         public var testCase: BadSSLCase
+        /// Its https:// URL on 127.0.0.1.
         public var url: String
+        /// The server itself.
         public var server: LocalServer
     }
 
+    /// Every case started, in the order of `BadSSLCase.allCases`.
     public let cases: [Running]
     /// The plain HTTP server the redirect case points to.
     public let httpTarget: LocalServer
@@ -28,10 +32,13 @@ public final class LocalServers: Sendable {
     public let ctLogListFile: String
     /// PEM client certificate and key (issued by the local CA) for the client-certificate case.
     public let clientCertificateFile: String
+    /// The PEM key of the client certificate the client-certificate case accepts.
     public let clientKeyFile: String
+    /// The certificates and keys every case was made from.
     public let pki: LocalPKI
     /// The Basic-auth case's credentials.
     public static let basicAuthUser = "user"
+    /// The Basic-auth case's password, with ``basicAuthUser``.
     public static let basicAuthPassword = "passwd"
 
     private init(cases: [Running], httpTarget: LocalServer, caFile: String, ctLogListFile: String, clientCertificateFile: String,
@@ -45,6 +52,7 @@ public final class LocalServers: Sendable {
         self.pki = pki
     }
 
+    /// A case's URL, nil when it was not started.
     public func url(for testCase: BadSSLCase) -> String? { cases.first { $0.testCase == testCase }?.url }
 
     /// What a client must be given to judge `testCase` as its expectations assume: the local CA as the caller's anchor,
@@ -63,6 +71,7 @@ public final class LocalServers: Sendable {
                 CertificateTransparencyOptions(logList: try CTLogList(json: json, source: .supplied(ctLogListFile))))
     }
 
+    /// Stops every server.
     public func shutdown() async {
         for running in cases { await running.server.shutdown() }
         await httpTarget.shutdown()

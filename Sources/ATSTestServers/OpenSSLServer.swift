@@ -3,6 +3,7 @@ import Foundation
 /// An `openssl s_server` child process on 127.0.0.1, for what swift-nio-ssl's BoringSSL cannot serve (the
 /// ECDHE `*_CBC_SHA384` suites, DHE). Ready once it has printed its ACCEPT line; killed by ``stop()`` or on release.
 public final class OpenSSLServer: Sendable {
+    /// The first `openssl` binary found in the usual places, nil when there is none.
     public static let path = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -10,6 +11,7 @@ public final class OpenSSLServer: Sendable {
     public static var isAvailable: Bool { path != nil }
 
     private let process = Process()
+    /// The port on 127.0.0.1 `openssl s_server` listens on.
     public let port: Int
 
     /// Starts `openssl s_server -accept 127.0.0.1:0 <arguments>` in `directory` and waits for the line naming its port.

@@ -11,9 +11,12 @@ public final class VerdictServer: Sendable {
 
     private init(_ server: LocalServer) { self.server = server }
 
+    /// The port on 127.0.0.1 the server listens on.
     public var port: Int { server.port }
+    /// Its https:// URL.
     public var url: String { "https://127.0.0.1:\(port)/" }
 
+    /// Closes the listening socket.
     public func shutdown() async { await server.shutdown() }
 
     /// Listens on 127.0.0.1:`port` (0 picks a free port). A client has `requestTimeout` to send a whole request,

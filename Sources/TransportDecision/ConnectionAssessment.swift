@@ -7,9 +7,11 @@ public struct ConnectionAssessment: Sendable {
     public var verdict: TrustVerdict
     /// The connection checked against the ATS requirements: version, suite, certificate and pins.
     public var evaluation: ConnectionEvaluation
+    /// The version and cipher suite the handshake negotiated.
     public var handshake: HandshakeSummary
     /// DER, leaf first, as the server sent them.
     public var presented: [[UInt8]]
+    /// What was seen but decided nothing, in words (a suite ATS allows that cannot be offered here, say).
     public var notes: [String]
     /// Whether the requirements let a delegate accept a chain the evaluation refused.
     public var delegateMayLoosenTrust: Bool

@@ -17,11 +17,16 @@ import TransportTrust
 /// let decision = plan.decide(assessment, answer: .evaluationStands)
 /// ```
 public struct ConnectionPlan: Sendable {
+    /// The host connected to, parsed once: the name the certificate must match and the SNI sent.
     public let peer: PeerName
+    /// The TCP port, for messages and for the trust manager's host rules.
     public let port: Int
+    /// What ATS requires of this URL: versions, suites, certificate rules and pins.
     public let requirements: ConnectionRequirements
+    /// How trust is evaluated: anchors, the trust manager, the Apple release, CT and revocation.
     public let settings: TrustSettings
 
+    /// A plan for one connection to `peer` on `port`, under `requirements` and `settings`.
     public init(peer: PeerName, port: Int, requirements: ConnectionRequirements, settings: TrustSettings) {
         self.peer = peer
         self.port = port

@@ -9,6 +9,7 @@ public struct HandshakeSummary: Sendable, Equatable {
     /// The cipher suite's code point.
     public var cipherSuiteCode: UInt16?
 
+    /// What a handshake negotiated; nil for what could not be read.
     public init(tlsVersion: TLSVersion?, cipherSuite: String?, cipherSuiteCode: UInt16?) {
         self.tlsVersion = tlsVersion
         self.cipherSuite = cipherSuite

@@ -7,6 +7,7 @@ public struct ServerTrustChallengeInfo: Sendable {
     public var verdict: TrustVerdict
     /// The same connection checked against the ATS requirements.
     public var atsEvaluation: ConnectionEvaluation
+    /// The version and cipher suite the handshake negotiated.
     public var handshake: HandshakeSummary
     /// The certificates as the server presented them, DER, leaf first.
     public var presentedCertificates: [[UInt8]]

@@ -15,6 +15,7 @@ public struct ClientCertificateNames: Sendable, Hashable, Codable {
     /// subjectAltName rfc822Name entries.
     public var emails: [String]
 
+    /// The names of one client certificate, as read from it.
     public init(subject: String = "", commonNames: [String] = [], dnsNames: [String] = [], uris: [String] = [], emails: [String] = []) {
         self.subject = subject
         self.commonNames = commonNames

@@ -97,6 +97,7 @@ public struct ClientCertificateMatch: Sendable, Hashable, CustomStringConvertibl
     /// The pins that matched, and at which certificate; empty when no pins are configured.
     public var pins: [PinMatch]
 
+    /// What matched: the name rule and name, and the pins.
     public init(nameRule: ClientNameRule? = nil, name: String? = nil, pins: [PinMatch] = []) {
         self.nameRule = nameRule
         self.name = name

@@ -15,10 +15,15 @@ import Foundation
 public struct ClientNameRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The part of the certificate a rule looks at.
     public enum Field: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The whole subject distinguished name.
         case subject
+        /// A subject common name (`cn:`).
         case commonName = "cn"
+        /// A subjectAltName dNSName (`dns:`).
         case dns
+        /// A subjectAltName URI (`uri:`), a SPIFFE ID for one.
         case uri
+        /// A subjectAltName rfc822Name (`email:`).
         case email
     }
 

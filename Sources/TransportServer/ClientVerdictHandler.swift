@@ -210,6 +210,7 @@ extension TimeAmount {
     }
 }
 
+/// The verdict on a mutual-TLS connection's client, from the channel.
 extension Channel {
     /// The client verdict of this connection, once its handshake has completed; nil before, or on a channel
     /// without a ``ClientVerdictHandler``.
@@ -220,6 +221,7 @@ extension Channel {
     }
 }
 
+/// The verdict on a mutual-TLS connection's client, on the event loop.
 extension ChannelPipeline.SynchronousOperations {
     /// The client verdict of this connection, from a handler on its event loop; nil before the handshake has
     /// completed, or without a ``ClientVerdictHandler``.

@@ -35,6 +35,9 @@ public final class MutualTLSServer: Sendable {
     /// The chains of recently verified clients, so that a resumed session's client can be verified again.
     let recentChains = RecentChains(capacity: 4096)
 
+    /// A server that presents `certificateChain` and verifies every client's certificate against `policy` in the
+    /// handshake.
+    ///
     /// - Parameters:
     ///   - certificateChain: the server's certificates, leaf first.
     ///   - privateKey: the key of the leaf.
@@ -139,6 +142,7 @@ public final class MutualTLSServer: Sendable {
 
 /// Why a ``MutualTLSServer`` cannot be made.
 public struct MutualTLSServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Which problem it is.
     public enum Code: Sendable, Hashable {
         /// The certificate chain is empty.
         case noCertificate
@@ -149,6 +153,7 @@ public struct MutualTLSServerError: Error, Sendable, Hashable, CustomStringConve
         case unusableSettings
     }
 
+    /// Which problem it is; the description says it in words.
     public let code: Code
 
     init(_ code: Code) { self.code = code }

@@ -1,8 +1,10 @@
 /// The findings of an audit, with what was audited.
 public struct AuditReport: Sendable, Equatable, Codable {
+    /// The release whose ATS rules the audit applied.
     public var profile: PlatformProfile
     /// The plists audited, for messages.
     public var sources: [String]
+    /// Every finding, each with its rule, its place and its fix.
     public var findings: [Finding]
     /// How each plist was read, in the order of ``sources``: an Info.plist or a bare ATS dictionary, and why.
     public var readings: [Reading] = []
@@ -11,10 +13,12 @@ public struct AuditReport: Sendable, Equatable, Codable {
     public struct Reading: Sendable, Equatable, Codable {
         /// The plist, as ``AuditReport/sources`` names it.
         public var source: String
+        /// The reading taken: an Info.plist or a bare ATS dictionary.
         public var layout: ConfigurationSource.Layout
         /// Why, naming the keys that decided.
         public var reason: String
 
+        /// A reading of `source` as `layout`, for `reason`.
         public init(source: String, layout: ConfigurationSource.Layout, reason: String) {
             self.source = source
             self.layout = layout
@@ -22,6 +26,7 @@ public struct AuditReport: Sendable, Equatable, Codable {
         }
     }
 
+    /// A report of `findings` on `sources` under `profile`.
     public init(profile: PlatformProfile, sources: [String], findings: [Finding], readings: [Reading] = []) {
         self.profile = profile
         self.sources = sources

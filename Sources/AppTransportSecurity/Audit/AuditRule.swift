@@ -1,33 +1,62 @@
 /// The audit's rules. Ids are stable: tools may suppress or track findings by them.
 public enum AuditRule: String, Sendable, Hashable, CaseIterable, Codable {
+    /// ATS100: NSAllowsArbitraryLoads disables ATS for every domain not listed in NSExceptionDomains.
     case arbitraryLoads = "ATS100"
+    /// ATS101: NSAllowsArbitraryLoadsForMedia disables ATS for AVFoundation media loads.
     case arbitraryLoadsForMedia = "ATS101"
+    /// ATS102: NSAllowsArbitraryLoadsInWebContent disables ATS for web-view content.
     case arbitraryLoadsInWebContent = "ATS102"
+    /// ATS103: NSAllowsLocalNetworking allows insecure loads from local hosts.
     case localNetworking = "ATS103"
+    /// ATS104: NSAllowsArbitraryLoads is ignored on iOS 10 and later because a newer key is present.
     case arbitraryLoadsIgnored = "ATS104"
+    /// ATS105: NSAppTransportSecurity is not a dictionary, so none of it applies.
     case configurationNotDictionary = "ATS105"
+    /// ATS110: An exception domain allows plain HTTP (and looser server trust).
     case insecureHTTPException = "ATS110"
+    /// ATS111: An exception domain accepts TLS 1.0 or 1.1.
     case weakMinimumTLS = "ATS111"
+    /// ATS112: An exception domain sets the minimum TLS version explicitly.
     case explicitMinimumTLS = "ATS112"
+    /// ATS113: An exception domain turns off forward secrecy, allowing RSA key exchange and weak keys.
     case forwardSecrecyDisabled = "ATS113"
+    /// ATS114: A domain has its own ATS exceptions.
     case exceptionDomain = "ATS114"
+    /// ATS115: An exception applies to all subdomains.
     case includesSubdomains = "ATS115"
+    /// ATS120: A key has a value of the wrong type; ATS ignores it or reads it unpredictably.
     case wrongType = "ATS120"
+    /// ATS121: A key ATS does not know, usually a misspelling; it has no effect.
     case unknownKey = "ATS121"
+    /// ATS122: A key has a value outside the allowed set.
     case invalidValue = "ATS122"
+    /// ATS123: A key is written twice in one dictionary; only the last takes effect.
     case duplicateKey = "ATS123"
+    /// ATS124: A real ATS key is in the wrong dictionary, where it has no effect.
     case misplacedKey = "ATS124"
+    /// ATS125: Two entries name one host (a U-label and its A-label); the device applies only the one written as the host is sent.
     case duplicateDomain = "ATS125"
+    /// ATS130: An exception or pinned domain is written so that it can never match a host.
     case unmatchableDomain = "ATS130"
+    /// ATS131: NSIncludesSubdomains has no effect on an IP address.
     case includesSubdomainsOnIP = "ATS131"
+    /// ATS132: An IP address or range in NSExceptionDomains is honoured only from iOS 17 / macOS 14.
     case ipExceptionUnsupported = "ATS132"
+    /// ATS140: A deprecated NSTemporaryException… or NSThirdPartyException… key.
     case legacyKey = "ATS140"
+    /// ATS141: NSRequiresCertificateTransparency is obsolete; the system always requires CT.
     case obsoleteCertificateTransparencyKey = "ATS141"
+    /// ATS150: A pinned domain has a single pin and no backup pin.
     case pinWithoutBackup = "ATS150"
+    /// ATS151: A pin is not the base64 of a 32-byte SHA-256 digest, so it never matches.
     case malformedPin = "ATS151"
+    /// ATS152: A pinned domain has an empty or missing identity list.
     case emptyPinnedDomain = "ATS152"
+    /// ATS153: A pinned domain also allows plain HTTP, which pins cannot protect.
     case pinnedDomainAllowsHTTP = "ATS153"
+    /// ATS154: NSPinnedDomains is ignored before iOS 14 / macOS 11, so connections there are not pinned.
     case pinnedDomainsUnsupported = "ATS154"
+    /// ATS160: The app and an extension configure the same domain differently.
     case extensionContradiction = "ATS160"
 
     /// The rule's id, e.g. `ATS110`.

@@ -3,6 +3,7 @@ import TransportTrust
 /// Audits ATS configurations: MobSF's checks, plus typing, spelling, dead keys, unmatchable domains, pins and
 /// contradictions between an app and its extensions.
 public struct Auditor: Sendable {
+    /// The release whose ATS rules the audit applies.
     public var profile: PlatformProfile
     /// The exact release, for the rules that changed inside a profile's range (see ``RequirementsResolver/platform``).
     public var platform: ApplePlatform

@@ -1,6 +1,9 @@
 /// One audit finding: which rule, how severe, where, and how to fix it.
 public struct Finding: Sendable, Equatable, Codable {
+    /// The rule that found it.
     public var rule: AuditRule
+    /// How much the configuration loosens ATS here: the rule's default, or lower where the entry matters less (a
+    /// loopback host, an entry the release ignores).
     public var severity: Severity
     /// The file given on the command line.
     public var file: String
@@ -14,11 +17,14 @@ public struct Finding: Sendable, Equatable, Codable {
     public var key: String?
     /// The full path of the key from `NSAppTransportSecurity`.
     public var keyPath: PlistKeyPath?
+    /// What is wrong, in words, naming the key and the domain.
     public var message: String
+    /// What to change, the safe change first: never one that switches a risky setting on.
     public var fix: String
     /// Line and column in an XML plist.
     public var location: SourceLocation?
 
+    /// The rule's stable id, e.g. `ATS110`.
     public var ruleId: String { rule.id }
 
     enum CodingKeys: String, CodingKey {

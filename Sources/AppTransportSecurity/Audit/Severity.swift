@@ -1,8 +1,12 @@
 /// How much a finding matters. Ordered: info < low < medium < high.
 public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable, Codable, CustomStringConvertible {
+    /// Worth knowing; loosens nothing (plain HTTP to localhost, say).
     case info
+    /// Loosens little, or nothing on the releases that read it.
     case low
+    /// Loosens ATS for some connections, or a key has no effect where the author expects one.
     case medium
+    /// Turns ATS off, or weakens it for arbitrary connections.
     case high
 
     public var description: String { rawValue }

@@ -8,18 +8,31 @@ import TransportTrust
 public struct ATSDomainKey: Sendable, Hashable {
     /// A reason an entry can never match a connection.
     public enum Problem: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The domain is empty.
         case empty
+        /// It has uppercase letters, and ATS compares domain names exactly in lowercase.
         case uppercase
+        /// It has a port number, which ATS entries must not include.
         case port
+        /// It has a URL scheme; write only the host name.
         case scheme
+        /// It has a path; write only the host name.
         case path
+        /// It has a wildcard, which ATS does not expand; use NSIncludesSubdomains instead.
         case wildcard
+        /// It has white space.
         case whitespace
+        /// It has characters that cannot appear in a host name.
         case invalidCharacters
+        /// It starts with a dot, and ATS compares the entry with the host as written; use NSIncludesSubdomains for subdomains.
         case leadingDot
+        /// It has an empty label (two dots in a row), which no host name has.
         case emptyLabel
+        /// It is an address range whose prefix length is not a number from 0 to 32 (IPv4) or 128 (IPv6).
         case invalidPrefixLength
+        /// It writes an IPv6 address in brackets, as a URL does, but ATS entries write the address bare.
         case bracketedAddress
+        /// It is longer than any host name (253 characters in all, 63 in a label).
         case tooLong
 
         public var description: String {
@@ -41,10 +54,12 @@ public struct ATSDomainKey: Sendable, Hashable {
         }
     }
 
+    /// The key exactly as the plist writes it.
     public var written: String
     /// The name, address or range the key names, exactly: whether it also covers subdomains is the entry's
     /// NSIncludesSubdomains. Nil when ATS never matches the key (see ``problems``).
     public var pattern: HostPattern?
+    /// Why ATS would never match the key as written, each in words; empty when it can.
     public var problems: [Problem]
     /// Written with a trailing dot (`example.com.`): Apple matches it only to a host written with one, and an entry
     /// without one only to a host without ("example.com. matches "example.com." but not "example.com"").
@@ -53,6 +68,7 @@ public struct ATSDomainKey: Sendable, Hashable {
     /// written as the A-label names the same host more exactly.
     package var isULabel = false
 
+    /// Reads a key of NSExceptionDomains or NSPinnedDomains as ATS matches it.
     public init(_ written: String) {
         self.written = written
         var problems: [Problem] = []

@@ -6,36 +6,62 @@
 /// `NSThirdPartyException*` families.
 public enum ATSKey: String, Sendable, Hashable, CaseIterable, Codable {
     // Top level.
+    /// `NSAllowsArbitraryLoads`.
     case allowsArbitraryLoads = "NSAllowsArbitraryLoads"
+    /// `NSAllowsArbitraryLoadsForMedia`.
     case allowsArbitraryLoadsForMedia = "NSAllowsArbitraryLoadsForMedia"
+    /// `NSAllowsArbitraryLoadsInWebContent`.
     case allowsArbitraryLoadsInWebContent = "NSAllowsArbitraryLoadsInWebContent"
+    /// `NSAllowsLocalNetworking`.
     case allowsLocalNetworking = "NSAllowsLocalNetworking"
+    /// `NSExceptionDomains`.
     case exceptionDomains = "NSExceptionDomains"
+    /// `NSPinnedDomains`.
     case pinnedDomains = "NSPinnedDomains"
+    /// `NSRequiresNIAPTLSPackageVersion`.
     case requiresNIAPTLSPackageVersion = "NSRequiresNIAPTLSPackageVersion"
     // Per domain (exception and pinned).
+    /// `NSIncludesSubdomains`.
     case includesSubdomains = "NSIncludesSubdomains"
+    /// `NSExceptionAllowsInsecureHTTPLoads`.
     case exceptionAllowsInsecureHTTPLoads = "NSExceptionAllowsInsecureHTTPLoads"
+    /// `NSExceptionMinimumTLSVersion`.
     case exceptionMinimumTLSVersion = "NSExceptionMinimumTLSVersion"
+    /// `NSExceptionRequiresForwardSecrecy`.
     case exceptionRequiresForwardSecrecy = "NSExceptionRequiresForwardSecrecy"
+    /// `NSRequiresCertificateTransparency`.
     case requiresCertificateTransparency = "NSRequiresCertificateTransparency"
+    /// `NSExceptionRequiresNIAPTLSPackageVersion`.
     case exceptionRequiresNIAPTLSPackageVersion = "NSExceptionRequiresNIAPTLSPackageVersion"
+    /// `NSTemporaryExceptionAllowsInsecureHTTPLoads`.
     case temporaryExceptionAllowsInsecureHTTPLoads = "NSTemporaryExceptionAllowsInsecureHTTPLoads"
+    /// `NSTemporaryExceptionMinimumTLSVersion`.
     case temporaryExceptionMinimumTLSVersion = "NSTemporaryExceptionMinimumTLSVersion"
+    /// `NSTemporaryExceptionRequiresForwardSecrecy`.
     case temporaryExceptionRequiresForwardSecrecy = "NSTemporaryExceptionRequiresForwardSecrecy"
+    /// `NSThirdPartyExceptionAllowsInsecureHTTPLoads`.
     case thirdPartyExceptionAllowsInsecureHTTPLoads = "NSThirdPartyExceptionAllowsInsecureHTTPLoads"
+    /// `NSThirdPartyExceptionMinimumTLSVersion`.
     case thirdPartyExceptionMinimumTLSVersion = "NSThirdPartyExceptionMinimumTLSVersion"
+    /// `NSThirdPartyExceptionRequiresForwardSecrecy`.
     case thirdPartyExceptionRequiresForwardSecrecy = "NSThirdPartyExceptionRequiresForwardSecrecy"
     // Pinned domains.
+    /// `NSPinnedCAIdentities`.
     case pinnedCAIdentities = "NSPinnedCAIdentities"
+    /// `NSPinnedLeafIdentities`.
     case pinnedLeafIdentities = "NSPinnedLeafIdentities"
+    /// `SPKI-SHA256-BASE64`.
     case spkiSHA256Base64 = "SPKI-SHA256-BASE64"
 
     /// The dictionary a key belongs in.
     public enum Level: String, Sendable, Hashable, Codable {
+        /// The `NSAppTransportSecurity` dictionary itself.
         case topLevel = "NSAppTransportSecurity"
+        /// An NSExceptionDomains entry.
         case exceptionDomain = "an NSExceptionDomains entry"
+        /// An NSPinnedDomains entry.
         case pinnedDomain = "an NSPinnedDomains entry"
+        /// A pinned identity.
         case pinnedIdentity = "a pinned identity"
     }
 

@@ -23,6 +23,7 @@ public struct ConfigurationIssue: Sendable, Equatable {
         case containerWrongType(found: PlistValue)
     }
 
+    /// What is wrong with the key.
     public var kind: Kind
     /// The path from the `NSAppTransportSecurity` dictionary.
     public var keyPath: PlistKeyPath
@@ -31,6 +32,7 @@ public struct ConfigurationIssue: Sendable, Equatable {
     /// The spelling found where a key is missing (``Kind/missingKey(key:)``).
     public var written: String?
 
+    /// An issue of `kind` at `keyPath`, with the value and spelling found when the advice depends on them.
     public init(_ kind: Kind, at keyPath: PlistKeyPath, value: PlistValue? = nil, written: String? = nil) {
         self.kind = kind
         self.keyPath = keyPath

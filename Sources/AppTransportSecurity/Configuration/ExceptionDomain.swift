@@ -6,13 +6,19 @@
 public struct ExceptionDomain: Sendable, Equatable {
     /// The dictionary key, as written.
     public var name: String
+    /// The entry's key read as ATS matches it, with any problem that keeps it from matching.
     public var key: ATSDomainKey
+    /// `NSIncludesSubdomains`, when written.
     public var includesSubdomains: Setting<Bool>?
+    /// `NSExceptionAllowsInsecureHTTPLoads`, or the legacy key that stands for it, when written.
     public var allowsInsecureHTTPLoads: Setting<Bool>?
+    /// `NSExceptionMinimumTLSVersion`, or the legacy key that stands for it, when written.
     public var minimumTLSVersion: Setting<TLSVersion>?
+    /// `NSExceptionRequiresForwardSecrecy`, or the legacy key that stands for it, when written.
     public var requiresForwardSecrecy: Setting<Bool>?
     /// Obsolete: certificate transparency is always required now.
     public var requiresCertificateTransparency: Setting<Bool>?
+    /// `NSExceptionRequiresNIAPTLSPackageVersion`, when written.
     public var requiresNIAPTLSPackageVersion: Setting<String>?
     /// Legacy keys present in the entry, in the order written.
     public var legacyKeys: [ATSKey]
@@ -30,6 +36,7 @@ public struct ExceptionDomain: Sendable, Equatable {
         package var rule: AuditRule
     }
 
+    /// An entry named `name` at `keyPath`, with no key set yet.
     public init(name: String, keyPath: PlistKeyPath) {
         self.name = name
         self.key = ATSDomainKey(name)

@@ -17,6 +17,7 @@ public struct PinnedIdentity: Sendable, Hashable, Codable {
         public var description: String { self == .leaf ? "leaf" : "CA" }
     }
 
+    /// Whether it pins a CA of the chain or the leaf.
     public var scope: Scope
     /// The hash as written.
     public var base64: String
@@ -25,6 +26,7 @@ public struct PinnedIdentity: Sendable, Hashable, Codable {
     /// Whether the digest decodes to exactly 32 bytes (a SHA-256 output).
     public var isWellFormed: Bool { digest?.count == 32 }
 
+    /// An identity as written: its scope and the base64 SHA-256 of a SubjectPublicKeyInfo.
     public init(scope: Scope, base64: String) {
         self.scope = scope
         self.base64 = base64

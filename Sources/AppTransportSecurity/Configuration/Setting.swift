@@ -1,9 +1,11 @@
 /// A value read from the configuration, with the key that set it.
 public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
+    /// The value read, of the key's type.
     public var value: Value
     /// The path from the `NSAppTransportSecurity` dictionary, e.g. `NSExceptionDomains › example.com › NSIncludesSubdomains`.
     public var keyPath: PlistKeyPath
 
+    /// A `value` read at `keyPath`.
     public init(_ value: Value, at keyPath: PlistKeyPath) {
         self.value = value
         self.keyPath = keyPath

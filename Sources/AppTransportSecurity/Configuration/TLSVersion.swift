@@ -3,9 +3,13 @@
 /// Apple: "NSExceptionMinimumTLSVersion … TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3 … The default value is TLSv1.2."
 /// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsexceptionminimumtlsversion)
 public enum TLSVersion: String, Sendable, Hashable, Comparable, CaseIterable, Codable, CustomStringConvertible {
+    /// TLS 1.0 (`TLSv1.0`), allowed only by an exception.
     case tls10 = "TLSv1.0"
+    /// TLS 1.1 (`TLSv1.1`), allowed only by an exception.
     case tls11 = "TLSv1.1"
+    /// TLS 1.2 (`TLSv1.2`), the ATS default minimum.
     case tls12 = "TLSv1.2"
+    /// TLS 1.3 (`TLSv1.3`).
     case tls13 = "TLSv1.3"
 
     /// The ATS default minimum.

@@ -1,6 +1,8 @@
 /// Why a configuration could not be loaded. Descriptions say what was wrong, where, and how to fix it.
 public enum ATSConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing is at `path`.
     case fileNotFound(path: String)
+    /// `path` exists but cannot be read, with the system's reason.
     case unreadable(path: String, reason: String)
     /// The file (or the archive member) is not a usable property list.
     case propertyList(path: String, PropertyListError)

@@ -7,6 +7,7 @@ public struct ConfigurationLoader: Sendable {
     /// The reading to take for every plist; nil to decide from its keys (``ConfigurationSource/layoutReason`` says how).
     public var layout: ConfigurationSource.Layout?
 
+    /// A loader that reads every plist as `layout`, or decides from its keys when nil.
     public init(layout: ConfigurationSource.Layout? = nil) {
         self.layout = layout
     }

@@ -2,8 +2,11 @@
 public struct ConfigurationSource: Sendable {
     /// What kind of bundle the plist belongs to.
     public enum Role: String, Sendable, Codable {
+        /// The app's own Info.plist.
         case app
+        /// An app extension's Info.plist, inside the app.
         case appExtension = "extension"
+        /// A plist given on its own.
         case standalone
     }
 
@@ -21,13 +24,18 @@ public struct ConfigurationSource: Sendable {
     public var memberPath: String?
     /// Whether ``memberPath`` is inside an archive (an .ipa) rather than a file of a folder (an .app).
     public var memberIsInArchive: Bool
+    /// Whether the plist is an app's, an extension's, or a file on its own.
     public var role: Role
+    /// The reading taken: an Info.plist or a bare ATS dictionary.
     public var layout: Layout
     /// Why the plist was read as ``layout``, in a sentence: the two readings of the same keys differ (a root-level
     /// `NSExceptionDomains` counts in a bare dictionary and has no effect in an Info.plist).
     public var layoutReason: String
+    /// The plist's `CFBundleIdentifier`, when it has one.
     public var bundleIdentifier: String?
+    /// How the plist was serialized.
     public var format: PropertyListFormat
+    /// The ATS dictionary read from it.
     public var configuration: ATSConfiguration
     /// Problems with the Info.plist around the ATS dictionary (a misspelled or mistyped `NSAppTransportSecurity`,
     /// ATS keys at the root instead of inside it).

@@ -1,6 +1,7 @@
 import Foundation
 import TransportTrust
 
+/// Reading and writing ATS pin files (NSPinnedDomains), for the formats TransportTrust declares.
 extension PinConfigurationFormat {
     /// Reads a pin configuration from `bytes`, guessing the format when `format` is nil.
     ///

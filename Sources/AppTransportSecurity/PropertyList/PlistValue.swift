@@ -6,13 +6,21 @@ import Foundation
 /// answers yes), so this type is built by inspecting the concrete class of each object instead:
 /// see `PlistValue.init(foundation:depth:)`.
 public enum PlistValue: Sendable, Equatable {
+    /// `<true/>` or `<false/>`.
     case boolean(Bool)
+    /// `<integer>`.
     case integer(Int64)
+    /// `<real>`.
     case real(Double)
+    /// `<string>`.
     case string(String)
+    /// `<date>`.
     case date(Date)
+    /// `<data>`.
     case data(Data)
+    /// `<array>`, in order.
     case array([PlistValue])
+    /// `<dict>`, by key.
     case dictionary([String: PlistValue])
 
     /// The property-list element name of this value's type, as a person would write it in XML.
@@ -105,13 +113,21 @@ public enum PlistValue: Sendable, Equatable {
 
 /// The type of a property-list value, named as in XML property lists.
 public enum PlistKind: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// `<true/>` or `<false/>`.
     case boolean = "Boolean"
+    /// `<integer>`.
     case integer = "Integer"
+    /// `<real>`.
     case real = "Real"
+    /// `<string>`.
     case string = "String"
+    /// `<date>`.
     case date = "Date"
+    /// `<data>`, base64 in XML.
     case data = "Data"
+    /// `<array>`.
     case array = "Array"
+    /// `<dict>`.
     case dictionary = "Dictionary"
 
     public var description: String { rawValue }

@@ -3,8 +3,11 @@ import TransportTrust
 
 /// The serialization a property list used.
 public enum PropertyListFormat: String, Sendable, Codable {
+    /// XML (`<?xml …?><plist>`), what Xcode writes.
     case xml
+    /// Binary (`bplist00`), what a built app ships.
     case binary
+    /// The old OpenStep text format, which Foundation reads but no longer writes.
     case openStep
 }
 

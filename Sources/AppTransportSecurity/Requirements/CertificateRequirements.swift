@@ -11,6 +11,7 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
         case relaxed
     }
 
+    /// How the chain is validated: strictly, or relaxed where an exception lets the app loosen trust.
     public var validation: Validation
     /// ATS key sizes: RSA ≥ 2048 bits, EC ≥ 256 bits. Dropped by NSExceptionRequiresForwardSecrecy = NO.
     public var requiresATSKeyStrength: Bool
@@ -22,6 +23,7 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
     /// every connection (before iOS 12.1.1 / macOS 10.14.2), and for certificates issued before 2018-10-16.
     public var certificateTransparencyFromConfiguration: Bool
 
+    /// The requirements one resolution decided.
     public init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,
                 requiresCertificateTransparency: Bool, certificateTransparencyFromConfiguration: Bool = false) {
         self.validation = validation

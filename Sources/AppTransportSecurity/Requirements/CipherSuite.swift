@@ -2,8 +2,10 @@
 public struct CipherSuite: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The IANA registry name, e.g. `TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`.
     public var name: String
+    /// The two-byte code point sent in the handshake.
     public var code: UInt16
 
+    /// A suite with its IANA name and code point.
     public init(name: String, code: UInt16) {
         self.name = name
         self.code = code

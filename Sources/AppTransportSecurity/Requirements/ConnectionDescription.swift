@@ -16,10 +16,12 @@ public struct ConnectionDescription: Sendable, Equatable {
     public var tlsVersion: TLSVersion?
     /// The negotiated suite's IANA name or `0x` code (nil when unknown).
     public var cipherSuite: String?
+    /// Whether the chain was evaluated, and the outcome.
     public var trust: Trust
     /// Whether the chain matched the pins, when pins were checked.
     public var pinsMatched: Bool?
 
+    /// A connection as observed; what is not known stays nil.
     public init(scheme: String, tlsVersion: TLSVersion? = nil, cipherSuite: String? = nil, trust: Trust = .notEvaluated, pinsMatched: Bool? = nil) {
         self.scheme = scheme.lowercased()
         self.tlsVersion = tlsVersion

@@ -2,10 +2,15 @@
 public struct ConnectionEvaluation: Sendable, Equatable {
     /// What a reason checks.
     public enum Check: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        /// `http` is allowed only where plain loads are.
         case scheme
+        /// The negotiated version is at least the minimum.
         case tlsVersion = "tls-version"
+        /// The negotiated suite is one ATS allows (forward secrecy included).
         case cipherSuite = "cipher-suite"
+        /// The chain is trusted under the certificate requirements.
         case certificate
+        /// The chain matches the pinned identities, where the domain pins.
         case pins
 
         public var description: String { rawValue }
@@ -13,15 +18,20 @@ public struct ConnectionEvaluation: Sendable, Equatable {
 
     /// One check and its result.
     public struct Reason: Sendable, Equatable {
+        /// What was checked.
         public var kind: Check
+        /// Whether the connection met it.
         public var passed: Bool
+        /// What was found, in words.
         public var message: String
+        /// The key and rule that set the requirement.
         public var because: Provenance
 
         /// The check's name as the CLI and JSON print it (`tls-version`).
         public var check: String { kind.rawValue }
     }
 
+    /// One reason per check made.
     public var reasons: [Reason]
 
     /// Allowed when every check passed.

@@ -119,6 +119,7 @@ public struct ConnectionTarget: Sendable, Equatable {
         return String(string[range].prefix(40))
     }
 
+    /// Whether the host is an IP address literal.
     public var isIP: Bool { ipAddress != nil }
     /// A name with no dot (`printer`): Apple's "unqualified domain".
     public var isUnqualifiedName: Bool { !isIP && !host.contains(".") }

@@ -10,12 +10,14 @@ import TransportTrust
 public struct PinRequirement: Sendable, Equatable, Codable {
     /// The NSPinnedDomains entry that applies.
     public var domain: String
+    /// Whether the pins also apply to subdomains of ``domain``.
     public var includesSubdomains: Bool
     /// Nil when the entry has no NSPinnedCAIdentities.
     public var caIdentities: [PinnedIdentity]?
     /// Nil when the entry has no NSPinnedLeafIdentities.
     public var leafIdentities: [PinnedIdentity]?
 
+    /// Pins for `domain` (and its subdomains when `includesSubdomains`), CA and leaf identities as the entry lists them.
     public init(domain: String, includesSubdomains: Bool, caIdentities: [PinnedIdentity]?, leafIdentities: [PinnedIdentity]?) {
         self.domain = domain
         self.includesSubdomains = includesSubdomains

@@ -13,13 +13,21 @@ import TransportTrust
 /// (https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nsallowslocalnetworking,
 /// https://developer.apple.com/documentation/bundleresources/information-property-list/nsapptransportsecurity/nspinneddomains).
 public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// iOS 9: ATS as introduced.
     case ios9
+    /// iOS 10 through 13: the newer keys, which make NSAllowsArbitraryLoads ignored; local hosts exempt.
     case ios10
+    /// iOS 14 through 16: as iOS 10, plus NSPinnedDomains.
     case ios14
+    /// iOS 17 and later: IP literals no longer exempt; exceptions may name addresses and CIDR ranges.
     case ios17
+    /// macOS 10.11, the twin of iOS 9.
     case macos10_11 = "macos10.11"
+    /// macOS 10.12 through 10.15, the twin of iOS 10.
     case macos10_12 = "macos10.12"
+    /// macOS 11 through 13, the twin of iOS 14.
     case macos11
+    /// macOS 14 and later, the twin of iOS 17.
     case macos14
 
     /// The default: the newest rules.
@@ -27,12 +35,16 @@ public enum PlatformProfile: String, Sendable, Hashable, CaseIterable, Codable, 
 
     /// The rule generation, shared by the iOS and macOS twins.
     public enum Generation: Int, Sendable, Comparable, Codable {
+        /// The rules of iOS 9 and macOS 10.11.
         case ats1 = 9
+        /// The rules of iOS 10 to 16 and macOS 10.12 to 13.
         case ats2 = 10
+        /// The rules of iOS 17 and macOS 14 and later.
         case ats3 = 17
         public static func < (l: Generation, r: Generation) -> Bool { l.rawValue < r.rawValue }
     }
 
+    /// The rule generation this profile shares with its twin.
     public var generation: Generation {
         switch self {
         case .ios9, .macos10_11: return .ats1

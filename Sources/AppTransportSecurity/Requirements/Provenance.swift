@@ -5,6 +5,7 @@ public struct Provenance: Sendable, Equatable, Codable, CustomStringConvertible 
     /// The rule applied, in words: "ATS default", "NSAllowsArbitraryLoads is ignored because …".
     public var rule: String
 
+    /// A decision made by the key at `keyPath`, if any, under `rule` (in words).
     public init(keyPath: PlistKeyPath? = nil, rule: String) {
         self.keyPath = keyPath
         self.rule = rule

@@ -1,6 +1,7 @@
 import TransportTrust
 /// Why requirements could not be resolved.
 public enum RequirementsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL cannot be checked, with why.
     case invalidURL(String, reason: String)
 
     public var description: String {

@@ -22,13 +22,16 @@ public struct RequirementsResolver: Sendable {
         case oneLabel
     }
 
+    /// The ATS dictionary requirements are resolved from.
     public var configuration: ATSConfiguration {
         didSet { (exceptionIndex, pinnedIndex) = Self.indexes(configuration) }
     }
+    /// The release whose ATS rules apply.
     public var profile: PlatformProfile
     /// The exact release, for the one rule that changed inside a profile's range: the system requires Certificate
     /// Transparency from iOS 12.1.1 / macOS 10.14.2, in the middle of ``PlatformProfile/ios10``.
     public var platform: ApplePlatform
+    /// How `NSIncludesSubdomains` reads: any depth, or one label.
     public var subdomainMatching: SubdomainMatching
 
     /// Resolves under `profile`'s rules, as its newest release applies them (``PlatformProfile/newestRelease``).

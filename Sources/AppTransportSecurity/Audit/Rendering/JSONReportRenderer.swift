@@ -2,6 +2,7 @@ import Foundation
 
 /// Renders an audit as one JSON object: `{"tool", "profile", "sources", "readings", "summary", "findings"}`.
 public struct JSONReportRenderer: Sendable {
+    /// A renderer of the report's JSON shape (docs/ATS.md).
     public init() {}
 
     struct Document: Encodable {
@@ -14,6 +15,7 @@ public struct JSONReportRenderer: Sendable {
         var findings: [Finding]
     }
 
+    /// The report as one JSON document.
     public func render(_ report: AuditReport) -> String {
         var summary: [String: Int] = [:]
         for s in Severity.allCases { summary[s.rawValue] = report.counts[s] ?? 0 }

@@ -7,8 +7,10 @@ import Foundation
 /// location with a relative `artifactLocation.uri` and a `region.startLine` on every result, and
 /// `partialFingerprints` for de-duplication.
 public struct SARIFReportRenderer: Sendable {
+    /// The version the SARIF `tool` object names.
     public var toolVersion: String
 
+    /// A SARIF 2.1.0 renderer that names this tool version.
     public init(toolVersion: String) { self.toolVersion = toolVersion }
 
     /// Long on purpose: the SARIF 2.1.0 document is built in the shape it is written, top to bottom.

@@ -3,8 +3,10 @@ public struct TextReportRenderer: Sendable {
     /// Whether to use ANSI colours. Callers decide (the CLI honours `NO_COLOR`).
     public var color: Bool
 
+    /// A renderer of text for a terminal; `color` adds ANSI colour.
     public init(color: Bool) { self.color = color }
 
+    /// The report as text, as `ats audit` prints it.
     public func render(_ report: AuditReport) -> String {
         var s = ""
         let byFile = Dictionary(grouping: report.findings) { f in f.member.map { "\(f.file) › \($0)" } ?? f.file }
