@@ -2,12 +2,19 @@ import AppTransportSecurity
 
 /// The sections of `nscurl --ats-diagnostics`, in its order.
 public enum NSCurlSection: Int, Sendable, Hashable, Codable, CaseIterable {
+    /// "Default ATS Secure Connection": no keys.
     case defaultSecureConnection = 1
+    /// "Allowing Arbitrary Loads": NSAllowsArbitraryLoads.
     case arbitraryLoads
+    /// "Configuring TLS exceptions": each lower NSExceptionMinimumTLSVersion.
     case tlsExceptions
+    /// "Configuring PFS exceptions": NSExceptionRequiresForwardSecrecy = NO.
     case pfsExceptions
+    /// "Configuring PFS exceptions and allowing insecure HTTP".
     case pfsAndInsecureHTTP
+    /// "Configuring TLS exceptions with PFS disabled".
     case tlsWithPFSDisabled
+    /// "Configuring TLS exceptions with PFS disabled and insecure HTTP allowed".
     case tlsWithPFSDisabledAndInsecureHTTP
 
     /// nscurl's section title for `host`.
@@ -26,6 +33,7 @@ public enum NSCurlSection: Int, Sendable, Hashable, Codable, CaseIterable {
 
 /// The ATS keys one test sets: either NSAllowsArbitraryLoads, or an NSExceptionDomains entry for the URL's host.
 public struct ATSRelaxation: Sendable, Hashable, Codable {
+    /// NSAllowsArbitraryLoads = YES.
     public var allowsArbitraryLoads: Bool
     /// NSExceptionMinimumTLSVersion, when set.
     public var minimumTLSVersion: TLSVersion?
@@ -34,6 +42,7 @@ public struct ATSRelaxation: Sendable, Hashable, Codable {
     /// NSExceptionAllowsInsecureHTTPLoads = YES.
     public var allowsInsecureHTTP: Bool
 
+    /// The keys a test sets; none by default.
     public init(allowsArbitraryLoads: Bool = false, minimumTLSVersion: TLSVersion? = nil, disablesForwardSecrecy: Bool = false,
                 allowsInsecureHTTP: Bool = false) {
         self.allowsArbitraryLoads = allowsArbitraryLoads
@@ -71,6 +80,7 @@ public struct ATSTestCase: Sendable, Hashable, Codable, Identifiable {
     public var section: NSCurlSection?
     /// nscurl's test title.
     public var title: String
+    /// The ATS keys the test sets for the host.
     public var relaxation: ATSRelaxation
 
     /// The 16 tests of `nscurl --ats-diagnostics`, in its order.
@@ -112,5 +122,6 @@ public struct ATSTestCase: Sendable, Hashable, Codable, Identifiable {
         "arbitrary-loads",
     ]
 
+    /// The test with this id (`default`, `tls1.2`, …), nil when there is none.
     public static func named(_ id: String) -> ATSTestCase? { all.first { $0.id == id } }
 }

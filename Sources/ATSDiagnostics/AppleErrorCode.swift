@@ -7,12 +7,16 @@ import TransportTrust
 /// These are the closest equivalents of our reasons, chosen so that people who search for the Apple codes find
 /// the right advice; they are not what Apple's stack is guaranteed to report.
 public struct AppleErrorCode: Sendable, Hashable, Codable {
+    /// The NSURLErrorDomain code, e.g. -1202.
     public var urlErrorCode: Int
+    /// Its constant's name, e.g. `NSURLErrorServerCertificateUntrusted`.
     public var urlErrorName: String
     /// `_kCFStreamErrorCodeKey` in domain kCFStreamErrorDomainSSL (3), when the failure is in TLS.
     public var sslErrorCode: Int?
+    /// Its constant's name, e.g. `errSSLNoRootCert`.
     public var sslErrorName: String?
 
+    /// The codes for a URL error and, for a TLS failure, its Secure Transport code.
     public init(_ url: URLCode, _ ssl: SSLCode? = nil) {
         urlErrorCode = url.rawValue
         urlErrorName = url.name
@@ -33,22 +37,39 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
 
     /// NSURLErrorDomain codes used here.
     public enum URLCode: Int, Sendable {
+        /// `NSURLErrorUnknown` (-1).
         case unknown = -1
+        /// `NSURLErrorCancelled` (-999).
         case cancelled = -999
+        /// `NSURLErrorBadURL` (-1000).
         case badURL = -1000
+        /// `NSURLErrorTimedOut` (-1001).
         case timedOut = -1001
+        /// `NSURLErrorCannotConnectToHost` (-1004).
         case cannotConnectToHost = -1004
+        /// `NSURLErrorNetworkConnectionLost` (-1005).
         case networkConnectionLost = -1005
+        /// `NSURLErrorHTTPTooManyRedirects` (-1007).
         case httpTooManyRedirects = -1007
+        /// `NSURLErrorBadServerResponse` (-1011).
         case badServerResponse = -1011
+        /// `NSURLErrorUserCancelledAuthentication` (-1012).
         case userCancelledAuthentication = -1012
+        /// `NSURLErrorAppTransportSecurityRequiresSecureConnection` (-1022).
         case appTransportSecurityRequiresSecureConnection = -1022
+        /// `NSURLErrorDataLengthExceedsMaximum` (-1103).
         case dataLengthExceedsMaximum = -1103
+        /// `NSURLErrorSecureConnectionFailed` (-1200).
         case secureConnectionFailed = -1200
+        /// `NSURLErrorServerCertificateHasBadDate` (-1201).
         case serverCertificateHasBadDate = -1201
+        /// `NSURLErrorServerCertificateUntrusted` (-1202).
         case serverCertificateUntrusted = -1202
+        /// `NSURLErrorServerCertificateNotYetValid` (-1204).
         case serverCertificateNotYetValid = -1204
+        /// `NSURLErrorClientCertificateRejected` (-1205).
         case clientCertificateRejected = -1205
+        /// `NSURLErrorClientCertificateRequired` (-1206).
         case clientCertificateRequired = -1206
 
         var name: String {
@@ -99,17 +120,29 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
 
     /// Secure Transport codes (SecureTransport.h) used here.
     public enum SSLCode: Int, Sendable {
+        /// `errSSLProtocol` (-9800).
         case protocolError = -9800
+        /// `errSSLFatalAlert` (-9802).
         case fatalAlert = -9802
+        /// `errSSLClosedAbort` (-9806).
         case closedAbort = -9806
+        /// `errSSLXCertChainInvalid` (-9807).
         case chainInvalid = -9807
+        /// `errSSLBadCert` (-9808).
         case badCertificate = -9808
+        /// `errSSLNoRootCert` (-9813).
         case noRootCert = -9813
+        /// `errSSLCertExpired` (-9814).
         case certExpired = -9814
+        /// `errSSLCertNotYetValid` (-9815).
         case certNotYetValid = -9815
+        /// `errSSLPeerHandshakeFail` (-9824).
         case peerHandshakeFail = -9824
+        /// `errSSLPeerCertUnknown` (-9829).
         case peerCertUnknown = -9829
+        /// `errSSLPeerProtocolVersion` (-9836).
         case peerProtocolVersion = -9836
+        /// `errSSLHostNameMismatch` (-9843).
         case hostNameMismatch = -9843
 
         var name: String {

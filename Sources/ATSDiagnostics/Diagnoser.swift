@@ -7,6 +7,7 @@ import TransportTrust
 /// A URL or option a diagnosis cannot start with; reported before any connection, exit status 2.
 public struct DiagnosisInputError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// An input error that says what was wrong, in words.
     public init(_ description: String) { self.description = description }
 }
 
@@ -28,6 +29,7 @@ public struct DiagnosisOptions: Sendable {
     /// The Apple release whose TLS server rules the chain must meet (`TrustPolicy.platform`).
     public var platform: ApplePlatform
 
+    /// Options for a diagnosis; the defaults are the newest rules, the system roots and 10 seconds per test.
     public init(profile: PlatformProfile = .newest, anchors: TrustAnchors = .system, timeout: Duration = .seconds(10),
                 addressOverrides: [String: String] = [:], validationTime: Date? = nil, platform: ApplePlatform = .newest) {
         self.profile = profile

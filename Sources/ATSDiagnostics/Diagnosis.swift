@@ -7,6 +7,7 @@ import TransportTrust
 public enum TestResult: String, Sendable, Codable {
     /// The load completed (any HTTP status): nscurl's "nil error".
     case pass = "PASS"
+    /// The load failed under the test's ATS dictionary; the ``TestFailure`` says why.
     case fail = "FAIL"
     /// The server accepted none of the suites offered, and the ATS dictionary allows suites this TLS library
     /// (BoringSSL) cannot offer, so Apple's client might still succeed. Never reported as FAIL.
@@ -17,8 +18,11 @@ public enum TestResult: String, Sendable, Codable {
 public struct TestFailure: Sendable, Codable, Hashable {
     /// `TransportError.Kind` raw value.
     public var kind: String
+    /// Where the load stopped: `connect`, `tls`, `trust`, `ats`, `http` and the like.
     public var phase: String
+    /// What went wrong, in one sentence.
     public var message: String
+    /// The URLSession error Apple's stack would most likely have given.
     public var apple: AppleErrorCode
     /// Every reason, in plain words: the trust verdict's failures and the ATS checks that blocked.
     public var reasons: [String]
@@ -39,6 +43,7 @@ public struct TestFailure: Sendable, Codable, Hashable {
 
 /// A server a URL redirected to: `host:port` as text, `[host]:port` for an IPv6 address.
 public struct RedirectTarget: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The host redirected to.
     public var host: String
     /// Nil when the failure did not say.
     public var port: Int?
@@ -51,7 +56,9 @@ public struct RedirectTarget: Sendable, Codable, Hashable, CustomStringConvertib
 
 /// One test's outcome.
 public struct TestOutcome: Sendable, Codable {
+    /// Which of nscurl's tests.
     public var test: ATSTestCase
+    /// Passed, failed, or not testable here.
     public var result: TestResult
     /// The `NSAppTransportSecurity` dictionary the test used.
     public var dictionary: [String: PlistValueJSON]
@@ -59,12 +66,15 @@ public struct TestOutcome: Sendable, Codable {
     public var status: Int?
     /// The negotiated version and suite, when the handshake got far enough to see the ServerHello.
     public var tlsVersion: String?
+    /// The negotiated suite's IANA name, when the handshake got as far.
     public var cipherSuite: String?
     /// The protocol the server chose through ALPN (`h2`, `http/1.1`), when the load completed; nil when it chose none.
     public var alpn: String?
+    /// Why the load failed, when it did.
     public var failure: TestFailure?
     /// Why the test could not be judged here (``TestResult/notTestable``).
     public var notTestableReason: String?
+    /// How long the test took, wall clock.
     public var milliseconds: Int
 
     /// The trust verdict and the certificates as presented, kept for the chain report.
@@ -77,15 +87,21 @@ public struct TestOutcome: Sendable, Codable {
         case test, result, dictionary, status, tlsVersion, cipherSuite, alpn, failure, notTestableReason, milliseconds
     }
 
+    /// Whether the load completed.
     public var passed: Bool { result == .pass }
 }
 
 /// A plist value as JSON: Booleans, numbers, strings and nested objects, as the ATS dictionaries hold.
 public enum PlistValueJSON: Sendable, Codable, Hashable {
+    /// A Boolean.
     case bool(Bool)
+    /// A string; dates and data are written as strings (RFC 3339, base64).
     case string(String)
+    /// An integer or a real.
     case number(Double)
+    /// A dictionary.
     case object([String: PlistValueJSON])
+    /// An array.
     case array([PlistValueJSON])
 
     init(_ value: PlistValue) {
@@ -130,14 +146,21 @@ public struct ChainEntry: Sendable, Codable, Hashable {
     public var role: String
     /// Whether the server sent it.
     public var presented: Bool
+    /// The subject's distinguished name.
     public var subject: String
+    /// The issuer's distinguished name.
     public var issuer: String
     /// `EC P-256`, `RSA 2048`, …
     public var keyType: String
+    /// The key's size in bits, when known.
     public var keySize: Int?
+    /// The signature algorithm, e.g. `ecdsaWithSHA256`.
     public var signatureAlgorithm: String
+    /// The start of the validity period, when readable.
     public var notValidBefore: Date?
+    /// The end of the validity period, when readable.
     public var notValidAfter: Date?
+    /// The subjectAltName entries, each with its kind (`DNS:`, `IP:`, …).
     public var subjectAlternativeNames: [String]
     /// For the leaf: whether a subjectAltName names the host. Nil for CA certificates.
     public var sanMatchesHost: Bool?
@@ -151,25 +174,33 @@ public struct ChainEntry: Sendable, Codable, Hashable {
 
 /// The diagnosis of one URL: every test, the chain, and the smallest exception.
 public struct HostDiagnosis: Sendable, Codable {
+    /// The URL diagnosed, as given.
     public var url: String
+    /// Its host.
     public var host: String
+    /// Its port.
     public var port: Int
+    /// The release whose ATS rules the tests followed.
     public var profile: PlatformProfile
     /// The Apple release whose TLS server rules the chain was held to ("iOS 26"); nil in documents from before it was kept.
     public var platform: String?
     /// Where the public roots came from: "system" (this machine's) or "apple" (Apple's trust store, see ``trustStoreVersion``).
     public var trustStore: String?
+    /// The version of Apple's trust store, when it was the one used.
     public var trustStoreVersion: Int?
     /// nscurl's tests in its order, then the probes.
     public var tests: [TestOutcome]
+    /// The chain, leaf first, each certificate marked as sent by the server or not.
     public var chain: [ChainEntry]
     /// What Apple's CT policy made of the leaf, from the verdict the chain report shows; nil when CT did not look.
     public var certificateTransparency: CertificateTransparencyReport? = nil
     /// Whether CT was enforced in this diagnosis, and with which log list; nil in documents from before it was kept.
     public var certificateTransparencyStatus: CertificateTransparencyStatus? = nil
+    /// The smallest Info.plist change that makes the URL load, or that none is needed.
     public var recommendation: Recommendation
     /// ATS-allowed suites this TLS library cannot offer: no test here proves or disproves them.
     public var untestableSuites: [String]
+    /// How long the whole diagnosis took, wall clock.
     public var milliseconds: Int
 
     /// Whether the default ATS test passed.
@@ -189,6 +220,7 @@ public struct HostDiagnosis: Sendable, Codable {
         return undecided ? 3 : 0
     }
 
+    /// The outcome of the test with this id (`default`, `tls1.2`, …), when it ran.
     public func outcome(_ id: String) -> TestOutcome? { tests.first { $0.test.id == id } }
 
     /// What the diagnosis answers, when it is more than nscurl's question: with Apple's trust store, whether an Apple

@@ -5,8 +5,11 @@ import Foundation
 public enum DiagnosisLines {
     /// A line that is not a diagnosis, with where and why.
     public struct Problem: Error, Sendable, CustomStringConvertible {
+        /// The file the line came from.
         public var source: String
+        /// The line's number, from 1.
         public var line: Int
+        /// Why the line is not a diagnosis.
         public var reason: String
         public var description: String { "\(source):\(line): \(reason)" }
     }

@@ -182,11 +182,16 @@ public enum DiagnosisRendering {
 
     /// One row of the summary table.
     public struct SummaryRow: Sendable {
+        /// The host, with its port unless 443 or 80.
         public var host: String
+        /// The default ATS test's result.
         public var defaultResult: String
+        /// The title of the test whose dictionary the recommendation takes, or why there is none.
         public var loadsWith: String
+        /// The smallest exception to add, or that none is needed.
         public var exception: String
 
+        /// The row of one diagnosis.
         public init(_ d: HostDiagnosis) {
             host = d.port == 443 || d.port == 80 ? d.host : "\(d.host):\(d.port)"
             defaultResult = d.outcome("default")?.result.rawValue ?? "?"

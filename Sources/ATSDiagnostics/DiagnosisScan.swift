@@ -1,9 +1,12 @@
 /// Diagnoses many URLs with bounded concurrency and hands each result over as soon as it is ready, so that
 /// memory stays flat however long the list: at most `concurrency` diagnoses exist at once.
 public struct DiagnosisScan: Sendable {
+    /// What diagnoses each URL.
     public var diagnoser: Diagnoser
+    /// How many diagnoses run at once, at least 1.
     public var concurrency: Int
 
+    /// A scan running `concurrency` diagnoses at once (at least one).
     public init(diagnoser: Diagnoser, concurrency: Int = 8) {
         self.diagnoser = diagnoser
         self.concurrency = max(1, concurrency)

@@ -19,6 +19,7 @@ public struct Recommendation: Sendable, Codable, Hashable {
         case undecided
     }
 
+    /// Whether an exception is needed, and which.
     public var kind: Kind
     /// The id of the least relaxed test that passed (``ATSTestCase/id``), nil when none did.
     public var configuration: String?

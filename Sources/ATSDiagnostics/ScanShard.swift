@@ -9,6 +9,7 @@ import Foundation
 public struct ScanShard: Sendable, Hashable, CustomStringConvertible {
     /// 1-based, as job arrays count from 1 or are told to (`$((JOB_COMPLETION_INDEX + 1))`).
     public let index: Int
+    /// How many shards the scan is split into.
     public let count: Int
 
     /// The most shards a scan may be split into.
@@ -40,7 +41,9 @@ public struct ScanShard: Sendable, Hashable, CustomStringConvertible {
 
 /// A shard that is not `K/N`, with why.
 public struct ScanShardError: Error, Sendable, CustomStringConvertible {
+    /// The shard as written.
     public var text: String
+    /// Why it is not a shard, and what to write.
     public var reason: String
     public var description: String { "'\(text)' is not a shard: \(reason)" }
 }

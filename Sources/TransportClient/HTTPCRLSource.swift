@@ -8,10 +8,14 @@ import TransportTrust
 /// so ATS does not apply. Each fetch has a short deadline, a size limit and no redirect, so a slow or hostile server
 /// costs a handshake at most ``timeout``; the policy's soft- or hard-fail mode decides what a missing CRL means.
 public final class HTTPCRLSource: CRLSource {
+    /// How long one fetch may take.
     public let timeout: Duration
+    /// The largest CRL read; a larger one counts as unavailable.
     public let maximumBytes: Int
     private let client: HTTPSClient
 
+    /// A source that fetches CRLs over HTTP from their distribution points.
+    ///
     /// - Parameters:
     ///   - timeout: the limit for each fetch, connection included.
     ///   - maximumBytes: the largest CRL read; a larger body fails the fetch (at most `CertificateRevocationList.maximumBytes`).

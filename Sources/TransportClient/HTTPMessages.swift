@@ -55,6 +55,7 @@ public struct ConnectionReport: Sendable {
 public struct HTTPResponse: Sendable {
     /// The final response's status, after redirects and authentication.
     public var status: HTTPResponseStatus
+    /// The final response's headers.
     public var headers: HTTPHeaders
     /// The whole body, up to ``HTTPSClientConfiguration/maximumResponseBytes``.
     public var body: [UInt8]
@@ -73,10 +74,15 @@ public struct HTTPResponse: Sendable {
 
 /// A response whose body arrives in pieces.
 public struct StreamingHTTPResponse: Sendable {
+    /// The final response's status, after redirects and authentication.
     public var status: HTTPResponseStatus
+    /// The final response's headers.
     public var headers: HTTPHeaders
+    /// The URL that produced this response, after redirects.
     public var url: String
+    /// Every URL visited before this one, in order.
     public var redirects: [String]
+    /// The connection that carries the body.
     public var connection: ConnectionReport
     /// The body. Iterate it to the end; a failure (timeout, reset) ends it with a ``TransportError``. Stopping
     /// before the end closes the connection.

@@ -10,9 +10,12 @@ import TransportTrust
 /// has a short deadline and a small size limit, and follows no redirect: a slow or hostile responder costs a
 /// handshake at most ``timeout``, and the policy's soft- or hard-fail mode decides what a missing answer means.
 public final class HTTPOCSPResponseSource: OCSPResponseSource {
+    /// How long one request may take.
     public let timeout: Duration
     private let client: HTTPSClient
 
+    /// A source that asks OCSP responders over HTTP.
+    ///
     /// - Parameters:
     ///   - timeout: the limit for each request to a responder; a response that is late counts as none.
     ///   - maximumResponseBytes: the largest response read; a larger one counts as none.

@@ -16,6 +16,7 @@ import TransportTrust
 public final class HTTPPinFailureReporter: PinFailureReporting {
     /// How many reports were delivered, failed or dropped, for tests and diagnostics.
     public struct Statistics: Sendable, Equatable {
+        /// Reports the endpoint accepted.
         public var delivered = 0
         /// Deliveries that ended in a transport error or a status other than 2xx.
         public var failed = 0
@@ -23,10 +24,12 @@ public final class HTTPPinFailureReporter: PinFailureReporting {
         public var dropped = 0
     }
 
+    /// The most reports sent at once; more are dropped, not queued.
     public let maximumInFlight: Int
     private let client: HTTPSClient
     private let state = NIOLockedValueBox((inFlight: 0, statistics: Statistics(), waiters: [CheckedContinuation<Void, Never>]()))
 
+    /// A reporter that posts through `client`, at most `maximumInFlight` at once.
     public init(client: HTTPSClient = HTTPSClient(configuration: HTTPPinFailureReporter.defaultClientConfiguration()), maximumInFlight: Int = 8) {
         self.client = client
         self.maximumInFlight = max(1, maximumInFlight)
@@ -45,6 +48,7 @@ public final class HTTPPinFailureReporter: PinFailureReporting {
         DeduplicatingPinFailureReporter(client.map { HTTPPinFailureReporter(client: $0) } ?? HTTPPinFailureReporter())
     }
 
+    /// Posts `report` as JSON to each URI, as TrustKit does, without waiting for the answer.
     public func report(_ report: PinFailureReport, to uris: [String]) async {
         let body = report.json
         for uri in uris {
@@ -74,6 +78,7 @@ public final class HTTPPinFailureReporter: PinFailureReporting {
         }
     }
 
+    /// How many reports were delivered, failed and dropped so far.
     public var statistics: Statistics { state.withLockedValue { $0.statistics } }
 
     /// Returns once no delivery is running; for shutdown and tests.

@@ -11,6 +11,7 @@ public struct Timeouts: Sendable, Equatable {
     /// The whole request, across redirects and authentication retries, until the body is read.
     public var request: Duration
 
+    /// Limits for the TCP connect, the TLS handshake and the whole request; each fails the request when it passes.
     public init(connect: Duration = .seconds(10), handshake: Duration = .seconds(10), request: Duration = .seconds(60)) {
         self.connect = connect
         self.handshake = handshake
@@ -39,6 +40,7 @@ public struct HTTPSClientConfiguration: Sendable {
     public var credentialStore: (any CredentialStore)?
     /// Whether user-and-password credentials may be sent over plain `http` (they never are by default).
     public var allowsCredentialsOverInsecureHTTP: Bool
+    /// How long connecting, the handshake and a request may take.
     public var timeouts: Timeouts
     /// How many redirects a request follows before failing with ``TransportError/Kind/tooManyRedirects``.
     public var maximumRedirects: Int

@@ -4,94 +4,181 @@
 /// Alerts the peer sent are here as the reasons BoringSSL reports them under (`SSLV3_ALERT_HANDSHAKE_FAILURE`).
 public enum TLSFailureReason: String, Sendable, Codable, CaseIterable {
     // Alerts the server sent.
+    /// The alert BoringSSL reports as `SSLV3_ALERT_HANDSHAKE_FAILURE`.
     case alertHandshakeFailure = "SSLV3_ALERT_HANDSHAKE_FAILURE"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_PROTOCOL_VERSION`.
     case alertProtocolVersion = "TLSV1_ALERT_PROTOCOL_VERSION"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_INSUFFICIENT_SECURITY`.
     case alertInsufficientSecurity = "TLSV1_ALERT_INSUFFICIENT_SECURITY"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_INTERNAL_ERROR`.
     case alertInternalError = "TLSV1_ALERT_INTERNAL_ERROR"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_UNRECOGNIZED_NAME`.
     case alertUnrecognizedName = "TLSV1_ALERT_UNRECOGNIZED_NAME"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_NO_APPLICATION_PROTOCOL`.
     case alertNoApplicationProtocol = "TLSV1_ALERT_NO_APPLICATION_PROTOCOL"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_INAPPROPRIATE_FALLBACK`.
     case alertInappropriateFallback = "TLSV1_ALERT_INAPPROPRIATE_FALLBACK"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_DECODE_ERROR`.
     case alertDecodeError = "TLSV1_ALERT_DECODE_ERROR"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_ILLEGAL_PARAMETER`.
     case alertIllegalParameter = "SSLV3_ALERT_ILLEGAL_PARAMETER"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_UNEXPECTED_MESSAGE`.
     case alertUnexpectedMessage = "SSLV3_ALERT_UNEXPECTED_MESSAGE"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_DECRYPT_ERROR`.
     case alertDecryptError = "TLSV1_ALERT_DECRYPT_ERROR"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_BAD_RECORD_MAC`.
     case alertBadRecordMAC = "SSLV3_ALERT_BAD_RECORD_MAC"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_RECORD_OVERFLOW`.
     case alertRecordOverflow = "TLSV1_ALERT_RECORD_OVERFLOW"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_UNSUPPORTED_EXTENSION`.
     case alertUnsupportedExtension = "TLSV1_ALERT_UNSUPPORTED_EXTENSION"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_MISSING_EXTENSION`.
     case alertMissingExtension = "TLSV1_ALERT_MISSING_EXTENSION"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_USER_CANCELLED`.
     case alertUserCancelled = "TLSV1_ALERT_USER_CANCELLED"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_CLOSE_NOTIFY`.
     case alertCloseNotify = "SSLV3_ALERT_CLOSE_NOTIFY"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_ACCESS_DENIED`.
     case alertAccessDenied = "TLSV1_ALERT_ACCESS_DENIED"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_BAD_CERTIFICATE`.
     case alertBadCertificate = "SSLV3_ALERT_BAD_CERTIFICATE"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_UNSUPPORTED_CERTIFICATE`.
     case alertUnsupportedCertificate = "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_CERTIFICATE_REVOKED`.
     case alertCertificateRevoked = "SSLV3_ALERT_CERTIFICATE_REVOKED"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_CERTIFICATE_EXPIRED`.
     case alertCertificateExpired = "SSLV3_ALERT_CERTIFICATE_EXPIRED"
+    /// The alert BoringSSL reports as `SSLV3_ALERT_CERTIFICATE_UNKNOWN`.
     case alertCertificateUnknown = "SSLV3_ALERT_CERTIFICATE_UNKNOWN"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_UNKNOWN_CA`.
     case alertUnknownCA = "TLSV1_ALERT_UNKNOWN_CA"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_CERTIFICATE_REQUIRED`.
     case alertCertificateRequired = "TLSV1_ALERT_CERTIFICATE_REQUIRED"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_NO_RENEGOTIATION`.
     case alertNoRenegotiation = "TLSV1_ALERT_NO_RENEGOTIATION"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_BAD_CERTIFICATE_STATUS_RESPONSE`.
     case alertBadCertificateStatusResponse = "TLSV1_ALERT_BAD_CERTIFICATE_STATUS_RESPONSE"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_UNKNOWN_PSK_IDENTITY`.
     case alertUnknownPSKIdentity = "TLSV1_ALERT_UNKNOWN_PSK_IDENTITY"
+    /// The alert BoringSSL reports as `TLSV1_ALERT_ECH_REQUIRED`.
     case alertECHRequired = "TLSV1_ALERT_ECH_REQUIRED"
     // What BoringSSL found wrong in the server's messages.
+    /// BoringSSL's reason `KEY_USAGE_BIT_INCORRECT`.
     case keyUsageBitIncorrect = "KEY_USAGE_BIT_INCORRECT"
+    /// BoringSSL's reason `NO_SHARED_CIPHER`.
     case noSharedCipher = "NO_SHARED_CIPHER"
+    /// BoringSSL's reason `UNSUPPORTED_PROTOCOL`.
     case unsupportedProtocol = "UNSUPPORTED_PROTOCOL"
+    /// BoringSSL's reason `WRONG_VERSION_NUMBER`.
     case wrongVersionNumber = "WRONG_VERSION_NUMBER"
+    /// BoringSSL's reason `CERTIFICATE_VERIFY_FAILED`.
     case certificateVerifyFailed = "CERTIFICATE_VERIFY_FAILED"
+    /// BoringSSL's reason `WRONG_CIPHER_RETURNED`.
     case wrongCipherReturned = "WRONG_CIPHER_RETURNED"
+    /// BoringSSL's reason `UNKNOWN_CIPHER_RETURNED`.
     case unknownCipherReturned = "UNKNOWN_CIPHER_RETURNED"
+    /// BoringSSL's reason `WRONG_CURVE`.
     case wrongCurve = "WRONG_CURVE"
+    /// BoringSSL's reason `UNSUPPORTED_ELLIPTIC_CURVE`.
     case unsupportedEllipticCurve = "UNSUPPORTED_ELLIPTIC_CURVE"
+    /// BoringSSL's reason `NO_SHARED_GROUP`.
     case noSharedGroup = "NO_SHARED_GROUP"
+    /// BoringSSL's reason `MISSING_KEY_SHARE`.
     case missingKeyShare = "MISSING_KEY_SHARE"
+    /// BoringSSL's reason `BAD_ECC_CERT`.
     case badECCCertificate = "BAD_ECC_CERT"
+    /// BoringSSL's reason `WRONG_CERTIFICATE_TYPE`.
     case wrongCertificateType = "WRONG_CERTIFICATE_TYPE"
+    /// BoringSSL's reason `UNKNOWN_CERTIFICATE_TYPE`.
     case unknownCertificateType = "UNKNOWN_CERTIFICATE_TYPE"
+    /// BoringSSL's reason `CANNOT_PARSE_LEAF_CERT`.
     case cannotParseLeafCertificate = "CANNOT_PARSE_LEAF_CERT"
+    /// BoringSSL's reason `BAD_SIGNATURE`.
     case badSignature = "BAD_SIGNATURE"
+    /// BoringSSL's reason `WRONG_SIGNATURE_TYPE`.
     case wrongSignatureType = "WRONG_SIGNATURE_TYPE"
+    /// BoringSSL's reason `NO_COMMON_SIGNATURE_ALGORITHMS`.
     case noCommonSignatureAlgorithms = "NO_COMMON_SIGNATURE_ALGORITHMS"
+    /// BoringSSL's reason `TLS13_DOWNGRADE`.
     case tls13Downgrade = "TLS13_DOWNGRADE"
+    /// BoringSSL's reason `DOWNGRADE_DETECTED`.
     case downgradeDetected = "DOWNGRADE_DETECTED"
+    /// BoringSSL's reason `UNSAFE_LEGACY_RENEGOTIATION_DISABLED`.
     case unsafeLegacyRenegotiationDisabled = "UNSAFE_LEGACY_RENEGOTIATION_DISABLED"
+    /// BoringSSL's reason `RENEGOTIATION_MISMATCH`.
     case renegotiationMismatch = "RENEGOTIATION_MISMATCH"
+    /// BoringSSL's reason `SERVER_CERT_CHANGED`.
     case serverCertificateChanged = "SERVER_CERT_CHANGED"
+    /// BoringSSL's reason `INVALID_ALPN_PROTOCOL`.
     case invalidALPNProtocol = "INVALID_ALPN_PROTOCOL"
+    /// BoringSSL's reason `DECODE_ERROR`.
     case decodeError = "DECODE_ERROR"
+    /// BoringSSL's reason `UNEXPECTED_MESSAGE`.
     case unexpectedMessage = "UNEXPECTED_MESSAGE"
+    /// BoringSSL's reason `UNEXPECTED_RECORD`.
     case unexpectedRecord = "UNEXPECTED_RECORD"
+    /// BoringSSL's reason `UNEXPECTED_EXTENSION`.
     case unexpectedExtension = "UNEXPECTED_EXTENSION"
+    /// BoringSSL's reason `DUPLICATE_EXTENSION`.
     case duplicateExtension = "DUPLICATE_EXTENSION"
+    /// BoringSSL's reason `MISSING_EXTENSION`.
     case missingExtension = "MISSING_EXTENSION"
+    /// BoringSSL's reason `ERROR_PARSING_EXTENSION`.
     case errorParsingExtension = "ERROR_PARSING_EXTENSION"
+    /// BoringSSL's reason `PARSE_TLSEXT`.
     case parseTLSExtension = "PARSE_TLSEXT"
+    /// BoringSSL's reason `SERVERHELLO_TLSEXT`.
     case serverHelloExtension = "SERVERHELLO_TLSEXT"
+    /// BoringSSL's reason `EXCESSIVE_MESSAGE_SIZE`.
     case excessiveMessageSize = "EXCESSIVE_MESSAGE_SIZE"
+    /// BoringSSL's reason `BAD_PACKET_LENGTH`.
     case badPacketLength = "BAD_PACKET_LENGTH"
+    /// BoringSSL's reason `RECORD_TOO_LARGE`.
     case recordTooLarge = "RECORD_TOO_LARGE"
+    /// BoringSSL's reason `BAD_LENGTH`.
     case badLength = "BAD_LENGTH"
+    /// BoringSSL's reason `BAD_HANDSHAKE_RECORD`.
     case badHandshakeRecord = "BAD_HANDSHAKE_RECORD"
+    /// BoringSSL's reason `BAD_CHANGE_CIPHER_SPEC`.
     case badChangeCipherSpec = "BAD_CHANGE_CIPHER_SPEC"
+    /// BoringSSL's reason `BAD_ALERT`.
     case badAlert = "BAD_ALERT"
+    /// BoringSSL's reason `UNKNOWN_ALERT_TYPE`.
     case unknownAlertType = "UNKNOWN_ALERT_TYPE"
+    /// BoringSSL's reason `WRONG_MESSAGE_TYPE`.
     case wrongMessageType = "WRONG_MESSAGE_TYPE"
+    /// BoringSSL's reason `EXTRA_DATA_IN_MESSAGE`.
     case extraDataInMessage = "EXTRA_DATA_IN_MESSAGE"
+    /// BoringSSL's reason `EXCESS_HANDSHAKE_DATA`.
     case excessHandshakeData = "EXCESS_HANDSHAKE_DATA"
+    /// BoringSSL's reason `DECRYPTION_FAILED_OR_BAD_RECORD_MAC`.
     case decryptionFailedOrBadRecordMAC = "DECRYPTION_FAILED_OR_BAD_RECORD_MAC"
+    /// BoringSSL's reason `BLOCK_CIPHER_PAD_IS_WRONG`.
     case blockCipherPadIsWrong = "BLOCK_CIPHER_PAD_IS_WRONG"
+    /// BoringSSL's reason `SERVER_ECHOED_INVALID_SESSION_ID`.
     case serverEchoedInvalidSessionID = "SERVER_ECHOED_INVALID_SESSION_ID"
+    /// BoringSSL's reason `EMPTY_HELLO_RETRY_REQUEST`.
     case emptyHelloRetryRequest = "EMPTY_HELLO_RETRY_REQUEST"
+    /// BoringSSL's reason `SECOND_SERVERHELLO_VERSION_MISMATCH`.
     case secondServerHelloVersionMismatch = "SECOND_SERVERHELLO_VERSION_MISMATCH"
+    /// BoringSSL's reason `UNEXPECTED_COMPATIBILITY_MODE`.
     case unexpectedCompatibilityMode = "UNEXPECTED_COMPATIBILITY_MODE"
+    /// BoringSSL's reason `OLD_SESSION_CIPHER_NOT_RETURNED`.
     case oldSessionCipherNotReturned = "OLD_SESSION_CIPHER_NOT_RETURNED"
+    /// BoringSSL's reason `TOO_MANY_WARNING_ALERTS`.
     case tooManyWarningAlerts = "TOO_MANY_WARNING_ALERTS"
+    /// BoringSSL's reason `TOO_MANY_EMPTY_FRAGMENTS`.
     case tooManyEmptyFragments = "TOO_MANY_EMPTY_FRAGMENTS"
     // What is wrong on this side.
+    /// BoringSSL's reason `CERTIFICATE_AND_PRIVATE_KEY_MISMATCH`.
     case certificateAndPrivateKeyMismatch = "CERTIFICATE_AND_PRIVATE_KEY_MISMATCH"
+    /// BoringSSL's reason `PRIVATE_KEY_OPERATION_FAILED`.
     case privateKeyOperationFailed = "PRIVATE_KEY_OPERATION_FAILED"
+    /// BoringSSL's reason `NO_CIPHER_MATCH`.
     case noCipherMatch = "NO_CIPHER_MATCH"
+    /// BoringSSL's reason `NO_CIPHERS_AVAILABLE`.
     case noCiphersAvailable = "NO_CIPHERS_AVAILABLE"
+    /// BoringSSL's reason `NO_SUPPORTED_VERSIONS_ENABLED`.
     case noSupportedVersionsEnabled = "NO_SUPPORTED_VERSIONS_ENABLED"
 
     /// Who must act for the handshake to succeed.

@@ -6,7 +6,9 @@ import X509
 
 /// Why a client identity could not be loaded.
 public struct ClientIdentityError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the identity, naming the file, and how to fix it.
     public var message: String
+    /// An error with `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -16,11 +18,14 @@ public struct ClientIdentityError: Error, Sendable, CustomStringConvertible {
 /// Load one from a PKCS#12 bundle with its password, or from PEM files. Loading fails with a clear error, never
 /// later during a handshake.
 public struct ClientIdentity: Sendable {
+    /// The client's certificate first, then the intermediates to send with it.
     public let certificateChain: [NIOSSLCertificate]
+    /// The key of the first certificate.
     public let privateKey: NIOSSLPrivateKey
     /// A stable identity for caching TLS contexts and pooling connections, computed once: a request asks for it.
     let cacheKey: String
 
+    /// An identity from a chain and its key; refused when the key is not the first certificate's.
     public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) throws(ClientIdentityError) {
         try self.init(certificateChain: certificateChain, privateKey: privateKey,
                       certificateSource: "the client certificate", keySource: "the private key")

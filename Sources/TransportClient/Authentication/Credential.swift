@@ -12,27 +12,35 @@ public enum CredentialPersistence: String, Sendable, Hashable, Codable {
 public struct Credential: Sendable {
     /// What the credential holds.
     public enum Kind: Sendable {
+        /// A user and password, for Basic and Digest.
         case password(user: String, password: String)
+        /// A client certificate and its key, for a client-certificate request.
         case identity(ClientIdentity)
         /// Accepts the server trust that was evaluated. It can only accept what the requirements allow: under
         /// ATS, an untrusted chain stays refused unless the domain's exception lets the app loosen trust.
         case serverTrust
     }
 
+    /// What the credential holds.
     public var kind: Kind
+    /// How long the client remembers it.
     public var persistence: CredentialPersistence
 
+    /// A credential of `kind`, remembered as `persistence` says (for this request only by default).
     public init(_ kind: Kind, persistence: CredentialPersistence = .none) {
         self.kind = kind
         self.persistence = persistence
     }
 
+    /// A user and password, remembered for the session by default, as `URLCredential(user:password:persistence:)`.
     public static func password(user: String, password: String, persistence: CredentialPersistence = .forSession) -> Credential {
         Credential(.password(user: user, password: password), persistence: persistence)
     }
 
+    /// A client identity, for this request.
     public static func identity(_ identity: ClientIdentity) -> Credential { Credential(.identity(identity)) }
 
+    /// Accepts the evaluated server trust, within what the requirements allow.
     public static let serverTrust = Credential(.serverTrust)
 
     /// The user and password, when this is a password credential.
@@ -58,6 +66,7 @@ public enum ChallengeDisposition: Sendable {
 
 /// One challenge, as `URLAuthenticationChallenge`.
 public struct AuthenticationChallenge: Sendable {
+    /// Who asks, and how.
     public var protectionSpace: ProtectionSpace
     /// How many times credentials for this space have already failed during this request.
     public var previousFailureCount: Int
@@ -68,6 +77,7 @@ public struct AuthenticationChallenge: Sendable {
     /// For server-trust challenges: the evaluation the client made, with the chain and reasons.
     public var serverTrust: ServerTrustChallengeInfo?
 
+    /// A challenge as the client hands it to the delegate.
     public init(protectionSpace: ProtectionSpace, previousFailureCount: Int, failureResponse: HTTPResponse? = nil,
                 proposedCredential: Credential? = nil, serverTrust: ServerTrustChallengeInfo? = nil) {
         self.protectionSpace = protectionSpace

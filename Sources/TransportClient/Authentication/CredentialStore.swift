@@ -17,6 +17,7 @@ public protocol CredentialStore: Sendable {
 public actor InMemoryCredentialStore: CredentialStore {
     private var entries: [ProtectionSpace: (String, String)] = [:]
 
+    /// An empty store.
     public init() {}
 
     public func credential(for space: ProtectionSpace) -> (user: String, password: String)? {
@@ -30,7 +31,9 @@ public actor InMemoryCredentialStore: CredentialStore {
 
 /// Why the file store could not be read or written.
 public struct CredentialStoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong with the file, naming it.
     public var message: String
+    /// An error with `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -44,8 +47,10 @@ public actor FileCredentialStore: CredentialStore {
         var password: String
     }
 
+    /// The file the credentials are kept in.
     public let path: String
 
+    /// A store kept in the file at `path`, created on the first write.
     public init(path: String) { self.path = path }
 
     private func load() throws -> [Entry] {

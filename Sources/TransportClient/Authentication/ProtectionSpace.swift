@@ -15,17 +15,21 @@ public enum AuthenticationMethod: String, Sendable, Hashable, Codable {
 
 /// The server, realm and method a credential applies to, as `URLProtectionSpace`.
 public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The server's (or the proxy's) host.
     public var host: String
+    /// Its port.
     public var port: Int
     /// `https` or `http`.
     public var `protocol`: String
     /// The realm of an HTTP challenge; nil for TLS challenges.
     public var realm: String?
+    /// How the server asks: server trust, a client certificate, Basic or Digest.
     public var authenticationMethod: AuthenticationMethod
     /// For a proxy's challenge (407), the proxy's scheme (`http` or `https`), as `URLProtectionSpace.proxyType`; nil
     /// for an origin's. Proxy and origin spaces never match each other, so neither's credential goes to the other.
     public var proxyType: String?
 
+    /// The space of a challenge from `host` (a proxy's when `proxyType` is set).
     public init(host: String, port: Int, protocol: String, realm: String?, authenticationMethod: AuthenticationMethod,
                 proxyType: String? = nil) {
         self.host = host

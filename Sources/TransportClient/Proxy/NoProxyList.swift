@@ -12,6 +12,7 @@ public struct NoProxyList: Sendable, Equatable, CustomStringConvertible {
     /// The list as given.
     public var text: String
 
+    /// A list as `NO_PROXY` writes it, entries separated by commas or spaces; empty by default.
     public init(_ text: String = "") { self.text = text }
 
     public var description: String { text }

@@ -8,19 +8,29 @@ import TransportTrust
 /// The proxy is trusted only to carry bytes. An https origin's TLS runs inside the CONNECT tunnel and is evaluated
 /// exactly as without a proxy; pins and trust managers never apply to the proxy itself.
 public struct Proxy: Sendable, CustomStringConvertible {
-    public enum Scheme: String, Sendable { case http, https }
+    /// How the client talks to the proxy itself.
+    public enum Scheme: String, Sendable {
+        /// In the clear.
+        case http
+        /// Over TLS, under the proxy's own trust.
+        case https
+    }
 
+    /// How the client talks to the proxy itself.
     public var scheme: Scheme
     /// Lowercased; an IPv6 literal without brackets.
     public var host: String
+    /// The proxy's port.
     public var port: Int
     /// Sent by Basic when the proxy answers 407 and the challenge handler leaves it to default handling.
     public var user: String?
+    /// Sent with ``user``.
     public var password: String?
     /// The anchors an `https://` proxy's certificate must chain to; nil means the client's
     /// ``HTTPSClientConfiguration/anchors``. The proxy is held to the default policy, never to pins.
     public var anchors: TrustAnchors?
 
+    /// A proxy at `host` and `port`, with credentials and anchors when it needs them.
     public init(scheme: Scheme, host: String, port: Int, user: String? = nil, password: String? = nil, anchors: TrustAnchors? = nil) {
         self.scheme = scheme
         self.host = AddressOverrides.unbracketed(host).lowercased()
@@ -67,6 +77,7 @@ public struct Proxy: Sendable, CustomStringConvertible {
 /// A proxy setting that cannot be used, with what to change.
 public struct ProxyError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// An error that says what is wrong, in words.
     public init(_ description: String) { self.description = description }
 }
 
@@ -80,6 +91,7 @@ public struct ProxyConfiguration: Sendable {
     /// Hosts reached directly.
     public var noProxy: NoProxyList
 
+    /// The proxy for https URLs, the one for http URLs, and the hosts that go direct; none by default.
     public init(https: Proxy? = nil, http: Proxy? = nil, noProxy: NoProxyList = NoProxyList()) {
         self.https = https
         self.http = http
