@@ -16,6 +16,7 @@ public struct AppleTrustStore: Sendable {
     public let platforms: String
     /// The date of the store's source release, and where it was taken from.
     public let date: String
+    /// Where the store was taken from.
     public let source: String
     /// The roots, loaded like a system bundle; when the resources cannot be read, none, with the reason in
     /// ``SystemRoots/skipped``.

@@ -116,8 +116,11 @@ public struct DistrustList: Sendable, Hashable, CustomStringConvertible {
 
 /// A distrust list that cannot be read: which file, which line, and what is wrong.
 public struct DistrustListError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The list's file, for messages.
     public var source: String
+    /// The line at fault, from 1, when one is.
     public var line: Int?
+    /// What is wrong, and how to write it.
     public var reason: String
 
     init(source: String, line: Int?, _ reason: String) {

@@ -6,26 +6,43 @@ import _CryptoExtras
 public struct CTLog: Sendable, Hashable {
     /// The states of Apple's log program (support.apple.com/103703).
     public enum State: String, Sendable, Hashable, Codable, CaseIterable {
-        case pending, qualified, usable, readonly, retired, rejected
+        /// Applied for inclusion; its SCTs do not count yet.
+        case pending
+        /// Accepted; its SCTs count.
+        case qualified
+        /// In use; its SCTs count.
+        case usable
+        /// Frozen, no longer adding entries; SCTs issued before then count.
+        case readonly
+        /// Retired; SCTs issued before the retirement count.
+        case retired
+        /// Refused or removed; its SCTs never count.
+        case rejected
     }
 
     /// RFC 6962 logs, and static-ct-api ("tiled") logs.
     public enum Kind: String, Sendable, Hashable, Codable {
+        /// An RFC 6962 log.
         case rfc6962
+        /// A static-ct-api ("tiled") log.
         case tiled
     }
 
     /// SHA-256 of ``key``.
     public var logID: [UInt8]
+    /// The log's description in the list.
     public var name: String
+    /// The operator that runs it.
     public var operatorName: String
     /// The log's SubjectPublicKeyInfo, DER.
     public var key: [UInt8]
+    /// Its state, which decides whether its SCTs count.
     public var state: State
     /// When the log entered ``state``: for readonly the freeze, for retired the retirement.
     public var stateSince: Date
     /// A sharded log accepts only certificates whose notAfter falls in `[start, end)`.
     public var temporalInterval: Range<Date>?
+    /// RFC 6962 or static-ct-api.
     public var kind: Kind
 
     /// Apple's device list drops pending and rejected logs (`BuildTrustedCTLogsPlist.py`).
@@ -56,10 +73,13 @@ public struct CTLogList: Sendable, Hashable {
         }
     }
 
+    /// The list's version, as it names itself.
     public let version: String
     /// The day the list was last known current; nil for a supplied list, which is never considered stale.
     public let date: Date?
+    /// Where the list came from: bundled, kept, or given.
     public let source: Source
+    /// Every log in the list.
     public let logs: [CTLog]
     /// SHA-256 of the JSON the list was read from.
     public let identity: [UInt8]
@@ -125,6 +145,7 @@ public struct CTLogList: Sendable, Hashable {
         return .orderedSame
     }
 
+    /// The log with this id (the SHA-256 of its key), nil when the list has none.
     public func log(id: [UInt8]) -> CTLog? { byID[id].map { logs[$0] } }
 
     public static func == (a: CTLogList, b: CTLogList) -> Bool { a.identity == b.identity && a.date == b.date && a.source == b.source }
@@ -225,7 +246,9 @@ enum LogKey: @unchecked Sendable {
 
 /// Why a CT log list cannot be used: what is wrong, and in which file.
 public enum CTLogListError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The list fails the check (schema v5, log ids, states, size), with the reason.
     case invalid(source: String, reason: String)
+    /// The list the package ships cannot be read, with why.
     case bundledListMissing(String)
 
     public var description: String {

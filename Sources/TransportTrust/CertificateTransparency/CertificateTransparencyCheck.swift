@@ -16,6 +16,7 @@ public struct CertificateTransparencyOptions: Sendable, Hashable {
         case off
     }
 
+    /// Whether CT is checked, reported, or enforced.
     public var mode: Mode
     /// The logs to trust; nil for the list bundled with the package.
     public var logList: CTLogList?

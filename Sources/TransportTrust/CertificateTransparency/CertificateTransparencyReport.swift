@@ -17,11 +17,13 @@ public struct CertificateTransparencyReport: Sendable, Hashable, Codable {
         case listOutOfDate
     }
 
+    /// Whether Apple's CT policy is met.
     public var status: Status
     /// SCTs from distinct logs that Apple requires for this certificate, when CT applies.
     public var requiredSCTs: Int?
     /// Distinct logs whose SCTs count.
     public var countedSCTs: Int
+    /// Every embedded SCT, with its log and whether it counted.
     public var scts: [SCTReport]
     /// One sentence: the outcome and, when it fails, what to ask the CA for.
     public var explanation: String

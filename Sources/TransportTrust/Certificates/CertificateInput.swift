@@ -4,9 +4,13 @@ import X509
 
 /// Why certificate input could not be read. Each case says where and how to fix it.
 public enum CertificateInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file cannot be read, with the system's reason.
     case unreadableFile(path: String, reason: String)
+    /// The input holds no certificate.
     case empty(source: String)
+    /// The bytes are not a certificate, with what is wrong.
     case malformed(source: String?, reason: String)
+    /// One PEM block is broken: which one, on which line, and why.
     case badPEMBlock(source: String, block: Int, line: Int, reason: String)
     /// A PKCS#7 (CMS) bundle, as Windows and many CAs export a chain (`.p7b`, `.p7c`), PEM or DER.
     case pkcs7(source: String)

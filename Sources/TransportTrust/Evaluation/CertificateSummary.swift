@@ -4,21 +4,30 @@ import X509
 
 /// What a person or a report needs to know about one certificate of a chain.
 public struct CertificateSummary: Sendable, Codable, Hashable {
+    /// The subject's distinguished name, as text.
     public var subject: String
+    /// The issuer's distinguished name, as text.
     public var issuer: String
     /// Hex, colon-separated.
     public var serialNumber: String
+    /// The start of the validity period, when readable.
     public var notValidBefore: Date?
+    /// The end of the validity period, when readable.
     public var notValidAfter: Date?
     /// For example "EC P-256" or "RSA 2048".
     public var keyType: String
+    /// The key's size in bits, when known.
     public var keySize: Int?
+    /// The signature algorithm's name, e.g. `ecdsaWithSHA256`.
     public var signatureAlgorithm: String
+    /// The subjectAltName entries, each with its kind (`DNS:`, `IP:`, …).
     public var subjectAlternativeNames: [String]
     /// base64(SHA-256(SubjectPublicKeyInfo DER)), the pin form of ATS, TrustKit, HPKP and OkHttp.
     public var spkiSHA256: String
+    /// Whether basicConstraints marks it a CA.
     public var isCertificateAuthority: Bool
 
+    /// The summary of one certificate, read from its DER (parts swift-certificates cannot parse included).
     public init(_ input: InputCertificate) {
         let raw = input.raw
         self.subject = raw?.subject.text ?? input.certificate?.subject.text ?? "?"

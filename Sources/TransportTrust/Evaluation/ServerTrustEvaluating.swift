@@ -43,8 +43,10 @@ public struct DefaultTrustEvaluator: ServerTrustEvaluating {
 /// evaluator's, and failures and notes from all are kept, so a refusal lists every reason. Each evaluator sees
 /// the trust as the ones before it left it (``ServerTrustEvaluating/adjusting(_:)``), as on one `SecTrust`.
 public struct CompositeTrustEvaluator: ServerTrustEvaluating {
+    /// The evaluators, each run on the trust as the ones before it left it; every failure is kept.
     public var evaluators: [any ServerTrustEvaluating]
 
+    /// A composition of `evaluators`, run in order; with none, every evaluation is refused.
     public init(_ evaluators: [any ServerTrustEvaluating]) { self.evaluators = evaluators }
 
     public func evaluate(_ trust: ServerTrust) async -> TrustVerdict {

@@ -5,6 +5,7 @@
 public struct IPRange: Sendable, Hashable, CustomStringConvertible {
     /// The network address, 4 or 16 bytes, with the host bits as written.
     public var address: [UInt8]
+    /// How many leading bits of the address the range fixes.
     public var prefixLength: Int
 
     /// Parses `address/prefix`; nil unless both halves are valid and the prefix fits the family.

@@ -129,11 +129,17 @@ public enum PeerName: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a host cannot be used as a peer name: what is wrong with it, and where.
 public enum PeerNameError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No name was given.
     case empty
+    /// The name has an empty label (`a..b`).
     case emptyLabel(String)
+    /// A label is longer than 63 bytes.
     case labelTooLong(String)
+    /// The name is longer than 253 bytes.
     case tooLong(String)
+    /// The name has a character no host name may have.
     case invalidCharacter(String)
+    /// It looks like an IP address but is not one.
     case invalidIP(String)
     /// An IPv4 address in a form other than the dotted quad (octal, hex, fewer than four parts, one number),
     /// and the dotted quad URL parsers read it as.

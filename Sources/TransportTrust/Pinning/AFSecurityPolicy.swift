@@ -17,11 +17,15 @@ import Foundation
 public struct AFSecurityPolicy: ServerTrustEvaluating {
     /// `AFSSLPinningMode`.
     public enum SSLPinningMode: String, Sendable, Hashable, CaseIterable {
+        /// `AFSSLPinningModeNone`: no pinning, only the evaluation.
         case none
+        /// `AFSSLPinningModePublicKey`: a pinned certificate's public key must be in the chain.
         case publicKey
+        /// `AFSSLPinningModeCertificate`: a pinned certificate must be in the chain.
         case certificate
     }
 
+    /// What is pinned, as AFNetworking's `SSLPinningMode`.
     public var pinningMode: SSLPinningMode
     /// DER of the pinned certificates. In public-key mode, their keys are the pins.
     public var pinnedCertificates: Set<[UInt8]> {
@@ -31,6 +35,8 @@ public struct AFSecurityPolicy: ServerTrustEvaluating {
     public var allowInvalidCertificates: Bool = false
     /// Whether to check the certificate's name against the domain. Default true.
     public var validatesDomainName: Bool = true
+    /// The engine that validates chains and caches validated paths.
+    /// The engine that validates chains and caches validated paths.
     public var engine: TrustEngine
 
     private(set) var pinnedPublicKeys: Set<[UInt8]>

@@ -1,6 +1,8 @@
 /// One pin that matched one certificate of a validated chain.
 public struct PinMatch: Sendable, Hashable {
+    /// The pin that matched.
     public var pin: Pin
+    /// Where in the chain it matched.
     public var scope: PinScope
     /// Index in the built chain, 0 is the leaf.
     public var certificate: Int

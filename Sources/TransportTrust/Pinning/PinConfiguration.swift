@@ -3,6 +3,7 @@ import Foundation
 /// Pins for many hosts: what an `NSPinnedDomains` dictionary, a TrustKit configuration, an OkHttp
 /// `CertificatePinner` or an Android `<pin-set>` holds. Read and write it with ``PinConfigurationFormat``.
 public struct PinConfiguration: Sendable, Hashable {
+    /// Every pinned host, in the file's order.
     public var hosts: [PinnedHost]
     /// The checks ``validate(now:source:)`` applies: those of the system the configuration was read from, and
     /// TrustKit's for a configuration made in code.

@@ -25,6 +25,7 @@ public struct PinConfigurationError: Error, Sendable, Equatable, CustomStringCon
         case unreadableCertificate
     }
 
+    /// Which rule the file breaks; stable, for code that reacts to one.
     public var code: Code
     /// The file or input name, when the problem comes from one.
     public var source: String?

@@ -16,9 +16,12 @@ public struct PinConfigurationWarning: Sendable, Equatable, CustomStringConverti
         case differsFromSource
     }
 
+    /// Which rule the warning is about; stable.
     public var code: Code
     public var source: String?
+    /// The line, from 1, when the format has lines.
     public var line: Int?
+    /// What was read differently than the author may expect, in words.
     public var message: String
 
     public init(_ code: Code, source: String? = nil, line: Int? = nil, _ message: String) {

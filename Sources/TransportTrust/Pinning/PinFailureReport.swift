@@ -6,22 +6,34 @@ import Foundation
 public struct PinFailureReport: Sendable, Hashable, Codable {
     /// TrustKit's `validation-result` values.
     public enum ValidationResult: Int, Sendable, Codable {
+        /// 0: the pins matched.
         case success = 0
+        /// 1: the chain is trusted but no pin matched.
         case failedNoMatchingPin = 1
+        /// 2: the chain is not trusted.
         case failedInvalidCertificateChain = 2
+        /// 3: the pin configuration could not be used.
         case errorInvalidParameters = 3
+        /// 4: the chain ends at a user-installed anchor (TrustKit's `failedUserDefinedTrustAnchor`).
         case failedUserDefinedTrustAnchor = 4
+        /// 5: a key's SPKI hash could not be computed.
         case errorCouldNotGenerateSpkiHash = 5
     }
 
     /// What identifies the app sending the report; supplied by the caller.
     public struct AppInfo: Sendable, Hashable, Codable {
+        /// `app-bundle-id`.
         public var bundleID: String
+        /// `app-version`.
         public var version: String
+        /// `app-platform`: the OS the app runs on.
         public var platform: String
+        /// `app-platform-version`, when known.
         public var platformVersion: String?
+        /// `app-vendor-id`, when the app has one.
         public var vendorID: String?
 
+        /// The app as the report names it.
         public init(bundleID: String, version: String, platform: String, platformVersion: String? = nil, vendorID: String? = nil) {
             self.bundleID = bundleID
             self.version = version
@@ -30,24 +42,34 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
             self.vendorID = vendorID
         }
 
+        /// `N/A` everywhere, for a report without an app.
         public static let unknown = AppInfo(bundleID: "N/A", version: "N/A", platform: "N/A")
     }
 
+    /// The app that saw the failure.
     public var app: AppInfo
+    /// `date-time`: when the failure happened.
     public var dateTime: Date
+    /// `hostname`: the host connected to.
     public var hostname: String
+    /// `port`.
     public var port: Int
     /// The configured name whose pin set applied (for a subdomain, the parent name).
     public var notedHostname: String
+    /// `include-subdomains`: whether the pin set covers subdomains.
     public var includeSubdomains: Bool
+    /// `enforce-pinning`: whether the failure refused the connection.
     public var enforcePinning: Bool
     /// The built chain as PEM, leaf first.
     public var validatedCertificateChain: [String]
     /// `pin-sha256="…"` strings.
     public var knownPins: [String]
+    /// `validation-result`: why the check failed.
     public var validationResult: ValidationResult
+    /// `known-pins-expiration-date`, when the pin set expires.
     public var knownPinsExpirationDate: Date?
 
+    /// A report with every field given.
     public init(app: AppInfo, dateTime: Date, hostname: String, port: Int, notedHostname: String, includeSubdomains: Bool,
                 enforcePinning: Bool, validatedCertificateChain: [String], knownPins: [String], validationResult: ValidationResult,
                 knownPinsExpirationDate: Date?) {

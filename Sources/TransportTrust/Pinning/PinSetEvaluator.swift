@@ -15,7 +15,9 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
     public var pinnedHost: PinnedHost
     /// The chain validation that runs first and builds the chain the pins are matched against.
     public var validation: any ServerTrustEvaluating
+    /// Where pin failures are reported, TrustKit-style; nil for none.
     public var reporter: (any PinFailureReporting)?
+    /// The app the reports name.
     public var app: PinFailureReport.AppInfo
     /// The port, for reports.
     public var port: Int

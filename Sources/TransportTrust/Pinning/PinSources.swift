@@ -29,6 +29,7 @@ public struct PinSources: Sendable {
     public struct Resolution: Sendable, Equatable {
         /// The pattern the pins were configured for; nil for direct pins alone without a host.
         public var pattern: HostPattern?
+        /// The pins that apply.
         public var pinSet: PinSet
         /// Direct pins that could not join ``pinSet`` without being weakened, checked on their own.
         public var directPins: PinSet?

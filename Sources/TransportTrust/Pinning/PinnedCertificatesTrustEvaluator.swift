@@ -7,10 +7,15 @@
 ///
 /// The pinned certificates are looked for in the chain that evaluation built, never only in what the server sent.
 public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
+    /// The pinned certificates; one of them must be in the chain.
     public let certificates: [InputCertificate]
+    /// Whether a pinned self-signed leaf is trusted on its own, without a chain to an anchor.
     public let acceptSelfSignedCertificates: Bool
+    /// Whether the chain is validated first (the default evaluation), as in Alamofire.
     public let performDefaultValidation: Bool
+    /// Whether that validation also checks the host name.
     public let validateHost: Bool
+    /// The engine that validates chains and caches validated paths.
     public let engine: TrustEngine
     private let pinned: Set<[UInt8]>
     private let anchors: TrustAnchors?

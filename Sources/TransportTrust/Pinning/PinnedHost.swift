@@ -4,6 +4,7 @@ import Foundation
 public struct PinnedHost: Sendable, Hashable {
     /// The hosts the entry covers.
     public var pattern: HostPattern
+    /// The pins that apply to the pattern's hosts.
     public var pinSet: PinSet
     /// The hosts of the pattern are covered but not pinned: their chain is validated only. Being more specific, the
     /// entry shadows a broader pinned one: TrustKit's `kTSKExcludeSubdomainFromParentPolicy`, an Android

@@ -6,8 +6,11 @@
 public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// SubjectPublicKeyInfo DER of each pinned key.
     public let keys: [[UInt8]]
+    /// Whether the chain is validated first (the default evaluation), as in Alamofire.
     public let performDefaultValidation: Bool
+    /// Whether that validation also checks the host name.
     public let validateHost: Bool
+    /// The engine that validates chains and caches validated paths.
     public let engine: TrustEngine
     private let pinned: Set<[UInt8]>
 

@@ -26,15 +26,21 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         public static let any: Options = [.crl, .ocsp]
     }
 
+    /// Which methods count, and whether a positive answer is required (Alamofire's options).
     public let options: Options
+    /// Whether the chain is validated first (the default evaluation), as in Alamofire.
     public let performDefaultValidation: Bool
+    /// Whether that validation also checks the host name.
     public let validateHost: Bool
     /// Stapled or already fetched OCSP responses, DER.
     public let responses: [[UInt8]]
+    /// Where OCSP responses come from.
     public let source: (any OCSPResponseSource)?
     /// CRLs already at hand, complete or delta.
     public let crls: [CertificateRevocationList]
+    /// Where CRLs come from.
     public let crlSource: (any CRLSource)?
+    /// The engine that validates chains and caches validated paths.
     public let engine: TrustEngine
 
     public init(options: Options = .any, performDefaultValidation: Bool = true, validateHost: Bool = true,

@@ -9,7 +9,9 @@
 public struct ApplePlatform: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Apple's operating systems, each with its own release numbers.
     public enum OS: String, Sendable, Hashable, CaseIterable {
+        /// iOS (and iPadOS, which shares its release numbers).
         case iOS = "ios"
+        /// macOS.
         case macOS = "macos"
     }
 

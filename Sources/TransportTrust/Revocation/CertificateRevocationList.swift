@@ -18,8 +18,11 @@ public struct CertificateRevocationList: Sendable {
     let tbsRange: Range<Int>
     let signatureAlgorithm: CRLSignatureAlgorithm
     let signature: [UInt8]
+    /// The CA that issued the list.
     public let issuer: DistinguishedName
+    /// When the list was issued.
     public let thisUpdate: Date
+    /// When the next list is due; nil when the list does not say.
     public let nextUpdate: Date?
     /// cRLNumber (§5.2.3), as unsigned big-endian bytes without leading zeros.
     let number: ArraySlice<UInt8>?
@@ -39,6 +42,7 @@ public struct CertificateRevocationList: Sendable {
     /// Whether an entry lists `serialNumber`, under any certificate issuer; whether it applies to a given certificate is
     /// for the trust engine to decide (RFC 5280 §6.3).
     public func lists(_ serialNumber: Certificate.SerialNumber) -> Bool { !entries.entries(for: serialNumber.bytes).isEmpty }
+    /// Whether this is a delta CRL, holding only changes since a base CRL.
     public var isDelta: Bool { deltaBase != nil }
 
     /// One revoked entry as the index holds it, for invariants that check lookups against the list (the fuzz targets).

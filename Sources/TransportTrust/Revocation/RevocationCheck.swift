@@ -23,8 +23,11 @@ public struct RevocationOptions: Sendable {
     public struct Methods: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
+        /// OCSP responses, handed in or fetched.
         public static let ocsp = Methods(rawValue: 1 << 0)
+        /// CRLs, handed in or fetched.
         public static let crl = Methods(rawValue: 1 << 1)
+        /// Both.
         public static let all: Methods = [.ocsp, .crl]
     }
 
@@ -41,20 +44,24 @@ public struct RevocationOptions: Sendable {
         case hard
     }
 
+    /// Off, soft-fail or hard-fail.
     public var mode: Mode
     /// OCSP responses handed in: stapled by the server, or obtained by the caller. Each is checked against every
     /// certificate of the chain (but the anchor), whether or not that certificate names a responder.
     public var responses: [[UInt8]]
+    /// Where OCSP responses come from for a certificate that names a responder.
     public var source: (any OCSPResponseSource)?
     /// CRLs handed in, complete or delta (RFC 5280 §6.3). Handing one in says the issuers publish CRLs: under hard-fail
     /// every certificate of the chain but the anchor then needs a status.
     public var crls: [CertificateRevocationList]
     /// Where CRLs come from for a certificate that names an http distribution point.
     public var crlSource: (any CRLSource)?
+    /// Which ways of establishing a status count.
     public var methods: Methods
     /// Ask for a CRL before an OCSP responder (Alamofire's `.preferCRL`); a CRL that settles the status saves the query.
     public var preferCRL: Bool
 
+    /// Revocation settings; off by default.
     public init(mode: Mode = .off, responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil,
                 crls: [CertificateRevocationList] = [], crlSource: (any CRLSource)? = nil, methods: Methods = .all, preferCRL: Bool = false) {
         self.mode = mode
@@ -66,6 +73,7 @@ public struct RevocationOptions: Sendable {
         self.preferCRL = preferCRL
     }
 
+    /// No revocation checking.
     public static let off = RevocationOptions()
 }
 
