@@ -5,9 +5,7 @@
 # Usage: scripts/build-docs.sh [TARGET...]   (default: every library product).
 # Archives: .build/docs/TARGET.doccarchive.
 # Then documentation coverage per module (scripts/docs-coverage.py): it fails when a module has fewer symbols with
-# an abstract than DOCS_COVERAGE_MIN percent (default 100; DOCS_COVERAGE_MIN=0 only prints the numbers), or, with
-# DOCS_COVERAGE_BASELINE=FILE, fewer than the share FILE records for it (docs/coverage-baseline.json: the floor that
-# only moves up until 100%).
+# an abstract than DOCS_COVERAGE_MIN percent (default 100; DOCS_COVERAGE_MIN=0 only prints the numbers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")

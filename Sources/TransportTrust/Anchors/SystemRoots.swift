@@ -18,14 +18,16 @@ public struct SystemRoots: Sendable {
     /// distribution's usual locations were used.
     public let settings: [String]
 
-    public static let bundlePaths = [
+    /// The usual CA bundle files, first readable one wins.
+    package static let bundlePaths = [
         "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Alpine, Arch
         "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL
         "/etc/ssl/ca-bundle.pem",  // openSUSE
         "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
         "/etc/ssl/cert.pem",  // macOS, FreeBSD, Alpine
     ]
-    public static let directoryPaths = ["/etc/ssl/certs", "/system/etc/security/cacerts"]
+    /// The usual hashed-certificate folders, read when no bundle is.
+    package static let directoryPaths = ["/etc/ssl/certs", "/system/etc/security/cacerts"]
 
     /// The process-wide roots, read on first use.
     public static let shared: SystemRoots = load(environment: ProcessInfo.processInfo.environment)

@@ -24,6 +24,7 @@ public struct CertificateTransparencyOptions: Sendable, Hashable {
     /// CT, chains to a public root then need SCTs whatever their leaf's issue date; on later releases it changes nothing.
     public var requiredByConfiguration: Bool
 
+    /// CT settings; by default Apple's policy is enforced with the log list bundled with the package.
     public init(mode: Mode = .enforce, logList: CTLogList? = nil, requiredByConfiguration: Bool = false) {
         self.mode = mode
         self.logList = logList

@@ -42,7 +42,9 @@ public struct SCTReport: Sendable, Hashable, Codable {
     public var logID: String
     /// The log's name in the list; nil when the list does not know it.
     public var log: String?
+    /// The log's operator in the list; nil when the list does not know the log.
     public var `operator`: String?
+    /// When the log promised to include the certificate; nil for an SCT version this package does not read.
     public var timestamp: Date?
     /// Whether the signature verifies over the precertificate entry; nil when it was not checked.
     public var verified: Bool?

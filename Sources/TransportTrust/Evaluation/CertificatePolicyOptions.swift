@@ -16,6 +16,7 @@ public struct CertificatePolicyOptions: Sendable, Hashable {
     /// initial-any-policy-inhibit: anyPolicy in a certificate does not stand for every policy.
     public var inhibitAnyPolicy: Bool
 
+    /// RFC 5280's initial inputs; the defaults accept any policy and inhibit nothing, as a TLS client does.
     public init(acceptablePolicies: Set<ASN1ObjectIdentifier> = [Self.anyPolicy], requireExplicitPolicy: Bool = false,
                 inhibitPolicyMapping: Bool = false, inhibitAnyPolicy: Bool = false) {
         self.acceptablePolicies = acceptablePolicies

@@ -3,11 +3,15 @@ import Foundation
 /// Passes reports on to another reporter, dropping any report identical (all but its time) to one passed on in
 /// the last 24 hours, as TrustKit does, so a client that retries does not flood the collector.
 public actor DeduplicatingPinFailureReporter: PinFailureReporting {
+    /// Where reports that are not repeats go.
     public nonisolated let destination: any PinFailureReporting
+    /// How long, in seconds, a report identical to one passed on is dropped.
     public nonisolated let interval: TimeInterval
     private let clock: @Sendable () -> Date
     private var sent: [PinFailureReport: Date] = [:]
 
+    /// A reporter that passes each distinct report on to `destination` once per `interval`.
+    ///
     /// - Parameters:
     ///   - destination: where reports that are not repeats go.
     ///   - interval: how long an identical report is dropped; 24 hours by default.
@@ -19,6 +23,11 @@ public actor DeduplicatingPinFailureReporter: PinFailureReporting {
         self.clock = clock
     }
 
+    /// Passes `report` on, unless an identical one went to the same URIs within the interval.
+    ///
+    ///  - Parameters:
+    ///    - report: the failure to report.
+    ///    - uris: where the destination sends it; with none, nothing is sent or remembered.
     public func report(_ report: PinFailureReport, to uris: [String]) async {
         guard !uris.isEmpty else { return }
         let now = clock()

@@ -11,6 +11,11 @@ public struct PinConfiguration: Sendable, Hashable {
     /// How entries that match the same host combine: the most specific alone, or, as OkHttp does, all of them.
     package var matching: PinMatching
 
+    /// A configuration made in code, checked by `rules` when it is validated; TrustKit's checks by default.
+    ///
+    ///  - Parameters:
+    ///    - hosts: the pinned hosts, each with its pattern and pin set.
+    ///    - rules: the checks `validate(now:source:)` applies beyond those every format shares.
     public init(_ hosts: [PinnedHost] = [], rules: PinValidationRules = .trustKit) {
         self.init(hosts, rules: rules, matching: .mostSpecific)
     }

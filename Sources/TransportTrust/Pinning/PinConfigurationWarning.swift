@@ -18,12 +18,20 @@ public struct PinConfigurationWarning: Sendable, Equatable, CustomStringConverti
 
     /// Which rule the warning is about; stable.
     public var code: Code
+    /// The file or argument the configuration came from, when known.
     public var source: String?
     /// The line, from 1, when the format has lines.
     public var line: Int?
     /// What was read differently than the author may expect, in words.
     public var message: String
 
+    /// A warning about one rule, with the place it points to.
+    ///
+    ///  - Parameters:
+    ///    - code: the rule the warning is about.
+    ///    - source: the file or argument the configuration came from.
+    ///    - line: the line, from 1, when the format has lines.
+    ///    - message: what was read differently than the author may expect.
     public init(_ code: Code, source: String? = nil, line: Int? = nil, _ message: String) {
         self.code = code
         self.source = source

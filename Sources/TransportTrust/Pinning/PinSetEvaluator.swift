@@ -30,6 +30,15 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
     /// The time used when the trust has no validation time.
     public var clock: @Sendable () -> Date
 
+    /// Checks `pinnedHost`'s pin set after `validation`, reporting failures to `reporter`.
+    ///
+    ///  - Parameters:
+    ///    - pinnedHost: the host pattern and its pin set.
+    ///    - validation: the chain validation that runs first; the default evaluation by default.
+    ///    - reporter: where pin failures are reported; nil for none.
+    ///    - app: the app the reports name.
+    ///    - port: the port the reports name.
+    ///    - clock: the time used when the trust has no validation time.
     public init(
         _ pinnedHost: PinnedHost,
         validation: any ServerTrustEvaluating = DefaultTrustEvaluator(),

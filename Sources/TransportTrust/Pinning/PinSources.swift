@@ -19,6 +19,12 @@ public struct PinSources: Sendable {
     /// Pins given directly: always enforced, never expiring.
     public var pins: PinSet
 
+    /// A pin file, with the name its notices use for it, and pins given directly.
+    ///
+    ///  - Parameters:
+    ///    - configuration: the pin file's configuration, if there is one.
+    ///    - configurationSource: how notices name the file.
+    ///    - pins: pins given directly, which apply to every host.
     public init(configuration: PinConfiguration? = nil, configurationSource: String = "the pin configuration", pins: PinSet = PinSet()) {
         self.configuration = configuration
         self.configurationSource = configurationSource

@@ -20,6 +20,14 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     private let pinned: Set<[UInt8]>
     private let anchors: TrustAnchors?
 
+    /// Trusts a chain that holds one of `certificates`, after the default validation unless that is turned off.
+    ///
+    ///  - Parameters:
+    ///    - certificates: the pinned certificates.
+    ///    - acceptSelfSignedCertificates: whether a pinned self-signed leaf is trusted without a chain to an anchor.
+    ///    - performDefaultValidation: whether the chain is validated first.
+    ///    - validateHost: whether that validation checks the host name.
+    ///    - engine: the engine that validates chains.
     public init(certificates: [InputCertificate], acceptSelfSignedCertificates: Bool = false,
                 performDefaultValidation: Bool = true, validateHost: Bool = true, engine: TrustEngine = .shared) {
         self.certificates = certificates

@@ -14,6 +14,13 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     public let engine: TrustEngine
     private let pinned: Set<[UInt8]>
 
+    /// Trusts a chain in which a certificate carries one of `keys`, after the default validation unless that is turned off.
+    ///
+    ///  - Parameters:
+    ///    - keys: the pinned SubjectPublicKeyInfo structures, DER.
+    ///    - performDefaultValidation: whether the chain is validated first.
+    ///    - validateHost: whether that validation checks the host name.
+    ///    - engine: the engine that validates chains.
     public init(keys: [[UInt8]], performDefaultValidation: Bool = true, validateHost: Bool = true, engine: TrustEngine = .shared) {
         self.keys = keys
         self.performDefaultValidation = performDefaultValidation

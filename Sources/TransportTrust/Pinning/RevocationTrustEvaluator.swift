@@ -15,7 +15,9 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
 
         /// CRLs (RFC 5280 §6.3).
         public static let crl = Options(rawValue: 1 << 0)
+        /// OCSP, from stapled or handed-in responses and, unless `networkAccessDisabled`, the responder.
         public static let ocsp = Options(rawValue: 1 << 1)
+        /// Ask for a CRL before OCSP when both are enabled.
         public static let preferCRL = Options(rawValue: 1 << 2)
         /// Hard fail: a certificate that offers a way to its status by an enabled method (an OCSP responder with
         /// `.ocsp`, a CRL distribution point with `.crl`) and has no verified good answer by one fails.
@@ -43,6 +45,17 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
     /// The engine that validates chains and caches validated paths.
     public let engine: TrustEngine
 
+    /// Alamofire's revocation evaluator: the chain must validate and no certificate in it may be revoked.
+    ///
+    ///  - Parameters:
+    ///    - options: which methods count, and whether a positive answer is required.
+    ///    - performDefaultValidation: whether the chain is validated first.
+    ///    - validateHost: whether that validation checks the host name.
+    ///    - responses: stapled or already fetched OCSP responses, DER.
+    ///    - source: where OCSP responses come from; nil for the source the trust carries.
+    ///    - crls: CRLs already at hand, complete or delta.
+    ///    - crlSource: where CRLs come from; nil for the source the trust carries.
+    ///    - engine: the engine that validates chains.
     public init(options: Options = .any, performDefaultValidation: Bool = true, validateHost: Bool = true,
                 responses: [[UInt8]] = [], source: (any OCSPResponseSource)? = nil, crls: [CertificateRevocationList] = [],
                 crlSource: (any CRLSource)? = nil, engine: TrustEngine = .shared) {

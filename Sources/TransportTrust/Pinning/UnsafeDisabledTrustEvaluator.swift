@@ -8,6 +8,9 @@ public struct UnsafeDisabledTrustEvaluator: ServerTrustEvaluating {
     /// Where each warning goes: standard error by default; a logger's `warning` in an app that has one.
     public let warn: @Sendable (String) -> Void
 
+    /// Trusts every chain, and says so through `warn` each time.
+    ///
+    ///  - Parameter warn: where the warning goes; standard error by default.
     public init(warn: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("warning: " + $0 + "\n").utf8)) }) {
         self.warn = warn
     }
