@@ -117,7 +117,7 @@ public struct ATSTestCase: Sendable, Hashable, Codable, Identifiable {
 
     /// The configurations a recommendation is chosen from, least relaxed first. The first one that loads is the
     /// smallest exception; `arbitrary-loads` is last because it turns ATS off for every domain.
-    public static let recommendationOrder: [String] = [
+    package static let recommendationOrder: [String] = [
         "default", "tls1.1", "tls1.0", "pfs", "tls1.1-pfs", "tls1.0-pfs", "http", "pfs-http", "tls1.1-pfs-http", "tls1.0-pfs-http",
         "arbitrary-loads",
     ]

@@ -8,7 +8,7 @@ import TransportTrust
 public struct DiagnosisInputError: Error, Sendable, CustomStringConvertible {
     public var description: String
     /// An input error that says what was wrong, in words.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// What every test of a diagnosis shares.

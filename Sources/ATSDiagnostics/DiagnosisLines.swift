@@ -2,20 +2,20 @@ import Foundation
 
 /// `ats diagnose --json` output read back: one document per line (JSON Lines), for resuming a scan and merging the
 /// shards of a fleet scan.
-public enum DiagnosisLines {
+package enum DiagnosisLines {
     /// A line that is not a diagnosis, with where and why.
-    public struct Problem: Error, Sendable, CustomStringConvertible {
+    package struct Problem: Error, Sendable, CustomStringConvertible {
         /// The file the line came from.
-        public var source: String
+        package var source: String
         /// The line's number, from 1.
-        public var line: Int
+        package var line: Int
         /// Why the line is not a diagnosis.
-        public var reason: String
-        public var description: String { "\(source):\(line): \(reason)" }
+        package var reason: String
+        package var description: String { "\(source):\(line): \(reason)" }
     }
 
     /// One diagnosis from one line.
-    public static func decode(_ line: Substring, source: String, number: Int) throws(Problem) -> HostDiagnosis {
+    package static func decode(_ line: Substring, source: String, number: Int) throws(Problem) -> HostDiagnosis {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
@@ -28,7 +28,7 @@ public enum DiagnosisLines {
     }
 
     /// Every diagnosis of a file of JSON Lines; blank lines are skipped.
-    public static func read(_ data: Data, source: String) throws(Problem) -> [HostDiagnosis] {
+    package static func read(_ data: Data, source: String) throws(Problem) -> [HostDiagnosis] {
         var out: [HostDiagnosis] = []
         let text = String(decoding: data, as: UTF8.self)
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -41,7 +41,7 @@ public enum DiagnosisLines {
 
     /// What an interrupted scan left: the diagnoses of its whole lines, and how many bytes they take. A last line that
     /// was cut off (no newline, or not a diagnosis) is not counted, so the scan truncates it and does that host again.
-    public static func resumable(_ data: Data, source: String) -> (done: [HostDiagnosis], keptBytes: Int) {
+    package static func resumable(_ data: Data, source: String) -> (done: [HostDiagnosis], keptBytes: Int) {
         var done: [HostDiagnosis] = []
         var kept = 0
         var start = data.startIndex
@@ -61,7 +61,7 @@ public enum DiagnosisLines {
 
     /// Diagnoses from several files as one scan: one per URL, the last read winning, sorted by URL so that the result
     /// does not depend on the order hosts finished in. `repeated` names each URL found more than once.
-    public static func merge(_ files: [[HostDiagnosis]]) -> (merged: [HostDiagnosis], repeated: [String]) {
+    package static func merge(_ files: [[HostDiagnosis]]) -> (merged: [HostDiagnosis], repeated: [String]) {
         var byURL: [String: HostDiagnosis] = [:]
         var repeated: [String] = []
         for file in files {

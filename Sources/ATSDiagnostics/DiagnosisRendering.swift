@@ -181,18 +181,18 @@ public enum DiagnosisRendering {
     // MARK: Summary
 
     /// One row of the summary table.
-    public struct SummaryRow: Sendable {
+    package struct SummaryRow: Sendable {
         /// The host, with its port unless 443 or 80.
-        public var host: String
+        package var host: String
         /// The default ATS test's result.
-        public var defaultResult: String
+        package var defaultResult: String
         /// The title of the test whose dictionary the recommendation takes, or why there is none.
-        public var loadsWith: String
+        package var loadsWith: String
         /// The smallest exception to add, or that none is needed.
-        public var exception: String
+        package var exception: String
 
         /// The row of one diagnosis.
-        public init(_ d: HostDiagnosis) {
+        package init(_ d: HostDiagnosis) {
             host = d.port == 443 || d.port == 80 ? d.host : "\(d.host):\(d.port)"
             defaultResult = d.outcome("default")?.result.rawValue ?? "?"
             loadsWith = d.recommendation.configuration.flatMap(ATSTestCase.named).map(\.title)
@@ -209,7 +209,7 @@ public enum DiagnosisRendering {
 
     /// The table printed after many URLs: host, default ATS result, the least relaxed configuration that loads,
     /// and the exception it needs.
-    public static func summaryTable(_ rows: [SummaryRow]) -> String {
+    package static func summaryTable(_ rows: [SummaryRow]) -> String {
         let header = ["HOST", "DEFAULT", "LOADS WITH", "EXCEPTION NEEDED"]
         let cells = rows.map { [$0.host, $0.defaultResult, $0.loadsWith, $0.exception] }
         return table(header: header, rows: cells)

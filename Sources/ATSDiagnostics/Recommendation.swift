@@ -102,7 +102,7 @@ public struct Recommendation: Sendable, Codable, Hashable {
     }
 
     /// One line for tables: the default result, then what makes the URL load ("FAIL; loads with TLSv1.0").
-    public static func outcomeText(defaultResult: String, kind: Kind, configuration: String?) -> String {
+    package static func outcomeText(defaultResult: String, kind: Kind, configuration: String?) -> String {
         switch kind {
         case .noneNeeded: return defaultResult
         case .exception: return "\(defaultResult); loads with \(configuration.flatMap(ATSTestCase.named).map(\.title) ?? "an exception")"

@@ -193,7 +193,7 @@ public enum TLSFailureReason: String, Sendable, Codable, CaseIterable {
 
     /// The reason in BoringSSL's error text (`error:1000012e:SSL routines:OPENSSL_internal:KEY_USAGE_BIT_INCORRECT at …`),
     /// or nil when it names none this client knows.
-    public init?(boringSSLText text: String) {
+    package init?(boringSSLText text: String) {
         let marker = "OPENSSL_internal:"
         var rest = Substring(text)
         while let range = rest.range(of: marker) {
@@ -208,7 +208,7 @@ public enum TLSFailureReason: String, Sendable, Codable, CaseIterable {
     }
 
     /// The reason for a fatal alert the server sent, by its description (RFC 8446 §6.2), or nil.
-    public init?(alert description: UInt8) {
+    package init?(alert description: UInt8) {
         let byAlert: [UInt8: TLSFailureReason] = [
             0: .alertCloseNotify, 10: .alertUnexpectedMessage, 20: .alertBadRecordMAC, 22: .alertRecordOverflow,
             40: .alertHandshakeFailure, 42: .alertBadCertificate, 43: .alertUnsupportedCertificate, 44: .alertCertificateRevoked,

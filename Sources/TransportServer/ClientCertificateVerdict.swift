@@ -98,7 +98,7 @@ public struct ClientCertificateMatch: Sendable, Hashable, CustomStringConvertibl
     public var pins: [PinMatch]
 
     /// What matched: the name rule and name, and the pins.
-    public init(nameRule: ClientNameRule? = nil, name: String? = nil, pins: [PinMatch] = []) {
+    package init(nameRule: ClientNameRule? = nil, name: String? = nil, pins: [PinMatch] = []) {
         self.nameRule = nameRule
         self.name = name
         self.pins = pins

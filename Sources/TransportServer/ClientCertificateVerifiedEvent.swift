@@ -5,5 +5,5 @@ public struct ClientCertificateVerifiedEvent: Sendable {
     public var verdict: ClientCertificateVerdict
 
     /// The event for `verdict`.
-    public init(verdict: ClientCertificateVerdict) { self.verdict = verdict }
+    package init(verdict: ClientCertificateVerdict) { self.verdict = verdict }
 }

@@ -19,7 +19,7 @@ public struct AuditReport: Sendable, Equatable, Codable {
         public var reason: String
 
         /// A reading of `source` as `layout`, for `reason`.
-        public init(source: String, layout: ConfigurationSource.Layout, reason: String) {
+        package init(source: String, layout: ConfigurationSource.Layout, reason: String) {
             self.source = source
             self.layout = layout
             self.reason = reason
@@ -27,7 +27,7 @@ public struct AuditReport: Sendable, Equatable, Codable {
     }
 
     /// A report of `findings` on `sources` under `profile`.
-    public init(profile: PlatformProfile, sources: [String], findings: [Finding], readings: [Reading] = []) {
+    package init(profile: PlatformProfile, sources: [String], findings: [Finding], readings: [Reading] = []) {
         self.profile = profile
         self.sources = sources
         self.findings = findings

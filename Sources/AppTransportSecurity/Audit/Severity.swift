@@ -15,7 +15,7 @@ public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable, Coda
     public static func < (l: Severity, r: Severity) -> Bool { l.rank < r.rank }
 
     /// The SARIF `level` for this severity.
-    public var sarifLevel: String {
+    package var sarifLevel: String {
         switch self {
         case .high: return "error"
         case .medium: return "warning"
@@ -24,7 +24,7 @@ public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable, Coda
     }
 
     /// GitHub code scanning's `security-severity` score (0.0–10.0).
-    public var securitySeverity: String {
+    package var securitySeverity: String {
         switch self {
         case .high: return "8.0"
         case .medium: return "5.0"

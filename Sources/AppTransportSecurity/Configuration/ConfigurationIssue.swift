@@ -33,7 +33,7 @@ public struct ConfigurationIssue: Sendable, Equatable {
     public var written: String?
 
     /// An issue of `kind` at `keyPath`, with the value and spelling found when the advice depends on them.
-    public init(_ kind: Kind, at keyPath: PlistKeyPath, value: PlistValue? = nil, written: String? = nil) {
+    package init(_ kind: Kind, at keyPath: PlistKeyPath, value: PlistValue? = nil, written: String? = nil) {
         self.kind = kind
         self.keyPath = keyPath
         self.value = value

@@ -37,7 +37,7 @@ public struct ExceptionDomain: Sendable, Equatable {
     }
 
     /// An entry named `name` at `keyPath`, with no key set yet.
-    public init(name: String, keyPath: PlistKeyPath) {
+    package init(name: String, keyPath: PlistKeyPath) {
         self.name = name
         self.key = ATSDomainKey(name)
         self.legacyKeys = []

@@ -20,7 +20,7 @@ public struct PinnedDomain: Sendable, Equatable {
     public var keyPath: PlistKeyPath
 
     /// An entry named `name` at `keyPath`, with no identity yet.
-    public init(name: String, keyPath: PlistKeyPath) {
+    package init(name: String, keyPath: PlistKeyPath) {
         self.name = name
         self.key = ATSDomainKey(name)
         self.keyPath = keyPath

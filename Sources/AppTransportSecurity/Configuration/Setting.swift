@@ -6,7 +6,7 @@ public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
     public var keyPath: PlistKeyPath
 
     /// A `value` read at `keyPath`.
-    public init(_ value: Value, at keyPath: PlistKeyPath) {
+    package init(_ value: Value, at keyPath: PlistKeyPath) {
         self.value = value
         self.keyPath = keyPath
     }

@@ -31,7 +31,7 @@ public enum TLSVersion: String, Sendable, Hashable, Comparable, CaseIterable, Co
     public static func < (l: TLSVersion, r: TLSVersion) -> Bool { l.order < r.order }
 
     /// Parses a user's spelling for command-line options: `1.2`, `tls1.2`, `TLSv1.2`.
-    public init?(loose text: String) {
+    package init?(loose text: String) {
         let t = text.lowercased().replacingOccurrences(of: "tlsv", with: "").replacingOccurrences(of: "tls", with: "")
         switch t.trimmingCharacters(in: .whitespaces) {
         case "1.0", "1": self = .tls10

@@ -46,7 +46,7 @@ public struct ConfigurationSource: Sendable {
     public var displayName: String { memberPath.map { "\(inputPath) › \($0)" } ?? inputPath }
 
     /// The path of the ATS dictionary in the plist.
-    public var atsPrefix: PlistKeyPath { layout == .infoPlist ? PlistKeyPath(["NSAppTransportSecurity"]) : PlistKeyPath([]) }
+    package var atsPrefix: PlistKeyPath { layout == .infoPlist ? PlistKeyPath(["NSAppTransportSecurity"]) : PlistKeyPath([]) }
 
     /// The line and column of a key (XML plists only), given its path from the ATS dictionary.
     public func location(of keyPath: PlistKeyPath) -> SourceLocation? {
@@ -140,7 +140,7 @@ public struct ConfigurationSource: Sendable {
     }
 
     /// The location of a path from the plist's root (for container issues).
-    public func rootLocation(of path: PlistKeyPath) -> SourceLocation? { document.location(of: path) }
+    package func rootLocation(of path: PlistKeyPath) -> SourceLocation? { document.location(of: path) }
 }
 
 extension ConfigurationSource {

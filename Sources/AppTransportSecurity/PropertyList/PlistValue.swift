@@ -97,7 +97,7 @@ public enum PlistValue: Sendable, Equatable {
     }
 
     /// The value as a Foundation object, for writing with `PropertyListSerialization`.
-    public var foundationObject: Any {
+    package var foundationObject: Any {
         switch self {
         case .boolean(let b): return b
         case .integer(let i): return NSNumber(value: i)
@@ -133,10 +133,10 @@ public enum PlistKind: String, Sendable, Hashable, Codable, CustomStringConverti
     public var description: String { rawValue }
 
     /// The name with its article, for sentences: "an Array", "a String".
-    public var withArticle: String { (self == .array || self == .integer ? "an " : "a ") + rawValue }
+    package var withArticle: String { (self == .array || self == .integer ? "an " : "a ") + rawValue }
 
     /// How to write a value of this kind in XML, for fix-it messages.
-    public var xmlExample: String {
+    package var xmlExample: String {
         switch self {
         case .boolean: return "<true/> or <false/>"
         case .integer: return "<integer>…</integer>"

@@ -24,7 +24,7 @@ public struct CertificateRequirements: Sendable, Equatable, Codable {
     public var certificateTransparencyFromConfiguration: Bool
 
     /// The requirements one resolution decided.
-    public init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,
+    package init(validation: Validation, requiresATSKeyStrength: Bool, requiresSHA2Signature: Bool = true,
                 requiresCertificateTransparency: Bool, certificateTransparencyFromConfiguration: Bool = false) {
         self.validation = validation
         self.requiresATSKeyStrength = requiresATSKeyStrength

@@ -6,7 +6,7 @@ public struct Decided<Value: Sendable & Equatable>: Sendable, Equatable {
     public var because: Provenance
 
     /// A `value` decided `because` of a key or a rule.
-    public init(_ value: Value, _ because: Provenance) {
+    package init(_ value: Value, _ because: Provenance) {
         self.value = value
         self.because = because
     }

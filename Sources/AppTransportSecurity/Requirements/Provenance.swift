@@ -6,7 +6,7 @@ public struct Provenance: Sendable, Equatable, Codable, CustomStringConvertible 
     public var rule: String
 
     /// A decision made by the key at `keyPath`, if any, under `rule` (in words).
-    public init(keyPath: PlistKeyPath? = nil, rule: String) {
+    package init(keyPath: PlistKeyPath? = nil, rule: String) {
         self.keyPath = keyPath
         self.rule = rule
     }

@@ -89,13 +89,13 @@ public struct RequirementsResolver: Sendable {
     /// The NSExceptionDomains entry governing `target`: an exact match, else the longest parent with
     /// NSIncludesSubdomains. Names never match IP connections and IP entries never match names; IP entries
     /// (and CIDR ranges) are honoured only from iOS 17 / macOS 14.
-    public func matchingExceptionDomain(for target: ConnectionTarget) -> (ExceptionDomain, viaSubdomain: Bool)? {
+    package func matchingExceptionDomain(for target: ConnectionTarget) -> (ExceptionDomain, viaSubdomain: Bool)? {
         let entries = configuration.exceptionDomains
         return bestMatch(exceptionIndex.candidates(for: target).map { (entries[$0], entries[$0].key, entries[$0].coversSubdomains) }, target: target)
     }
 
     /// The NSPinnedDomains entry for `target`, by the same matching rules.
-    public func matchingPinnedDomain(for target: ConnectionTarget) -> (PinnedDomain, viaSubdomain: Bool)? {
+    package func matchingPinnedDomain(for target: ConnectionTarget) -> (PinnedDomain, viaSubdomain: Bool)? {
         let entries = configuration.pinnedDomains
         return bestMatch(pinnedIndex.candidates(for: target).map { (entries[$0], entries[$0].key, entries[$0].coversSubdomains) }, target: target)
     }
@@ -163,7 +163,7 @@ public struct RequirementsResolver: Sendable {
     // MARK: Precedence
 
     /// Why NSAllowsArbitraryLoads is ignored under this profile, or nil when it is honoured.
-    public func arbitraryLoadsIgnoredReason() -> String? {
+    package func arbitraryLoadsIgnoredReason() -> String? {
         guard profile.generation >= .ats2 else { return nil }
         let overriding: [ATSKey] = [.allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInWebContent, .allowsLocalNetworking]
         let present = overriding.filter { configuration.presentKeys.contains($0) }

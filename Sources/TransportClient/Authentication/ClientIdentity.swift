@@ -9,7 +9,7 @@ public struct ClientIdentityError: Error, Sendable, CustomStringConvertible {
     /// What is wrong with the identity, naming the file, and how to fix it.
     public var message: String
     /// An error with `message`.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
     public var description: String { message }
 }
 

@@ -34,7 +34,7 @@ public struct CredentialStoreError: Error, Sendable, CustomStringConvertible {
     /// What went wrong with the file, naming it.
     public var message: String
     /// An error with `message`.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
     public var description: String { message }
 }
 

@@ -78,7 +78,7 @@ public struct Proxy: Sendable, CustomStringConvertible {
 public struct ProxyError: Error, Sendable, CustomStringConvertible {
     public var description: String
     /// An error that says what is wrong, in words.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// Which proxy, if any, each request goes through. The client never reads the environment; `ats fetch` builds

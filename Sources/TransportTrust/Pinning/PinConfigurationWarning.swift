@@ -32,7 +32,7 @@ public struct PinConfigurationWarning: Sendable, Equatable, CustomStringConverti
     ///    - source: the file or argument the configuration came from.
     ///    - line: the line, from 1, when the format has lines.
     ///    - message: what was read differently than the author may expect.
-    public init(_ code: Code, source: String? = nil, line: Int? = nil, _ message: String) {
+    package init(_ code: Code, source: String? = nil, line: Int? = nil, _ message: String) {
         self.code = code
         self.source = source
         self.line = line

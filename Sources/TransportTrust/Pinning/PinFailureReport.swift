@@ -87,7 +87,7 @@ public struct PinFailureReport: Sendable, Hashable, Codable {
     }
 
     /// Builds the report for `chain` (as built) and `pinSet`.
-    public init(app: AppInfo, dateTime: Date, hostname: String, port: Int, noted: HostPattern, pinSet: PinSet,
+    package init(app: AppInfo, dateTime: Date, hostname: String, port: Int, noted: HostPattern, pinSet: PinSet,
                 chain: [InputCertificate], validationResult: ValidationResult) {
         self.init(app: app, dateTime: dateTime, hostname: hostname, port: port, notedHostname: noted.name,
                   includeSubdomains: noted.coversSubdomains, enforcePinning: pinSet.enforcePinning,

@@ -11,13 +11,13 @@ import Foundation
 ///
 /// The configuration is taken as given: validate it first (``PinConfiguration/validate(now:source:)``), as its
 /// own system would at start-up.
-public struct PinSources: Sendable {
+package struct PinSources: Sendable {
     /// The pin file's configuration, if any.
-    public var configuration: PinConfiguration?
+    package var configuration: PinConfiguration?
     /// Where the configuration came from, for notices and errors.
-    public var configurationSource: String
+    package var configurationSource: String
     /// Pins given directly: always enforced, never expiring.
-    public var pins: PinSet
+    package var pins: PinSet
 
     /// A pin file, with the name its notices use for it, and pins given directly.
     ///
@@ -25,30 +25,30 @@ public struct PinSources: Sendable {
     ///    - configuration: the pin file's configuration, if there is one.
     ///    - configurationSource: how notices name the file.
     ///    - pins: pins given directly, which apply to every host.
-    public init(configuration: PinConfiguration? = nil, configurationSource: String = "the pin configuration", pins: PinSet = PinSet()) {
+    package init(configuration: PinConfiguration? = nil, configurationSource: String = "the pin configuration", pins: PinSet = PinSet()) {
         self.configuration = configuration
         self.configurationSource = configurationSource
         self.pins = pins
     }
 
     /// What applies to one host.
-    public struct Resolution: Sendable, Equatable {
+    package struct Resolution: Sendable, Equatable {
         /// The pattern the pins were configured for; nil for direct pins alone without a host.
-        public var pattern: HostPattern?
+        package var pattern: HostPattern?
         /// The pins that apply.
-        public var pinSet: PinSet
+        package var pinSet: PinSet
         /// Direct pins that could not join ``pinSet`` without being weakened, checked on their own.
-        public var directPins: PinSet?
+        package var directPins: PinSet?
     }
 
     /// Something a user should know about how the sources were combined.
-    public enum Notice: Sendable, Equatable, CustomStringConvertible {
+    package enum Notice: Sendable, Equatable, CustomStringConvertible {
         /// The configuration covers the host with none of its patterns.
         case notCovered(source: String, host: String, patterns: String, directPinsOnly: Bool)
         /// The configuration covers the host with an entry that exempts it from pinning.
         case exempt(source: String, host: String, pattern: HostPattern, directPinsOnly: Bool)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notCovered(let source, let host, let patterns, let direct):
                 return "warning: \(source) pins nothing for \(host): none of its patterns (\(patterns)) covers it, so \(Self.rest(direct))"
@@ -65,7 +65,7 @@ public struct PinSources: Sendable {
     /// What the sources pin for `host` (nil: the one host the configuration pins), or nil when they pin nothing for
     /// it, with the notices that explain why.
     /// - Throws: ``PinConfigurationError/Code/invalidHost`` when no host is given and the configuration pins several.
-    public func resolve(for host: PeerName?) throws(PinConfigurationError) -> (resolution: Resolution?, notices: [Notice]) {
+    package func resolve(for host: PeerName?) throws(PinConfigurationError) -> (resolution: Resolution?, notices: [Notice]) {
         let pattern = host.map { HostPattern(canonicalName: $0.description, kind: .exact) }
         let direct = pins.allPins.isEmpty ? nil : Resolution(pattern: pattern, pinSet: pins)
         guard let configuration else { return (direct, []) }
@@ -96,7 +96,7 @@ public struct PinSources: Sendable {
 
     /// A pin-set evaluator that runs `validation` first, or nil when the sources pin nothing for `host`. Direct pins
     /// that form a set of their own are checked between validation and the configuration's set.
-    public func evaluator(for host: PeerName?, validation: any ServerTrustEvaluating = DefaultTrustEvaluator())
+    package func evaluator(for host: PeerName?, validation: any ServerTrustEvaluating = DefaultTrustEvaluator())
         throws(PinConfigurationError) -> (evaluator: PinSetEvaluator?, notices: [Notice])
     {
         let (resolution, notices) = try resolve(for: host)
