@@ -7,11 +7,14 @@ import X509
 // Run under `taskset -c 0` for one core (bench/run.sh does). Peers get the same chains via --write.
 //
 //   TrustBenchmark [--seconds S] [--write DIR] [--json]
-//   TrustBenchmark --profile cold|cached|pinned-cached|floor [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
+//   TrustBenchmark --profile cold|cached|warm|pinned-cached|floor [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
 //     [--chains DIR]   on the chains --write wrote rather than new ones: builds compared on the very same certificates
 //
 // `floor` is not an evaluation: it only parses the leaf and the intermediate with swift-certificates and verifies
 // the two signatures, the least any evaluation built on swift-certificates does, to show what a cold one can reach.
+// `warm` evaluates new leaves under one intermediate the engine has seen, remembering no path: what a client that meets
+// many hosts under a few CAs pays per host. It makes its own chain of the kind asked (it needs the intermediate's key to
+// issue leaves), with the same algorithms and extensions as the chain --chains names.
 
 struct Options {
     var seconds = 2.0
@@ -57,8 +60,8 @@ func parse(_ arguments: ArraySlice<String>) throws -> Options {
         case "--json": options.json = true
         case "--chains": options.chainsDir = try args.value(for: a, expected: "a directory --write wrote") { $0 }
         case "--profile":
-            options.profile = try args.value(for: a, expected: "cold, cached, pinned-cached or floor") {
-                ["cold", "cached", "pinned-cached", "floor"].contains($0) ? $0 : nil
+            options.profile = try args.value(for: a, expected: "cold, cached, warm, pinned-cached or floor") {
+                ["cold", "cached", "warm", "pinned-cached", "floor"].contains($0) ? $0 : nil
             }
         case "--chain":
             options.profileChain = try args.value(for: a, expected: "p256 or rsa2048") {
@@ -97,6 +100,7 @@ func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) 
             else { throw BenchmarkError(description: "benchmark chain's signatures do not verify") }
         }
     }
+    if which == "warm" { return try await warm(kind, seconds: seconds) }
     let engine = TrustEngine(cacheCapacity: which == "cold" ? 0 : 4096)
     if which == "pinned-cached" {
         let pinned = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), PinSet([try Pin.spkiSHA256(of: root)], scope: .any)),
@@ -129,6 +133,27 @@ func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure 
     return Figure(chain: chain.name, coldPerSecond: coldRate.rounded(), cachedPerSecond: cachedRate.rounded(),
                   cachedOverCold: (cachedRate / coldRate * 10).rounded() / 10,
                   pinnedColdPerSecond: pinnedColdRate.rounded(), pinnedCachedPerSecond: pinnedCachedRate.rounded())
+}
+
+/// New leaves under a warm intermediate, in turn: one parse and one signature check each, with every rule, and no
+/// path remembered (a path cache of 0).
+func warm(_ kind: BenchChain.KeyKind, seconds: Double) async throws -> Double {
+    let rootKey = try BenchChain.privateKey(kind), intKey = try BenchChain.privateKey(kind), leafKey = try BenchChain.privateKey(kind)
+    let base = try BenchChain.make(kind, leafName: BenchChain.host, rootKey: rootKey, intermediateKey: intKey)
+    let anchors = TrustAnchors(custom: [try InputCertificate(der: BenchChain.der(base.root))])
+    let intermediate = try BenchChain.der(base.intermediate)
+    let policy = TrustPolicy.ssl(host: try PeerName(BenchChain.host))
+    var trusts: [ServerTrust] = []
+    for _ in 0..<256 {
+        let leaf = try BenchChain.issue(subject: BenchChain.host, issuer: "Bench Issuing CA", key: leafKey, signer: intKey, ca: false, kind: kind)
+        trusts.append(ServerTrust(certificates: [try BenchChain.der(leaf), intermediate], anchors: anchors, policy: policy))
+    }
+    let engine = TrustEngine(pathCapacity: 0, intermediateCapacity: 1024)
+    var next = 0
+    return try await rate(seconds) {
+        try await mustTrust(engine, trusts[next])
+        next = (next + 1) % trusts.count
+    }
 }
 
 /// Four times the cache's capacity in distinct chains: the LRU must keep entries, and so memory, bounded.
@@ -173,6 +198,6 @@ do {
         print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
     }
 } catch {
-    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|pinned-cached|floor [--chain p256|rsa2048] [--seconds S] [--chains DIR]\n".utf8))
+    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|warm|pinned-cached|floor [--chain p256|rsa2048] [--seconds S] [--chains DIR]\n".utf8))
     exit(2)
 }

@@ -13,7 +13,9 @@ import X509
 ///
 /// Paths already validated are remembered (same DER, same anchors): a repeat evaluation never verifies a
 /// signature again. Under a policy the path already passed, only the time is rechecked; under another policy
-/// (another host, say) the rules run again on the remembered path.
+/// (another host, say) the rules run again on the remembered path. Intermediates are remembered as well (their
+/// parse, and the signatures over them that verified), so a new leaf under a known one costs one parse and one
+/// signature check.
 public final class TrustEngine: Sendable {
     /// The engine ``ServerTrust/evaluate()`` and the evaluators use by default, with one validated-path cache for the
     /// whole process.
@@ -22,6 +24,8 @@ public final class TrustEngine: Sendable {
     /// Most candidate issuers handed to the path builder in one evaluation (each costs a signature check).
     public let searchBudget: Int
     let cache: ValidatedPathCache
+    /// Intermediates parsed and links verified before, so a new leaf under a known intermediate pays for itself only.
+    let intermediates: IntermediateCache
     /// The rules of the policy last evaluated: an engine mostly serves one policy (a client, one host), and building
     /// the list and its handled extensions again was 2% of a cold evaluation.
     private let lastRules = NIOLockedValueBox<(RuleFingerprint, PolicyRules)?>(nil)
@@ -30,11 +34,23 @@ public final class TrustEngine: Sendable {
     /// - Parameters:
     ///   - searchBudget: the most candidate issuers one evaluation hands the path builder; beyond it the chain is
     ///     refused with ``TrustFailureCode/pathBuildingLimit``.
-    ///   - cacheCapacity: the most validated paths remembered; the least recently used is forgotten first.
-    public init(searchBudget: Int = 2048, cacheCapacity: Int = 4096) {
-        self.searchBudget = searchBudget
-        self.cache = ValidatedPathCache(capacity: cacheCapacity)
+    ///   - cacheCapacity: the most validated paths remembered; the least recently used is forgotten first. With 0,
+    ///     nothing is remembered: neither paths nor intermediates (up to 1,024 otherwise, with the links they verified).
+    public convenience init(searchBudget: Int = 2048, cacheCapacity: Int = 4096) {
+        self.init(searchBudget: searchBudget, pathCapacity: cacheCapacity,
+                  intermediateCapacity: cacheCapacity == 0 ? 0 : Self.intermediateCapacity)
     }
+
+    /// An engine whose two memories are sized apart: a benchmark measures a new leaf under a warm intermediate with
+    /// no path remembered (the Benchmarks package).
+    @_spi(Benchmarks) public init(searchBudget: Int = 2048, pathCapacity: Int, intermediateCapacity: Int) {
+        self.searchBudget = searchBudget
+        self.cache = ValidatedPathCache(capacity: pathCapacity)
+        self.intermediates = IntermediateCache(capacity: intermediateCapacity)
+    }
+
+    /// Intermediates remembered by default: far more than the issuing CAs a client meets.
+    static let intermediateCapacity = 1024
 
     /// Validated paths currently remembered; never more than the capacity given at init.
     public var cachedPathCount: Int { cache.count }
@@ -85,7 +101,7 @@ public final class TrustEngine: Sendable {
         if let hit {
             // Revocation is checked again on the remembered path, with the same CRL signers a full search would offer.
             if trust.policy.revocation.mode != .off {
-                parsed = Self.presentedCertificates(trust)
+                parsed = presentedCertificates(trust)
             }
             if case .parsed(let presented)? = parsed, let first = presented.first, let leaf = first.certificate {
                 revocationMemo.signerCandidates = Candidates(leaf: leaf, leafInput: first, others: [presented.dropFirst(), trust.inputIntermediates[...]].joined(),
@@ -107,7 +123,7 @@ public final class TrustEngine: Sendable {
             // Another path may still pass: fall through to a full search.
         }
         let presented: [InputCertificate]
-        switch parsed ?? Self.presentedCertificates(trust) {
+        switch parsed ?? presentedCertificates(trust) {
         case .refused(let verdict): return verdict
         case .parsed(let certificates): presented = certificates
         }
@@ -138,14 +154,17 @@ public final class TrustEngine: Sendable {
     }
 
     /// The certificates as presented, each parsed once for the whole evaluation, or why they cannot be used.
-    static func presentedCertificates(_ trust: ServerTrust) -> Presented {
+    /// Intermediates parsed under the same anchors before are taken from memory; the leaf is always parsed.
+    func presentedCertificates(_ trust: ServerTrust) -> Presented {
         guard !trust.certificates.isEmpty else {
             return .refused(.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")))
         }
         if let parsed = trust.parsedCertificates { return .parsed(parsed) }
         var presented: [InputCertificate] = []
         for (i, der) in trust.certificates.enumerated() {
-            do { presented.append(try InputCertificate(der: der)) } catch {
+            do {
+                presented.append(i == 0 ? try InputCertificate(der: der) : try intermediates.input(der: der, anchors: trust.anchors.identity))
+            } catch {
                 return .refused(.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
                                          chain: presented.prefix(1).map { $0 }))
             }
@@ -193,7 +212,7 @@ public final class TrustEngine: Sendable {
             // The path builder could only return this path, and would: decide it here, without its search machinery.
             // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
             if intermediates.count * SoleNamePath.searchLimit <= searchBudget,
-               Self.passesPathBuilderChecks(chain, handled: handled)
+               passesPathBuilderChecks(chain, handled: handled, anchors: trust.anchors.identity)
             {
                 let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
                                                 context: soleContext, memo: revocationMemo, rulesPassed: true)
@@ -326,14 +345,16 @@ public final class TrustEngine: Sendable {
     /// rules did) it returns this very path; running it costs a tenth of a cold evaluation in store lookups, issuer
     /// sorting and candidate copies. A link it might judge otherwise (an issuer whose subject repeats one below it,
     /// which its loop check compares by key and SAN) answers false, and the path builder decides as before. The
-    /// signatures are verified by swift-certificates' own `isValidSignature`, as the path builder does.
-    static func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier]) -> Bool {
+    /// signatures are verified by swift-certificates' own `isValidSignature`, as the path builder does; a link above
+    /// the leaf verified before under the same anchors is not verified again (`IntermediateCache`).
+    func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier], anchors: [UInt8]) -> Bool {
         guard chain.count > 1 else { return false }
         for i in 1..<chain.count {
             // By index: a certificate copied out of the chain is a retain per field.
             guard Diagnosis.unhandledCritical(chain[i], handled: handled) == nil,
                   !(0..<i).contains(where: { Self.sameEncoding(chain[$0].subject, chain[i].subject) }),
-                  chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
+                  i == 1 ? chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
+                      : intermediates.verifies(chain[i - 1], by: chain[i], anchors: anchors)
             else { return false }
         }
         return true
