@@ -19,17 +19,17 @@ import X509
     func warm(_ engine: TrustEngine) async {
         let first = await engine.evaluate(trust(pki.leaf))
         #expect(first.isTrusted, "\(first.failures)")
-        #expect(engine.intermediates.count == 1)
+        #expect(engine.intermediateCache.count == 1)
     }
 
     @Test func aNewLeafUnderAKnownIntermediateVerifiesOnlyItsOwnSignature() async {
         let engine = TrustEngine()
         await warm(engine)
-        #expect(engine.intermediates.linksReused == 0)
+        #expect(engine.intermediateCache.linksReused == 0)
         let second = await engine.evaluate(trust(pki.intermediate.leaf()))
         #expect(second.isTrusted, "\(second.failures)")
-        #expect(engine.intermediates.linksReused == 1, "the intermediate's signature by the root was verified again")
-        #expect(engine.intermediates.count == 1)
+        #expect(engine.intermediateCache.linksReused == 1, "the intermediate's signature by the root was verified again")
+        #expect(engine.intermediateCache.count == 1)
     }
 
     /// The leaf's link is never taken from memory: a leaf signed by another key under the intermediate's name fails.
@@ -81,7 +81,7 @@ import X509
         policy.revocation = RevocationOptions(mode: .soft, crls: [try CertificateRevocationList(bytes: try builder.signed(by: pki.intermediate.key))])
         let verdict = await engine.evaluate(trust(revokedLeaf, policy: policy))
         #expect(verdict.codes == [.revoked], "\(verdict.failures)")
-        #expect(engine.intermediates.linksReused == 1)
+        #expect(engine.intermediateCache.linksReused == 1)
     }
 
     @Test func certificateTransparencyIsCheckedEveryTime() async throws {
@@ -92,7 +92,7 @@ import X509
         #expect(logged.isTrusted, "\(logged.failures)")
         let bare = try await ct.evaluate(ct.ca.leafWithSCTs([]), logs: logs, engine: engine)
         #expect(bare.codes == [.certificateTransparency], "\(bare.failures)")
-        #expect(engine.intermediates.linksReused == 1)
+        #expect(engine.intermediateCache.linksReused == 1)
     }
 
     /// Another anchor set shares nothing: the link is verified again, and without the root the chain is refused.
@@ -102,8 +102,8 @@ import X509
         let otherRoot = PKI.root(key: .p256())
         let wider = await engine.evaluate(trust(pki.intermediate.leaf(), anchors: [pki.root, otherRoot]))
         #expect(wider.isTrusted, "\(wider.failures)")
-        #expect(engine.intermediates.linksReused == 0)
-        #expect(engine.intermediates.count == 2)
+        #expect(engine.intermediateCache.linksReused == 0)
+        #expect(engine.intermediateCache.count == 2)
         let without = await engine.evaluate(trust(pki.intermediate.leaf(), anchors: [otherRoot]))
         #expect(!without.isTrusted)
     }
@@ -121,7 +121,7 @@ import X509
     @Test func anEngineWithoutACacheRemembersNoIntermediate() async {
         let engine = TrustEngine(cacheCapacity: 0)
         for _ in 0..<2 { #expect(await engine.evaluate(trust(pki.intermediate.leaf())).isTrusted) }
-        #expect(engine.intermediates.count == 0)
-        #expect(engine.intermediates.linksReused == 0)
+        #expect(engine.intermediateCache.count == 0)
+        #expect(engine.intermediateCache.linksReused == 0)
     }
 }

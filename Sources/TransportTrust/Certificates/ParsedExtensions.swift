@@ -99,6 +99,13 @@ final class ExtensionMemo: Sendable {
         state.withLockedValue { $0.premade = anchors.parsedExtensions }
     }
 
+    /// Uses a parse made in an earlier evaluation (a warm intermediate's), so that it is not made again.
+    func seed(_ cert: Certificate, _ parsed: ParsedExtensions) {
+        state.withLockedValue { state in
+            if state.recent.count < Self.recentCapacity { state.recent.append((cert.tbsCertificateBytes, parsed)) }
+        }
+    }
+
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
         let tbs = cert.tbsCertificateBytes
         let known: ParsedExtensions? = state.withLockedValue { state in

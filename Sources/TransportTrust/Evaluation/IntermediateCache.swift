@@ -5,8 +5,8 @@ import X509
 /// handful of intermediates under many leaves. A new leaf under a known intermediate then costs one parse and one
 /// signature check.
 ///
-/// Only facts that depend on the bytes alone are kept: the parse of an intermediate's DER, and that a given issuer's
-/// signature over a given certificate verifies. Every rule, the time, CT and revocation still run on every
+/// Only facts that depend on the bytes alone are kept: the parse of an intermediate's DER and of its extensions, and
+/// that a given issuer's signature over a given certificate verifies. Every rule, the time, CT and revocation still run on every
 /// evaluation. Entries are keyed by the anchor set too, so that trust settings that differ share nothing.
 final class IntermediateCache: Sendable {
     struct Parsed: Hashable {
@@ -21,8 +21,13 @@ final class IntermediateCache: Sendable {
         let anchors: [UInt8]
     }
 
+    struct Intermediate: Sendable {
+        let input: InputCertificate
+        let extensions: ParsedExtensions?
+    }
+
     private struct State {
-        var parsed = BoundedLRU<Parsed, InputCertificate>()
+        var parsed = BoundedLRU<Parsed, Intermediate>()
         var links = BoundedLRU<Link, Void>()
         var linksReused = 0
     }
@@ -39,10 +44,17 @@ final class IntermediateCache: Sendable {
     func input(der: [UInt8], anchors: [UInt8]) throws(CertificateInputError) -> InputCertificate {
         guard isEnabled else { return try InputCertificate(der: der) }
         let key = Parsed(der: DERKey(der), anchors: anchors)
-        if let known = state.withLockedValue({ $0.parsed.value(for: key) }) { return known }
+        if let known = state.withLockedValue({ $0.parsed.value(for: key) }) { return known.input }
         let input = try InputCertificate(der: der)
-        state.withLockedValue { $0.parsed.insert(input, for: key, capacity: capacity) }
+        let known = Intermediate(input: input, extensions: input.certificate.map(ParsedExtensions.init))
+        state.withLockedValue { $0.parsed.insert(known, for: key, capacity: capacity) }
         return input
+    }
+
+    /// The parsed extensions of an intermediate remembered under `anchors`, for the evaluation's extension memo.
+    func extensions(der: [UInt8], anchors: [UInt8]) -> ParsedExtensions? {
+        guard isEnabled else { return nil }
+        return state.withLockedValue { $0.parsed.value(for: Parsed(der: DERKey(der), anchors: anchors))?.extensions }
     }
 
     /// Whether `issuer`'s signature over `child` verifies, remembered when it does. A leaf's link is never
@@ -67,31 +79,3 @@ final class IntermediateCache: Sendable {
     /// Signature checks answered from memory; for tests and benchmarks.
     var linksReused: Int { state.withLockedValue { $0.linksReused } }
 }
-
-/// A dictionary that forgets its least recently used entries beyond a capacity.
-struct BoundedLRU<Key: Hashable, Value> {
-    private var entries: [Key: (value: Value, tick: UInt64)] = [:]
-    private var tick: UInt64 = 0
-
-    var count: Int { entries.count }
-
-    mutating func value(for key: Key) -> Value? {
-        guard let found = entries[key] else { return nil }
-        tick &+= 1
-        entries[key] = (found.value, tick)
-        return found.value
-    }
-
-    mutating func insert(_ value: Value, for key: Key, capacity: Int) {
-        guard capacity > 0 else { return }
-        tick &+= 1
-        entries[key] = (value, tick)
-        if entries.count > capacity {
-            // Evict the oldest quarter at once, so eviction costs O(1) amortised per insert.
-            let cut = entries.values.map(\.tick).sorted()[entries.count / 4]
-            entries = entries.filter { $0.value.tick > cut }
-        }
-    }
-}
-
-extension BoundedLRU: Sendable where Key: Sendable, Value: Sendable {}

@@ -25,7 +25,7 @@ public final class TrustEngine: Sendable {
     public let searchBudget: Int
     let cache: ValidatedPathCache
     /// Intermediates parsed and links verified before, so a new leaf under a known intermediate pays for itself only.
-    let intermediates: IntermediateCache
+    let intermediateCache: IntermediateCache
     /// The rules of the policy last evaluated: an engine mostly serves one policy (a client, one host), and building
     /// the list and its handled extensions again was 2% of a cold evaluation.
     private let lastRules = NIOLockedValueBox<(RuleFingerprint, PolicyRules)?>(nil)
@@ -46,7 +46,7 @@ public final class TrustEngine: Sendable {
     @_spi(Benchmarks) public init(searchBudget: Int = 2048, pathCapacity: Int, intermediateCapacity: Int) {
         self.searchBudget = searchBudget
         self.cache = ValidatedPathCache(capacity: pathCapacity)
-        self.intermediates = IntermediateCache(capacity: intermediateCapacity)
+        self.intermediateCache = IntermediateCache(capacity: intermediateCapacity)
     }
 
     /// Intermediates remembered by default: far more than the issuing CAs a client meets.
@@ -163,7 +163,7 @@ public final class TrustEngine: Sendable {
         var presented: [InputCertificate] = []
         for (i, der) in trust.certificates.enumerated() {
             do {
-                presented.append(i == 0 ? try InputCertificate(der: der) : try intermediates.input(der: der, anchors: trust.anchors.identity))
+                presented.append(i == 0 ? try InputCertificate(der: der) : try intermediateCache.input(der: der, anchors: trust.anchors.identity))
             } catch {
                 return .refused(.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
                                          chain: presented.prefix(1).map { $0 }))
@@ -189,6 +189,13 @@ public final class TrustEngine: Sendable {
         let transparency = trust.policy.transparencyCheck
         let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         context.extensions.adopt(trust.anchors)
+        if intermediateCache.isEnabled {
+            for input in presented.dropFirst() {
+                if let cert = input.certificate, let parsed = intermediateCache.extensions(der: input.der, anchors: trust.anchors.identity) {
+                    context.extensions.seed(cert, parsed)
+                }
+            }
+        }
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
@@ -354,7 +361,7 @@ public final class TrustEngine: Sendable {
             guard Diagnosis.unhandledCritical(chain[i], handled: handled) == nil,
                   !(0..<i).contains(where: { Self.sameEncoding(chain[$0].subject, chain[i].subject) }),
                   i == 1 ? chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
-                      : intermediates.verifies(chain[i - 1], by: chain[i], anchors: anchors)
+                      : intermediateCache.verifies(chain[i - 1], by: chain[i], anchors: anchors)
             else { return false }
         }
         return true

@@ -53,8 +53,9 @@ final class ValidatedPathCache: Sendable {
     static let policiesPerPath = 16
 
     private struct State {
-        var entries: [Key: (entry: Entry, tick: UInt64)] = [:]
-        var tick: UInt64 = 0
+        var entries = BoundedLRU<Key, Entry>()
+        /// Stamps each insertion, so that `remember` knows the entry its caller checked.
+        var generation: UInt64 = 0
         var answered = 0
     }
 
@@ -64,12 +65,7 @@ final class ValidatedPathCache: Sendable {
     init(capacity: Int) { self.capacity = max(0, capacity) }
 
     func lookup(_ key: Key) -> Entry? {
-        state.withLockedValue { state in
-            guard let found = state.entries[key] else { return nil }
-            state.tick &+= 1
-            state.entries[key] = (found.entry, state.tick)
-            return found.entry
-        }
+        state.withLockedValue { $0.entries.value(for: key) }
     }
 
     func insert(_ key: Key, path: [InputCertificate], chain: UnverifiedCertificateChain, anchorIsCustom: Bool, anchorIsPublic: Bool,
@@ -83,14 +79,9 @@ final class ValidatedPathCache: Sendable {
         entry.sctAnalysis = transparency?.findings.analysis
         entry.transparency = transparency
         state.withLockedValue { state in
-            state.tick &+= 1
-            entry.generation = state.tick
-            state.entries[key] = (entry, state.tick)
-            if state.entries.count > capacity {
-                // Evict the oldest quarter at once, so eviction costs O(1) amortised per insert.
-                let cut = state.entries.values.map(\.tick).sorted()[state.entries.count / 4]
-                state.entries = state.entries.filter { $0.value.tick > cut }
-            }
+            state.generation &+= 1
+            entry.generation = state.generation
+            state.entries.insert(entry, for: key, capacity: capacity)
         }
     }
 
@@ -99,14 +90,14 @@ final class ValidatedPathCache: Sendable {
     func remember(_ fingerprint: RuleFingerprint, for key: Key, generation: UInt64,
                   transparency: (check: CertificateTransparencyCheck, findings: TransparencyFindings)? = nil) {
         state.withLockedValue { state in
-            guard var found = state.entries[key], found.entry.generation == generation, !found.entry.passed.contains(fingerprint) else { return }
+            guard var found = state.entries.peek(key), found.generation == generation, !found.passed.contains(fingerprint) else { return }
             if let transparency {
-                if let analysis = transparency.findings.analysis { found.entry.sctAnalysis = analysis }
-                found.entry.transparency = transparency
+                if let analysis = transparency.findings.analysis { found.sctAnalysis = analysis }
+                found.transparency = transparency
             }
-            found.entry.passed.append(fingerprint)
-            if found.entry.passed.count > Self.policiesPerPath { found.entry.passed.removeFirst() }
-            state.entries[key] = found
+            found.passed.append(fingerprint)
+            if found.passed.count > Self.policiesPerPath { found.passed.removeFirst() }
+            state.entries.replace(key, with: found)
         }
     }
 
