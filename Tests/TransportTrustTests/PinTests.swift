@@ -34,12 +34,16 @@ import X509
     @Test func refusesWrongLengthsAndBadBase64WithAFix() {
         let short = Data(repeating: 1, count: 31).base64EncodedString()
         #expect(throws: PinConfigurationError.self) { try Pin(parsing: "sha256/" + short) }
-        do { _ = try Pin(parsing: short) } catch { #expect(error.code == .wrongHashLength); #expect(error.description.contains("31 bytes")) }
+        let shortError = #expect(throws: PinConfigurationError.self) { try Pin(parsing: short) }
+        #expect(shortError?.code == .wrongHashLength)
+        #expect(shortError?.description.contains("31 bytes") == true)
         let twenty = Data(repeating: 1, count: 20).base64EncodedString()
-        do { _ = try Pin(parsing: twenty) } catch { #expect(error.fix.contains("sha1/")) }
-        do { _ = try Pin(parsing: "sha256/not base64!") } catch { #expect(error.code == .malformedPin) }
-        do { _ = try Pin(parsing: "sha256/") } catch { #expect(error.code == .malformedPin) }
-        do { _ = try Pin(parsing: "sha256/AAAA-_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") } catch { #expect(error.problem.contains("base64url")) }
+        #expect((#expect(throws: PinConfigurationError.self) { try Pin(parsing: twenty) })?.fix.contains("sha1/") == true)
+        for text in ["sha256/not base64!", "sha256/"] {
+            #expect((#expect(throws: PinConfigurationError.self) { try Pin(parsing: text) })?.code == .malformedPin, "\(text)")
+        }
+        let url = #expect(throws: PinConfigurationError.self) { try Pin(parsing: "sha256/AAAA-_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") }
+        #expect(url?.problem.contains("base64url") == true)
     }
 
     /// A prefix of another hash, or a hex hash, used to be "not valid base64" or "decodes to 48 bytes" with no hint.
