@@ -42,7 +42,7 @@ package struct ATSCommand: AsyncParsableCommand {
             return 0
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = FlagHints.adding(FlagHints.hint(for: error), to: fullMessage(for: error))
             if code == .success {
                 output.write(message + "\n")
                 return 0

@@ -235,7 +235,8 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
             out.error("ats fetch: \(error.message)\n")
         } else {
             let place = error.host.isEmpty ? error.phase.rawValue : "\(error.phase.rawValue), \(error.host)"
-            out.error(out.errorPalette.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(error.message)\n")
+            let message = FlagHints.adding(FlagHints.hint(for: error, verbose: verbose), to: error.message)
+            out.error(out.errorPalette.red("✗ refused") + " \(error.kind.rawValue) (\(place)): \(message)\n")
         }
         return error.kind == .invalidRequest || error.kind == .invalidClientIdentity ? 2 : 1
     }

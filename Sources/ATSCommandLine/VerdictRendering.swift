@@ -112,7 +112,7 @@ enum VerdictRendering {
             s += output.red("✗ not trusted") + (host.map { " for \($0)" } ?? "") + "\n"
             for f in verdict.failures {
                 let at = f.certificate.map { " (certificate \($0))" } ?? ""
-                s += "  • \(f.code.rawValue)\(at): \(f.message)\n"
+                s += "  • \(f.code.rawValue)\(at): \(FlagHints.adding(FlagHints.hint(for: f.code), to: f.message))\n"
             }
         }
         for note in verdict.notes { s += "  note: \(note)\n" }

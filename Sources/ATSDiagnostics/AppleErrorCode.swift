@@ -192,6 +192,7 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
         case .proxyAuthenticationFailed: self.init(.userCancelledAuthentication)
         case .connectionClosed: self = error.phase == .handshake ? Self(.secureConnectionFailed, .closedAbort) : Self(.networkConnectionLost)
         case .malformedResponse: self = error.phase == .handshake ? Self(.secureConnectionFailed, .protocolError) : Self(.badServerResponse)
+        case .http2NotNegotiated: self.init(.secureConnectionFailed, .protocolError)
         case .responseTooLarge: self.init(.dataLengthExceedsMaximum)
         case .timedOut: self.init(.timedOut)
         case .tooManyRedirects: self.init(.httpTooManyRedirects)

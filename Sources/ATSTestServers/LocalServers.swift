@@ -87,7 +87,7 @@ public final class LocalServers: Sendable {
     public static func start(portBase: Int = 0, directory: String, only: [BadSSLCase] = BadSSLCase.allCases,
                              pki existing: LocalPKI? = nil) async throws -> LocalServers {
         if portBase != 0 && !(1...(65535 - BadSSLCase.allCases.count)).contains(portBase) {
-            throw TestServerError("--port-base \(portBase) leaves no room for \(BadSSLCase.allCases.count + 1) ports below 65536")
+            throw TestServerError("the port base \(portBase) leaves no room for \(BadSSLCase.allCases.count + 1) ports below 65536")
         }
         let pki = try existing ?? LocalPKI()
         let client = try pki.client()

@@ -277,8 +277,8 @@ final class Connection: Sendable {
             report.httpVersion = "HTTP/1.1"
             if isTLS && configuration.httpVersions == .http2Only {
                 channel.close(promise: nil)
-                throw TransportError(.malformedResponse, phase: .handshake, host: host, port: port,
-                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); drop --http2 to use HTTP/1.1",
+                throw TransportError(.http2NotNegotiated, phase: .handshake, host: host, port: port,
+                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); allow HTTP/1.1 to reach it",
                                      verdict: report.verdict, handshake: report.handshake)
             }
             configuration.handshakeObserver?(report)

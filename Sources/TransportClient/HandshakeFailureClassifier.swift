@@ -49,7 +49,7 @@ struct HandshakeFailureClassifier {
         }
         /// BoringSSL's reason in words; its own text goes only to `underlying`.
         func worded(_ prefix: String) -> String {
-            TLSFailureReason(boringSSLText: text).map { "\(prefix): \($0.sentence)" } ?? "\(prefix) for a reason the TLS library gave no known code for (see --verbose)"
+            TLSFailureReason(boringSSLText: text).map { "\(prefix): \($0.sentence)" } ?? "\(prefix) for a reason the TLS library gave no known code for (its own text is kept as the error's underlying text)"
         }
         let minimum = requirements.minimumTLSVersion
         let versionKey = "NSExceptionMinimumTLSVersion"

@@ -53,6 +53,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case connectionClosed
         /// The server did not speak TLS or HTTP/1.1, or redirected to a location that is not an http or https URL.
         case malformedResponse
+        /// HTTP/2 alone was allowed (``HTTPVersionPreference/http2Only``) and the server chose HTTP/1.1 through ALPN.
+        case http2NotNegotiated
         /// The response body exceeded the configured limit.
         case responseTooLarge
         /// A phase did not finish in time.

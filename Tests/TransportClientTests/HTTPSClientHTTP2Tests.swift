@@ -99,6 +99,8 @@ import TransportTrust
             let error = await transportError { try await insisting.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             await insisting.shutdown()
             #expect(error?.message.contains("ALPN") == true)
+            #expect(error?.kind == .http2NotNegotiated, "\(error?.description ?? "loaded")")
+            #expect(error?.message.contains("--") == false, "a library message names no flag: \(error?.message ?? "")")
             #expect(server.requests.count == 1, "nothing was sent to a server that would not speak HTTP/2")
         }
     }

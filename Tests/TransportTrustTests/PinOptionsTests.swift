@@ -137,7 +137,7 @@ import Testing
         // With --pin, those pins are still checked.
         let pinned = try await verify(["--pin-file", file, "--pin", "sha256/\(unrelated)"])
         #expect(pinned.status == 1)
-        #expect(pinned.err.contains("only the --pin pins are checked"))
+        #expect(pinned.err.contains("only the pins given directly are checked"))
         // Without --host, a file of many hosts needs one chosen, and the list is bounded there too.
         let chain = try dir.write("chain.pem", pki.leaf.pem + pki.intermediate.pem)
         let output = Output.capture()

@@ -52,7 +52,7 @@ import Testing
         let (onlyDirect, exemptNotices) = try sources.resolve(for: Self.host)
         #expect(onlyDirect?.pinSet.pins == [direct])
         #expect(exemptNotices.first?.description.contains("exempts api.example.com") == true)
-        #expect(exemptNotices.first?.description.contains("only the --pin pins are checked") == true)
+        #expect(exemptNotices.first?.description.contains("only the pins given directly are checked") == true)
     }
 
     @Test func withoutAHostAFileOfManyHostsIsAmbiguous() throws {

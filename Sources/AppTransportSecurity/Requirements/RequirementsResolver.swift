@@ -213,7 +213,7 @@ public struct RequirementsResolver: Sendable {
            target.host.split(separator: ".").count - entry.name.split(separator: ".").count > 1 {
             notes.append("\(target.host) is more than one label below \(entry.name); Apple's current NSIncludesSubdomains page says the "
                 + "entry covers subdomains with one additional label only, so a device may not apply it here (docs/ATS.md, choices; "
-                + "`ats check --subdomains one-label` checks that reading)")
+                + "a resolver with subdomainMatching .oneLabel checks that reading)")
         }
         return enforced(target: target, url: url, context: context, entry: entry, allowsHTTP: entry.allowsInsecureHTTPLoads,
                         minimumTLS: entry.minimumTLSVersion, forwardSecrecy: entry.requiresForwardSecrecy,

@@ -256,7 +256,7 @@ public enum CTLogListError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalid(let source, let reason):
             return "\(source) cannot be used: \(reason). Give a log list in Apple's schema v5 (valid.apple.com/ct/log_list/current_log_list.json)"
         case .bundledListMissing(let reason):
-            return "the bundled CT log list cannot be read (\(reason)); reinstall, or give one with --ct-log-list FILE"
+            return "the bundled CT log list cannot be read (\(reason)); reinstall, or give a log list of your own"
         }
     }
 }

@@ -157,7 +157,7 @@ enum Diagnosis {
             if tip.isSelfIssued && tip.publicKey.isValidSignature(tip.signature, for: tip) {
                 if chain.count == 1 {
                     return (chain, [TrustFailure(.selfSignedLeaf, certificate: 0,
-                        "\(tip.label) is self-signed and is not among \(where_); trust it explicitly (--anchors), pin it, or use a certificate from a trusted CA")])
+                        "\(tip.label) is self-signed and is not among \(where_); trust it explicitly as an anchor, pin it, or use a certificate from a trusted CA")])
                 }
                 return (chain, [TrustFailure(.untrustedRoot, certificate: index,
                     "the chain ends at the root \(tip.label), which is not among \(where_); add it to the trusted anchors if it is yours")])

@@ -58,7 +58,7 @@ package struct PinSources: Sendable {
         }
 
         private static func rest(_ directPinsOnly: Bool) -> String {
-            directPinsOnly ? "only the --pin pins are checked" : "its chain is validated only"
+            directPinsOnly ? "only the pins given directly are checked" : "its chain is validated only"
         }
     }
 
