@@ -76,6 +76,9 @@ struct CheckCommand: AsyncParsableCommand, ReportingCommand {
         }
         let resolver = RequirementsResolver(configuration: source.configuration, platform: platformOption.applePlatform,
                                             subdomainMatching: subdomains == .oneLabel ? .oneLabel : .anyDepth)
+        // Under the any-depth reading, the one-label reading tells where the two differ, so the flag can be named.
+        let oneLabel = subdomains == .anyDepth
+            ? RequirementsResolver(configuration: source.configuration, platform: platformOption.applePlatform, subdomainMatching: .oneLabel) : nil
         let describing = tls != nil || cipher != nil
         var results: [ATSCheckJSON.Entry] = []
         var text = ""
@@ -99,6 +102,9 @@ struct CheckCommand: AsyncParsableCommand, ReportingCommand {
                 results.append(ATSCheckJSON.Entry(req, evaluation: evaluation))
             } else {
                 text += ATSCheckText.render(req, evaluation: evaluation, output: out)
+                if let strict = try? oneLabel?.requirements(for: url, context: context), strict.exceptionDomain != req.exceptionDomain {
+                    text += out.dim("  note: --subdomains one-label resolves this URL as Apple's current NSIncludesSubdomains page reads it") + "\n"
+                }
             }
         }
         if json {

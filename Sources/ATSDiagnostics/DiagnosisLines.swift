@@ -21,7 +21,7 @@ package enum DiagnosisLines {
         do {
             return try decoder.decode(HostDiagnosis.self, from: Data(line.utf8))
         } catch let error as DecodingError {
-            throw Problem(source: source, line: number, reason: "not a host diagnosis in JSON (\(describe(error)))")
+            throw Problem(source: source, line: number, reason: "not a diagnosis in JSON (\(describe(error)))")
         } catch {
             throw Problem(source: source, line: number, reason: "not JSON")
         }
