@@ -138,7 +138,17 @@ enum ServerFixes {
             case .weakSignature: what = "reissue the certificate with a SHA-256 or stronger signature"
             case .weakKey: what = "reissue the certificate with an RSA key of at least 2048 bits or an EC key of at least 256 bits"
             case .extendedKeyUsage: what = "reissue the leaf with the serverAuth extended key usage"
-            default: what = "fix the certificate chain"
+            case .revoked: what = "replace the certificate: its CA has revoked it"
+            case .revocationUnknown: what = "make the certificate's revocation status reachable: staple an OCSP response or serve its CRL"
+            case .certificateTransparency: what = "get a certificate with SCTs from logs Apple trusts (a CA that logs its certificates embeds them)"
+            case .validityPeriodTooLong: what = "reissue the certificate within Apple's lifetime limit (398 days for certificates issued since September 2020)"
+            case .distrusted: what = "replace the certificate: its CA or key is distrusted"
+            case .chainTooLong, .pathBuildingLimit:
+                what = "send only the certificates of the path to the root: fewer intermediates, no unrelated or cross-signed extras"
+            // No default: a new code does not compile here until someone decides its advice.
+            case .basicConstraints, .pathLength, .nameConstraints, .keyUsage, .unhandledCriticalExtension, .unsupportedAlgorithm,
+                 .malformedCertificate, .pinMismatch, .hostNotAllowed, .policy, .internalError, .certificatePolicy:
+                what = "fix the certificate chain"
             }
             fixes.append("\(what) (\(f.message))")
         }
