@@ -111,7 +111,7 @@ import X509
     @Test func theMemoryIsBounded() throws {
         let cache = IntermediateCache(capacity: 4)
         for i in 0..<20 {
-            let input = try cache.input(der: pki.root.intermediate("CA \(i)").der, anchors: [1])
+            let input = try cache.intermediate(der: pki.root.intermediate("CA \(i)").der, anchors: [1]).input
             #expect(input.certificate != nil)
         }
         #expect(cache.count <= 4)

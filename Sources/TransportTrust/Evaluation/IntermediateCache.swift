@@ -38,23 +38,18 @@ final class IntermediateCache: Sendable {
     /// - Parameter capacity: the most intermediates remembered, and the most verified links; 0 remembers nothing.
     init(capacity: Int) { self.capacity = max(0, capacity) }
 
-    var isEnabled: Bool { capacity > 0 }
+    private var isEnabled: Bool { capacity > 0 }
 
-    /// `der` parsed, from memory when it was parsed under the same anchors before.
-    func input(der: [UInt8], anchors: [UInt8]) throws(CertificateInputError) -> InputCertificate {
-        guard isEnabled else { return try InputCertificate(der: der) }
+    /// `der` parsed, with its extensions, from memory when it was parsed under the same anchors before. With the
+    /// cache off, only the certificate is parsed: the evaluation's memo parses extensions as the rules ask.
+    func intermediate(der: [UInt8], anchors: [UInt8]) throws(CertificateInputError) -> Intermediate {
+        guard isEnabled else { return Intermediate(input: try InputCertificate(der: der), extensions: nil) }
         let key = Parsed(der: DERKey(der), anchors: anchors)
-        if let known = state.withLockedValue({ $0.parsed.value(for: key) }) { return known.input }
+        if let known = state.withLockedValue({ $0.parsed.value(for: key) }) { return known }
         let input = try InputCertificate(der: der)
         let known = Intermediate(input: input, extensions: input.certificate.map(ParsedExtensions.init))
         state.withLockedValue { $0.parsed.insert(known, for: key, capacity: capacity) }
-        return input
-    }
-
-    /// The parsed extensions of an intermediate remembered under `anchors`, for the evaluation's extension memo.
-    func extensions(der: [UInt8], anchors: [UInt8]) -> ParsedExtensions? {
-        guard isEnabled else { return nil }
-        return state.withLockedValue { $0.parsed.value(for: Parsed(der: DERKey(der), anchors: anchors))?.extensions }
+        return known
     }
 
     /// Whether `issuer`'s signature over `child` verifies, remembered when it does. A leaf's link is never

@@ -103,7 +103,7 @@ public final class TrustEngine: Sendable {
             if trust.policy.revocation.mode != .off {
                 parsed = presentedCertificates(trust)
             }
-            if case .parsed(let presented)? = parsed, let first = presented.first, let leaf = first.certificate {
+            if case .parsed(let presented, _)? = parsed, let first = presented.first, let leaf = first.certificate {
                 revocationMemo.signerCandidates = Candidates(leaf: leaf, leafInput: first, others: [presented.dropFirst(), trust.inputIntermediates[...]].joined(),
                                                              anchors: trust.anchors).intermediates
             }
@@ -123,11 +123,13 @@ public final class TrustEngine: Sendable {
             // Another path may still pass: fall through to a full search.
         }
         let presented: [InputCertificate]
+        let warmExtensions: [(Certificate, ParsedExtensions)]
         switch parsed ?? presentedCertificates(trust) {
         case .refused(let verdict): return verdict
-        case .parsed(let certificates): presented = certificates
+        case .parsed(let certificates, let warm): (presented, warmExtensions) = (certificates, warm)
         }
-        var (verdict, passedChain) = await evaluateCold(trust, presented: presented, time: time, revocationMemo: revocationMemo,
+        var (verdict, passedChain) = await evaluateCold(trust, presented: presented, warmExtensions: warmExtensions, time: time,
+                                                        revocationMemo: revocationMemo,
                                                         rules: policyRules(trust.policy, fingerprint: fingerprint))
         // A chain sent issuer first fails for what its first certificate lacks as a leaf; the order is the fault.
         if !verdict.isTrusted, let misordered = Diagnosis.leafNotFirst(presented) {
@@ -149,7 +151,8 @@ public final class TrustEngine: Sendable {
     }
 
     enum Presented {
-        case parsed([InputCertificate])
+        /// The certificates, and the parsed extensions of the intermediates that came from `IntermediateCache`.
+        case parsed([InputCertificate], warmExtensions: [(Certificate, ParsedExtensions)])
         case refused(TrustVerdict)
     }
 
@@ -159,20 +162,27 @@ public final class TrustEngine: Sendable {
         guard !trust.certificates.isEmpty else {
             return .refused(.refused(TrustFailure(.malformedCertificate, certificate: nil, "no certificate was presented")))
         }
-        if let parsed = trust.parsedCertificates { return .parsed(parsed) }
+        if let parsed = trust.parsedCertificates { return .parsed(parsed, warmExtensions: []) }
         var presented: [InputCertificate] = []
+        var warm: [(Certificate, ParsedExtensions)] = []
         for (i, der) in trust.certificates.enumerated() {
             do {
-                presented.append(i == 0 ? try InputCertificate(der: der) : try intermediateCache.input(der: der, anchors: trust.anchors.identity))
+                guard i > 0 else {
+                    presented.append(try InputCertificate(der: der))
+                    continue
+                }
+                let known = try intermediateCache.intermediate(der: der, anchors: trust.anchors.identity)
+                presented.append(known.input)
+                if let cert = known.input.certificate, let extensions = known.extensions { warm.append((cert, extensions)) }
             } catch {
                 return .refused(.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
                                          chain: presented.prefix(1).map { $0 }))
             }
         }
-        return .parsed(presented)
+        return .parsed(presented, warmExtensions: warm)
     }
 
-    private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], time: Date,
+    private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], warmExtensions: [(Certificate, ParsedExtensions)], time: Date,
                               revocationMemo: RevocationMemo, rules policyRules: PolicyRules) async -> (TrustVerdict, RecordingPolicy.Passed?) {
         let extra = trust.inputIntermediates
         let leafInput = presented[0]
@@ -189,13 +199,7 @@ public final class TrustEngine: Sendable {
         let transparency = trust.policy.transparencyCheck
         let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         context.extensions.adopt(trust.anchors)
-        if intermediateCache.isEnabled {
-            for input in presented.dropFirst() {
-                if let cert = input.certificate, let parsed = intermediateCache.extensions(der: input.der, anchors: trust.anchors.identity) {
-                    context.extensions.seed(cert, parsed)
-                }
-            }
-        }
+        for (cert, parsed) in warmExtensions { context.extensions.seed(cert, parsed) }
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
