@@ -1,11 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// ARCHITECTURE.md is the map a newcomer follows: every type and file it names must exist, so that a rename or a
 /// move that forgets the map fails here instead of sending the next reader to something that is gone.
 @Suite struct ArchitectureMapTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = Repository.root
 
     /// Every `code span` of the map.
     static func codeSpans() throws -> [String] {
@@ -29,12 +29,9 @@ import Testing
 
     /// The names declared as types anywhere under Sources/.
     static func declaredTypes() throws -> Set<String> {
-        let sources = root.appendingPathComponent("Sources")
         let pattern = try Regex(#"\b(?:struct|class|enum|actor|protocol|typealias)\s+([A-Z][A-Za-z0-9]*)"#)
         var names = Set<String>()
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
-        while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "swift" else { continue }
+        for file in Repository.swiftFiles(under: "Sources") {
             let text = try String(contentsOf: file, encoding: .utf8)
             for match in text.matches(of: pattern) {
                 if let name = match.output[1].substring { names.insert(String(name)) }

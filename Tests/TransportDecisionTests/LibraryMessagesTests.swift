@@ -1,12 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Library messages say what is wrong in their own words and name no flag of `ats`: a library user has no
 /// `--anchors`, and the command line adds its flags itself (`Sources/ATSCommandLine/FlagHints.swift`).
 @Suite struct LibraryMessagesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// Every module but the command line's.
     static let libraries = ["TransportTrust", "AppTransportSecurity", "AppBundles", "TransportDecision", "TransportClient",
                             "TransportServer", "ATSDiagnostics", "ATSTestServers", "HTMLReports"]
@@ -32,10 +30,7 @@ import Testing
         var found: [String] = []
         var files = 0
         for module in Self.libraries {
-            let folder = Self.root.appendingPathComponent("Sources/\(module)")
-            let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
-            while let file = walker?.nextObject() as? URL {
-                guard file.pathExtension == "swift" else { continue }
+            for file in Repository.swiftFiles(under: "Sources/\(module)") {
                 files += 1
                 let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
                 for (number, line) in lines.enumerated() {
