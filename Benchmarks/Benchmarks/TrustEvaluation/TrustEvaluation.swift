@@ -16,6 +16,16 @@ func exampleTrust() throws -> ServerTrust {
                        validationTime: try Date("2027-06-01T00:00:00Z", strategy: .iso8601))
 }
 
+/// Evaluates `trust` for the benchmark's iterations, measured from here; every verdict must be trusted.
+func measure(_ benchmark: Benchmark, _ evaluator: DefaultTrustEvaluator, _ trust: ServerTrust) async {
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        let verdict = await evaluator.evaluate(trust)
+        precondition(verdict.isTrusted, "the example chain must be trusted")
+        blackHole(verdict)
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = SuiteDefaults.configuration(allocationTolerance: 5.0)
 
@@ -23,12 +33,7 @@ let benchmarks: @Sendable () -> Void = {
         // No cache: every evaluation parses, builds the path and verifies both signatures.
         let engine = TrustEngine(cacheCapacity: 0)
         let evaluator = DefaultTrustEvaluator(engine: engine)
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            let verdict = await evaluator.evaluate(trust)
-            precondition(verdict.isTrusted, "the example chain must be trusted")
-            blackHole(verdict)
-        }
+        await measure(benchmark, evaluator, trust)
     } setup: {
         try exampleTrust()
     }
@@ -38,12 +43,7 @@ let benchmarks: @Sendable () -> Void = {
         let engine = TrustEngine()
         let evaluator = DefaultTrustEvaluator(engine: engine)
         _ = await evaluator.evaluate(trust)
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            let verdict = await evaluator.evaluate(trust)
-            precondition(verdict.isTrusted, "the example chain must be trusted")
-            blackHole(verdict)
-        }
+        await measure(benchmark, evaluator, trust)
     } setup: {
         try exampleTrust()
     }
