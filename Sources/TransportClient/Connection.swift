@@ -120,7 +120,8 @@ final class Connection: Sendable {
         let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
                                          observation: observation)
-        let eventLoop = tunnel?.eventLoop ?? group.next()
+        // The request's own loop when it runs on one (EventLoopExecutors): its waits then need no hop.
+        let eventLoop = tunnel?.eventLoop ?? group.any()
         let handshakePromise = eventLoop.makePromise(of: Void.self)
         let exchangePromise = eventLoop.makePromise(of: Negotiated.self)
         // Every path that does not succeed them fails them here (a tunnel that closed before the handlers went in

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Idle connections by (scheme, host, port, TLS settings). A connection is evaluated once, when it is opened;
@@ -22,8 +23,8 @@ actor ConnectionPool {
     private var nextWaiter = 0
 
     private struct Waiter {
-        var continuation: CheckedContinuation<HTTP2Session?, Never>
-        var timer: Task<Void, Never>
+        var answer: OpeningAnswer
+        var timer: Scheduled<Void>
     }
     private let maximumPerKey: Int
     let maximumIdle: Int
@@ -128,31 +129,22 @@ actor ConnectionPool {
     /// Waits for the connection another request is opening for `key`: its HTTP/2 session, or nil when it is not
     /// one (HTTP/1.1, or it failed), and the caller opens its own. The wait ends at the caller's `deadline` or when
     /// its task is cancelled (nil too): the opener's proxy, handshake or challenge may take far longer than the
-    /// caller may wait.
-    func waitForOpening(_ key: PoolKey, deadline: NIODeadline) async -> HTTP2Session? {
+    /// caller may wait. The deadline is a timer on `loop`, which answers the waiter itself: it needs no thread of the
+    /// cooperative pool, which may be busy for seconds under load.
+    func waitForOpening(_ key: PoolKey, deadline: NIODeadline, on loop: any EventLoop) async -> HTTP2Session? {
         guard opening[key] != nil else { return session(key) }
         let id = nextWaiter
         nextWaiter += 1
+        let answer = OpeningAnswer()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                guard !Task.isCancelled else { return continuation.resume(returning: nil) }
-                let wait = max(0, (deadline - .now()).nanoseconds)
-                let timer = Task { [weak self] in
-                    try? await Task.sleep(nanoseconds: UInt64(wait))
-                    await self?.giveUp(key, id)
-                }
-                opening[key, default: [:]][id] = Waiter(continuation: continuation, timer: timer)
+                let timer = loop.scheduleTask(deadline: deadline) { answer.give(nil) }
+                opening[key, default: [:]][id] = Waiter(answer: answer, timer: timer)
+                answer.wait(continuation)
             }
         } onCancel: {
-            Task { [weak self] in await self?.giveUp(key, id) }
+            answer.give(nil)
         }
-    }
-
-    /// Ends one request's wait, when it is still waiting.
-    private func giveUp(_ key: PoolKey, _ id: Int) {
-        guard let waiter = opening[key]?.removeValue(forKey: id) else { return }
-        waiter.timer.cancel()
-        waiter.continuation.resume(returning: nil)
     }
 
     /// Ends an opening begun with ``beginOpening(_:)``, sharing `session` when it is HTTP/2.
@@ -161,7 +153,7 @@ actor ConnectionPool {
         let shared = session.flatMap { self.session($0.key) }
         for waiter in (opening.removeValue(forKey: key) ?? [:]).values {
             waiter.timer.cancel()
-            waiter.continuation.resume(returning: shared)
+            waiter.answer.give(shared)
         }
     }
 
@@ -190,5 +182,46 @@ actor ConnectionPool {
         for session in sessions.values { session.close() }
         sessions = [:]
         sessionUsed = [:]
+    }
+}
+
+/// The one answer to a request waiting for another's connection: from the opener, the waiter's timer or its
+/// cancellation, whichever comes first, on whatever thread it comes. Later answers are dropped.
+final class OpeningAnswer: Sendable {
+    private enum State {
+        case pending
+        case waiting(CheckedContinuation<HTTP2Session?, Never>)
+        /// Answered before the waiter was ready (cancelled first): it resumes as soon as it waits.
+        case given(HTTP2Session?)
+        case done
+    }
+    private let state = NIOLockedValueBox(State.pending)
+
+    func wait(_ continuation: CheckedContinuation<HTTP2Session?, Never>) {
+        let early: HTTP2Session?? = state.withLockedValue { state in
+            guard case .given(let session) = state else {
+                state = .waiting(continuation)
+                return nil
+            }
+            state = .done
+            return .some(session)
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    func give(_ session: HTTP2Session?) {
+        let waiting: CheckedContinuation<HTTP2Session?, Never>? = state.withLockedValue { state in
+            switch state {
+            case .pending:
+                state = .given(session)
+                return nil
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .given, .done:
+                return nil
+            }
+        }
+        waiting?.resume(returning: session)
     }
 }

@@ -106,7 +106,7 @@ extension HTTPSClient {
         var opener = false
         if target.scheme == "https" && configuration.httpVersions != .http1Only {
             opener = await pool.beginOpening(key)
-            if !opener, let session = await pool.waitForOpening(key, deadline: deadline), let stream = try? await session.openStream() { return (stream, true) }
+            if !opener, let session = await pool.waitForOpening(key, deadline: deadline, on: group.any()), let stream = try? await session.openStream() { return (stream, true) }
         }
         do throws(TransportError) {
             let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil

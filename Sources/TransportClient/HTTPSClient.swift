@@ -27,6 +27,8 @@ public final class HTTPSClient: Sendable {
     /// What every request of this client is held to.
     public let configuration: HTTPSClientConfiguration
     let group: any EventLoopGroup
+    /// Where each request's own code runs: on a loop, so that its waits end on time under load.
+    let executors: EventLoopExecutors
     let pool: ConnectionPool
     let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     /// URL → its parsed target and ATS requirements (successes only).
@@ -56,6 +58,7 @@ public final class HTTPSClient: Sendable {
         ownedCRLSource = crl
         self.configuration = configuration
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        self.executors = EventLoopExecutors(group)
         self.pool = ConnectionPool(maximumPerKey: configuration.maximumIdleConnectionsPerHost, maximumIdle: configuration.maximumIdleConnections,
                                    idleTimeout: configuration.idleConnectionTimeout.timeAmount)
     }
@@ -75,6 +78,10 @@ public final class HTTPSClient: Sendable {
     /// Sends `request`, follows redirects and answers authentication challenges, and reads the body into memory
     /// (up to ``HTTPSClientConfiguration/maximumResponseBytes``).
     public func execute(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        try await executors.run { () async throws(TransportError) in try await executeOnLoop(request) }
+    }
+
+    private func executeOnLoop(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let outcome = try await perform(request, streaming: false)
         let end: ExchangeEnd
         do { end = try await outcome.started.finished() } catch {
@@ -98,6 +105,10 @@ public final class HTTPSClient: Sendable {
     /// The body ends with a ``TransportError`` when the exchange fails (a timeout, a reset). A caller that stops
     /// reading before the end closes the connection, which is then not reused.
     public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
+        try await executors.run { () async throws(TransportError) in try await streamOnLoop(request) }
+    }
+
+    private func streamOnLoop(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
         let outcome = try await perform(request, streaming: true)
         guard let raw = outcome.stream else {
             throw TransportError(.internalError, phase: .response, host: outcome.connection.report.host, port: outcome.connection.report.port,

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import TestSupport
 import Testing
 import TransportTrust
@@ -18,7 +19,7 @@ import TransportTrust
 
     /// Another request waiting for that connection, until `deadline`.
     private func waiter(_ pool: ConnectionPool, deadline: NIODeadline) -> Task<HTTP2Session?, Never> {
-        Task { await pool.waitForOpening(Self.key, deadline: deadline) }
+        Task { await pool.waitForOpening(Self.key, deadline: deadline, on: MultiThreadedEventLoopGroup.singleton.next()) }
     }
 
     /// The opener may take its proxy, handshake and a challenge prompt; a waiter gives up at its own deadline and

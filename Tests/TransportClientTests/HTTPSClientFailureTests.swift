@@ -9,29 +9,22 @@ import TransportTrust
 
 @testable import TransportClient
 
-/// Hostile and broken servers: each ends with a clear error inside its time limit.
+/// Hostile and broken servers: each ends with a clear error, from its own deadline or its own misbehaviour.
+///
+/// The error's kind and phase say which ended it; no test reads the clock. That a deadline fires on time under
+/// load is EventLoopExecutorTests' one timed test.
 @Suite struct HTTPSClientFailureTests {
     let host = "www.example.test"
-    // Each failure must end through its own deadline or error. Elapsed time is bounded loosely: with every
-    // suite of the package running on two cores, CPU-bound trust tests can delay any task by seconds.
     let short = Timeouts(connect: .seconds(5), handshake: .seconds(3), request: .seconds(30))
-
-    private func timed<T>(_ body: () async -> T) async -> (T, Duration) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let value = await body()
-        return (value, clock.now - start)
-    }
 
     @Test func stallingServerTimesOutInTheHandshake() async throws {
         let server = try await TestServer.raw(.stall)
         await withShutdown({ await server.shutdown() }) {
             let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
-            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             #expect(error?.kind == .timedOut)
             #expect(error?.phase == .handshake)
             #expect(error?.message.contains("handshake") == true)
-            #expect(elapsed < .seconds(25))
         }
     }
 
@@ -106,11 +99,9 @@ import TransportTrust
                                     timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(1), request: .seconds(120)))
             let requests = 2 * ProcessInfo.processInfo.activeProcessorCount
             let url = "https://\(host):\(server.port)/"
-            let (errors, elapsed) = await timed {
-                await withTaskGroup(of: TransportError?.self) { group in
-                    for _ in 0..<requests { group.addTask { await transportError { try await client.execute(HTTPRequest(url: url)) } } }
-                    return await group.reduce(into: [TransportError?]()) { $0.append($1) }
-                }
+            let errors = await withTaskGroup(of: TransportError?.self) { group in
+                for _ in 0..<requests { group.addTask { await transportError { try await client.execute(HTTPRequest(url: url)) } } }
+                return await group.reduce(into: [TransportError?]()) { $0.append($1) }
             }
             await client.shutdown()
             #expect(errors.count == requests)
@@ -118,9 +109,8 @@ import TransportTrust
                 #expect(error?.kind == .timedOut, "\(String(describing: error))")
                 #expect(error?.phase == .handshake)
             }
-            #expect(endings.withLockedValue { $0 }.allSatisfy { $0 == "cancelled" })
             // Without the cancellation on the loop, the busy evaluators end only at their minute.
-            #expect(elapsed < .seconds(50))
+            #expect(endings.withLockedValue { $0 }.allSatisfy { $0 == "cancelled" })
         }
     }
 
@@ -146,10 +136,9 @@ import TransportTrust
         let server = try await TestServer.raw(.reset)
         await withShutdown({ await server.shutdown() }) {
             let client = makeClient(anchors: ServerPKI().anchors, timeouts: short)
-            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             #expect(error?.kind == .connectionClosed)
             #expect(error?.phase == .handshake)
-            #expect(elapsed < .seconds(25))
         }
     }
 
@@ -159,11 +148,10 @@ import TransportTrust
             // The answer is immediate, but the whole suite on two cores can starve the handshake for seconds: a short
             // handshake limit turned this into a timeout once (2026-11-25). The assertions below still need the TLS refusal.
             let client = makeClient(anchors: ServerPKI().anchors, timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(20), request: .seconds(30)))
-            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             #expect(error?.kind == .malformedResponse)
             #expect(error?.message.contains("did not answer with TLS") == true)
             #expect(error?.message.contains("HTTP/1.1 200") == true)
-            #expect(elapsed < .seconds(25))
         }
     }
 
@@ -180,10 +168,9 @@ import TransportTrust
         let (server, client) = try await behindTLS(.slowHeaders)
         await withShutdown({ await server.shutdown() }) {
             let request = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(8))
-            let (error, elapsed) = await timed { await transportError { try await client.execute(request) } }
+            let error = await transportError { try await client.execute(request) }
             #expect(error?.kind == .timedOut, "\(String(describing: error))")
             #expect(error?.message.contains("time limit") == true, "\(String(describing: error))")
-            #expect(elapsed < .seconds(30))
         }
     }
 
@@ -192,10 +179,9 @@ import TransportTrust
     @Test func anOversizedHeaderBlockIsRefusedAtTheLimit() async throws {
         let (server, client) = try await behindTLS(.oversizedHeaders)
         await withShutdown({ await server.shutdown() }) {
-            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
             #expect(error?.message.contains("headers are over the limits") == true, "\(String(describing: error))")
-            #expect(elapsed < .seconds(25))
         }
     }
 
@@ -209,12 +195,11 @@ import TransportTrust
             let client = makeClient(anchors: pki.anchors)
             #expect(try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/warm")).statusCode == 200)
             let stalled = HTTPRequest(url: "https://\(host):\(server.port)/", timeout: .seconds(3))
-            let (error, elapsed) = await timed { await transportError { try await client.execute(stalled) } }
+            let error = await transportError { try await client.execute(stalled) }
             #expect(server.connectionCount == 1)
             #expect(error?.kind == .timedOut)
             #expect(error?.phase == .response)
             #expect(error?.verdict?.isTrusted == true)
-            #expect(elapsed < .seconds(25))
         }
     }
 
@@ -406,11 +391,10 @@ import TransportTrust
         let server = try await TestServer.https(chain: chain, key: pki.leaf.key)
         await withShutdown({ await server.shutdown() }) {
             let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(20), request: .seconds(25)))
-            let (error, elapsed) = await timed { await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) } }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
             #expect(error != nil)
             #expect(error?.phase == .handshake)
             #expect(error?.isSecurityRefusal == false)
-            #expect(elapsed < .seconds(25))
         }
     }
 }

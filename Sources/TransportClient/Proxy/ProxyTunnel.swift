@@ -36,7 +36,7 @@ enum ProxyTunnel {
         }
         let channel: any Channel
         do {
-            let bootstrap = ClientBootstrap(group: group)
+            let bootstrap = ClientBootstrap(group: group.any())
                 .connectTimeout(connectLimit)
                 .channelOption(.socketOption(.so_reuseaddr), value: 1)
             if let overrideAddress {

@@ -1,0 +1,121 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import TestSupport
+import Testing
+import TransportTrust
+
+@testable import TransportClient
+
+/// A request's own code runs on an event loop, its trust evaluation on the cooperative pool: deadlines then fire on
+/// time whatever the pool is busy with.
+@Suite struct EventLoopExecutorTests {
+    let host = "www.example.test"
+
+    /// CPU-bound work holds every thread of the cooperative pool (one task per thread and one more, none of which
+    /// suspends), and a request meets a server that never answers its handshake. Its 1 s handshake limit must
+    /// close the connection within 1.5 s; the server's own loop notes when. Before the request's code ran on its
+    /// event loop, it waited for the work to end (10 s here) before it even connected.
+    @Test func aHandshakeLimitFiresOnTimeWhileCPUBoundWorkHoldsThePool() async throws {
+        let closed = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: NIODeadline.self)
+        let server = try await StallingServer.start(closed: closed)
+        try await withShutdown({ await server.shutdown() }) {
+            let stop = NIOLockedValueBox(false)
+            closed.futureResult.whenComplete { _ in stop.withLockedValue { $0 = true } }
+            let client = makeClient(anchors: ServerPKI().anchors,
+                                    timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(1), request: .seconds(30)))
+            let limit = ContinuousClock.now + .seconds(10)
+            let start = NIODeadline.now()
+            let work = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in
+                Task { compute(until: stop, or: limit) }
+            }
+            let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            // Bounded only so that a client that never connected fails here instead of hanging the run.
+            let closedAt = try #require(await bounded(.seconds(30)) { try? await closed.futureResult.get() } ?? nil,
+                                        "the server never saw the connection close")
+            for task in work { _ = await task.value }
+            await client.shutdown()
+            #expect(error?.kind == .timedOut)
+            #expect(error?.phase == .handshake)
+            #expect(closedAt - start <= .milliseconds(1500), "the handshake limit closed the connection \(closedAt - start) after the request began")
+        }
+    }
+
+    /// The request loop's own calls (here the challenge handler of a 401) run on an event loop; the trust evaluator
+    /// does not, so chain building never holds a loop's I/O.
+    @Test func theRequestRunsOnALoopAndItsEvaluationOffIt() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"loops\"")])
+        }
+        try await withShutdown({ await server.shutdown() }) {
+            let evaluatedOnLoop = NIOLockedValueBox<[Bool]>([])
+            let askedOnLoop = NIOLockedValueBox<[Bool]>([])
+            let evaluator = CountingEvaluator { _, trust in
+                evaluatedOnLoop.withLockedValue { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
+                return await DefaultTrustEvaluator().evaluate(trust)
+            }
+            let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), evaluator)])) {
+                $0.challengeHandler = { challenge in
+                    // The server-trust challenge is part of the evaluation; the 401's is the request loop's.
+                    let onLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                    askedOnLoop.withLockedValue { $0.append(challenge.protectionSpace.authenticationMethod == .serverTrust ? !onLoop : onLoop) }
+                    return .performDefaultHandling
+                }
+            }
+            let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            await client.shutdown()
+            #expect(response.statusCode == 401)
+            #expect(evaluatedOnLoop.withLockedValue { $0 } == [false])
+            #expect(askedOnLoop.withLockedValue { $0 } == [true, true], "the server-trust challenge off the loop, the 401's on it")
+        }
+    }
+}
+
+/// Computes without suspending until `stop` is set or `limit` passes: it holds its pool thread throughout.
+private func compute(until stop: NIOLockedValueBox<Bool>, or limit: ContinuousClock.Instant) -> UInt64 {
+    var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+    while !stop.withLockedValue({ $0 }) && ContinuousClock.now < limit {
+        for _ in 0..<10_000 {
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
+        }
+    }
+    return x
+}
+
+/// Accepts connections and never sends a byte; notes when the first one closes.
+private struct StallingServer {
+    let channel: any Channel
+    let closed: EventLoopPromise<NIODeadline>
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    static func start(closed: EventLoopPromise<NIODeadline>) async throws -> StallingServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseRecorder(closed: closed)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return StallingServer(channel: channel, closed: closed)
+    }
+
+    /// Also ends the wait for a close that never came (NIO traps on a promise left uncompleted).
+    func shutdown() async {
+        try? await channel.close()
+        closed.fail(ChannelError.ioOnClosedChannel)
+    }
+
+    private final class CloseRecorder: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let closed: EventLoopPromise<NIODeadline>
+
+        init(closed: EventLoopPromise<NIODeadline>) { self.closed = closed }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            closed.succeed(.now())
+            context.fireChannelInactive()
+        }
+    }
+}
