@@ -6,7 +6,7 @@ import NIOCore
 /// an event loop. With the request's task preferring that loop, the wait resumes there at once. Without the
 /// preference, it would resume on Swift's cooperative pool, behind whatever else the process computes: under load
 /// that took tens of seconds, and a request's deadline then ended it long after its time (docs/RELIABILITY.md,
-/// "Deadlines under load"). Trust evaluation still runs on the cooperative pool (``HandshakeEvaluation``), so
+/// "Deadlines under load"). Trust evaluation runs on threads of its own (TransportTrust's `EvaluationExecutor`), so
 /// that chain building never holds a loop's I/O.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class EventLoopExecutor: TaskExecutor {

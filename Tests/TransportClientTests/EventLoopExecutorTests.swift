@@ -8,8 +8,8 @@ import TransportTrust
 
 @testable import TransportClient
 
-/// A request's own code runs on an event loop, its trust evaluation on the cooperative pool: deadlines then fire on
-/// time whatever the pool is busy with.
+/// A request's own code runs on an event loop, its trust evaluation on threads of its own: a request then neither
+/// waits for the cooperative pool nor misses its deadlines, whatever the pool is busy with.
 @Suite struct EventLoopExecutorTests {
     let host = "www.example.test"
 
@@ -42,8 +42,32 @@ import TransportTrust
         }
     }
 
+    /// With every pool thread computing, as above, a whole request still completes: its handshake, its evaluation
+    /// and its exchange need no thread of the pool. The pool's work ends when the handshake is done (or after 20 s,
+    /// far past the 5 s handshake limit a request waiting for the pool would run into).
+    @Test func aRequestCompletesWhileCPUBoundWorkHoldsThePool() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("done") }
+        try await withShutdown({ await server.shutdown() }) {
+            let stop = NIOLockedValueBox(false)
+            let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(30))) {
+                $0.handshakeObserver = { _ in stop.withLockedValue { $0 = true } }
+            }
+            let limit = ContinuousClock.now + .seconds(20)
+            let work = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in
+                Task { compute(until: stop, or: limit) }
+            }
+            let result = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            stop.withLockedValue { $0 = true }
+            for task in work { _ = await task.value }
+            await client.shutdown()
+            #expect(result == nil, "\(String(describing: result))")
+        }
+    }
+
     /// The request loop's own calls (here the challenge handler of a 401) run on an event loop; the trust evaluator
-    /// does not, so chain building never holds a loop's I/O.
+    /// runs on TransportTrust's EvaluationExecutor, so chain building neither holds a loop's I/O nor queues behind
+    /// the cooperative pool's work.
     @Test func theRequestRunsOnALoopAndItsEvaluationOffIt() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
@@ -53,7 +77,11 @@ import TransportTrust
             let evaluatedOnLoop = NIOLockedValueBox<[Bool]>([])
             let askedOnLoop = NIOLockedValueBox<[Bool]>([])
             let evaluator = CountingEvaluator { _, trust in
-                evaluatedOnLoop.withLockedValue { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
+                let executor = withUnsafeCurrentTask { $0?.unownedTaskExecutor }
+                evaluatedOnLoop.withLockedValue {
+                    $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+                    $0.append(executor == EvaluationExecutor.shared.asUnownedTaskExecutor())
+                }
                 return await DefaultTrustEvaluator().evaluate(trust)
             }
             let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), evaluator)])) {
@@ -67,7 +95,7 @@ import TransportTrust
             let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
             await client.shutdown()
             #expect(response.statusCode == 401)
-            #expect(evaluatedOnLoop.withLockedValue { $0 } == [false])
+            #expect(evaluatedOnLoop.withLockedValue { $0 } == [false, true], "evaluated off the loop, on the evaluation executor")
             #expect(askedOnLoop.withLockedValue { $0 } == [true, true], "the server-trust challenge off the loop, the 401's on it")
         }
     }

@@ -21,14 +21,21 @@ package final class HandshakeEvaluation: Sendable {
                 // Cancelled from its first instruction: cancelling the task after making it would race with its
                 // start on another thread, and `body` could begin the whole evaluation before it saw the cancel.
                 // It still runs, so that it answers whoever waits (swift-nio-ssl's promise), at no cost.
-                Task {
+                Self.task {
                     withUnsafeCurrentTask { $0?.cancel() }
                     await body()
                 }
             } else {
-                state = .running(Task(operation: body))
+                state = .running(Self.task(body))
             }
         }
+    }
+
+    /// `body` as a task on ``EvaluationExecutor``'s threads, where the system has one.
+    @discardableResult
+    private static func task(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) else { return Task(operation: body) }
+        return Task(executorPreference: EvaluationExecutor.shared, operation: body)
     }
 
     /// Cancels the evaluation, if it still runs, and any started after.
