@@ -242,28 +242,31 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
     }
 
     func makeClient(output out: Output) throws -> (HTTPSClient, HTTPRequest, HTTPPinFailureReporter?) {
+        // The URL is parsed here, once: the pins, the proxy note, the --user origin and the client all take this.
+        let target: ConnectionTarget
+        do { target = try HTTPSClient.parse(url, phase: .requirements) } catch { throw InputError(error.message) }
         // Input errors in the order the options were always checked; all before the client exists.
         let ats = try atsPolicy()
-        let (manager, reporter) = try trustManager(output: out)
+        let (manager, reporter) = try trustManager(for: target, output: out)
         let anchors = try anchorOptions.trustAnchors(warnings: out)
         let identity = try clientIdentity()
-        let request = try request()
+        var request = try request()
+        request.parsedTarget = target
         // Before any connection: a POST the server has acted on must not end in "input error".
         if let output, !json, let problem = Self.outputProblem(output) { throw InputError("cannot write --output '\(output)': \(problem)") }
         let limit = Duration.milliseconds(Int64(timeout * 1000))
         let connectLimit = min(Duration.milliseconds(Int64(connectTimeout * 1000)), limit)
         var configuration = HTTPSClientConfiguration(
-            ats: ats, trustManager: manager, anchors: anchors, clientIdentity: identity, challengeHandler: challengeHandler(output: out),
+            ats: ats, trustManager: manager, anchors: anchors, clientIdentity: identity, challengeHandler: challengeHandler(origin: target, output: out),
             timeouts: Timeouts(connect: connectLimit, handshake: connectLimit, request: limit),
             maximumRedirects: maxRedirects, addressOverrides: resolveOptions.addressOverrides)
         configuration.revocation = revocation
         configuration.certificateTransparency = try ctOptions.options(warnings: out)
         configuration.platform = platformOption.applePlatform
         configuration.proxy = try proxyOptions.configuration()
-        if let parts = URLComponents(string: url), let host = parts.host, let scheme = parts.scheme?.lowercased(),
-           configuration.proxy?.proxy(scheme: scheme, host: host) != nil,
-           AddressOverrides.address(in: configuration.addressOverrides, host: host, port: parts.port ?? (scheme == "https" ? 443 : 80)) != nil {
-            out.error("note: --resolve for \(host) is not used: through the proxy, the proxy resolves the origin\n")
+        if configuration.proxy?.proxy(scheme: target.scheme, host: target.host) != nil,
+           AddressOverrides.address(in: configuration.addressOverrides, host: target.host, port: target.port) != nil {
+            out.error("note: --resolve for \(target.host) is not used: through the proxy, the proxy resolves the origin\n")
         }
         configuration.httpVersions = http11 ? .http1Only : http2 ? .http2Only : .negotiate
         return (HTTPSClient(configuration: configuration), request, reporter)
@@ -282,11 +285,10 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
     /// The URL's host pinned as the pin options say, and every other host the pin file names pinned as the file
     /// says, so that a redirect to one of them is checked too, as TrustKit, OkHttp and Android check every
     /// connection. A reporter when a pin set names report URIs.
-    func trustManager(output out: Output) throws -> (ServerTrustManager?, HTTPPinFailureReporter?) {
+    func trustManager(for target: ConnectionTarget, output out: Output) throws -> (ServerTrustManager?, HTTPPinFailureReporter?) {
         guard !pinOptions.isEmpty else { return (nil, nil) }
-        let host = URLComponents(string: url)?.host ?? ""
         let sources = try pinOptions.sources(output: out)
-        let evaluator = try pinOptions.evaluator(for: host, sources: sources, validation: DefaultTrustEvaluator(), output: out)
+        let evaluator = try pinOptions.evaluator(for: target.peer, sources: sources, validation: DefaultTrustEvaluator(), output: out)
         var reporter: HTTPPinFailureReporter?
         let reports = !(evaluator?.pinnedHost.pinSet.reportURIs.isEmpty ?? true)
             || (sources.configuration?.hosts.contains { !$0.pinSet.reportURIs.isEmpty } ?? false)
@@ -295,14 +297,15 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
             reporter = HTTPPinFailureReporter(client: HTTPSClient(configuration: HTTPPinFailureReporter.defaultClientConfiguration(proxy: try proxyOptions.configuration())))
         }
         var rules: [ServerTrustManager.Rule] = []
-        let pattern = try (try? HostPattern(host)) ?? { throw InputError("'\(url)' has no host to pin") }()
+        let pattern = HostPattern(exactly: target.peer)
         if var evaluator {
             evaluator.reporter = reporter
-            evaluator.port = URLComponents(string: url)?.port ?? 443
+            evaluator.port = target.port
             rules.append(.init(pattern, evaluator))
         }
         if let configuration = sources.configuration {
-            let file = try ServerTrustManager(configuration: configuration, reporter: reporter)
+            // PinOptions validated the file as it read it.
+            let file = ServerTrustManager(validatedConfiguration: configuration, reporter: reporter)
             rules += file.rules.filter { $0.pattern != pattern }
         }
         return (ServerTrustManager(allHostsMustBeEvaluated: false, rules: rules), reporter)
@@ -352,10 +355,10 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
     }
 
     /// Answers the origin's Basic or Digest challenge with `--user`; nil without it.
-    func challengeHandler(output out: Output) -> ChallengeHandler? {
+    func challengeHandler(origin: ConnectionTarget, output out: Output) -> ChallengeHandler? {
         guard let user, let colon = user.firstIndex(of: ":") else { return nil }
         let name = String(user[..<colon]), password = String(user[user.index(after: colon)...])
-        let origin = url
+        let url = self.url
         return { challenge in
             let space = challenge.protectionSpace
             // --user is the origin's; a proxy's credential comes only in the --proxy URL or its variable.
@@ -365,7 +368,7 @@ struct FetchCommand: AsyncParsableCommand, ReportingCommand {
                 // Like curl without --location-trusted: the password goes only to the URL's own origin, not to a
                 // host a redirect led to. The library strips Authorization across origins; answering is ours.
                 guard space.isOnOrigin(of: origin) else {
-                    out.error("ats fetch: not sending --user to \(space.protocol)://\(space.host):\(space.port), which is not the origin of \(origin)\n")
+                    out.error("ats fetch: not sending --user to \(space.protocol)://\(space.host):\(space.port), which is not the origin of \(url)\n")
                     return .performDefaultHandling
                 }
                 return challenge.previousFailureCount == 0 ? .useCredential(.password(user: name, password: password, persistence: .none)) : .performDefaultHandling

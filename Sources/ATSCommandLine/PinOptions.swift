@@ -55,6 +55,13 @@ struct PinOptions: ParsableArguments {
         if let host {
             do { peer = try PeerName(host) } catch { throw InputError("--host: '\(host)' is not a host name or address: \(error)") }
         }
+        return try evaluator(for: peer, now: now, sources: read, validation: validation, output: out)
+    }
+
+    /// ``evaluator(for:now:sources:validation:output:)-(String?,_,_,_,_)`` for a host already parsed (a URL's).
+    func evaluator(for peer: PeerName?, now: Date = Date(), sources read: PinSources? = nil, validation: any ServerTrustEvaluating,
+                   output out: Output) throws -> PinSetEvaluator? {
+        if isEmpty { return nil }
         let sources = try read ?? sources(now: now, output: out)
         let result: (evaluator: PinSetEvaluator?, notices: [PinSources.Notice])
         do {

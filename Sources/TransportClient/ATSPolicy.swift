@@ -31,8 +31,8 @@ public enum ATSPolicy: Sendable {
         try resolver(on: nil).requirements(for: url)
     }
 
-    /// The requirements for `url` on `platform`, as ``resolver(on:)`` resolves them.
-    func requirements(for url: String, on platform: ApplePlatform) throws(RequirementsError) -> ConnectionRequirements {
-        try resolver(on: platform).requirements(for: url)
+    /// The requirements for `target`, already parsed from `url`, on `platform`, as ``resolver(on:)`` resolves them.
+    func requirements(for target: ConnectionTarget, url: String, on platform: ApplePlatform) -> ConnectionRequirements {
+        resolver(on: platform).requirements(for: target, url: url)
     }
 }

@@ -16,6 +16,8 @@ public struct HTTPRequest: Sendable {
     /// This request's whole time limit, across redirects and retries, in place of the client's
     /// ``Timeouts/request`` (as `URLRequest.timeoutInterval` overrides the session's). Nil: the client's.
     public var timeout: Duration?
+    /// ``url`` as the caller already parsed it, at its boundary: the client then does not parse it again.
+    package var parsedTarget: ConnectionTarget?
 
     /// A request for `url`; nothing is checked until it is sent.
     public init(url: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Duration? = nil) {

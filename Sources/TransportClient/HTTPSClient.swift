@@ -162,7 +162,7 @@ public final class HTTPSClient: Sendable {
         let deadline = NIODeadline.now() + (original.timeout ?? configuration.timeouts.request).timeAmount
         var request = original
         var redirects: [String] = []
-        var target = try self.target(for: request.url, phase: .requirements)
+        var target = try self.target(for: request.url, parsed: request.parsedTarget, phase: .requirements)
         if let problem = HTTPSyntax.problem(method: request.method, headers: request.headers) {
             throw TransportError(.invalidRequest, phase: .request, host: target.host, port: target.port, "\(problem); nothing was sent")
         }
@@ -360,14 +360,16 @@ public final class HTTPSClient: Sendable {
     // MARK: Targets and requirements
 
     /// - Parameter checkScheme: false for redirects, whose https → http check has its own error.
-    func target(for url: String, phase: TransportError.Phase, checkScheme: Bool = true) throws(TransportError) -> Target {
+    /// - Parameter parsed: the URL already parsed at the boundary (``HTTPRequest/parsedTarget``), so that it is not
+    ///   parsed again.
+    func target(for url: String, parsed: ConnectionTarget? = nil, phase: TransportError.Phase, checkScheme: Bool = true) throws(TransportError) -> Target {
         // The configuration is fixed, so a URL resolves the same way every time: parsing it and resolving its ATS
         // requirements again was most of a keep-alive request's own work.
         let target: Target
         if let known = targets.withLockedValue({ $0[url] }) {
             target = known
         } else {
-            target = try resolveTarget(for: url, phase: phase)
+            target = try resolveTarget(for: url, parsed: parsed, phase: phase)
             targets.withLockedValue {
                 if $0.count >= Self.rememberedTargets { $0.removeAll(keepingCapacity: true) }
                 $0[url] = target
@@ -383,38 +385,39 @@ public final class HTTPSClient: Sendable {
     /// How many URLs' targets a client remembers; past that it starts again, so memory stays bounded.
     static let rememberedTargets = 256
 
-    private func resolveTarget(for url: String, phase: TransportError.Phase) throws(TransportError) -> Target {
+    /// `url` parsed once, the one parse of a request's URL (``ConnectionTarget``), with its refusals in the client's words.
+    package static func parse(_ url: String, phase: TransportError.Phase) throws(TransportError) -> ConnectionTarget {
         if let problem = URLText.problem(in: url) {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "\(url.debugDescription) is not a URL: it has \(problem)")
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let rawHost = components.host, !rawHost.isEmpty else {
-            throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL")
+        // ConnectionTarget reads ws and wss as ATS does (as http and https); the client speaks neither.
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        if scheme == "ws" || scheme == "wss" {
+            throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
         }
-        guard scheme == "https" || scheme == "http" else {
-            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
+        do throws(RequirementsError) { return try ConnectionTarget(url: url) } catch {
+            guard case .invalidURL(_, let reason) = error else { throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, error.description) }
+            if reason.hasPrefix("ATS governs http and https URLs") {
+                throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
+            }
+            throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL: \(reason)")
         }
-        let requirements: ConnectionRequirements
-        do throws(RequirementsError) { requirements = try configuration.ats.requirements(for: url, on: configuration.platform) } catch {
-            throw TransportError(.invalidRequest, phase: phase, host: rawHost, port: 0, error.description)
-        }
-        let host = requirements.target.host
-        guard let peer = try? PeerName(host) else {
-            throw TransportError(.invalidRequest, phase: phase, host: host, port: 0, "'\(host)' is not a valid host name or address")
-        }
-        let port = components.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    private func resolveTarget(for url: String, parsed: ConnectionTarget?, phase: TransportError.Phase) throws(TransportError) -> Target {
+        let parsed = if let parsed { parsed } else { try Self.parse(url, phase: phase) }
+        let (scheme, host, peer, port) = (parsed.scheme, parsed.host, parsed.peer, parsed.port)
         guard (1...65535).contains(port) else {
             throw TransportError(.invalidRequest, phase: phase, host: host, port: port, "port \(port) is out of range")
         }
+        let requirements = configuration.ats.requirements(for: parsed, url: url, on: configuration.platform)
         if scheme == "https", let manager = configuration.trustManager {
             do throws(ServerTrustManagerError) { _ = try manager.rule(forHost: peer) } catch {
                 throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, error.description,
                                      verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description)))
             }
         }
-        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { path += "?" + query }
-        return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: path, requirements: requirements)
+        return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, requirements: requirements)
     }
 
     func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {

@@ -1,7 +1,10 @@
 import Foundation
 import TransportTrust
 
-/// The scheme and host of a URL, classified the way ATS looks at them.
+/// A URL parsed once, at the boundary: its scheme and host classified the way ATS looks at them, its port and path.
+///
+/// Everything below the boundary (the ATS requirements, the pins, the client's connection) takes this value; nothing
+/// parses the URL again.
 public struct ConnectionTarget: Sendable, Equatable {
     /// `http` or `https` (`ws` and `wss` are treated as `http` and `https`).
     public var scheme: String
@@ -12,11 +15,18 @@ public struct ConnectionTarget: Sendable, Equatable {
     public var isAbsolute = false
     /// The IP address when the host is an IP literal.
     public var ipAddress: [UInt8]?
+    /// The host as a name or an address, as certificates are checked against it.
+    public var peer: PeerName
+    /// The port as written, else the scheme's (443 for https, 80 for http).
+    public var port: Int
+    /// The path and query as written (percent-encoded), `/` when the URL has none: what a request line carries.
+    public var path: String
 
     /// Parses a URL string.
     /// - Throws: ``RequirementsError/invalidURL(_:reason:)`` saying what is wrong: no scheme or host, a
     ///   character a URL cannot hold, a port that is not a number or is above 65535, an unclosed IPv6 bracket.
     public init(url text: String) throws(RequirementsError) {
+        CallCounts.count(.urlParse)
         // Foundation percent-encodes a tab or a control character silently; the client refuses such a URL, so this does.
         if let problem = URLText.problem(in: text) { throw .invalidURL(text, reason: "it has \(problem)") }
         guard let components = URLComponents(string: text) else {
@@ -74,6 +84,10 @@ public struct ConnectionTarget: Sendable, Equatable {
             ipAddress = nil
             host = name
         }
+        self.peer = peer
+        port = components.port ?? (scheme == "https" ? 443 : 80)
+        path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+            + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
     /// What is wrong with a string Foundation's `URLComponents` refuses, in words: Foundation says nothing.

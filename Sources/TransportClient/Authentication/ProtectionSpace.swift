@@ -53,10 +53,15 @@ public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConverti
     /// are, as URLSession does. A delegate holding a password for one site checks this before answering, as curl
     /// sends `--user` only to the first host unless told otherwise (`--location-trusted`).
     public func isOnOrigin(of url: String) -> Bool {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme == "https" || scheme == "http", let target = try? ConnectionTarget(url: url) else { return false }
-        let port = components.port ?? (scheme == "https" ? 443 : 80)
-        return !isProxy && self.protocol == scheme && host == target.host && self.port == port
+        // ConnectionTarget reads ws and wss as http and https; no challenge comes from either.
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        guard scheme == "https" || scheme == "http", let target = try? ConnectionTarget(url: url) else { return false }
+        return isOnOrigin(of: target)
+    }
+
+    /// ``isOnOrigin(of:)-(String)`` for a URL already parsed.
+    package func isOnOrigin(of target: ConnectionTarget) -> Bool {
+        !isProxy && self.protocol == target.scheme && host == target.host && port == target.port
     }
 
     public var description: String {

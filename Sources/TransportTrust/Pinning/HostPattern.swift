@@ -79,6 +79,11 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         self.init(name: canonicalName, kind: kind, isAddress: isAddress)
     }
 
+    /// The pattern of exactly `peer`, already parsed: a URL's host needs no second parse.
+    package init(exactly peer: PeerName) {
+        self.init(name: peer.description, kind: .exact, isAddress: peer.isIPAddress)
+    }
+
     private init(name: String, kind: Kind, isAddress: Bool) {
         self.name = name
         self.kind = kind

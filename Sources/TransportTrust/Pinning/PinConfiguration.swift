@@ -71,6 +71,7 @@ public struct PinConfiguration: Sendable, Hashable {
     /// Validates every entry under `rules` (see ``PinnedHost/validate(now:source:rules:)``) and refuses the same
     /// pattern twice.
     public func validate(now: Date = Date(), source: String? = nil) throws(PinConfigurationError) -> [PinConfigurationWarning] {
+        CallCounts.count(.pinValidation)
         var warnings: [PinConfigurationWarning] = []
         var seen: Set<HostPattern> = []
         for host in hosts {

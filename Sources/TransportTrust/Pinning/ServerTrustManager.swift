@@ -61,6 +61,15 @@ public struct ServerTrustManager: Sendable {
                 reporter: (any PinFailureReporting)? = nil, app: PinFailureReport.AppInfo = .unknown,
                 now: Date = Date()) throws(PinConfigurationError) {
         _ = try configuration.validate(now: now)
+        self.init(validatedConfiguration: configuration, allHostsMustBeEvaluated: allHostsMustBeEvaluated, validation: validation,
+                  reporter: reporter, app: app)
+    }
+
+    /// A manager for a configuration its reader has already validated (``PinConfiguration/validate(now:source:)``),
+    /// so that a pin file is validated once.
+    package init(validatedConfiguration configuration: PinConfiguration, allHostsMustBeEvaluated: Bool = false,
+                 validation: any ServerTrustEvaluating = DefaultTrustEvaluator(),
+                 reporter: (any PinFailureReporting)? = nil, app: PinFailureReport.AppInfo = .unknown) {
         let rules = configuration.hosts.map { host in
             let own = PinSetEvaluator(host, validation: validation, reporter: reporter, app: app)
             guard configuration.matching == .everyMatch else { return Rule(host.pattern, own) }
