@@ -5,13 +5,12 @@
 #
 # It works in a clone of HEAD with its own scratch path, so the lowest versions are built beside, not over, the
 # working tree's .build (a first build of every dependency: about 10 minutes on two cores).
-# Usage: scripts/check-range.sh [SWIFT-TEST-ARGS...]   (default: the whole suite, one test at a time, as CI runs it)
+# Usage: scripts/check-range.sh [SWIFT-TEST-ARGS...]   (default: the whole suite, in parallel, as CI runs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 work=${WORK:-$root/.build-range}
 test_args=("$@")
-(( ${#test_args[@]} )) || test_args=(--no-parallel)
 
 rm -rf "$work/src"
 mkdir -p "$work"
@@ -52,6 +51,6 @@ start=$(date +%s)
 log=$work/build.log
 swift build "${scratch[@]}" --build-tests > "$log" 2>&1 || { grep -E "error:" "$log" >&2 || tail -40 "$log" >&2; exit 1; }
 echo "check-range: built in $(( $(date +%s) - start )) s"
-swift test "${scratch[@]}" --skip-build "${test_args[@]}" > "$work/test.log" 2>&1 || { tail -60 "$work/test.log" >&2; exit 1; }
+swift test "${scratch[@]}" --skip-build ${test_args[@]+"${test_args[@]}"} > "$work/test.log" 2>&1 || { tail -60 "$work/test.log" >&2; exit 1; }
 tail -1 "$work/test.log"
 echo "check-range: built and tested at the lowest versions in $(( $(date +%s) - start )) s ($(git rev-parse --short HEAD))"
