@@ -208,12 +208,36 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
     /// in Apple's logs, not -9812 (errSSLUnknownRootCert): Alamofire #819, 3lvis/Networking #202 and
     /// maitrungduc1410/WebRTC-Demo #47 (self-signed, iOS 9 to 18), TrustKit #17 (private CA).
     static func trust(_ codes: [TrustFailureCode]) -> AppleErrorCode {
-        if codes.contains(.expired) { return AppleErrorCode(.serverCertificateHasBadDate, .certExpired) }
-        if codes.contains(.notYetValid) { return AppleErrorCode(.serverCertificateNotYetValid, .certNotYetValid) }
-        if codes.contains(.hostnameMismatch) { return AppleErrorCode(.serverCertificateUntrusted, .hostNameMismatch) }
-        if codes.contains(.untrustedRoot) || codes.contains(.selfSignedLeaf) || codes.contains(.unknownIssuer) {
-            return AppleErrorCode(.serverCertificateUntrusted, .noRootCert)
+        // The most telling failure decides, as SecTrust reports one result: a bad date first, then the name, then
+        // a missing root; every other code is -1202 with -9807.
+        switch codes.map(Self.trustClass).min() ?? .chainInvalid {
+        case .expired: return AppleErrorCode(.serverCertificateHasBadDate, .certExpired)
+        case .notYetValid: return AppleErrorCode(.serverCertificateNotYetValid, .certNotYetValid)
+        case .hostNameMismatch: return AppleErrorCode(.serverCertificateUntrusted, .hostNameMismatch)
+        case .noRoot: return AppleErrorCode(.serverCertificateUntrusted, .noRootCert)
+        case .chainInvalid: return AppleErrorCode(.serverCertificateUntrusted, .chainInvalid)
         }
-        return AppleErrorCode(.serverCertificateUntrusted, .chainInvalid)
+    }
+
+    /// The result SecTrust gives a failure, in the order it prefers them.
+    enum TrustClass: Int, Comparable {
+        case expired, notYetValid, hostNameMismatch, noRoot, chainInvalid
+
+        static func < (l: Self, r: Self) -> Bool { l.rawValue < r.rawValue }
+    }
+
+    /// Exhaustive, with no default: a new failure code must be placed here.
+    static func trustClass(_ code: TrustFailureCode) -> TrustClass {
+        switch code {
+        case .expired: return .expired
+        case .notYetValid: return .notYetValid
+        case .hostnameMismatch: return .hostNameMismatch
+        case .untrustedRoot, .selfSignedLeaf, .unknownIssuer: return .noRoot
+        case .weakKey, .weakSignature, .basicConstraints, .pathLength, .nameConstraints, .keyUsage, .extendedKeyUsage,
+             .unhandledCriticalExtension, .unsupportedAlgorithm, .malformedCertificate, .revoked, .revocationUnknown,
+             .certificateTransparency, .chainTooLong, .pathBuildingLimit, .pinMismatch, .hostNotAllowed, .policy,
+             .internalError, .validityPeriodTooLong, .certificatePolicy, .distrusted:
+            return .chainInvalid
+        }
     }
 }
