@@ -79,8 +79,10 @@ public struct ConnectionPlan: Sendable {
             pinsMatched = !pinned.failures.dropFirst(verdict.failures.count).contains { $0.code == .pinMismatch }
             notes += pinned.notes.dropFirst(verdict.notes.count)
         }
+        // ATS key strength is a rule of the trust policy (`requiresATSStrength`): a weak key already made the verdict
+        // untrusted, so a trusted chain's keys meet it.
         let trustState: ConnectionDescription.Trust = verdict.isTrusted
-            ? .trusted(keyMeetsATSStrength: !verdict.failures.contains { $0.code == .weakKey })
+            ? .trusted(keyMeetsATSStrength: true)
             : .untrusted(reason: verdict.failures.map(\.message).joined(separator: "; "))
         let description = ConnectionDescription(scheme: "https", tlsVersion: handshake.tlsVersion,
                                                 cipherSuite: handshake.cipherSuite, trust: trustState, pinsMatched: pinsMatched)

@@ -61,6 +61,13 @@ import X509
         #expect(decision.evaluation.blockingReasons.map(\.kind) == [.certificate])
     }
 
+    /// ATS's key sizes are checked by the trust policy, not after it: where ATS applies the policy carries the rule,
+    /// and where it does not, the rule is off with it.
+    @Test func atsKeyStrengthIsARuleOfTheTrustPolicy() throws {
+        #expect(try plan().trustPolicy.requiresATSStrength)
+        #expect(try plan("<key>NSAllowsArbitraryLoads</key><true/>").trustPolicy.requiresATSStrength == false)
+    }
+
     @Test func aChainForAnotherHostIsRefused() async throws {
         let other = pki.intermediate.leaf(dns: ["api.example.org"])
         let decision = await decide(try plan(), presented: [other.der, pki.intermediate.der])
