@@ -134,9 +134,6 @@ final class Connection: Sendable {
         let isTLS = target.scheme == "https"
         // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
         let sni = verifier.plan.serverName
-        if !isTLS && configuration.httpVersions == .http2Only {
-            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port, http2NeedsTLS)
-        }
 
         // The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,
         // so that nothing the server sends after its Finished goes unread.
