@@ -67,7 +67,7 @@ final class Connection: Sendable {
     /// it resets the stream, never the connection.
     let session: HTTP2Session?
 
-    private init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
+    init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
                  death: NIOLockedValueBox<ExchangeFailure?>) {
         self.channel = channel
         self.key = key
@@ -106,190 +106,31 @@ final class Connection: Sendable {
     static func open(target: Target, key: PoolKey, configuration: HTTPSClientConfiguration, identity: ClientIdentity?,
                      sslContext: NIOSSLContext?, group: any EventLoopGroup, deadline: NIODeadline,
                      over tunnel: (any Channel)? = nil) async throws(TransportError) -> Connection {
-        let host = target.host
-        let port = target.port
         // Through a tunnel the proxy reaches the target: an override for it does not apply.
         let override: (text: String, address: SocketAddress)?
         do throws(AddressOverrides.Refusal) {
-            override = tunnel == nil ? try AddressOverrides.override(in: configuration.addressOverrides, host: host, port: port) : nil
+            override = tunnel == nil ? try AddressOverrides.override(in: configuration.addressOverrides, host: target.host, port: target.port) : nil
         } catch {
-            throw TransportError(.invalidRequest, phase: .connect, host: host, port: port, error.sentence)
+            throw TransportError(.invalidRequest, phase: .connect, host: target.host, port: target.port, error.sentence)
         }
-        let overrideAddress = override?.address
-        let address = override?.text ?? host
-        let observation = HandshakeObservation()
         let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
-                                         observation: observation)
+                                         observation: HandshakeObservation())
         // The request's own loop when it runs on one (EventLoopExecutors): its waits then need no hop.
-        let eventLoop = tunnel?.eventLoop ?? group.any()
-        let handshakePromise = eventLoop.makePromise(of: Void.self)
-        let exchangePromise = eventLoop.makePromise(of: Negotiated.self)
-        // Every path that does not succeed them fails them here (a tunnel that closed before the handlers went in
-        // would otherwise leave the handshake's promise unfulfilled); completing a completed promise is a no-op.
-        defer {
-            handshakePromise.fail(ExchangeFailure.closed)
-            exchangePromise.fail(ExchangeFailure.closed)
-        }
-        let death = NIOLockedValueBox<ExchangeFailure?>(nil)
-        let isTLS = target.scheme == "https"
-        // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
-        let sni = verifier.plan.serverName
-
-        // The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,
-        // so that nothing the server sends after its Finished goes unread.
-        let chosen = NIOLockedValueBox<String?>(nil)
-        @Sendable func installHTTP(_ sync: ChannelPipeline.SynchronousOperations, _ alpn: String?, _ loop: any EventLoop) throws {
-            chosen.withLockedValue { $0 = alpn }
-            if alpn == "h2" {
-                let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
-                let streams = NIOLockedValueBox(StreamCount())
-                try sync.addHandler(FlushCoalescingHandler())
-                // Push is off: NIO's default settings leave it on, and every pushed stream would be decoded only to be
-                // reset. Announced off, a push is the server's protocol error.
-                var connection = NIOHTTP2Handler.ConnectionConfiguration()
-                connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
-                let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection, streamConfiguration: .init()) {
-                    $0.close()
-                }
-                try sync.addHandler(GoAwayObserver(goingAway: goingAway, streams: streams))
-                exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway, streams: streams))
-            } else {
-                try sync.addHTTPClientHandlers()
-                let exchange = ExchangeHandler(death: death)
-                try sync.addHandler(exchange)
-                exchangePromise.succeed(.http1(NIOLoopBound(exchange, eventLoop: loop)))
-            }
-        }
-        let install: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
-            channel.eventLoop.makeCompletedFuture {
-                let sync = channel.pipeline.syncOperations
-                if isTLS, let sslContext {
-                    try sync.addHandlers(tlsHandlers(context: sslContext, serverName: sni, verifier: verifier, observation: observation,
-                                                     handshakePromise: handshakePromise) { sync, alpn in
-                        try installHTTP(sync, alpn, channel.eventLoop)
-                    })
-                } else {
-                    handshakePromise.succeed(())
-                    try installHTTP(sync, nil, channel.eventLoop)
-                }
-            }
-        }
-
-        // The connect limit, or what is left of the request's when that is less (never below NIO's 1 ms floor).
-        let remaining = deadline - .now()
-        let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
+        let setup = PipelineSetup(isTLS: target.scheme == "https", sslContext: sslContext, verifier: verifier,
+                                  eventLoop: tunnel?.eventLoop ?? group.any())
+        // Every path that does not succeed its promises fails them here (a tunnel that closed before the handlers went
+        // in would otherwise leave the handshake's promise unfulfilled); completing a completed promise is a no-op.
+        defer { setup.failUnfinished() }
         let channel: any Channel
         if let tunnel {
-            do { try await tunnel.eventLoop.flatSubmit { install(tunnel) }.get() } catch {
-                tunnel.close(promise: nil)
-                throw TransportError(.internalError, phase: .connect, host: host, port: port,
-                                     "the connection through the proxy could not be set up for \(host):\(port); the tunnel may have closed as it opened",
-                                     underlying: "\(error)")
-            }
-            channel = tunnel
+            channel = try await setup.install(over: tunnel, host: target.host, port: target.port)
         } else {
-            let bootstrap = ClientBootstrap(group: eventLoop)
-                .connectTimeout(connectLimit)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .channelInitializer(install)
-            do {
-                if let overrideAddress {
-                    channel = try await bootstrap.connect(to: overrideAddress).get()
-                } else {
-                    channel = try await bootstrap.connect(host: host, port: port).get()
-                }
-            } catch {
-                handshakePromise.fail(ExchangeFailure.closed)
-                exchangePromise.fail(ExchangeFailure.closed)
-                if case ChannelError.connectTimeout = error {
-                    throw TransportError(.timedOut, phase: .connect, host: host, port: port,
-                                         connectTimeoutMessage(address: address, port: port, limit: connectLimit,
-                                                               byRequestLimit: remaining < configuration.timeouts.connect.timeAmount),
-                                         underlying: "\(error)")
-                }
-                // NIO's text names its own types; the message says what happened, `underlying` keeps the text.
-                throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
-                                     ConnectFailure(error).sentence(address: address, port: port), underlying: "\(error)")
-            }
+            channel = try await setup.connect(host: target.host, port: target.port, override: override, limits: configuration.timeouts,
+                                              deadline: deadline)
         }
-
-        // The handshake deadline: its own limit, within the request's.
-        let flag = TimeoutFlag()
-        let ownDeadline = NIODeadline.now() + configuration.timeouts.handshake.timeAmount
-        let handshakeDeadline = min(ownDeadline, deadline)
-        let phase: TransportError.Phase = ownDeadline <= deadline ? .handshake : .request
-        let timer = channel.eventLoop.scheduleTask(deadline: handshakeDeadline) {
-            flag.set(phase)
-            // Cancelled here, on the event loop, not by the waiting task below: when evaluations fill the cooperative
-            // pool, that task resumes only once they are done, and the limit would bound nothing.
-            verifier.cancel()
-            channel.close(promise: nil)
-            // Failed here too, as the request's timer fails its exchange: the limit then bounds the wait even when no
-            // handler is left to report the closure. Completing a completed promise is a no-op.
-            handshakePromise.fail(ExchangeFailure.closed)
-        }
-        // Cancelled on the event loop the timer runs on, so a handshake that finishes is never then cut off by it.
-        handshakePromise.futureResult.whenComplete { _ in timer.cancel() }
-        do {
-            try await handshakePromise.futureResult.get()
-            // The timer fired in the same turn of the loop as the handshake finished, and closed the channel.
-            if flag.phase != nil { throw ExchangeFailure.closed }
-        } catch {
-            verifier.cancel()
-            channel.close(promise: nil)
-            if let refusal = verifier.outcome?.refusal { throw refusal }
-            if let expired = flag.phase {
-                throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: host, port: port,
-                                     expired == .request ? "the request's time limit ran out during the TLS handshake"
-                                        : "the TLS handshake did not finish within \(configuration.timeouts.handshake.secondsText) s",
-                                     verdict: verifier.outcome?.decision.verdict, handshake: verifier.handshakeSummary)
-            }
-            throw HandshakeFailureClassifier(target: target, observation: observation, verifier: verifier)
-                .classify(error, identityPresented: identity != nil)
-        }
-
-        let negotiated: Negotiated
-        do { negotiated = try await exchangePromise.futureResult.get() } catch {
-            channel.close(promise: nil)
-            throw TransportError(.internalError, phase: .connect, host: host, port: port,
-                                 "the connection to \(host):\(port) closed before HTTP could be set up on it", underlying: "\(error)")
-        }
-        var report: ConnectionReport
-        if isTLS {
-            // Fail closed: a handshake that completed without our evaluation (a resumed session, say) is refused.
-            guard let outcome = verifier.outcome, outcome.refusal == nil else {
-                channel.close(promise: nil)
-                throw TransportError(.serverTrustRefused, phase: .handshake, host: host, port: port,
-                                     ConnectionPlan.unevaluatedHandshake.message)
-            }
-            report = ConnectionReport(scheme: "https", host: host, port: port, handshake: outcome.decision.handshake, verdict: outcome.decision.verdict,
-                                      atsEvaluation: outcome.decision.evaluation, requirements: target.requirements, notes: outcome.decision.notes)
-        } else {
-            report = ConnectionReport(scheme: "http", host: host, port: port, handshake: nil, verdict: nil,
-                                      atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
-                                      requirements: target.requirements, notes: [])
-        }
-        report.alpn = chosen.withLockedValue { $0 }
-        switch negotiated {
-        case .http1(let exchange):
-            report.httpVersion = "HTTP/1.1"
-            if isTLS && configuration.httpVersions == .http2Only {
-                channel.close(promise: nil)
-                throw TransportError(.http2NotNegotiated, phase: .handshake, host: host, port: port,
-                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); allow HTTP/1.1 to reach it",
-                                     verdict: report.verdict, handshake: report.handshake)
-            }
-            configuration.handshakeObserver?(report)
-            return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
-        case .http2(let multiplexer, let goingAway, let streams):
-            report.httpVersion = "HTTP/2"
-            configuration.handshakeObserver?(report)
-            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway, streams: streams)
-            do throws(TransportError) { return try await session.openStream() } catch {
-                session.close()
-                throw error
-            }
-        }
+        try await setup.awaitHandshake(on: channel, target: target, limits: configuration.timeouts, deadline: deadline,
+                                       identityPresented: identity != nil)
+        return try await setup.connection(on: channel, target: target, key: key, configuration: configuration)
     }
 
     /// The TLS client handler whose verification callback runs `verifier`, with the ServerHello observer before it

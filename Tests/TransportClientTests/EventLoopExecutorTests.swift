@@ -48,7 +48,7 @@ import TransportTrust
     @Test func aRequestCompletesWhileCPUBoundWorkHoldsThePool() async throws {
         let pki = ServerPKI()
         let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in .text("done") }
-        try await withShutdown({ await server.shutdown() }) {
+        await withShutdown({ await server.shutdown() }) {
             let stop = NIOLockedValueBox(false)
             let client = makeClient(anchors: pki.anchors, timeouts: Timeouts(connect: .seconds(5), handshake: .seconds(5), request: .seconds(30))) {
                 $0.handshakeObserver = { _ in stop.withLockedValue { $0 = true } }

@@ -1,0 +1,218 @@
+import AppTransportSecurity
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import TransportDecision
+
+/// The steps of opening one connection (``Connection/open(target:key:configuration:identity:sslContext:group:deadline:over:)``):
+/// the pipeline to install, the TCP connection, the handshake within its limit, and the connection that results.
+/// It holds what those steps share: the verifier, the promises the handlers complete, and what ALPN chose.
+final class PipelineSetup: Sendable {
+    let isTLS: Bool
+    let sslContext: NIOSSLContext?
+    let verifier: HandshakeVerifier
+    let eventLoop: any EventLoop
+    let handshakePromise: EventLoopPromise<Void>
+    let exchangePromise: EventLoopPromise<Connection.Negotiated>
+    let death = NIOLockedValueBox<ExchangeFailure?>(nil)
+    /// The ALPN protocol the handshake settled, once it has.
+    let chosen = NIOLockedValueBox<String?>(nil)
+
+    init(isTLS: Bool, sslContext: NIOSSLContext?, verifier: HandshakeVerifier, eventLoop: any EventLoop) {
+        self.isTLS = isTLS
+        self.sslContext = sslContext
+        self.verifier = verifier
+        self.eventLoop = eventLoop
+        handshakePromise = eventLoop.makePromise(of: Void.self)
+        exchangePromise = eventLoop.makePromise(of: Connection.Negotiated.self)
+    }
+
+    /// Fails whichever promise no step completed.
+    func failUnfinished() {
+        handshakePromise.fail(ExchangeFailure.closed)
+        exchangePromise.fail(ExchangeFailure.closed)
+    }
+
+    // MARK: The pipeline
+
+    /// The TLS handlers (or none, for plain http), with the HTTP handlers to follow once ALPN has chosen.
+    func install(_ channel: any Channel) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let sync = channel.pipeline.syncOperations
+            if isTLS, let sslContext {
+                // No SNI for IP literals (RFC 6066 §3); swift-nio-ssl also throws on them.
+                try sync.addHandlers(Connection.tlsHandlers(context: sslContext, serverName: verifier.plan.serverName, verifier: verifier,
+                                                            observation: verifier.observation, handshakePromise: handshakePromise) { sync, alpn in
+                    try self.installHTTP(sync, alpn, channel.eventLoop)
+                })
+            } else {
+                handshakePromise.succeed(())
+                try installHTTP(sync, nil, channel.eventLoop)
+            }
+        }
+    }
+
+    /// The HTTP handlers go in once the handshake is done and ALPN has chosen, in the same turn of the event loop,
+    /// so that nothing the server sends after its Finished goes unread.
+    private func installHTTP(_ sync: ChannelPipeline.SynchronousOperations, _ alpn: String?, _ loop: any EventLoop) throws {
+        chosen.withLockedValue { $0 = alpn }
+        guard alpn == "h2" else {
+            try sync.addHTTPClientHandlers()
+            let exchange = ExchangeHandler(death: death)
+            try sync.addHandler(exchange)
+            return exchangePromise.succeed(.http1(NIOLoopBound(exchange, eventLoop: loop)))
+        }
+        let goingAway = NIOLockedValueBox<HTTP2StreamID?>(nil)
+        let streams = NIOLockedValueBox(StreamCount())
+        try sync.addHandler(FlushCoalescingHandler())
+        // Push is off: NIO's default settings leave it on, and every pushed stream would be decoded only to be
+        // reset. Announced off, a push is the server's protocol error.
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
+        let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection, streamConfiguration: .init()) {
+            $0.close()
+        }
+        try sync.addHandler(GoAwayObserver(goingAway: goingAway, streams: streams))
+        exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway, streams: streams))
+    }
+
+    // MARK: Connecting
+
+    /// The pipeline on a channel already open through a proxy.
+    func install(over tunnel: any Channel, host: String, port: Int) async throws(TransportError) -> any Channel {
+        do { try await tunnel.eventLoop.flatSubmit { self.install(tunnel) }.get() } catch {
+            tunnel.close(promise: nil)
+            throw TransportError(.internalError, phase: .connect, host: host, port: port,
+                                 "the connection through the proxy could not be set up for \(host):\(port); the tunnel may have closed as it opened",
+                                 underlying: "\(error)")
+        }
+        return tunnel
+    }
+
+    /// A TCP connection to the target (or to its overriding address), within the connect limit or what is left of
+    /// the request's when that is less (never below NIO's 1 ms floor).
+    func connect(host: String, port: Int, override: (text: String, address: SocketAddress)?, limits: Timeouts,
+                 deadline: NIODeadline) async throws(TransportError) -> any Channel {
+        let remaining = deadline - .now()
+        let connectLimit = max(min(limits.connect.timeAmount, remaining), .milliseconds(1))
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(connectLimit)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { self.install($0) }
+        do {
+            if let address = override?.address { return try await bootstrap.connect(to: address).get() }
+            return try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            failUnfinished()
+            let address = override?.text ?? host
+            if case ChannelError.connectTimeout = error {
+                throw TransportError(.timedOut, phase: .connect, host: host, port: port,
+                                     Connection.connectTimeoutMessage(address: address, port: port, limit: connectLimit,
+                                                                      byRequestLimit: remaining < limits.connect.timeAmount),
+                                     underlying: "\(error)")
+            }
+            // NIO's text names its own types; the message says what happened, `underlying` keeps the text.
+            throw TransportError(.connectionFailed, phase: .connect, host: host, port: port,
+                                 ConnectFailure(error).sentence(address: address, port: port), underlying: "\(error)")
+        }
+    }
+
+    // MARK: The handshake
+
+    /// Waits for the handshake and its evaluation, within the handshake limit and the request's.
+    func awaitHandshake(on channel: any Channel, target: Target, limits: Timeouts, deadline: NIODeadline,
+                        identityPresented: Bool) async throws(TransportError) {
+        let flag = TimeoutFlag()
+        let ownDeadline = NIODeadline.now() + limits.handshake.timeAmount
+        let phase: TransportError.Phase = ownDeadline <= deadline ? .handshake : .request
+        let (verifier, handshakePromise) = (self.verifier, self.handshakePromise)
+        let timer = channel.eventLoop.scheduleTask(deadline: min(ownDeadline, deadline)) {
+            flag.set(phase)
+            // Cancelled here, on the event loop, not by the waiting task below: when evaluations fill their threads,
+            // that task resumes only once they are done, and the limit would bound nothing.
+            verifier.cancel()
+            channel.close(promise: nil)
+            // Failed here too, as the request's timer fails its exchange: the limit then bounds the wait even when no
+            // handler is left to report the closure. Completing a completed promise is a no-op.
+            handshakePromise.fail(ExchangeFailure.closed)
+        }
+        // Cancelled on the event loop the timer runs on, so a handshake that finishes is never then cut off by it.
+        handshakePromise.futureResult.whenComplete { _ in timer.cancel() }
+        do {
+            try await handshakePromise.futureResult.get()
+            // The timer fired in the same turn of the loop as the handshake finished, and closed the channel.
+            if flag.phase != nil { throw ExchangeFailure.closed }
+        } catch {
+            verifier.cancel()
+            channel.close(promise: nil)
+            if let refusal = verifier.outcome?.refusal { throw refusal }
+            if let expired = flag.phase {
+                throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: target.host, port: target.port,
+                                     expired == .request ? "the request's time limit ran out during the TLS handshake"
+                                        : "the TLS handshake did not finish within \(limits.handshake.secondsText) s",
+                                     verdict: verifier.outcome?.decision.verdict, handshake: verifier.handshakeSummary)
+            }
+            throw HandshakeFailureClassifier(target: target, observation: verifier.observation, verifier: verifier)
+                .classify(error, identityPresented: identityPresented)
+        }
+    }
+
+    // MARK: The connection
+
+    /// The connection the handshake made, with its report: an HTTP/1.1 connection or an HTTP/2 session's first stream.
+    func connection(on channel: any Channel, target: Target, key: PoolKey, configuration: HTTPSClientConfiguration)
+        async throws(TransportError) -> Connection {
+        let negotiated: Connection.Negotiated
+        do { negotiated = try await exchangePromise.futureResult.get() } catch {
+            channel.close(promise: nil)
+            throw TransportError(.internalError, phase: .connect, host: target.host, port: target.port,
+                                 "the connection to \(target.host):\(target.port) closed before HTTP could be set up on it", underlying: "\(error)")
+        }
+        var report = try report(on: channel, target: target)
+        switch negotiated {
+        case .http1(let exchange):
+            report.httpVersion = "HTTP/1.1"
+            if isTLS && configuration.httpVersions == .http2Only {
+                channel.close(promise: nil)
+                throw TransportError(.http2NotNegotiated, phase: .handshake, host: target.host, port: target.port,
+                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); allow HTTP/1.1 to reach it",
+                                     verdict: report.verdict, handshake: report.handshake)
+            }
+            configuration.handshakeObserver?(report)
+            return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+        case .http2(let multiplexer, let goingAway, let streams):
+            report.httpVersion = "HTTP/2"
+            configuration.handshakeObserver?(report)
+            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway, streams: streams)
+            do throws(TransportError) { return try await session.openStream() } catch {
+                session.close()
+                throw error
+            }
+        }
+    }
+
+    /// What was decided for the connection. Fails closed: a TLS handshake that completed without this connection's
+    /// evaluation (a resumed session, say) is refused.
+    private func report(on channel: any Channel, target: Target) throws(TransportError) -> ConnectionReport {
+        var report: ConnectionReport
+        if isTLS {
+            guard let outcome = verifier.outcome, outcome.refusal == nil else {
+                channel.close(promise: nil)
+                throw TransportError(.serverTrustRefused, phase: .handshake, host: target.host, port: target.port,
+                                     ConnectionPlan.unevaluatedHandshake.message)
+            }
+            report = ConnectionReport(scheme: "https", host: target.host, port: target.port, handshake: outcome.decision.handshake,
+                                      verdict: outcome.decision.verdict, atsEvaluation: outcome.decision.evaluation,
+                                      requirements: target.requirements, notes: outcome.decision.notes)
+        } else {
+            report = ConnectionReport(scheme: "http", host: target.host, port: target.port, handshake: nil, verdict: nil,
+                                      atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
+                                      requirements: target.requirements, notes: [])
+        }
+        report.alpn = chosen.withLockedValue { $0 }
+        return report
+    }
+}
