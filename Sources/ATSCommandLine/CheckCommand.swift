@@ -56,11 +56,7 @@ struct CheckCommand: AsyncParsableCommand, ReportingCommand {
         let profile = platformOption.profile
         let source: ConfigurationSource
         do {
-            let sources = try readingOption.loader.load(path: plist)
-            guard let first = sources.first(where: { $0.role != .appExtension }) ?? sources.first else {
-                throw InputError("\(plist): no configuration found")
-            }
-            source = first
+            source = try appConfiguration()
         } catch {
             out.error("ats check: \(error)\n")
             return 2
@@ -79,7 +75,6 @@ struct CheckCommand: AsyncParsableCommand, ReportingCommand {
         // Under the any-depth reading, the one-label reading tells where the two differ, so the flag can be named.
         let oneLabel = subdomains == .anyDepth
             ? RequirementsResolver(configuration: source.configuration, platform: platformOption.applePlatform, subdomainMatching: .oneLabel) : nil
-        let describing = tls != nil || cipher != nil
         var results: [ATSCheckJSON.Entry] = []
         var text = ""
         var blocked = false
@@ -91,13 +86,8 @@ struct CheckCommand: AsyncParsableCommand, ReportingCommand {
                 out.error("ats check: \(error)\n")
                 return 2
             }
-            var evaluation: ConnectionEvaluation?
-            if describing {
-                let described = ConnectionDescription(scheme: req.target.scheme, tlsVersion: tls.flatMap(TLSVersion.init(loose:)), cipherSuite: cipher)
-                let e = req.evaluate(described)
-                evaluation = e
-                if !e.isAllowed { blocked = true }
-            }
+            let evaluation = describedConnection(under: req)
+            if evaluation?.isAllowed == false { blocked = true }
             if json {
                 results.append(ATSCheckJSON.Entry(req, evaluation: evaluation))
             } else {
@@ -114,6 +104,22 @@ struct CheckCommand: AsyncParsableCommand, ReportingCommand {
             out.write(text)
         }
         return blocked ? 1 : 0
+    }
+
+    /// The configuration --plist holds: the app's own when it is a bundle with extensions.
+    private func appConfiguration() throws -> ConfigurationSource {
+        let sources = try readingOption.loader.load(path: plist)
+        guard let first = sources.first(where: { $0.role != .appExtension }) ?? sources.first else {
+            throw InputError("\(plist): no configuration found")
+        }
+        return first
+    }
+
+    /// The connection --tls and --cipher describe, judged under `requirements`; nil when neither is given.
+    private func describedConnection(under requirements: ConnectionRequirements) -> ConnectionEvaluation? {
+        guard tls != nil || cipher != nil else { return nil }
+        let described = ConnectionDescription(scheme: requirements.target.scheme, tlsVersion: tls.flatMap(TLSVersion.init(loose:)), cipherSuite: cipher)
+        return requirements.evaluate(described)
     }
 }
 

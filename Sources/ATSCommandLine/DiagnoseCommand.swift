@@ -79,30 +79,17 @@ struct DiagnoseCommand: AsyncParsableCommand, ReportingCommand {
     func run() async throws { throw ExitCode(await execute(output: .standard)) }
 
     func execute(output out: Output) async -> Int32 {
-        var list: [String]
+        let plan: ScanPlan
         let diagnoser: Diagnoser
-        var log: ResumeLog?
-        var defaults: [TestResult] = []
         do {
-            list = try allURLs()
-            if let shard {
-                let part = try ScanShard(shard)
-                list = list.filter { url in (try? Diagnoser.validate(url: url)).map { part.contains(host: $0.host) } ?? true }
-            }
-            if let resume {
-                let opened = try ResumeLog(path: resume)
-                let done = Set(opened.done.map(\.url))
-                var seen: Set<String> = []
-                list = list.filter { !done.contains($0) && seen.insert($0).inserted }
-                defaults = opened.done.map(\.defaultResult)
-                if opened.redone { out.error("note: the last line of \(resume) was cut off; its host is diagnosed again\n") }
-                log = opened
-            }
+            plan = try scanPlan(output: out)
             diagnoser = Diagnoser(options: try options(output: out))
         } catch {
             out.error("ats diagnose: \(error)\n")
             return 2
         }
+        let (list, log) = (plan.urls, plan.log)
+        var defaults = plan.doneResults
         let many = list.count > 1
         let progress = Progress(total: list.count, enabled: many, bar: out.errorIsTerminal, output: out)
         var rows: [DiagnosisRendering.SummaryRow] = []
@@ -140,13 +127,44 @@ struct DiagnoseCommand: AsyncParsableCommand, ReportingCommand {
         }
         if format == .html {
             // In the order given, as a report reads best; the scan finishes hosts in any order.
-            let order = Dictionary(list.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-            out.write(DiagnoseHTMLReport.render(page.sorted { (order[$0.url] ?? 0) < (order[$1.url] ?? 0) }) + "\n")
+            out.write(DiagnoseHTMLReport.render(Self.sorted(page, as: list)) + "\n")
         }
         if many && format == .text {
             out.write("\nSummary (\(rows.count) URLs)\n" + DiagnosisRendering.summaryTable(rows))
         }
         return HostDiagnosis.exitStatus(defaultResults: defaults)
+    }
+
+    /// What one run diagnoses: the URLs (this shard's, less those the --resume file already holds), and that file
+    /// with the default test's results it holds, which count towards the exit status.
+    private struct ScanPlan {
+        var urls: [String]
+        var log: ResumeLog?
+        var doneResults: [TestResult] = []
+    }
+
+    private func scanPlan(output out: Output) throws -> ScanPlan {
+        var plan = ScanPlan(urls: try allURLs())
+        if let shard {
+            let part = try ScanShard(shard)
+            plan.urls = plan.urls.filter { url in (try? Diagnoser.validate(url: url)).map { part.contains(host: $0.host) } ?? true }
+        }
+        if let resume {
+            let opened = try ResumeLog(path: resume)
+            let done = Set(opened.done.map(\.url))
+            var seen: Set<String> = []
+            plan.urls = plan.urls.filter { !done.contains($0) && seen.insert($0).inserted }
+            plan.doneResults = opened.done.map(\.defaultResult)
+            if opened.redone { out.error("note: the last line of \(resume) was cut off; its host is diagnosed again\n") }
+            plan.log = opened
+        }
+        return plan
+    }
+
+    /// The diagnoses in the order of their URLs in `list`.
+    private static func sorted(_ page: [HostDiagnosis], as list: [String]) -> [HostDiagnosis] {
+        let order = Dictionary(list.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return page.sorted { (order[$0.url] ?? 0) < (order[$1.url] ?? 0) }
     }
 
     /// The URLs from the arguments and --targets, each checked before anything is sent.

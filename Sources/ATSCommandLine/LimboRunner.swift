@@ -106,7 +106,7 @@ struct LimboRunner {
         }
     }
 
-    // Long (about 65 lines): one limbo case from its JSON fields to our inputs, in the schema's field order.
+    /// One limbo case, from its JSON fields to our inputs in the schema's field order, then its verdict.
     static func run(_ tc: Testcase, engine: TrustEngine, anchorSets: AnchorSets) async -> Result {
         func result(_ actual: String, _ context: String) -> Result { Result(id: tc.id, actual_result: actual, context: context) }
         do {
@@ -116,54 +116,10 @@ struct LimboRunner {
                 intermediates += try CertificateLoader.certificates(from: Array(pem.utf8), source: "untrusted_intermediates")
             }
             let anchors = try anchorSets.anchors(for: tc.trusted_certs)
-
-            var peer: PeerName?
-            if let spec = tc.expected_peer_name {
-                switch spec.kind {
-                case "DNS", "IP":
-                    do { peer = try PeerName(spec.value) } catch {
-                        return result("FAILURE", "the expected peer name is not a valid host: \(error)")
-                    }
-                default:
-                    return result("SKIPPED", "peer name kind \(spec.kind) is not a server name")
-                }
-            }
-            var policy = TrustPolicy.ssl(host: peer)
-            // limbo measures conformance to the Web PKI profile, as pyca and webpki are scored.
-            policy.profile = .webPKI
-            // Apple's TLS server rules stay on (iOS 26), as for any SSL evaluation: RSA ≥ 2048 bits, which parsing
-            // already needs, and the lifetime limits, which no limbo leaf exceeds (2026-11-25). Certificate Transparency
-            // is off: limbo states no SCT expectations, and its online cases anchor at roots of this machine's store,
-            // which count as public (as trustd decides), so CT would judge their SCTs at times limbo chose for X.509.
-            policy.certificateTransparency.mode = .off
-            if let depth = tc.max_chain_depth { policy.maximumIntermediates = depth }
-            if let ekus = tc.extended_key_usage, !ekus.isEmpty {
-                var usages: [ExtendedKeyUsage.Usage] = []
-                for name in ekus {
-                    switch name {
-                    case "serverAuth": usages.append(.serverAuth)
-                    case "clientAuth": usages.append(.clientAuth)
-                    case "codeSigning": usages.append(.codeSigning)
-                    case "emailProtection": usages.append(.emailProtection)
-                    default: return result("SKIPPED", "EKU \(name) is not supported")
-                    }
-                }
-                policy.requiredExtendedKeyUsages = usages
-            }
-            if let pems = tc.crls, !pems.isEmpty {
-                var crls: [CertificateRevocationList] = []
-                for pem in pems {
-                    do { crls.append(try CertificateRevocationList(bytes: Array(pem.utf8))) } catch {
-                        return result("FAILURE", "a CRL is rejected: \(error)")
-                    }
-                }
-                // The CRLs given are the issuers' own: every certificate below the anchor needs a status from them.
-                policy.revocation = RevocationOptions(mode: .hard, crls: crls, methods: .crl)
-            }
-            var time: Date?
-            if let t = tc.validation_time {
-                guard let parsed = RFC3339.parse(t) else { return result("SKIPPED", "unreadable validation_time \(t)") }
-                time = parsed
+            let policy = try policy(for: tc)
+            let time = try tc.validation_time.map { t throws(Settled) in
+                guard let parsed = RFC3339.parse(t) else { throw Settled("SKIPPED", "unreadable validation_time \(t)") }
+                return parsed
             }
             let trust = ServerTrust(chain: leaf.prefix(1).map { $0 }, additionalIntermediates: intermediates,
                                     anchors: anchors, policy: policy, validationTime: time)
@@ -171,8 +127,64 @@ struct LimboRunner {
             if verdict.isTrusted { return result("SUCCESS", "trusted") }
             let reasons = verdict.failures.prefix(3).map { "\($0.code.rawValue): \($0.message)" }.joined(separator: "; ")
             return result("FAILURE", String(reasons.prefix(600)))
+        } catch let settled as Settled {
+            return result(settled.actual, settled.context)
         } catch {
             return result("FAILURE", "input rejected: \(error)")
+        }
+    }
+
+    /// A case's result decided from its inputs alone: one this harness skips, or input it refuses to read.
+    private struct Settled: Error {
+        var actual: String
+        var context: String
+
+        init(_ actual: String, _ context: String) {
+            self.actual = actual
+            self.context = context
+        }
+    }
+
+    /// The policy a case asks for: the SSL policy for its peer name under the Web PKI profile, with its depth limit,
+    /// key purposes and CRLs.
+    private static func policy(for tc: Testcase) throws(Settled) -> TrustPolicy {
+        var policy = TrustPolicy.ssl(host: try peerName(tc.expected_peer_name))
+        // limbo measures conformance to the Web PKI profile, as pyca and webpki are scored.
+        policy.profile = .webPKI
+        // Apple's TLS server rules stay on (iOS 26), as for any SSL evaluation: RSA ≥ 2048 bits, which parsing
+        // already needs, and the lifetime limits, which no limbo leaf exceeds (2026-11-25). Certificate Transparency
+        // is off: limbo states no SCT expectations, and its online cases anchor at roots of this machine's store,
+        // which count as public (as trustd decides), so CT would judge their SCTs at times limbo chose for X.509.
+        policy.certificateTransparency.mode = .off
+        if let depth = tc.max_chain_depth { policy.maximumIntermediates = depth }
+        if let ekus = tc.extended_key_usage, !ekus.isEmpty {
+            policy.requiredExtendedKeyUsages = try ekus.map { name throws(Settled) in
+                guard let usage = Self.usages[name] else { throw Settled("SKIPPED", "EKU \(name) is not supported") }
+                return usage
+            }
+        }
+        if let pems = tc.crls, !pems.isEmpty {
+            let crls = try pems.map { pem throws(Settled) in
+                do { return try CertificateRevocationList(bytes: Array(pem.utf8)) } catch {
+                    throw Settled("FAILURE", "a CRL is rejected: \(error)")
+                }
+            }
+            // The CRLs given are the issuers' own: every certificate below the anchor needs a status from them.
+            policy.revocation = RevocationOptions(mode: .hard, crls: crls, methods: .crl)
+        }
+        return policy
+    }
+
+    /// The key purposes a case may require, by limbo's names.
+    private static let usages: [String: ExtendedKeyUsage.Usage] = [
+        "serverAuth": .serverAuth, "clientAuth": .clientAuth, "codeSigning": .codeSigning, "emailProtection": .emailProtection,
+    ]
+
+    private static func peerName(_ spec: Testcase.PeerNameSpec?) throws(Settled) -> PeerName? {
+        guard let spec else { return nil }
+        guard spec.kind == "DNS" || spec.kind == "IP" else { throw Settled("SKIPPED", "peer name kind \(spec.kind) is not a server name") }
+        do { return try PeerName(spec.value) } catch {
+            throw Settled("FAILURE", "the expected peer name is not a valid host: \(error)")
         }
     }
 }

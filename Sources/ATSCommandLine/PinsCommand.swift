@@ -136,51 +136,61 @@ struct PinsCommand: AsyncParsableCommand, ReportingCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             out.write(String(decoding: try encoder.encode(rows), as: UTF8.self) + "\n")
-        case .ats, .trustkit, .trustkitJSON, .okhttp, .android:
-            let target: PinConfigurationFormat
-            switch format {
-            case .ats: target = .ats
-            case .trustkit: target = .trustKit
-            case .trustkitJSON: target = .trustKitJSON
-            case .okhttp: target = .okhttp
-            default: target = .android
-            }
-            let hostName = host ?? "example.com"
-            let pattern: HostPattern
-            do { pattern = try HostPattern(hostName, includeSubdomains: includeSubdomains) } catch { throw InputError("--host: \(error)") }
-            var set = PinSet()
-            var caPins: [Pin] = [], leafPins: [Pin] = []
-            for (row, c) in zip(rows, certificates) {
-                let pin = try Pin.spkiSHA256(of: c.certificate)
-                if row.isCertificateAuthority { caPins.append(pin) } else { leafPins.append(pin) }
-            }
-            let pinLeaf = includeLeaf || caPins.isEmpty
-            if target == .ats {
-                set.caPins = Self.unique(caPins)
-                if pinLeaf { set.leafPins = Self.unique(leafPins) }
-            } else {
-                set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
-            }
-            // The snippet is checked by the target system's rules, so that it is not one that system refuses. Its backup
-            // pin and its host's registrable domain (a local test host has none) are said below rather than refused.
-            let snippet = PinConfiguration([PinnedHost(pattern, set)], rules: target.rules.subtracting(.backupPin))
-            let checks: [PinConfigurationWarning]
-            do { checks = try snippet.validate() } catch { throw InputError("--host: \(error)") }
-            let (text, warnings) = target.write(snippet)
-            out.write(text)
-            if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
-            if target == .trustKit || target == .trustKitJSON, !(pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name)),
-               !PublicSuffixList.hasRegistrableDomain(pattern.name) {
-                out.error("warning: TrustKit refuses \(pattern.name) at start-up (\"TrustKit was initialized with an invalid domain\"): it has no registrable domain under a public suffix; pin the name your app uses, such as api.example.com\n")
-            }
-            if caPins.isEmpty { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
-            for w in checks + warnings { out.error("\(w)\n") }
-            if target.rules.contains(.backupPin) && Set(set.allPins).count < 2 {
-                out.error("warning: TrustKit refuses an enforced pin set with fewer than two pins: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to) before you use this snippet.\n")
-            } else {
-                out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
-            }
+        case .ats: try printSnippet(.ats, rows: rows, certificates: certificates, output: out)
+        case .trustkit: try printSnippet(.trustKit, rows: rows, certificates: certificates, output: out)
+        case .trustkitJSON: try printSnippet(.trustKitJSON, rows: rows, certificates: certificates, output: out)
+        case .okhttp: try printSnippet(.okhttp, rows: rows, certificates: certificates, output: out)
+        case .android: try printSnippet(.android, rows: rows, certificates: certificates, output: out)
         }
+    }
+
+    /// A `target` configuration pinning the CA certificates (and the leaf with --include-leaf, or when there is no
+    /// CA), on standard output; what the target system will make of it, on standard error.
+    private func printSnippet(_ target: PinConfigurationFormat, rows: [Row], certificates: [(file: String, certificate: InputCertificate)],
+                              output out: Output) throws {
+        let hostName = host ?? "example.com"
+        let pattern: HostPattern
+        do { pattern = try HostPattern(hostName, includeSubdomains: includeSubdomains) } catch { throw InputError("--host: \(error)") }
+        let (set, caPinned) = try pinSet(for: target, rows: rows, certificates: certificates)
+        // The snippet is checked by the target system's rules, so that it is not one that system refuses. Its backup
+        // pin and its host's registrable domain (a local test host has none) are said below rather than refused.
+        let snippet = PinConfiguration([PinnedHost(pattern, set)], rules: target.rules.subtracting(.backupPin))
+        let checks: [PinConfigurationWarning]
+        do { checks = try snippet.validate() } catch { throw InputError("--host: \(error)") }
+        let (text, warnings) = target.write(snippet)
+        out.write(text)
+        if host == nil { out.error("note: the snippet pins example.com; give --host for your own name\n") }
+        if target == .trustKit || target == .trustKitJSON, !(pattern.coversSubdomains && PublicSuffixList.isPublicSuffix(pattern.name)),
+           !PublicSuffixList.hasRegistrableDomain(pattern.name) {
+            out.error("warning: TrustKit refuses \(pattern.name) at start-up (\"TrustKit was initialized with an invalid domain\"): it has no registrable domain under a public suffix; pin the name your app uses, such as api.example.com\n")
+        }
+        if !caPinned { out.error("note: no CA certificate was given, so the leaf is pinned; its pin changes whenever the key is renewed\n") }
+        for w in checks + warnings { out.error("\(w)\n") }
+        if target.rules.contains(.backupPin) && Set(set.allPins).count < 2 {
+            out.error("warning: TrustKit refuses an enforced pin set with fewer than two pins: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to) before you use this snippet.\n")
+        } else {
+            out.error("reminder: add a backup pin (the SPKI hash of a spare key kept offline, or of another CA you may move to). With a single pin, losing that key locks every client out.\n")
+        }
+    }
+
+    /// The pins of the snippet, and whether a CA certificate was among those given. ATS keeps CA and leaf pins apart;
+    /// the other formats take one list.
+    private func pinSet(for target: PinConfigurationFormat, rows: [Row],
+                        certificates: [(file: String, certificate: InputCertificate)]) throws -> (PinSet, caPinned: Bool) {
+        var set = PinSet()
+        var caPins: [Pin] = [], leafPins: [Pin] = []
+        for (row, c) in zip(rows, certificates) {
+            let pin = try Pin.spkiSHA256(of: c.certificate)
+            if row.isCertificateAuthority { caPins.append(pin) } else { leafPins.append(pin) }
+        }
+        let pinLeaf = includeLeaf || caPins.isEmpty
+        if target == .ats {
+            set.caPins = Self.unique(caPins)
+            if pinLeaf { set.leafPins = Self.unique(leafPins) }
+        } else {
+            set.pins = Self.unique(caPins + (pinLeaf ? leafPins : []))
+        }
+        return (set, !caPins.isEmpty)
     }
 
     static func unique(_ pins: [Pin]) -> [Pin] {

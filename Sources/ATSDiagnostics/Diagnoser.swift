@@ -106,7 +106,28 @@ public struct Diagnoser: Sendable {
     public func run(_ test: ATSTestCase, url: String, host: String) async -> TestOutcome {
         let dictionary = test.relaxation.dictionary(host: Self.entryName(url: url, host: host))
         // Every hop's chain, so that a failure at a redirect target shows that server's chain, not the first one's.
-        let presented = NIOLockedValueBox<[(host: String, port: Int, chain: [[UInt8]])]>([])
+        let presented = NIOLockedValueBox<[Hop]>([])
+        let client = HTTPSClient(configuration: clientConfiguration(dictionary, recordingChainsIn: presented))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var outcome = TestOutcome(test: test, result: .fail, dictionary: PlistValueJSON.object(dictionary), milliseconds: 0)
+        do throws(TransportError) {
+            let response = try await client.stream(HTTPRequest(url: url))
+            await Self.record(response, host: host, into: &outcome)
+        } catch {
+            record(error, client: client, url: url, into: &outcome)
+        }
+        await client.shutdown()
+        outcome.presented = Self.chain(of: presented.withLockedValue { $0 }, redirectTarget: outcome.failure?.redirectTarget)
+        outcome.milliseconds = (clock.now - start).milliseconds
+        return outcome
+    }
+
+    /// One server's chain, as sent to one hop of a request.
+    private typealias Hop = (host: String, port: Int, chain: [[UInt8]])
+
+    /// The client of one test: the test's ATS dictionary and the diagnosis' options, every chain sent kept in `hops`.
+    private func clientConfiguration(_ dictionary: [String: PlistValue], recordingChainsIn hops: NIOLockedValueBox<[Hop]>) -> HTTPSClientConfiguration {
         var configuration = HTTPSClientConfiguration(
             ats: .configuration(ATSConfiguration(dictionary: dictionary), profile: options.profile),
             anchors: options.anchors, validationTime: options.validationTime,
@@ -115,7 +136,7 @@ public struct Diagnoser: Sendable {
             challengeHandler: { challenge in
                 if let info = challenge.serverTrust {
                     let space = challenge.protectionSpace
-                    presented.withLockedValue { $0.append((space.host, space.port, info.presentedCertificates)) }
+                    hops.withLockedValue { $0.append((space.host, space.port, info.presentedCertificates)) }
                 }
                 return .performDefaultHandling
             },
@@ -123,52 +144,49 @@ public struct Diagnoser: Sendable {
             addressOverrides: options.addressOverrides, maximumIdleConnectionsPerHost: 0)
         configuration.certificateTransparency = options.certificateTransparency
         configuration.platform = options.platform
-        let client = HTTPSClient(configuration: configuration)
-        let clock = ContinuousClock()
-        let start = clock.now
-        var outcome = TestOutcome(test: test, result: .fail, dictionary: PlistValueJSON.object(dictionary), milliseconds: 0)
-        do throws(TransportError) {
-            let response = try await client.stream(HTTPRequest(url: url))
-            // The load completes when the body has been read; nscurl waits for didCompleteWithError too.
-            do {
-                for try await _ in response.body {}
-                outcome.result = .pass
-                outcome.status = Int(response.status.code)
-            } catch let error as TransportError {
-                outcome.failure = TestFailure(error)
-            } catch {
-                outcome.failure = TestFailure(TransportError(.connectionClosed, phase: .response, host: host, port: 0, "\(error)"))
-            }
-            outcome.tlsVersion = response.connection.handshake?.tlsVersion?.rawValue
-            outcome.cipherSuite = response.connection.handshake?.cipherSuite
-            outcome.alpn = response.connection.alpn
-            outcome.verdict = response.connection.verdict
-        } catch {
+        return configuration
+    }
+
+    /// A response: the test passes once the body has been read, as nscurl waits for didCompleteWithError too.
+    private static func record(_ response: StreamingHTTPResponse, host: String, into outcome: inout TestOutcome) async {
+        do {
+            for try await _ in response.body {}
+            outcome.result = .pass
+            outcome.status = Int(response.status.code)
+        } catch let error as TransportError {
             outcome.failure = TestFailure(error)
-            // A refused or endless redirect is decided before the target is reached: it is not the target's failure.
-            if ![.redirectRefused, .tooManyRedirects].contains(error.kind), let asked = try? Self.validate(url: url),
-               error.host.lowercased() != asked.host.lowercased() || (error.port != 0 && error.port != asked.port) {
-                outcome.failure?.redirectTarget = RedirectTarget(host: error.host, port: error.port == 0 ? nil : error.port)
-            }
-            outcome.tlsVersion = error.handshake?.tlsVersion?.rawValue
-            outcome.cipherSuite = error.handshake?.cipherSuite
-            outcome.verdict = error.verdict
-            outcome.unofferedSuites = unofferedSuites(error, client: client, url: url)
-            if let reason = Self.undecidedTransparency(error.verdict) ?? Self.undecidedAlgorithm(error.verdict) {
-                outcome.result = .notTestable
-                outcome.notTestableReason = reason
-            }
+        } catch {
+            outcome.failure = TestFailure(TransportError(.connectionClosed, phase: .response, host: host, port: 0, "\(error)"))
         }
-        await client.shutdown()
-        let hops = presented.withLockedValue { $0 }
-        if let target = outcome.failure?.redirectTarget {
-            // The target's chain, or none when the load failed there before a chain was sent.
-            outcome.presented = hops.last { $0.host.lowercased() == target.host.lowercased() && (target.port == nil || $0.port == target.port) }?.chain ?? []
-        } else {
-            outcome.presented = hops.first?.chain ?? []
+        outcome.tlsVersion = response.connection.handshake?.tlsVersion?.rawValue
+        outcome.cipherSuite = response.connection.handshake?.cipherSuite
+        outcome.alpn = response.connection.alpn
+        outcome.verdict = response.connection.verdict
+    }
+
+    /// A request that failed: where (the target or a redirect), and whether this verifier could decide it at all.
+    private func record(_ error: TransportError, client: HTTPSClient, url: String, into outcome: inout TestOutcome) {
+        outcome.failure = TestFailure(error)
+        // A refused or endless redirect is decided before the target is reached: it is not the target's failure.
+        if ![.redirectRefused, .tooManyRedirects].contains(error.kind), let asked = try? Self.validate(url: url),
+           error.host.lowercased() != asked.host.lowercased() || (error.port != 0 && error.port != asked.port) {
+            outcome.failure?.redirectTarget = RedirectTarget(host: error.host, port: error.port == 0 ? nil : error.port)
         }
-        outcome.milliseconds = (clock.now - start).milliseconds
-        return outcome
+        outcome.tlsVersion = error.handshake?.tlsVersion?.rawValue
+        outcome.cipherSuite = error.handshake?.cipherSuite
+        outcome.verdict = error.verdict
+        outcome.unofferedSuites = unofferedSuites(error, client: client, url: url)
+        if let reason = Self.undecidedTransparency(error.verdict) ?? Self.undecidedAlgorithm(error.verdict) {
+            outcome.result = .notTestable
+            outcome.notTestableReason = reason
+        }
+    }
+
+    /// The chain the report shows: a redirect target's when the load failed there (none when it failed before a chain
+    /// was sent), else the first server's.
+    private static func chain(of hops: [Hop], redirectTarget target: RedirectTarget?) -> [[UInt8]] {
+        guard let target else { return hops.first?.chain ?? [] }
+        return hops.last { $0.host.lowercased() == target.host.lowercased() && (target.port == nil || $0.port == target.port) }?.chain ?? []
     }
 
     /// Why a load refused only for CT cannot be decided here: the certificate embeds no SCTs, and the server may send

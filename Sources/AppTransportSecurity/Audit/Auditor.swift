@@ -121,18 +121,53 @@ public struct Auditor: Sendable {
 
     private func exceptionDomain(_ entry: ExceptionDomain, _ out: inout FindingCollector) {
         let d = entry.name
-        // An entry that can never match has no effect: its risky settings are reported, but as low.
-        // So is an IP entry before iOS 17 / macOS 14, which ignore them (ATS132 says so).
-        let ignored = entry.key.isIP && profile.generation < .ats3
-        let dead = !entry.key.problems.isEmpty || ignored
-        // Loopback traffic never leaves the device: whoever could read or change it already runs code there. Plain
-        // HTTP to it is info (ATS110), and weaker TLS or no forward secrecy on the same entry cannot rate higher.
-        let loopback = entry.key.isLoopback
-        func risky(_ s: Severity) -> Severity { loopback ? .info : dead ? min(s, .low) : s }
-        let deadNote = ignored ? " (but \(profile) ignores IP entries, so this has no effect there)"
-            : dead ? " (but the entry never matches, so this has no effect)" : ""
         out.add(.exceptionDomain, entry.keyPath, domain: d, key: d, message: "\(d) has its own ATS settings; global keys do not apply to it",
                 fix: "Check that the exception is still needed")
+        exceptionDomainReach(entry, &out)
+        let reach = EntryReach(entry, profile: profile)
+        exceptionDomainLoosening(entry, reach, &out)
+        for risk in entry.shadowedRisks {
+            out.add(risk.rule, risk.legacy, severity: reach.risky(.medium), domain: d,
+                    message: "\(risk.legacy.last ?? "") is \(risk.value) for \(d), overridden here by \(risk.winner); Apple does not document which key wins, and a device that read this one would be looser\(reach.note)",
+                    fix: "Remove \(risk.legacy.last ?? "the legacy key"): \(risk.winner) says what the entry should")
+        }
+        for legacy in entry.legacyKeys {
+            let path = entry.keyPath.appending(legacy.rawValue)
+            out.add(.legacyKey, path, domain: d, message: "\(legacy.rawValue) is a legacy key",
+                    fix: "Use \(legacy.modernReplacement?.rawValue ?? "the current key") instead")
+        }
+        if let ct = entry.requiresCertificateTransparency, platform.enforcesCertificateTransparency {
+            out.add(.obsoleteCertificateTransparencyKey, ct.keyPath, domain: d,
+                    message: "NSRequiresCertificateTransparency is obsolete on \(platform): since iOS 12.1.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
+                    fix: "Remove the key")
+        }
+    }
+
+    /// How far an exception entry's risky settings reach, which sets how high they rate.
+    private struct EntryReach {
+        /// Loopback traffic never leaves the device: whoever could read or change it already runs code there. Plain
+        /// HTTP to it is info (ATS110), and weaker TLS or no forward secrecy on the same entry cannot rate higher.
+        let loopback: Bool
+        /// An entry that can never match has no effect: its risky settings are reported, but as low. So is an IP entry
+        /// before iOS 17 / macOS 14, which ignore them (ATS132 says so).
+        let dead: Bool
+        /// Said after each risky setting's message when the entry has no effect.
+        let note: String
+
+        init(_ entry: ExceptionDomain, profile: PlatformProfile) {
+            let ignored = entry.key.isIP && profile.generation < .ats3
+            dead = !entry.key.problems.isEmpty || ignored
+            loopback = entry.key.isLoopback
+            note = ignored ? " (but \(profile) ignores IP entries, so this has no effect there)"
+                : dead ? " (but the entry never matches, so this has no effect)" : ""
+        }
+
+        func risky(_ s: Severity) -> Severity { loopback ? .info : dead ? min(s, .low) : s }
+    }
+
+    /// Which hosts the entry matches: none when it can never match, an address it may not cover, its subdomains.
+    private func exceptionDomainReach(_ entry: ExceptionDomain, _ out: inout FindingCollector) {
+        let d = entry.name
         if !entry.key.problems.isEmpty {
             let why = entry.key.problems.map(\.description).joined(separator: "; ")
             out.add(.unmatchableDomain, entry.keyPath, domain: d, key: d,
@@ -153,15 +188,20 @@ public struct Auditor: Sendable {
             out.add(.includesSubdomains, sub.keyPath, domain: d, message: "the exception for \(d) covers its subdomains: all of them as devices have long applied it, or one label down only as Apple's current NSIncludesSubdomains page says",
                     fix: "Set NSIncludesSubdomains only if every subdomain needs the same exception")
         }
+    }
+
+    /// The settings that loosen ATS for the entry's hosts: plain HTTP, an old TLS minimum, no forward secrecy.
+    private func exceptionDomainLoosening(_ entry: ExceptionDomain, _ reach: EntryReach, _ out: inout FindingCollector) {
+        let d = entry.name
         if let http = entry.allowsInsecureHTTPLoads, http.value {
-            out.add(.insecureHTTPException, http.keyPath, severity: risky(.high), domain: d,
-                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.key.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(deadNote)",
+            out.add(.insecureHTTPException, http.keyPath, severity: reach.risky(.high), domain: d,
+                    message: "\(http.key) is YES for \(d): plain HTTP is allowed\(entry.coversSubdomains && !entry.key.isIP ? " (and for its subdomains)" : ""), and the app may loosen server trust for HTTPS\(reach.note)",
                     fix: "Serve \(d) over HTTPS and remove \(http.key)")
         }
         if let tls = entry.minimumTLSVersion {
             if tls.value < .tls12 {
-                out.add(.weakMinimumTLS, tls.keyPath, severity: risky(.high), domain: d,
-                        message: "\(tls.key) is \(tls.value) for \(d); TLS 1.0 and 1.1 are deprecated (RFC 8996)\(deadNote)",
+                out.add(.weakMinimumTLS, tls.keyPath, severity: reach.risky(.high), domain: d,
+                        message: "\(tls.key) is \(tls.value) for \(d); TLS 1.0 and 1.1 are deprecated (RFC 8996)\(reach.note)",
                         fix: "Upgrade the server to TLS 1.2 or later and remove the key")
             } else {
                 out.add(.explicitMinimumTLS, tls.keyPath, domain: d, message: "\(tls.key) is \(tls.value) for \(d)\(tls.value == .tls12 ? ", the ATS default" : "")",
@@ -171,26 +211,11 @@ public struct Auditor: Sendable {
         if let fs = entry.requiresForwardSecrecy, !fs.value {
             // Under a TLS 1.3 minimum no RSA key-exchange suite can be negotiated; only the key-size check goes.
             let tls13Only = (entry.minimumTLSVersion?.value ?? .tls12) > .tls12
-            out.add(.forwardSecrecyDisabled, fs.keyPath, severity: risky(tls13Only ? .medium : .high), domain: d,
+            out.add(.forwardSecrecyDisabled, fs.keyPath, severity: reach.risky(tls13Only ? .medium : .high), domain: d,
                     message: tls13Only
-                        ? "\(fs.key) is NO for \(d): the minimum is TLS 1.3, whose suites all have forward secrecy, so only the certificate key-size check is dropped\(deadNote)"
-                        : "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped\(deadNote)",
+                        ? "\(fs.key) is NO for \(d): the minimum is TLS 1.3, whose suites all have forward secrecy, so only the certificate key-size check is dropped\(reach.note)"
+                        : "\(fs.key) is NO for \(d): RSA key-exchange suites are allowed and the certificate key-size check is dropped\(reach.note)",
                     fix: "Enable ECDHE suites on the server and remove the key")
-        }
-        for risk in entry.shadowedRisks {
-            out.add(risk.rule, risk.legacy, severity: risky(.medium), domain: d,
-                    message: "\(risk.legacy.last ?? "") is \(risk.value) for \(d), overridden here by \(risk.winner); Apple does not document which key wins, and a device that read this one would be looser\(deadNote)",
-                    fix: "Remove \(risk.legacy.last ?? "the legacy key"): \(risk.winner) says what the entry should")
-        }
-        for legacy in entry.legacyKeys {
-            let path = entry.keyPath.appending(legacy.rawValue)
-            out.add(.legacyKey, path, domain: d, message: "\(legacy.rawValue) is a legacy key",
-                    fix: "Use \(legacy.modernReplacement?.rawValue ?? "the current key") instead")
-        }
-        if let ct = entry.requiresCertificateTransparency, platform.enforcesCertificateTransparency {
-            out.add(.obsoleteCertificateTransparencyKey, ct.keyPath, domain: d,
-                    message: "NSRequiresCertificateTransparency is obsolete on \(platform): since iOS 12.1.1 / macOS 10.14.2 the system requires CT for every publicly trusted certificate",
-                    fix: "Remove the key")
         }
     }
 

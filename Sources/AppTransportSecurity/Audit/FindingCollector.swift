@@ -52,56 +52,9 @@ struct FindingCollector {
         let path = issue.keyPath
         switch issue.kind {
         case .wrongType(let key, let expected, let found):
-            let intended = Self.intendedBoolean(found)
-            var severity = Severity.medium
-            if expected == .boolean, let intended {
-                let dangerous: Bool
-                switch key {
-                case .exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy:
-                    dangerous = !intended
-                case .includesSubdomains, .requiresCertificateTransparency:
-                    dangerous = false
-                default:
-                    dangerous = intended
-                }
-                if dangerous { severity = .high }
-            }
-            let written = path.last == key.rawValue ? key.rawValue : "\(key.rawValue) item"
-            var fix = expected == .boolean && intended != nil ? "Write \(intended == true ? "<true/>" : "<false/>") instead of \(found.snippet)" : "Write the value as \(expected.xmlExample)"
-            // Writing the Boolean it was meant as would switch the risky setting on for certain: the safe fix comes first.
-            if expected == .boolean, let effect = key.loosening(found) {
-                fix = Self.safeFirst(remove: "Remove \(key.rawValue) (or write \(intended == true ? "<false/>" : "<true/>"))",
-                                     because: "a loose reader may take \(found.snippet) as \(intended == true ? "YES" : "NO") while this tool reads it as not set",
-                                     action: "Writing \(intended == true ? "<true/>" : "<false/>")", effect: effect)
-            }
-            add(.wrongType, path, severity: severity, key: key.rawValue,
-                message: "\(written) must be a \(expected) (\(expected.xmlExample)) but is \(found.snippet); it is not read as \(expected == .boolean ? "a Boolean" : "intended") and the default (\(key.defaultValue)) applies in this tool's model",
-                fix: fix)
-            if expected == .boolean, intended == false,
-               [.exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy].contains(key) {
-                add(.forwardSecrecyDisabled, path, key: key.rawValue,
-                    message: "\(key.rawValue) is \(found.snippet): meant as NO, it disables forward secrecy wherever the value is read loosely",
-                    fix: "Enable ECDHE suites on the server and remove the key")
-            }
+            wrongType(key, expected: expected, found: found, at: path)
         case .unknownKey(let key, let suggestion, let belongsAt):
-            let effect = suggestion.flatMap(ATSKey.init(rawValue:))?.loosening(issue.value)
-            if let belongsAt, let suggestion {
-                let exact = key == suggestion
-                let move = "Move \(suggestion) into \(belongsAt.rawValue)"
-                add(.misplacedKey, path, key: key,
-                    message: exact ? "\(key) belongs in \(belongsAt.rawValue), not here; here it has no effect"
-                        : "\(key) is not an ATS key here → did you mean \(suggestion)? It belongs in \(belongsAt.rawValue)",
-                    fix: effect.map { Self.safeFirst(remove: "Remove \(key)", because: "where it is it has no effect",
-                                                     action: "Moving \(suggestion) into \(belongsAt.rawValue)", effect: $0) } ?? move)
-            } else if let suggestion {
-                let rename = "Rename \(key) to \(suggestion)"
-                add(.unknownKey, path, severity: .medium, key: key,
-                    message: "\(key) is not an ATS key → did you mean \(suggestion)? As written it has no effect",
-                    fix: effect.map { Self.safeFirst(remove: "Remove \(key)", because: "as written it has no effect", action: "Renaming it to \(suggestion)", effect: $0) } ?? rename)
-            } else {
-                add(.unknownKey, path, key: key, message: "\(key) is not an ATS key; it has no effect",
-                    fix: "Remove \(key), or check Apple's list of NSAppTransportSecurity keys")
-            }
+            unknownKey(key, suggestion: suggestion, belongsAt: belongsAt, value: issue.value, at: path)
         case .invalidValue(let key, let value, let allowed, let suggestion):
             // As for a Boolean of the wrong type: a reader looser than this tool's may take 'tlsv1.0' for TLS 1.0.
             let weak = suggestion == "TLSv1.0" || suggestion == "TLSv1.1"
@@ -112,35 +65,102 @@ struct FindingCollector {
             add(.duplicateKey, path, key: key, message: "\(key) is written more than once in the same dictionary; this copy is ignored and only the last takes effect",
                 fix: "Keep the copy of \(key) you mean as the only one and delete the others", at: ignoredCopy)
         case .missingKey(let key):
-            if let written = issue.written {
-                // Keys are case-sensitive: SPKI-SHA256-Base64 is not read, so the identity holds no pin.
-                add(.malformedPin, path, key: written,
-                    message: "this identity has no \(key.rawValue): its hash is under '\(written)' → did you mean \(key.rawValue)? ATS does not read '\(written)' (keys are case-sensitive), so the identity is no pin and can never match",
-                    fix: "Rename \(written) to \(key.rawValue)")
-            } else {
-                add(.malformedPin, path, key: key.rawValue,
-                    message: "\(path) has no \(key.rawValue), so this identity is no pin and can never match",
-                    fix: "Add <key>\(key.rawValue)</key><string>…</string> (the base64 SHA-256 of the SubjectPublicKeyInfo), or remove the empty identity")
-            }
+            missingKey(key, written: issue.written, at: path)
         case .keyAmongDomains(let key, let container, let belongsAt, let likely):
-            let written = issue.written ?? key.rawValue
-            let spelled = written == key.rawValue ? key.rawValue : "\(written) (did you mean \(key.rawValue)?)"
-            let target: String
-            if belongsAt == .topLevel {
-                target = "NSAppTransportSecurity itself"
-            } else if let likely {
-                target = "the dictionary of \(likely) (the one empty entry of \(container.rawValue))"
-            } else {
-                target = "the dictionary of the domain it is for"
-            }
-            let move = "Move \(key.rawValue) into \(target)"
-            let moving = "Moving \(key.rawValue) into \(target)"
-            add(.misplacedKey, path, key: written,
-                message: "\(spelled) is written directly inside \(container.rawValue), where every key names a domain; it belongs in \(belongsAt == .topLevel ? "NSAppTransportSecurity" : belongsAt.rawValue)\(likely.map { " (likely \($0), whose entry is empty)" } ?? ""), and where it is it has no effect",
-                fix: key.loosening(issue.value).map { Self.safeFirst(remove: "Remove \(written)", because: "where it is it has no effect", action: moving, effect: $0) } ?? move)
+            keyAmongDomains(key, container: container, belongsAt: belongsAt, likely: likely, issue: issue)
         case .containerWrongType:
             containerIssue(issue)
         }
+    }
+
+    private mutating func wrongType(_ key: ATSKey, expected: PlistKind, found: PlistValue, at path: PlistKeyPath) {
+        let intended = Self.intendedBoolean(found)
+        var severity = Severity.medium
+        if expected == .boolean, let intended, Self.isDangerous(key, meant: intended) { severity = .high }
+        let written = path.last == key.rawValue ? key.rawValue : "\(key.rawValue) item"
+        var fix = expected == .boolean && intended != nil ? "Write \(intended == true ? "<true/>" : "<false/>") instead of \(found.snippet)" : "Write the value as \(expected.xmlExample)"
+        // Writing the Boolean it was meant as would switch the risky setting on for certain: the safe fix comes first.
+        if expected == .boolean, let effect = key.loosening(found) {
+            fix = Self.safeFirst(remove: "Remove \(key.rawValue) (or write \(intended == true ? "<false/>" : "<true/>"))",
+                                 because: "a loose reader may take \(found.snippet) as \(intended == true ? "YES" : "NO") while this tool reads it as not set",
+                                 action: "Writing \(intended == true ? "<true/>" : "<false/>")", effect: effect)
+        }
+        add(.wrongType, path, severity: severity, key: key.rawValue,
+            message: "\(written) must be a \(expected) (\(expected.xmlExample)) but is \(found.snippet); it is not read as \(expected == .boolean ? "a Boolean" : "intended") and the default (\(key.defaultValue)) applies in this tool's model",
+            fix: fix)
+        if expected == .boolean, intended == false, Self.forwardSecrecyKeys.contains(key) {
+            add(.forwardSecrecyDisabled, path, key: key.rawValue,
+                message: "\(key.rawValue) is \(found.snippet): meant as NO, it disables forward secrecy wherever the value is read loosely",
+                fix: "Enable ECDHE suites on the server and remove the key")
+        }
+    }
+
+    private static let forwardSecrecyKeys: [ATSKey] = [.exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy,
+                                                       .thirdPartyExceptionRequiresForwardSecrecy]
+
+    /// Whether a mistyped Boolean, read loosely as it was meant, would loosen ATS: YES for most keys, NO for forward
+    /// secrecy; never for the keys that only widen or tighten a scope.
+    private static func isDangerous(_ key: ATSKey, meant intended: Bool) -> Bool {
+        switch key {
+        case .exceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy:
+            return !intended
+        case .includesSubdomains, .requiresCertificateTransparency:
+            return false
+        default:
+            return intended
+        }
+    }
+
+    private mutating func unknownKey(_ key: String, suggestion: String?, belongsAt: ATSKey.Level?, value: PlistValue?, at path: PlistKeyPath) {
+        let effect = suggestion.flatMap(ATSKey.init(rawValue:))?.loosening(value)
+        if let belongsAt, let suggestion {
+            let exact = key == suggestion
+            let move = "Move \(suggestion) into \(belongsAt.rawValue)"
+            add(.misplacedKey, path, key: key,
+                message: exact ? "\(key) belongs in \(belongsAt.rawValue), not here; here it has no effect"
+                    : "\(key) is not an ATS key here → did you mean \(suggestion)? It belongs in \(belongsAt.rawValue)",
+                fix: effect.map { Self.safeFirst(remove: "Remove \(key)", because: "where it is it has no effect",
+                                                 action: "Moving \(suggestion) into \(belongsAt.rawValue)", effect: $0) } ?? move)
+        } else if let suggestion {
+            let rename = "Rename \(key) to \(suggestion)"
+            add(.unknownKey, path, severity: .medium, key: key,
+                message: "\(key) is not an ATS key → did you mean \(suggestion)? As written it has no effect",
+                fix: effect.map { Self.safeFirst(remove: "Remove \(key)", because: "as written it has no effect", action: "Renaming it to \(suggestion)", effect: $0) } ?? rename)
+        } else {
+            add(.unknownKey, path, key: key, message: "\(key) is not an ATS key; it has no effect",
+                fix: "Remove \(key), or check Apple's list of NSAppTransportSecurity keys")
+        }
+    }
+
+    private mutating func missingKey(_ key: ATSKey, written: String?, at path: PlistKeyPath) {
+        if let written {
+            // Keys are case-sensitive: SPKI-SHA256-Base64 is not read, so the identity holds no pin.
+            add(.malformedPin, path, key: written,
+                message: "this identity has no \(key.rawValue): its hash is under '\(written)' → did you mean \(key.rawValue)? ATS does not read '\(written)' (keys are case-sensitive), so the identity is no pin and can never match",
+                fix: "Rename \(written) to \(key.rawValue)")
+        } else {
+            add(.malformedPin, path, key: key.rawValue,
+                message: "\(path) has no \(key.rawValue), so this identity is no pin and can never match",
+                fix: "Add <key>\(key.rawValue)</key><string>…</string> (the base64 SHA-256 of the SubjectPublicKeyInfo), or remove the empty identity")
+        }
+    }
+
+    private mutating func keyAmongDomains(_ key: ATSKey, container: ATSKey, belongsAt: ATSKey.Level, likely: String?, issue: ConfigurationIssue) {
+        let written = issue.written ?? key.rawValue
+        let spelled = written == key.rawValue ? key.rawValue : "\(written) (did you mean \(key.rawValue)?)"
+        let target: String
+        if belongsAt == .topLevel {
+            target = "NSAppTransportSecurity itself"
+        } else if let likely {
+            target = "the dictionary of \(likely) (the one empty entry of \(container.rawValue))"
+        } else {
+            target = "the dictionary of the domain it is for"
+        }
+        let move = "Move \(key.rawValue) into \(target)"
+        let moving = "Moving \(key.rawValue) into \(target)"
+        add(.misplacedKey, issue.keyPath, key: written,
+            message: "\(spelled) is written directly inside \(container.rawValue), where every key names a domain; it belongs in \(belongsAt == .topLevel ? "NSAppTransportSecurity" : belongsAt.rawValue)\(likely.map { " (likely \($0), whose entry is empty)" } ?? ""), and where it is it has no effect",
+            fix: key.loosening(issue.value).map { Self.safeFirst(remove: "Remove \(written)", because: "where it is it has no effect", action: moving, effect: $0) } ?? move)
     }
 
     /// Advice for a key whose correction would loosen ATS: the safe step first, then what the correction would turn on.

@@ -71,8 +71,34 @@ public struct ATSDomainKey: Sendable, Hashable {
     /// Reads a key of NSExceptionDomains or NSPinnedDomains as ATS matches it.
     public init(_ written: String) {
         self.written = written
-        var problems: [Problem] = []
         var host = written
+        var problems = Self.urlProblems(written, host: &host)
+        // A CIDR range is the only entry allowed to contain "/".
+        if let range = IPRange(cidr: host), problems.isEmpty {
+            self.pattern = HostPattern(range: range)
+            self.problems = []
+            return
+        }
+        if let address = Self.readAddress(&host, problems: &problems) {
+            self.pattern = address.pattern
+            self.problems = address.problems
+            return
+        }
+        isAbsolute = Self.nameProblems(&host, into: &problems)
+        guard problems.isEmpty else {
+            self.problems = problems
+            self.pattern = nil
+            return
+        }
+        let name = Self.namePattern(host)
+        self.pattern = name.pattern
+        self.problems = name.problems
+        isULabel = name.isULabel
+    }
+
+    /// What makes the key a URL rather than a host (empty, white space, a scheme, a wildcard); `host` loses the scheme.
+    private static func urlProblems(_ written: String, host: inout String) -> [Problem] {
+        var problems: [Problem] = []
         if written.isEmpty { problems.append(.empty) }
         if written.contains(where: \.isWhitespace) { problems.append(.whitespace) }
         if let r = host.range(of: "://") {
@@ -80,27 +106,29 @@ public struct ATSDomainKey: Sendable, Hashable {
             host = String(host[r.upperBound...])
         }
         if host.contains("*") { problems.append(.wildcard) }
-        // A CIDR range is the only entry allowed to contain "/".
-        if let range = IPRange(cidr: host), problems.isEmpty {
-            self.pattern = HostPattern(range: range)
-            self.problems = []
-            return
-        }
+        return problems
+    }
+
+    /// The reading of a key that is an IP address, bare or in brackets; nil for a name. `host` loses a path or
+    /// prefix length, which is a problem of its own.
+    private static func readAddress(_ host: inout String, problems: inout [Problem]) -> (pattern: HostPattern?, problems: [Problem])? {
         if let slash = host.firstIndex(of: "/") {
             let address = String(host[..<slash])
             if case .ip? = try? PeerName(address), !address.hasPrefix("[") { problems.append(.invalidPrefixLength) } else { problems.append(.path) }
             host = address
         }
         if host.hasPrefix("["), host.hasSuffix("]"), case .ip? = try? PeerName(host) {
-            self.problems = problems + [.bracketedAddress]
-            self.pattern = nil
-            return
+            return (nil, problems + [.bracketedAddress])
         }
         if let peer = try? PeerName(host), case .ip(let bytes) = peer {
-            self.pattern = problems.isEmpty ? HostPattern(canonicalName: PeerName.ip(bytes).description, kind: .exact) : nil
-            self.problems = problems
-            return
+            return (problems.isEmpty ? HostPattern(canonicalName: PeerName.ip(bytes).description, kind: .exact) : nil, problems)
         }
+        return nil
+    }
+
+    /// Adds what keeps a host name from matching as written (a port, stray dots, uppercase, characters no host name
+    /// has); `host` loses a port and a trailing dot. Returns whether it had the trailing dot.
+    private static func nameProblems(_ host: inout String, into problems: inout [Problem]) -> Bool {
         if let colon = host.lastIndex(of: ":"), !host[host.index(after: colon)...].isEmpty,
            host[host.index(after: colon)...].allSatisfy(\.isNumber) {
             problems.append(.port)
@@ -108,6 +136,7 @@ public struct ATSDomainKey: Sendable, Hashable {
         }
         // Apple compares the key string; a dot that no host carries is not forgiven.
         if host.hasPrefix(".") { problems.append(.leadingDot) }
+        var isAbsolute = false
         if host.hasSuffix("."), host.count > 1 {
             isAbsolute = true
             host.removeLast()
@@ -119,29 +148,25 @@ public struct ATSDomainKey: Sendable, Hashable {
                 || !$0.isASCII
         }
         if !allowed, !problems.contains(.whitespace) { problems.append(.invalidCharacters) }
-        guard problems.isEmpty else {
-            self.problems = problems
-            self.pattern = nil
-            return
-        }
+        return isAbsolute
+    }
+
+    /// The pattern of a host name with no problem so far, in the A-label form a connection's host takes; nil with
+    /// the problem when it has no A-label form or is longer than any host.
+    private static func namePattern(_ name: String) -> (pattern: HostPattern?, problems: [Problem], isULabel: Bool) {
+        var host = name
+        var isULabel = false
         // A connection's host is in A-label form (ConnectionTarget); a U-label entry names the same host.
         if host.unicodeScalars.contains(where: { !$0.isASCII }) {
-            guard case .dns(let aLabel)? = try? PeerName(host) else {
-                self.problems = [.invalidCharacters]
-                self.pattern = nil
-                return
-            }
+            guard case .dns(let aLabel)? = try? PeerName(host) else { return (nil, [.invalidCharacters], false) }
             host = aLabel
             isULabel = true
         }
         // No host is longer (RFC 1035 §2.3.4); a longer key would only cost every lookup its length.
         if host.utf8.count > 253 || host.split(separator: ".").contains(where: { $0.utf8.count > 63 }) {
-            self.problems = [.tooLong]
-            self.pattern = nil
-            return
+            return (nil, [.tooLong], isULabel)
         }
-        self.problems = []
-        self.pattern = HostPattern(canonicalName: host, kind: .exact)
+        return (HostPattern(canonicalName: host, kind: .exact), [], isULabel)
     }
 
     /// Whether the entry names an IP address or range.

@@ -74,7 +74,7 @@ public struct ConfigurationSource: Sendable {
             return
         }
         if case .string(let id)? = root["CFBundleIdentifier"] { bundleIdentifier = id } else { bundleIdentifier = nil }
-        let atsKey = "NSAppTransportSecurity"
+        let atsKey = Self.atsKey
         let topLevel = ATSKey.keys(at: .topLevel).map(\.rawValue)
         let infoKeys = root.keys.filter(Self.isInfoPlistKey).sorted()
         let atsKeys = root.keys.filter { ATSKey(rawValue: $0) != nil || KeySuggester.suggestion(for: $0, among: topLevel) != nil }.sorted()
@@ -85,39 +85,58 @@ public struct ConfigurationSource: Sendable {
             configuration = ATSConfiguration(dictionary: root)
         } else {
             layout = .infoPlist
-            switch root[atsKey] {
-            case .dictionary(let ats)?:
-                configuration = ATSConfiguration(dictionary: ats)
-            case let other?:
-                configuration = ATSConfiguration()
-                containerIssues.append(ConfigurationIssue(.containerWrongType(found: other), at: PlistKeyPath([])))
-            case nil:
-                configuration = ATSConfiguration()
-                for key in root.keys.sorted() where KeySuggester.suggestion(for: key, among: [atsKey]) != nil {
-                    containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: atsKey, belongsAt: nil),
-                                                              at: PlistKeyPath([key])))
-                }
+            let read = Self.readInfoPlist(root)
+            configuration = read.configuration
+            containerIssues = read.issues
+        }
+        Self.placeDuplicateKeys(document.duplicateKeys, prefix: layout == .infoPlist ? [atsKey] : [],
+                                configuration: &configuration, containerIssues: &containerIssues)
+        self.containerIssues = containerIssues
+    }
+
+    private static let atsKey = "NSAppTransportSecurity"
+
+    /// The ATS dictionary of an Info.plist's root, and what is wrong around it: NSAppTransportSecurity of another
+    /// type or misspelt, ATS keys at the root.
+    private static func readInfoPlist(_ root: [String: PlistValue]) -> (configuration: ATSConfiguration, issues: [ConfigurationIssue]) {
+        let atsKey = Self.atsKey
+        let configuration: ATSConfiguration
+        var containerIssues: [ConfigurationIssue] = []
+        switch root[atsKey] {
+        case .dictionary(let ats)?:
+            configuration = ATSConfiguration(dictionary: ats)
+        case let other?:
+            configuration = ATSConfiguration()
+            containerIssues.append(ConfigurationIssue(.containerWrongType(found: other), at: PlistKeyPath([])))
+        case nil:
+            configuration = ATSConfiguration()
+            for key in root.keys.sorted() where KeySuggester.suggestion(for: key, among: [atsKey]) != nil {
+                containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: atsKey, belongsAt: nil),
+                                                          at: PlistKeyPath([key])))
             }
         }
-        if layout == .infoPlist {
-            // ATS reads its keys only inside NSAppTransportSecurity; at the root they do nothing.
-            for key in root.keys.sorted() {
-                guard let known = ATSKey(rawValue: key), let level = known.levels.first else { continue }
-                containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: key, belongsAt: level), at: PlistKeyPath([key]), value: root[key]))
-            }
+        // ATS reads its keys only inside NSAppTransportSecurity; at the root they do nothing.
+        for key in root.keys.sorted() {
+            guard let known = ATSKey(rawValue: key), let level = known.levels.first else { continue }
+            containerIssues.append(ConfigurationIssue(.unknownKey(key: key, suggestion: key, belongsAt: level), at: PlistKeyPath([key]), value: root[key]))
         }
-        let prefix = layout == .infoPlist ? [atsKey] : []
-        for dup in document.duplicateKeys {
+        return (configuration, containerIssues)
+    }
+
+    /// Each repeated key, as an issue of the ATS dictionary (its path relative to `prefix`, the dictionary's path) or,
+    /// for a repeated NSAppTransportSecurity itself, of the Info.plist around it. Other repeated keys do not matter to ATS.
+    private static func placeDuplicateKeys(_ duplicates: [PropertyListReader.DuplicateKey], prefix: [String],
+                                           configuration: inout ATSConfiguration, containerIssues: inout [ConfigurationIssue]) {
+        for dup in duplicates {
             let path = dup.keyPath
             let key = path.last ?? ""
             if path.components.starts(with: prefix), path.components.count > prefix.count {
                 let relative = PlistKeyPath(Array(path.components.dropFirst(prefix.count)))
                 configuration.issues.append(ConfigurationIssue(.duplicateKey(key: key, ignoredCopy: dup.ignoredCopy), at: relative))
-            } else if path.components == [atsKey] {
+            } else if path.components == [Self.atsKey] {
                 containerIssues.append(ConfigurationIssue(.duplicateKey(key: key, ignoredCopy: dup.ignoredCopy), at: path))
             }
         }
-        self.containerIssues = containerIssues
     }
 
     /// Why a plist is read as it is, naming the keys that decided.

@@ -58,49 +58,58 @@ extension ConnectionRequirements {
                 : "\(version) is below the minimum \(minimumTLSVersion.value)", minimumTLSVersion.because)
         }
         if let name = connection.cipherSuite {
-            let suite = CipherSuite(lookup: name)
-            let display = suite?.name ?? name
-            if let suite, suite.isTLS13, let v = connection.tlsVersion, v < .tls13 {
-                add(.cipherSuite, false, "\(display) is a TLS 1.3 suite but \(v) was negotiated", cipherSuites.because)
-            } else if let suite, let v = connection.tlsVersion, v < suite.minimumTLSVersion {
-                add(.cipherSuite, false, "\(display) needs TLS 1.2 or later, so it cannot be negotiated with \(v): TLS 1.0 and 1.1 define no AEAD or SHA-256/384 suites",
-                    cipherSuites.because)
-            } else if let suite, !suite.isTLS13, connection.tlsVersion == .tls13 {
-                add(.cipherSuite, false, "\(display) cannot be negotiated with TLS 1.3", cipherSuites.because)
-            } else if !cipherSuitesRestricted, profile.generation >= .ats2, suite?.isRC4 == true {
-                add(.cipherSuite, false, "\(display) is an RC4 suite, which Apple's TLS client no longer offers, even where ATS does not apply",
-                    cipherSuites.because)
-            } else if !cipherSuitesRestricted {
-                add(.cipherSuite, true, "ATS does not restrict cipher suites here", cipherSuites.because)
-            } else {
-                let ok = suite.map { cipherSuites.value.contains($0) } ?? false
-                var message = ok ? "\(display) is allowed" : "\(display) is not an allowed suite"
-                if !ok, let suite, CipherSuite.atsRSAKeyExchange.contains(suite) {
-                    message += " (RSA key exchange needs NSExceptionRequiresForwardSecrecy = NO)"
-                }
-                if suite == nil { message = "\(name) is not a cipher suite this tool knows; ATS allows only the suites listed by `ats check`" }
-                add(.cipherSuite, ok, message, cipherSuites.because)
-            }
+            let (passed, message) = cipherSuiteVerdict(name, tlsVersion: connection.tlsVersion)
+            add(.cipherSuite, passed, message, cipherSuites.because)
         }
-        switch connection.trust {
-        case .notEvaluated:
-            break
-        case .trusted(let strong):
-            if certificate.value.requiresATSKeyStrength && !strong {
-                add(.certificate, false, "the certificate key is below ATS strength (RSA 2048, EC 256 bits)", certificate.because)
-            } else {
-                add(.certificate, true, "the certificate chain is trusted", certificate.because)
-            }
-        case .untrusted(let reason):
-            var message = "the certificate chain is not trusted: \(reason)"
-            if certificate.value.validation == .relaxed {
-                message += " (the app may still accept it through its own server trust handling, which this exception permits)"
-            }
-            add(.certificate, false, message, certificate.because)
+        if let verdict = certificateVerdict(connection.trust) {
+            add(.certificate, verdict.passed, verdict.message, certificate.because)
         }
         if let pins = pins.value, let matched = connection.pinsMatched {
             add(.pins, matched, matched ? "the chain matches the pins of \(pins.domain)" : "the chain matches none of the pins of \(pins.domain)", self.pins.because)
         }
         return ConnectionEvaluation(reasons: reasons)
+    }
+
+    /// Whether the negotiated suite passes, and why: first whether it can be negotiated with the version at all.
+    private func cipherSuiteVerdict(_ name: String, tlsVersion: TLSVersion?) -> (passed: Bool, message: String) {
+        let suite = CipherSuite(lookup: name)
+        let display = suite?.name ?? name
+        if let suite, suite.isTLS13, let v = tlsVersion, v < .tls13 {
+            return (false, "\(display) is a TLS 1.3 suite but \(v) was negotiated")
+        } else if let suite, let v = tlsVersion, v < suite.minimumTLSVersion {
+            return (false, "\(display) needs TLS 1.2 or later, so it cannot be negotiated with \(v): TLS 1.0 and 1.1 define no AEAD or SHA-256/384 suites")
+        } else if let suite, !suite.isTLS13, tlsVersion == .tls13 {
+            return (false, "\(display) cannot be negotiated with TLS 1.3")
+        } else if !cipherSuitesRestricted, profile.generation >= .ats2, suite?.isRC4 == true {
+            return (false, "\(display) is an RC4 suite, which Apple's TLS client no longer offers, even where ATS does not apply")
+        } else if !cipherSuitesRestricted {
+            return (true, "ATS does not restrict cipher suites here")
+        }
+        let ok = suite.map { cipherSuites.value.contains($0) } ?? false
+        var message = ok ? "\(display) is allowed" : "\(display) is not an allowed suite"
+        if !ok, let suite, CipherSuite.atsRSAKeyExchange.contains(suite) {
+            message += " (RSA key exchange needs NSExceptionRequiresForwardSecrecy = NO)"
+        }
+        if suite == nil { message = "\(name) is not a cipher suite this tool knows; ATS allows only the suites listed by `ats check`" }
+        return (ok, message)
+    }
+
+    /// Whether the chain's trust passes, and why; nil when it was not evaluated.
+    private func certificateVerdict(_ trust: ConnectionDescription.Trust) -> (passed: Bool, message: String)? {
+        switch trust {
+        case .notEvaluated:
+            return nil
+        case .trusted(let strong):
+            if certificate.value.requiresATSKeyStrength && !strong {
+                return (false, "the certificate key is below ATS strength (RSA 2048, EC 256 bits)")
+            }
+            return (true, "the certificate chain is trusted")
+        case .untrusted(let reason):
+            var message = "the certificate chain is not trusted: \(reason)"
+            if certificate.value.validation == .relaxed {
+                message += " (the app may still accept it through its own server trust handling, which this exception permits)"
+            }
+            return (false, message)
+        }
     }
 }

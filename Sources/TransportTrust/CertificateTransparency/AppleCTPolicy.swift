@@ -62,8 +62,8 @@ enum AppleCTPolicy {
         return (count, "a certificate of \(months) months issued before 2021-04-21")
     }
 
-    /// Applies the policy to an analysis at `time`.
-    /// Long on purpose: it keeps trustd's order of checks in one place, so the two can be compared step by step.
+    /// Applies the policy to an analysis at `time`, in trustd's order: what each SCT is, then the issuance time, then
+    /// the count of distinct logs.
     static func evaluate(_ analysis: SCTAnalysis, leaf: Certificate, list: CTLogList, time: Date) -> CertificateTransparencyReport {
         let listName = list.summary
         let (required, rule) = requiredCount(notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter)
@@ -88,47 +88,65 @@ enum AppleCTPolicy {
 
         // trustd truncates the verification time to whole seconds before comparing it with SCT timestamps in ms.
         let t = UInt64(max(0, time.timeIntervalSince1970).rounded(.down)) * 1000
-        let notAfter = leaf.notValidAfter
-        // First pass: what each SCT is, apart from retirement, which needs the issuance time.
-        enum Verdict { case current, retired(Date), refused(String) }
-        let verdicts: [Verdict] = entries.map { entry in
-            let sct = entry.sct
-            if let problem = sct.problem { return .refused(problem) }
-            guard sct.isVersion1 else { return .refused("it is version \(Int(sct.version) + 1); only v1 SCTs count") }
-            guard let log = entry.log else { return .refused("its log is not in \(listName)") }
-            guard log.isTrusted else {
-                return .refused("\(log.name) is \(log.state.rawValue) in the list since \(RFC3339.day(log.stateSince))")
-            }
-            guard sct.timestamp <= t else {
-                // Both shown to the millisecond: in the verification time's own second the SCT is still "after" it.
-                let whole = Date(timeIntervalSince1970: Double(t / 1000))
-                return .refused("its timestamp \(RFC3339.formatMilliseconds(sct.date)) is after the verification time, taken in whole seconds as trustd does (\(RFC3339.format(whole)))")
-            }
-            // trustd compares the freeze in whole seconds: an SCT within the second the log froze still counts.
-            if log.state == .readonly, sct.timestamp / 1000 > UInt64(max(0, log.stateSince.timeIntervalSince1970).rounded(.down)) {
-                return .refused("\(log.name) froze on \(RFC3339.format(log.stateSince)), before this SCT")
-            }
-            if let shard = log.temporalInterval, !shard.contains(notAfter) {
-                return .refused("\(log.name) only logs certificates expiring from \(RFC3339.day(shard.lowerBound)) until before \(RFC3339.day(shard.upperBound)); this one expires \(RFC3339.format(notAfter))")
-            }
-            switch entry.signature {
-            case .valid: break
-            case .invalid: return .refused("its signature does not verify over the certificate as issued")
-            case .unchecked(let why): return .refused(why)
-            }
-            return log.state == .retired ? .retired(log.stateSince) : .current
-        }
+        let verdicts = entries.map { verdict(of: $0, listName: listName, time: t, notAfter: leaf.notValidAfter) }
         // trustd: the issuance time is the earliest timestamp among SCTs from currently approved logs.
         let issuance = zip(entries, verdicts).compactMap { e, v -> UInt64? in if case .current = v { return e.sct.timestamp } else { return nil } }.min()
+        let tally = Tally(entries, verdicts, issuance: issuance)
+        return report(tally, leaf: leaf, required: required, rule: rule, listName: listName)
+    }
 
+    /// What one SCT is, apart from retirement, which needs the issuance time.
+    private enum Verdict { case current, retired(Date), refused(String) }
+
+    /// One SCT's verdict, its checks in trustd's order. `time` is the verification time in whole seconds, in ms.
+    private static func verdict(of entry: SCTAnalysis.Entry, listName: String, time t: UInt64, notAfter: Date) -> Verdict {
+        let sct = entry.sct
+        if let problem = sct.problem { return .refused(problem) }
+        guard sct.isVersion1 else { return .refused("it is version \(Int(sct.version) + 1); only v1 SCTs count") }
+        guard let log = entry.log else { return .refused("its log is not in \(listName)") }
+        guard log.isTrusted else {
+            return .refused("\(log.name) is \(log.state.rawValue) in the list since \(RFC3339.day(log.stateSince))")
+        }
+        guard sct.timestamp <= t else {
+            // Both shown to the millisecond: in the verification time's own second the SCT is still "after" it.
+            let whole = Date(timeIntervalSince1970: Double(t / 1000))
+            return .refused("its timestamp \(RFC3339.formatMilliseconds(sct.date)) is after the verification time, taken in whole seconds as trustd does (\(RFC3339.format(whole)))")
+        }
+        // trustd compares the freeze in whole seconds: an SCT within the second the log froze still counts.
+        if log.state == .readonly, sct.timestamp / 1000 > UInt64(max(0, log.stateSince.timeIntervalSince1970).rounded(.down)) {
+            return .refused("\(log.name) froze on \(RFC3339.format(log.stateSince)), before this SCT")
+        }
+        if let shard = log.temporalInterval, !shard.contains(notAfter) {
+            return .refused("\(log.name) only logs certificates expiring from \(RFC3339.day(shard.lowerBound)) until before \(RFC3339.day(shard.upperBound)); this one expires \(RFC3339.format(notAfter))")
+        }
+        switch entry.signature {
+        case .valid: break
+        case .invalid: return .refused("its signature does not verify over the certificate as issued")
+        case .unchecked(let why): return .refused(why)
+        }
+        return log.state == .retired ? .retired(log.stateSince) : .current
+    }
+
+    /// The SCTs counted, one per log, and a report for each SCT.
+    private struct Tally {
         var counted = Set<[UInt8]>()
+        /// Whether a counted SCT is from a currently approved log (not only from retired ones).
         var currentCounted = false
         var reports: [SCTReport] = []
-        for (entry, verdict) in zip(entries, verdicts) {
-            var report = SCTReport(logID: entry.sct.logIDBase64, log: entry.log?.name, operator: entry.log?.operatorName,
-                                   timestamp: entry.sct.isVersion1 ? entry.sct.date : nil,
-                                   verified: entry.signature == .valid ? true : entry.signature == .invalid ? false : nil,
-                                   counted: false, reason: nil)
+
+        init(_ entries: [SCTAnalysis.Entry], _ verdicts: [Verdict], issuance: UInt64?) {
+            reports.reserveCapacity(entries.count)
+            for (entry, verdict) in zip(entries, verdicts) {
+                var report = SCTReport(logID: entry.sct.logIDBase64, log: entry.log?.name, operator: entry.log?.operatorName,
+                                       timestamp: entry.sct.isVersion1 ? entry.sct.date : nil,
+                                       verified: entry.signature == .valid ? true : entry.signature == .invalid ? false : nil,
+                                       counted: false, reason: nil)
+                count(entry, verdict, issuance: issuance, into: &report)
+                reports.append(report)
+            }
+        }
+
+        private mutating func count(_ entry: SCTAnalysis.Entry, _ verdict: Verdict, issuance: UInt64?, into report: inout SCTReport) {
             switch verdict {
             case .refused(let why):
                 report.reason = why
@@ -137,8 +155,7 @@ enum AppleCTPolicy {
                     let ms = UInt64(max(0, retired.timeIntervalSince1970 * 1000))
                     guard entry.sct.timestamp < ms, let issuance, issuance < ms else {
                         report.reason = "\(entry.log?.name ?? "its log") retired on \(RFC3339.day(retired)); its SCTs count only when they and the certificate's issuance precede that"
-                        reports.append(report)
-                        continue
+                        return
                     }
                     report.reason = "from a retired log, counted as once approved"
                 }
@@ -150,14 +167,18 @@ enum AppleCTPolicy {
                     report.reason = "another SCT from the same log already counts"
                 }
             }
-            reports.append(report)
         }
+    }
 
-        let compliant = currentCounted && counted.count >= required
-        let valid = counted.count == 1 ? "1 valid SCT" : "\(counted.count) valid SCTs"
+    /// The report on a tally: compliant, or what was counted and what not, and what to ask the CA for.
+    private static func report(_ tally: Tally, leaf: Certificate, required: Int, rule: String, listName: String) -> CertificateTransparencyReport {
+        let counted = tally.counted.count
+        let reports = tally.reports
+        let compliant = tally.currentCounted && counted >= required
+        let valid = counted == 1 ? "1 valid SCT" : "\(counted) valid SCTs"
         let countedText = "\(valid) from distinct logs; Apple requires \(required) for \(rule)"
         if compliant {
-            return CertificateTransparencyReport(status: .compliant, requiredSCTs: required, countedSCTs: counted.count, scts: reports,
+            return CertificateTransparencyReport(status: .compliant, requiredSCTs: required, countedSCTs: counted, scts: reports,
                                                  explanation: countedText.prefix(1).uppercased() + countedText.dropFirst(), logList: listName)
         }
         let logs = reports.filter(\.counted).map { "\($0.log ?? $0.logID) (\($0.operator ?? "unknown operator"))" }
@@ -165,9 +186,9 @@ enum AppleCTPolicy {
         var text = "\(leaf.label) has \(countedText)"
         if !logs.isEmpty { text += "; counted: \(logs.joined(separator: ", "))" }
         if !failed.isEmpty { text += "; not counted: \(failed.joined(separator: "; "))" }
-        if counted.count >= required && !currentCounted { text += "; none is from a currently approved log" }
+        if counted >= required && !tally.currentCounted { text += "; none is from a currently approved log" }
         text += ". Ask the CA to reissue the certificate with SCTs from at least \(required) distinct logs that are usable in Apple's list"
-        return CertificateTransparencyReport(status: .nonCompliant, requiredSCTs: required, countedSCTs: counted.count, scts: reports,
+        return CertificateTransparencyReport(status: .nonCompliant, requiredSCTs: required, countedSCTs: counted, scts: reports,
                                              explanation: text, logList: listName)
     }
 }

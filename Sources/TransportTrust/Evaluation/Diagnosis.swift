@@ -117,12 +117,11 @@ enum Diagnosis {
             let index = chain.count - 1
             let sentByName = intermediates.filter { ComparableName.matches($0.subject, tip.issuer) && !used.contains(CertificateKey($0)) }
             if let next = sentByName.first(where: { $0.publicKey.isValidSignature(tip.signature, for: tip) }) {
+                chain.append(lookup(next) ?? leaf)
                 if let bad = unhandledCritical(next, handled: handled) {
-                    chain.append(lookup(next) ?? leaf)
                     return (chain, [TrustFailure(.unhandledCriticalExtension, certificate: chain.count - 1,
                         "\(next.label) has a critical extension this verifier does not process (\(bad)), so no path can use it")])
                 }
-                chain.append(lookup(next) ?? leaf)
                 used.insert(CertificateKey(next))
                 tip = next
                 continue
@@ -145,34 +144,43 @@ enum Diagnosis {
                 chain.append(weak)
                 return (chain, [Self.unusable(weak, index: chain.count - 1, policy: policy)])
             }
-            if !sentByName.isEmpty || !anchorsByName.isEmpty {
-                let what = sentByName.isEmpty ? "a trusted anchor" : "the server sent a certificate"
-                return (chain, [TrustFailure(.unknownIssuer, certificate: index,
-                    "\(what) named \(tip.issuer.label), but its key did not sign \(tip.label); the issuing CA's certificate was replaced or re-keyed. Send the intermediate that matches this certificate")])
-            }
-            if !tip.isSelfIssued, chain.contains(where: { $0.certificate?.subject == tip.issuer }) {
-                return (chain, [TrustFailure(.unknownIssuer, certificate: index,
-                    "\(tip.label) is issued by \(tip.issuer.label), which is already in this chain: the intermediates sent issue each other in a loop, and none of them is issued by \(where_). Send the intermediate that leads to a trusted root")])
-            }
-            if tip.isSelfIssued && tip.publicKey.isValidSignature(tip.signature, for: tip) {
-                if chain.count == 1 {
-                    return (chain, [TrustFailure(.selfSignedLeaf, certificate: 0,
-                        "\(tip.label) is self-signed and is not among \(where_); trust it explicitly as an anchor, pin it, or use a certificate from a trusted CA")])
-                }
-                return (chain, [TrustFailure(.untrustedRoot, certificate: index,
-                    "the chain ends at the root \(tip.label), which is not among \(where_); add it to the trusted anchors if it is yours")])
-            }
-            if case let size = tip.issuer.reduce(0, { $0 + $1.count }), size > ComparableName.attributeLimit {
-                return (chain, [TrustFailure(.unknownIssuer, certificate: index,
-                    "the issuer name of \(tip.label) has \(size) attributes, more than the \(ComparableName.attributeLimit) this verifier compares as RFC 5280 §7.1 asks; compared byte for byte, no certificate sent or among \(where_) has that name")])
-            }
-            if chain.count == 1 {
-                return (chain, [TrustFailure(.unknownIssuer, certificate: 0,
-                    "the server did not send the intermediate \(tip.issuer.label) that issued \(tip.label), and it is not among \(where_); add the intermediate to the server's chain")])
-            }
-            return (chain, [TrustFailure(.unknownIssuer, certificate: index,
-                "\(tip.issuer.label), the issuer of \(tip.label), was neither sent by the server nor found among \(where_); add it to the server's chain, or trust its root")])
+            return (chain, [deadEnd(tip, chain: chain, sentByName: !sentByName.isEmpty, anchorsByName: !anchorsByName.isEmpty, where: where_)])
         }
         return (chain, [TrustFailure(.chainTooLong, certificate: chain.count - 1, "the chain is longer than 32 certificates")])
+    }
+
+    /// Why the chain stops at `tip`, its last certificate, when no certificate sent or trusted signed it: a re-keyed
+    /// issuer, a loop, a root not trusted, a self-signed leaf, a name too long to compare, or a missing intermediate.
+    /// `sentByName` and `anchorsByName`: whether a sent certificate or an anchor has the issuer's name.
+    private static func deadEnd(_ tip: Certificate, chain: [InputCertificate], sentByName: Bool, anchorsByName: Bool,
+                                where where_: String) -> TrustFailure {
+        let index = chain.count - 1
+        if sentByName || anchorsByName {
+            let what = sentByName ? "the server sent a certificate" : "a trusted anchor"
+            return TrustFailure(.unknownIssuer, certificate: index,
+                "\(what) named \(tip.issuer.label), but its key did not sign \(tip.label); the issuing CA's certificate was replaced or re-keyed. Send the intermediate that matches this certificate")
+        }
+        if !tip.isSelfIssued, chain.contains(where: { $0.certificate?.subject == tip.issuer }) {
+            return TrustFailure(.unknownIssuer, certificate: index,
+                "\(tip.label) is issued by \(tip.issuer.label), which is already in this chain: the intermediates sent issue each other in a loop, and none of them is issued by \(where_). Send the intermediate that leads to a trusted root")
+        }
+        if tip.isSelfIssued && tip.publicKey.isValidSignature(tip.signature, for: tip) {
+            if chain.count == 1 {
+                return TrustFailure(.selfSignedLeaf, certificate: 0,
+                    "\(tip.label) is self-signed and is not among \(where_); trust it explicitly as an anchor, pin it, or use a certificate from a trusted CA")
+            }
+            return TrustFailure(.untrustedRoot, certificate: index,
+                "the chain ends at the root \(tip.label), which is not among \(where_); add it to the trusted anchors if it is yours")
+        }
+        if case let size = tip.issuer.reduce(0, { $0 + $1.count }), size > ComparableName.attributeLimit {
+            return TrustFailure(.unknownIssuer, certificate: index,
+                "the issuer name of \(tip.label) has \(size) attributes, more than the \(ComparableName.attributeLimit) this verifier compares as RFC 5280 §7.1 asks; compared byte for byte, no certificate sent or among \(where_) has that name")
+        }
+        if chain.count == 1 {
+            return TrustFailure(.unknownIssuer, certificate: 0,
+                "the server did not send the intermediate \(tip.issuer.label) that issued \(tip.label), and it is not among \(where_); add the intermediate to the server's chain")
+        }
+        return TrustFailure(.unknownIssuer, certificate: index,
+            "\(tip.issuer.label), the issuer of \(tip.label), was neither sent by the server nor found among \(where_); add it to the server's chain, or trust its root")
     }
 }

@@ -73,54 +73,17 @@ public final class TrustEngine: Sendable {
         let fingerprint = RuleFingerprint(trust.policy)
         let hit = cache.lookup(key)
         let transparency = trust.policy.transparencyCheck
-        if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time) {
-            let anchor: AnchorSource = hit.anchorIsCustom ? .custom : .system
-            guard let transparency else {
-                cache.noteAnswered()
-                return TrustVerdict(anchor: anchor, chain: hit.path, failures: [])
-            }
-            // CT depends on the time (an SCT from the future, the list's age). Inside the range where the remembered
-            // findings hold they are reused; outside it the arithmetic runs again on the remembered signature
-            // results. Should it fail, a full search decides.
-            let ct: TransparencyFindings
-            if let memo = hit.transparency, memo.check == transparency, memo.findings.stable.contains(time) {
-                ct = memo.findings
-            } else {
-                ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic),
-                                        cached: hit.sctAnalysis)
-            }
-            if ct.failure == nil {
-                cache.noteAnswered()
-                return TrustVerdict(anchor: anchor, chain: hit.path, failures: [], notes: ct.note.map { [$0] } ?? [],
-                                    certificateTransparency: ct.report)
-            }
+        if let hit, let fingerprint, hit.passed.contains(fingerprint), hit.isValid(at: time),
+           let verdict = answerFromMemory(hit, transparency: transparency, time: time) {
+            return verdict
         }
         let revocationMemo = RevocationMemo()
         // Parsed once, for the remembered path's revocation check and for a full search should that fail.
         var parsed: Presented?
-        if let hit {
-            // Revocation is checked again on the remembered path, with the same CRL signers a full search would offer.
-            if trust.policy.revocation.mode != .off {
-                parsed = presentedCertificates(trust)
-            }
-            if case .parsed(let presented, _)? = parsed, let first = presented.first, let leaf = first.certificate {
-                revocationMemo.signerCandidates = Candidates(leaf: leaf, leafInput: first, others: [presented.dropFirst(), trust.inputIntermediates[...]].joined(),
-                                                             anchors: trust.anchors).intermediates
-            }
-            let (rules, handled) = policyRules(trust.policy, fingerprint: fingerprint).parts
-            let context = RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic, rootConstraints: trust.anchors.constraints)
-            // The path was validated under some policy; a critical extension this one does not process rules it out,
-            // as it would have in the path builder.
-            if !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) {
-                let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
-                                                context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
-                if findings.failures.isEmpty {
-                    if let fingerprint { cache.remember(fingerprint, for: key, generation: hit.generation, transparency: Self.memo(transparency, findings.ct)) }
-                    return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
-                                        certificateTransparency: findings.ct?.report)
-                }
-            }
-            // Another path may still pass: fall through to a full search.
+        // When the remembered path fails, another path may still pass: a full search decides.
+        if let hit, let verdict = await recheck(hit, trust, key: key, fingerprint: fingerprint, time: time, transparency: transparency,
+                                                revocationMemo: revocationMemo, parsed: &parsed) {
+            return verdict
         }
         let presented: [InputCertificate]
         let warmExtensions: [(Certificate, ParsedExtensions)]
@@ -141,6 +104,56 @@ public final class TrustEngine: Sendable {
                          transparency: Self.memo(transparency, passed.ct))
         }
         return verdict
+    }
+
+    /// The verdict from memory alone, for a remembered path that passed this policy and is valid at `time`; nil when
+    /// its CT findings no longer hold.
+    private func answerFromMemory(_ hit: ValidatedPathCache.Entry, transparency: CertificateTransparencyCheck?, time: Date) -> TrustVerdict? {
+        let anchor: AnchorSource = hit.anchorIsCustom ? .custom : .system
+        guard let transparency else {
+            cache.noteAnswered()
+            return TrustVerdict(anchor: anchor, chain: hit.path, failures: [])
+        }
+        // CT depends on the time (an SCT from the future, the list's age). Inside the range where the remembered
+        // findings hold they are reused; outside it the arithmetic runs again on the remembered signature
+        // results. Should it fail, a full search decides.
+        let ct: TransparencyFindings
+        if let memo = hit.transparency, memo.check == transparency, memo.findings.stable.contains(time) {
+            ct = memo.findings
+        } else {
+            ct = transparency.check(hit.chain, context: RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic),
+                                    cached: hit.sctAnalysis)
+        }
+        guard ct.failure == nil else { return nil }
+        cache.noteAnswered()
+        return TrustVerdict(anchor: anchor, chain: hit.path, failures: [], notes: ct.note.map { [$0] } ?? [],
+                            certificateTransparency: ct.report)
+    }
+
+    /// The remembered path checked again under this policy (rules, CT, revocation), with no signature verified: its
+    /// verdict when it passes, else nil. The presented certificates parsed for revocation are left in `parsed`.
+    private func recheck(_ hit: ValidatedPathCache.Entry, _ trust: ServerTrust, key: ValidatedPathCache.Key, fingerprint: RuleFingerprint?,
+                         time: Date, transparency: CertificateTransparencyCheck?, revocationMemo: RevocationMemo,
+                         parsed: inout Presented?) async -> TrustVerdict? {
+        // Revocation is checked again on the remembered path, with the same CRL signers a full search would offer.
+        if trust.policy.revocation.mode != .off {
+            parsed = presentedCertificates(trust)
+        }
+        if case .parsed(let presented, _)? = parsed, let first = presented.first, let leaf = first.certificate {
+            revocationMemo.signerCandidates = Candidates(leaf: leaf, leafInput: first, others: [presented.dropFirst(), trust.inputIntermediates[...]].joined(),
+                                                         anchors: trust.anchors).intermediates
+        }
+        let (rules, handled) = policyRules(trust.policy, fingerprint: fingerprint).parts
+        let context = RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic, rootConstraints: trust.anchors.constraints)
+        // The path was validated under some policy; a critical extension this one does not process rules it out,
+        // as it would have in the path builder.
+        guard !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) else { return nil }
+        let findings = await Self.check(hit.chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
+                                        context: context, memo: revocationMemo, cachedAnalysis: hit.sctAnalysis)
+        guard findings.failures.isEmpty else { return nil }
+        if let fingerprint { cache.remember(fingerprint, for: key, generation: hit.generation, transparency: Self.memo(transparency, findings.ct)) }
+        return TrustVerdict(anchor: hit.anchorIsCustom ? .custom : .system, chain: hit.path, failures: [], notes: findings.notes,
+                            certificateTransparency: findings.ct?.report)
     }
 
     /// CT findings to keep with a path, with the check that produced them.
@@ -195,7 +208,7 @@ public final class TrustEngine: Sendable {
         // A CRL may be signed by a certificate the peer sent beside the path (RFC 5280 §6.3.3 (f)).
         if trust.policy.revocation.mode != .off { revocationMemo.signerCandidates = intermediates }
 
-        let (rules, handled) = policyRules.parts
+        let handled = policyRules.handled
         let transparency = trust.policy.transparencyCheck
         let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         context.extensions.adopt(trust.anchors)
@@ -210,37 +223,55 @@ public final class TrustEngine: Sendable {
         if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors).certificates,
            let chain = UnverifiedCertificateChain.assembled(sole)
         {
-            let anchor = trust.anchors.entry(for: chain[chain.count - 1])
-            let custom = anchor?.isCustom ?? false
-            var soleContext = context
-            soleContext.anchorIsSystem = anchor?.isPublic ?? false
-            let failures = Self.ruleFailures(chain, rules: rules, context: soleContext)
-            guard failures.isEmpty else {
-                return (TrustVerdict(anchor: custom ? .custom : .system, chain: candidates.inputs(sole), failures: failures,
-                                     notes: [SoleNamePath.unverifiedNote]), nil)
+            if let decided = await decideSolePath(sole, chain, candidates: candidates, trust: trust, rules: policyRules,
+                                                  transparency: transparency, context: context, revocationMemo: revocationMemo) {
+                return decided
             }
             ruleAbiding = sole
-            // The path builder could only return this path, and would: decide it here, without its search machinery.
-            // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
-            if intermediates.count * SoleNamePath.searchLimit <= searchBudget,
-               passesPathBuilderChecks(chain, handled: handled, anchors: trust.anchors.identity)
-            {
-                let findings = await Self.check(chain, rules: rules, revocation: trust.policy.revocation, transparency: transparency,
-                                                context: soleContext, memo: revocationMemo, rulesPassed: true)
-                // The leaf's entry in byCertificate is always leafInput: no lookup needed.
-                if findings.failures.isEmpty {
-                    return (TrustVerdict(anchor: custom ? .custom : .system, chain: [leafInput] + candidates.inputs(sole.dropFirst()), failures: [],
-                                         notes: findings.notes, certificateTransparency: findings.ct?.report),
-                            RecordingPolicy.Passed(chain: chain, notes: findings.notes, ct: findings.ct))
-                }
-            }
         }
+        return await searchPaths(leaf, candidates: candidates, trust: trust, rules: policyRules, transparency: transparency,
+                                 context: context, revocationMemo: revocationMemo, ruleAbiding: ruleAbiding)
+    }
 
-        let store = BudgetedIntermediates(intermediates, limit: searchBudget)
+    /// The verdict on the one path the names allow, before path building: refused when it fails a rule (no other path
+    /// could pass), trusted when it also passes the path builder's checks, CT and revocation. Nil when the path builder
+    /// must decide; the rules then need not run on this path again.
+    private func decideSolePath(_ sole: [Certificate], _ chain: UnverifiedCertificateChain, candidates: Candidates, trust: ServerTrust,
+                                rules policyRules: PolicyRules, transparency: CertificateTransparencyCheck?, context: RuleContext,
+                                revocationMemo: RevocationMemo) async -> (TrustVerdict, RecordingPolicy.Passed?)? {
+        let anchor = trust.anchors.entry(for: chain[chain.count - 1])
+        let custom = anchor?.isCustom ?? false
+        var soleContext = context
+        soleContext.anchorIsSystem = anchor?.isPublic ?? false
+        let failures = Self.ruleFailures(chain, rules: policyRules.rules, context: soleContext)
+        guard failures.isEmpty else {
+            return (TrustVerdict(anchor: custom ? .custom : .system, chain: candidates.inputs(sole), failures: failures,
+                                 notes: [SoleNamePath.unverifiedNote]), nil)
+        }
+        // The path builder could only return this path, and would: decide it here, without its search machinery.
+        // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
+        guard candidates.intermediates.count * SoleNamePath.searchLimit <= searchBudget,
+              passesPathBuilderChecks(chain, handled: policyRules.handled, anchors: trust.anchors.identity)
+        else { return nil }
+        let findings = await Self.check(chain, rules: policyRules.rules, revocation: trust.policy.revocation, transparency: transparency,
+                                        context: soleContext, memo: revocationMemo, rulesPassed: true)
+        guard findings.failures.isEmpty else { return nil }
+        // The leaf's entry in byCertificate is always leafInput: no lookup needed.
+        return (TrustVerdict(anchor: custom ? .custom : .system, chain: [candidates.leafInput] + candidates.inputs(sole.dropFirst()), failures: [],
+                             notes: findings.notes, certificateTransparency: findings.ct?.report),
+                RecordingPolicy.Passed(chain: chain, notes: findings.notes, ct: findings.ct))
+    }
+
+    /// Path building proper: swift-certificates' `Verifier` over the candidates, with every rule run on each path it
+    /// tries (less the rules `ruleAbiding` already passed).
+    private func searchPaths(_ leaf: Certificate, candidates: Candidates, trust: ServerTrust, rules policyRules: PolicyRules,
+                             transparency: CertificateTransparencyCheck?, context: RuleContext, revocationMemo: RevocationMemo,
+                             ruleAbiding: [Certificate]?) async -> (TrustVerdict, RecordingPolicy.Passed?) {
+        let store = BudgetedIntermediates(candidates.intermediates, limit: searchBudget)
         let attempts = RecordingPolicy.Attempts()
         var verifier = Verifier(rootCertificates: trust.anchors.store) {
-            RecordingPolicy(rules: rules, revocation: trust.policy.revocation, transparency: transparency, revocationMemo: revocationMemo,
-                            handled: handled, context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
+            RecordingPolicy(rules: policyRules.rules, revocation: trust.policy.revocation, transparency: transparency, revocationMemo: revocationMemo,
+                            handled: policyRules.handled, context: context, anchors: trust.anchors, attempts: attempts, ruleAbiding: ruleAbiding)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: store))
 
@@ -254,10 +285,10 @@ public final class TrustEngine: Sendable {
         case .couldNotValidate:
             if store.counter.wasCancelled {
                 // Fail closed, and say that nothing was decided: a cut-short search proves nothing about the chain.
-                return (TrustVerdict(anchor: nil, chain: [leafInput], failures: [TrustFailure(.internalError, certificate: nil,
+                return (TrustVerdict(anchor: nil, chain: [candidates.leafInput], failures: [TrustFailure(.internalError, certificate: nil,
                     "the evaluation was cancelled before a trusted path was found (its caller stopped waiting, e.g. a time limit passed)")]), nil)
             }
-            return (refusal(trust, candidates: candidates, attempts: attempts.all, handled: handled,
+            return (refusal(trust, candidates: candidates, attempts: attempts.all, handled: policyRules.handled,
                             searchExhausted: store.counter.wasExhausted), nil)
         }
     }

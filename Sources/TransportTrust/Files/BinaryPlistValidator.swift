@@ -25,9 +25,25 @@ package struct BinaryPlistValidator {
         self.maximumExpandedValues = maximumExpandedValues
     }
 
-    // Long on purpose: it follows the bplist00 layout in file order (header, trailer, offset table, objects),
-    // and each check reads the bounds the previous one established.
+    /// Refuses the file unless its header, trailer and offset table are sound and its object graph, walked from the
+    /// top object, has no set, cycle or non-string key and stays within the depth and expansion limits.
     package func validate() throws(Problem) {
+        let layout = try readLayout()
+        try walkObjects(layout)
+    }
+
+    /// Where the trailer says the objects are, each bound checked against the one before it.
+    private struct Layout {
+        var refSize: Int
+        var objectCount: Int
+        var top: Int
+        /// The objects lie between the header and the offset table.
+        var tableOffset: Int
+        var offsets: [Int]
+    }
+
+    /// The header, the trailer and the offset table, in file order.
+    private func readLayout() throws(Problem) -> Layout {
         let n = bytes.count
         guard n >= 8 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
             throw .corruptBinary(reason: "the file is \(n) bytes, too short for a header and a trailer")
@@ -53,50 +69,18 @@ package struct BinaryPlistValidator {
             guard o >= 8, o < tableOffset else { throw .corruptBinary(reason: "object \(k) starts at \(o), outside the object area") }
             offsets[k] = o
         }
+        return Layout(refSize: refSize, objectCount: objectCount, top: top, tableOffset: tableOffset, offsets: offsets)
+    }
 
-        // Iterative post-order walk: height and expanded size memoised per object, cycles found via the path.
-        var height = [Int](repeating: -1, count: objectCount)
-        var expanded = [Int](repeating: 0, count: objectCount)
-        var onPath = [Bool](repeating: false, count: objectCount)
+    /// Iterative post-order walk from the top object: height and expanded size memoised per object, cycles found via
+    /// the path.
+    private func walkObjects(_ layout: Layout) throws(Problem) {
+        var height = [Int](repeating: -1, count: layout.objectCount)
+        var expanded = [Int](repeating: 0, count: layout.objectCount)
+        var onPath = [Bool](repeating: false, count: layout.objectCount)
         var stack: [(object: Int, children: [Int], next: Int)] = []
-
-        func children(of object: Int) throws(Problem) -> [Int] {
-            let o = offsets[object]
-            let marker = bytes[o]
-            let kind = marker >> 4
-            // The format has a set marker, but property lists hold no sets, and Foundation's reader on Linux
-            // crashes (SIGSEGV) on a set with members.
-            if kind == 0xC { throw .corruptBinary(reason: "object \(object) at byte \(o) is a set; property lists have no sets") }
-            guard kind == 0xA || kind == 0xD else { return [] }
-            var count = Int(marker & 0x0F)
-            var p = o + 1
-            if count == 0x0F {
-                guard p < tableOffset, bytes[p] >> 4 == 0x1 else { throw .corruptBinary(reason: "object \(object) has a malformed count") }
-                let size = 1 << Int(bytes[p] & 0x0F)
-                guard size <= 8, p + 1 + size <= tableOffset else { throw .corruptBinary(reason: "object \(object) has a count past the object area") }
-                count = readInt(at: p + 1, size: size)
-                p += 1 + size
-            }
-            let refs = kind == 0xD ? count * 2 : count
-            guard count >= 0, refs <= (tableOffset - p) / refSize else {
-                throw .corruptBinary(reason: "container object \(object) claims \(count) entries, past the object area")
-            }
-            var out: [Int] = []
-            out.reserveCapacity(refs)
-            for k in 0..<refs {
-                let r = readInt(at: p + k * refSize, size: refSize)
-                guard r < objectCount else { throw .corruptBinary(reason: "object \(object) refers to object \(r), but there are \(objectCount)") }
-                // Keys come first in a dictionary. Foundation misreports any other key as an XML syntax error.
-                if kind == 0xD, k < count, ![0x5, 0x6].contains(bytes[offsets[r]] >> 4) {
-                    throw .corruptBinary(reason: "dictionary object \(object) at byte \(o) has a key (object \(r)) that is not a string")
-                }
-                out.append(r)
-            }
-            return out
-        }
-
-        stack.append((top, try children(of: top), 0))
-        onPath[top] = true
+        stack.append((layout.top, try children(of: layout.top, in: layout), 0))
+        onPath[layout.top] = true
         while let frame = stack.last {
             if frame.next < frame.children.count {
                 let child = frame.children[frame.next]
@@ -105,7 +89,7 @@ package struct BinaryPlistValidator {
                 if height[child] >= 0 { continue }
                 guard stack.count < maximumDepth else { throw .tooDeep(limit: maximumDepth) }
                 onPath[child] = true
-                stack.append((child, try children(of: child), 0))
+                stack.append((child, try children(of: child, in: layout), 0))
             } else {
                 stack.removeLast()
                 onPath[frame.object] = false
@@ -123,6 +107,43 @@ package struct BinaryPlistValidator {
                 expanded[frame.object] = size
             }
         }
+    }
+
+    /// The objects an array or dictionary refers to (a dictionary's keys first); none for any other object.
+    private func children(of object: Int, in layout: Layout) throws(Problem) -> [Int] {
+        let (tableOffset, refSize) = (layout.tableOffset, layout.refSize)
+        let o = layout.offsets[object]
+        let marker = bytes[o]
+        let kind = marker >> 4
+        // The format has a set marker, but property lists hold no sets, and Foundation's reader on Linux
+        // crashes (SIGSEGV) on a set with members.
+        if kind == 0xC { throw .corruptBinary(reason: "object \(object) at byte \(o) is a set; property lists have no sets") }
+        guard kind == 0xA || kind == 0xD else { return [] }
+        var count = Int(marker & 0x0F)
+        var p = o + 1
+        if count == 0x0F {
+            guard p < tableOffset, bytes[p] >> 4 == 0x1 else { throw .corruptBinary(reason: "object \(object) has a malformed count") }
+            let size = 1 << Int(bytes[p] & 0x0F)
+            guard size <= 8, p + 1 + size <= tableOffset else { throw .corruptBinary(reason: "object \(object) has a count past the object area") }
+            count = readInt(at: p + 1, size: size)
+            p += 1 + size
+        }
+        let refs = kind == 0xD ? count * 2 : count
+        guard count >= 0, refs <= (tableOffset - p) / refSize else {
+            throw .corruptBinary(reason: "container object \(object) claims \(count) entries, past the object area")
+        }
+        var out: [Int] = []
+        out.reserveCapacity(refs)
+        for k in 0..<refs {
+            let r = readInt(at: p + k * refSize, size: refSize)
+            guard r < layout.objectCount else { throw .corruptBinary(reason: "object \(object) refers to object \(r), but there are \(layout.objectCount)") }
+            // Keys come first in a dictionary. Foundation misreports any other key as an XML syntax error.
+            if kind == 0xD, k < count, ![0x5, 0x6].contains(bytes[layout.offsets[r]] >> 4) {
+                throw .corruptBinary(reason: "dictionary object \(object) at byte \(o) has a key (object \(r)) that is not a string")
+            }
+            out.append(r)
+        }
+        return out
     }
 
     private func readInt(at offset: Int, size: Int) -> Int {

@@ -29,103 +29,146 @@ package struct CertificatePolicyRule: ChainRule {
          PolicyExtensions.policyConstraintsOID, PolicyExtensions.inhibitAnyPolicyOID]
     }
 
-    // Long (about 75 lines): §6.1.3 to §6.1.5 in the standard's order, over one graph and three counters; split into
-    // steps, each would take and return all of them.
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A lone certificate is its own anchor: there is no path.
         guard chain.count > 1 else { return }
-        let any = PolicyExtensions.anyPolicy
         let n = chain.count - 1
         guard let parsed = Self.parse(chain, into: &failures) else { return }
-        func fail(_ index: Int, _ message: String) { failures.append(TrustFailure(.certificatePolicy, certificate: index, message)) }
+        if let failure = Self.anyPolicyMapping(chain, parsed) { return failures.append(failure) }
+        var walk = PolicyWalk(chain: chain, parsed: parsed, options: options, budget: budget)
+        // Without an explicit policy required anywhere, every path is valid whatever its policies (§6.1.5).
+        guard walk.state.explicit <= n || parsed[0..<n].contains(where: { $0.requireExplicitPolicy != nil }) else { return }
+        let (acceptable, narrowedByAnchor) = Self.acceptable(options.acceptablePolicies, anchor: parsed[n])
+        if let failure = walk.run(acceptable: acceptable, narrowedByAnchor: narrowedByAnchor) { failures.append(failure) }
+    }
 
-        // §6.1.4 (a), for every intermediate and the anchor whatever else the path asks.
-        for c in 1...n {
-            if let maps = parsed[c].mappings, maps.contains(where: { $0.issuer == any || $0.subject == any }) {
-                return fail(c, "\(chain[c].label) maps anyPolicy in its policyMappings, which RFC 5280 §6.1.4 (a) forbids")
+    /// §6.1.4 (a), for every intermediate and the anchor whatever else the path asks.
+    private static func anyPolicyMapping(_ chain: UnverifiedCertificateChain, _ parsed: [PolicyExtensions]) -> TrustFailure? {
+        for c in 1..<chain.count {
+            if let maps = parsed[c].mappings, maps.contains(where: { $0.issuer == PolicyExtensions.anyPolicy || $0.subject == PolicyExtensions.anyPolicy }) {
+                return failure(c, "\(chain[c].label) maps anyPolicy in its policyMappings, which RFC 5280 §6.1.4 (a) forbids")
             }
         }
+        return nil
+    }
 
-        var acceptable = options.acceptablePolicies
-        let anchor = parsed[n]
-        var narrowedByAnchor = false
-        if let own = anchor.policies, !own.contains(any) {
-            acceptable = acceptable.contains(any) ? Set(own) : acceptable.intersection(own)
-            narrowedByAnchor = true
-        }
-        var state = Counters(options, pathLength: n)
-        // The anchor's own mappings are inhibited only by the options: its policyConstraints count from below it.
-        let anchorMapping = state.mapping > 0
-        state.tighten(by: anchor, label: "the anchor \(chain[n].label)")
+    /// The acceptable policies, narrowed by the anchor's own certificatePolicies when it has some other than anyPolicy.
+    private static func acceptable(_ initial: Set<ASN1ObjectIdentifier>, anchor: PolicyExtensions) -> (Set<ASN1ObjectIdentifier>, narrowed: Bool) {
+        guard let own = anchor.policies, !own.contains(PolicyExtensions.anyPolicy) else { return (initial, false) }
+        return (initial.contains(PolicyExtensions.anyPolicy) ? Set(own) : initial.intersection(own), true)
+    }
 
-        // Without an explicit policy required anywhere, every path is valid whatever its policies (§6.1.5).
-        guard state.explicit <= n || parsed[0..<n].contains(where: { $0.requireExplicitPolicy != nil }) else { return }
+    private static func failure(_ index: Int, _ message: String) -> TrustFailure {
+        TrustFailure(.certificatePolicy, certificate: index, message)
+    }
 
+    /// §6.1.3 to §6.1.5 in the standard's order over one path, from the anchor down: the valid policy graph, the
+    /// counters, and which certificate emptied the graph, for the reason of a refusal.
+    private struct PolicyWalk {
+        let chain: UnverifiedCertificateChain
+        let parsed: [PolicyExtensions]
+        let budget: Int
+        var state: Counters
+        /// The anchor's own mappings are inhibited only by the options: its policyConstraints count from below it.
+        let anchorMapping: Bool
         var graph = PolicyGraph()
         var emptied: (index: Int, reason: String)?
-        func overBudget(_ c: Int) -> Bool {
-            guard graph.size > budget else { return false }
-            fail(c, "certificate policy processing of this path reached \(graph.size) policy graph entries at \(chain[c].label), more than the \(budget) allowed; its certificates assert or map too many policies, and it is refused as a denial-of-service guard")
-            return true
+
+        init(chain: UnverifiedCertificateChain, parsed: [PolicyExtensions], options: CertificatePolicyOptions, budget: Int) {
+            self.chain = chain
+            self.parsed = parsed
+            self.budget = budget
+            let n = chain.count - 1
+            state = Counters(options, pathLength: n)
+            anchorMapping = state.mapping > 0
+            state.tighten(by: parsed[n], label: "the anchor \(chain[n].label)")
         }
-        if let maps = anchor.mappings {
-            graph.addDepth(policies: anchor.policies ?? [any], anyPolicyCounts: true)
-            graph.apply(mappings: Self.grouped(maps), allowed: anchorMapping)
-            if graph.isNull {
-                emptied = (n, "the anchor \(chain[n].label) maps \(Self.list(maps.map(\.issuer))), and policy mapping is inhibited by \(state.mappingBy), so no valid policy remains")
+
+        /// The failure that refuses the path, or nil when it is valid for an acceptable policy.
+        mutating func run(acceptable: Set<ASN1ObjectIdentifier>, narrowedByAnchor: Bool) -> TrustFailure? {
+            let n = chain.count - 1
+            if let maps = parsed[n].mappings, let failure = startAtAnchor(mapping: maps) { return failure }
+            for i in 1...n {
+                let c = n - i
+                let cert = chain[c]
+                let ext = parsed[c]
+                if let failure = addDepth(cert, ext, at: c, step: i) { return failure }
+                guard i < n else { break }
+                if let maps = ext.mappings, !graph.isNull, let failure = applyMappings(maps, of: cert, at: c) { return failure }
+                if !cert.isSelfIssued { state.countDown() }
+                state.tighten(by: ext, label: cert.label)
             }
-            if overBudget(n) { return }
+            return finish(acceptable: acceptable, narrowedByAnchor: narrowedByAnchor)
         }
-        for i in 1...n {
-            let c = n - i
-            let cert = chain[c]
-            let ext = parsed[c]
-            // §6.1.3 (d) to (f).
+
+        /// An anchor that maps policies heads the graph as a certificate would, with its policies mapped as it says.
+        private mutating func startAtAnchor(mapping maps: [(issuer: ASN1ObjectIdentifier, subject: ASN1ObjectIdentifier)]) -> TrustFailure? {
+            let n = chain.count - 1
+            graph.addDepth(policies: parsed[n].policies ?? [PolicyExtensions.anyPolicy], anyPolicyCounts: true)
+            graph.apply(mappings: CertificatePolicyRule.grouped(maps), allowed: anchorMapping)
+            if graph.isNull {
+                emptied = (n, "the anchor \(chain[n].label) maps \(CertificatePolicyRule.list(maps.map(\.issuer))), and policy mapping is inhibited by \(state.mappingBy), so no valid policy remains")
+            }
+            return overBudget(at: n)
+        }
+
+        /// §6.1.3 (d) to (f) for certificate `c`, the `i`-th below the anchor; then the refusal when no policy is left
+        /// and an explicit one is required by now.
+        private mutating func addDepth(_ cert: Certificate, _ ext: PolicyExtensions, at c: Int, step i: Int) -> TrustFailure? {
             if !graph.isNull {
                 if let policies = ext.policies {
                     let before = graph
-                    graph.addDepth(policies: policies, anyPolicyCounts: state.inhibitAny > 0 || (i < n && cert.isSelfIssued))
+                    graph.addDepth(policies: policies, anyPolicyCounts: state.inhibitAny > 0 || (i < chain.count - 1 && cert.isSelfIssued))
                     if graph.isNull {
-                        emptied = (c, policies.allSatisfy { $0 == any }
+                        emptied = (c, policies.allSatisfy { $0 == PolicyExtensions.anyPolicy }
                             ? "\(cert.label) asserts only anyPolicy, and anyPolicy is inhibited by \(state.anyBy)"
-                            : "\(cert.label) asserts \(Self.list(policies)), none of which its issuers allow (they allow \(Self.list(before.expectedPolicies)))")
+                            : "\(cert.label) asserts \(CertificatePolicyRule.list(policies)), none of which its issuers allow (they allow \(CertificatePolicyRule.list(before.expectedPolicies)))")
                     }
                 } else {
                     graph.makeNull()
                     emptied = (c, "\(cert.label) has no certificatePolicies extension")
                 }
-                if overBudget(c) { return }
+                if let failure = overBudget(at: c) { return failure }
             }
             if state.explicit == 0 && graph.isNull {
                 let at = emptied?.index ?? c
-                return fail(at, "no certificate policy is valid for the path down to \(cert.label), and \(state.explicitBy): \(emptied?.reason ?? "no policy remains")")
+                return failure(at, "no certificate policy is valid for the path down to \(cert.label), and \(state.explicitBy): \(emptied?.reason ?? "no policy remains")")
             }
-            guard i < n else { break }
-            // §6.1.4 (b), (h) to (j).
-            if let maps = ext.mappings, !graph.isNull {
-                let grouped = Self.grouped(maps)
-                graph.apply(mappings: grouped, allowed: state.mapping > 0)
-                if graph.isNull {
-                    emptied = (c, "\(cert.label) maps \(Self.list(grouped.map(\.issuer))), and policy mapping is inhibited by \(state.mappingBy), so no valid policy remains")
-                }
-                if overBudget(c) { return }
+            return nil
+        }
+
+        /// §6.1.4 (b): an intermediate's policyMappings, unless policy mapping is inhibited by now.
+        private mutating func applyMappings(_ maps: [(issuer: ASN1ObjectIdentifier, subject: ASN1ObjectIdentifier)], of cert: Certificate,
+                                            at c: Int) -> TrustFailure? {
+            let grouped = CertificatePolicyRule.grouped(maps)
+            graph.apply(mappings: grouped, allowed: state.mapping > 0)
+            if graph.isNull {
+                emptied = (c, "\(cert.label) maps \(CertificatePolicyRule.list(grouped.map(\.issuer))), and policy mapping is inhibited by \(state.mappingBy), so no valid policy remains")
             }
-            if !cert.isSelfIssued { state.countDown() }
-            state.tighten(by: ext, label: cert.label)
+            return overBudget(at: c)
         }
-        // §6.1.5 (a), (b) and (g).
-        state.countDownExplicit()
-        if parsed[0].requireExplicitPolicy == 0 { state.explicit = 0; state.explicitBy = "\(chain[0].label) requires an explicit policy (policyConstraints)" }
-        guard state.explicit == 0 else { return }
-        if graph.isNull {
-            return fail(emptied?.index ?? 0, "no certificate policy is valid for this path, and \(state.explicitBy): \(emptied?.reason ?? "no policy remains")")
-        }
-        if !graph.isValid(for: acceptable) {
+
+        /// §6.1.5 (a), (b) and (g).
+        private mutating func finish(acceptable: Set<ASN1ObjectIdentifier>, narrowedByAnchor: Bool) -> TrustFailure? {
+            state.countDownExplicit()
+            if parsed[0].requireExplicitPolicy == 0 { state.explicit = 0; state.explicitBy = "\(chain[0].label) requires an explicit policy (policyConstraints)" }
+            guard state.explicit == 0 else { return nil }
+            if graph.isNull {
+                return failure(emptied?.index ?? 0, "no certificate policy is valid for this path, and \(state.explicitBy): \(emptied?.reason ?? "no policy remains")")
+            }
+            guard !graph.isValid(for: acceptable) else { return nil }
             var valid = Array(graph.authorityPolicies())
-            if graph.deepest[any] != nil { valid.append(any) }
-            let accepted = acceptable.isEmpty ? "no policy" : Self.list(Array(acceptable))
-            fail(0, "\(chain[0].label) is valid for \(Self.list(valid)), and none of them is acceptable (\(accepted)\(narrowedByAnchor ? ", as narrowed by the anchor's own certificatePolicies" : "")); \(state.explicitBy)")
+            if graph.deepest[PolicyExtensions.anyPolicy] != nil { valid.append(PolicyExtensions.anyPolicy) }
+            let accepted = acceptable.isEmpty ? "no policy" : CertificatePolicyRule.list(Array(acceptable))
+            return failure(0, "\(chain[0].label) is valid for \(CertificatePolicyRule.list(valid)), and none of them is acceptable (\(accepted)\(narrowedByAnchor ? ", as narrowed by the anchor's own certificatePolicies" : "")); \(state.explicitBy)")
         }
+
+        private func overBudget(at c: Int) -> TrustFailure? {
+            guard graph.size > budget else { return nil }
+            return failure(c, "certificate policy processing of this path reached \(graph.size) policy graph entries at \(chain[c].label), more than the \(budget) allowed; its certificates assert or map too many policies, and it is refused as a denial-of-service guard")
+        }
+
+        private func failure(_ index: Int, _ message: String) -> TrustFailure { CertificatePolicyRule.failure(index, message) }
     }
 
     /// §6.1.2's explicit_policy, policy_mapping and inhibit_anyPolicy, each with what last lowered it, for the reason.

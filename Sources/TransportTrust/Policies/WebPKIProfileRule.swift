@@ -22,82 +22,116 @@ package struct WebPKIProfileRule: ChainRule {
     /// processing's to enforce, so the extension is not declared handled by this rule.
     static let policyConstraints: ASN1ObjectIdentifier = [2, 5, 29, 36]
 
-    // Long (about 65 lines): a checklist of independent profile checks per certificate, in the profile's order.
+    /// A checklist of independent profile checks per certificate, in the profile's order.
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let last = chain.count - 1
         for (i, cert) in chain.enumerated() {
             func fail(_ code: TrustFailureCode, _ message: String) {
                 failures.append(TrustFailure(code, certificate: i, "\(cert.label) \(message) (CA/B Forum profile)"))
             }
-            let isAnchor = i == last
-            let isLeaf = i == 0 && chain.count > 1
+            let at = Position(isAnchor: i == last, isLeaf: i == 0 && chain.count > 1, isLone: chain.count == 1)
             let ext = cert.extensions
             let parsed = context.extensions(cert)
-            // A trusted root is configuration, not issuance: its serial is the root program's business.
-            if !isAnchor || chain.count == 1 {
-                let serial = Self.rawSerial(cert)
-                if serial.allSatisfy({ $0 == 0 }) {
-                    fail(.malformedCertificate, "has serial number zero")
-                } else if serial.count > 20 {
-                    fail(.malformedCertificate, "has a serial number longer than 20 octets")
-                }
-            }
-            let aki = parsed.authorityKeyIdentifier.value
-            let ski = parsed.subjectKeyIdentifier.value
-            // Anchors too: rfc5280::aki::cross-signed-root-missing-aki refuses a cross-signed anchor without one.
-            if !cert.isSelfIssued && aki?.keyIdentifier == nil {
-                fail(.malformedCertificate, "has no authorityKeyIdentifier keyIdentifier")
-            }
-            if (i > 0 || !isLeaf) && ski == nil && parsed.isCA {
-                fail(.malformedCertificate, "is a CA without a subjectKeyIdentifier")
-            }
-            // RFC 5280 §4.2.1.4: a critical certificatePolicies must be interpreted whole, qualifiers included, or the
-            // certificate refused; BoringSSL refuses a qualifier it does not know on the path below the anchor (it
-            // leaves the anchor out of policy processing), and so does this profile.
-            if !isAnchor || chain.count == 1, let policies = ext[oid: PolicyExtensions.certificatePoliciesOID], policies.critical,
-               let read = try? PolicyExtensions(cert),
-               let unknown = read.qualifierIDs.first(where: { !PolicyExtensions.knownQualifiers.contains($0) }) {
-                fail(.unhandledCriticalExtension, "has a critical certificatePolicies extension with a policy qualifier of an unknown type (\(unknown)); only the CPS pointer and the user notice can be interpreted")
-            }
-            if isAnchor && cert.isSelfIssued, let aki {
-                if aki.keyIdentifier == nil || aki.authorityCertIssuer != nil || aki.authorityCertSerialNumber != nil {
-                    fail(.malformedCertificate, "is a root whose authorityKeyIdentifier must hold exactly a keyIdentifier")
-                } else if let ski, ski.keyIdentifier != aki.keyIdentifier {
-                    fail(.malformedCertificate, "is a root whose authorityKeyIdentifier differs from its subjectKeyIdentifier")
-                }
-            }
-            if parsed.isCA, ext[oid: .X509ExtensionID.basicConstraints]?.critical == false {
-                fail(.basicConstraints, "is a CA whose basicConstraints is not critical")
-            }
-            if ext[oid: .X509ExtensionID.nameConstraints]?.critical == false {
-                fail(.nameConstraints, "has nameConstraints that are not critical")
-            }
-            if ext[oid: Self.policyConstraints]?.critical == false {
-                fail(.malformedCertificate, "has policyConstraints that are not critical")
-            }
-            if let san = ext[oid: .X509ExtensionID.subjectAlternativeName], san.critical != cert.subject.isEmpty {
-                fail(.malformedCertificate, cert.subject.isEmpty ? "has a non-critical subjectAltName, which a certificate with an empty subject must mark critical" : "marks subjectAltName critical although it has a subject")
-            }
-            if isAnchor && cert.isSelfIssued && chain.count > 1 && ext[oid: .X509ExtensionID.extendedKeyUsage] != nil {
-                fail(.extendedKeyUsage, "is a root carrying extendedKeyUsage")
-            }
-            if let bits = Self.rsaModulusBits(cert), bits % 8 != 0 {
-                fail(.weakKey, "has an RSA key of \(bits) bits, not a multiple of 8")
-            }
-            if tlsServer && !isLeaf && !isAnchor, let eku = parsed.extendedKeyUsage.value, eku.contains(.any), !eku.contains(.serverAuth) {
-                fail(.extendedKeyUsage, "lists anyExtendedKeyUsage without serverAuth; under the Baseline Requirements a CA's anyExtendedKeyUsage does not stand in for serverAuth")
-            }
-            if isLeaf {
-                if parsed.isCA { fail(.basicConstraints, "is an end-entity certificate marked as a CA") }
-                if let eku = parsed.extendedKeyUsage.value {
-                    if eku.contains(.any) { fail(.extendedKeyUsage, "lists anyExtendedKeyUsage, which server certificates may not") }
-                    for purpose in Self.purposesForbiddenToTLSServers where tlsServer && eku.contains(purpose) {
-                        fail(.extendedKeyUsage, "lists \(ExtendedKeyUsageRule.name(purpose)), which a TLS server certificate may not list")
-                    }
-                }
-                Self.checkNames(cert, sans: parsed.subjectAlternativeNames.value, fail: fail)
+            Self.checkIdentifiers(cert, parsed, at, fail: fail)
+            Self.checkPolicyQualifiers(cert, ext, at, fail: fail)
+            Self.checkRootKeyIdentifiers(cert, parsed, at, fail: fail)
+            Self.checkCriticality(cert, ext, parsed, fail: fail)
+            checkKeysAndPurposes(cert, ext, parsed, at, fail: fail)
+        }
+    }
+
+    /// Where a certificate stands in the path.
+    private struct Position {
+        var isAnchor: Bool
+        var isLeaf: Bool
+        /// The path is this one certificate, its own anchor.
+        var isLone: Bool
+
+        /// A trusted root is configuration, not issuance: its serial and policies are the root program's business.
+        var isJudgedAsIssued: Bool { !isAnchor || isLone }
+    }
+
+    /// The serial number, and the key identifiers every certificate must carry.
+    private static func checkIdentifiers(_ cert: Certificate, _ parsed: ParsedExtensions, _ at: Position,
+                                         fail: (TrustFailureCode, String) -> Void) {
+        if at.isJudgedAsIssued {
+            let serial = Self.rawSerial(cert)
+            if serial.allSatisfy({ $0 == 0 }) {
+                fail(.malformedCertificate, "has serial number zero")
+            } else if serial.count > 20 {
+                fail(.malformedCertificate, "has a serial number longer than 20 octets")
             }
         }
+        // Anchors too: rfc5280::aki::cross-signed-root-missing-aki refuses a cross-signed anchor without one.
+        if !cert.isSelfIssued && parsed.authorityKeyIdentifier.value?.keyIdentifier == nil {
+            fail(.malformedCertificate, "has no authorityKeyIdentifier keyIdentifier")
+        }
+        if !at.isLeaf && parsed.subjectKeyIdentifier.value == nil && parsed.isCA {
+            fail(.malformedCertificate, "is a CA without a subjectKeyIdentifier")
+        }
+    }
+
+    /// RFC 5280 §4.2.1.4: a critical certificatePolicies must be interpreted whole, qualifiers included, or the
+    /// certificate refused; BoringSSL refuses a qualifier it does not know on the path below the anchor (it leaves the
+    /// anchor out of policy processing), and so does this profile.
+    private static func checkPolicyQualifiers(_ cert: Certificate, _ ext: Certificate.Extensions, _ at: Position,
+                                              fail: (TrustFailureCode, String) -> Void) {
+        if at.isJudgedAsIssued, let policies = ext[oid: PolicyExtensions.certificatePoliciesOID], policies.critical,
+           let read = try? PolicyExtensions(cert),
+           let unknown = read.qualifierIDs.first(where: { !PolicyExtensions.knownQualifiers.contains($0) }) {
+            fail(.unhandledCriticalExtension, "has a critical certificatePolicies extension with a policy qualifier of an unknown type (\(unknown)); only the CPS pointer and the user notice can be interpreted")
+        }
+    }
+
+    /// A self-issued anchor's authorityKeyIdentifier, when it has one, names its own key and nothing else.
+    private static func checkRootKeyIdentifiers(_ cert: Certificate, _ parsed: ParsedExtensions, _ at: Position,
+                                                fail: (TrustFailureCode, String) -> Void) {
+        guard at.isAnchor && cert.isSelfIssued, let aki = parsed.authorityKeyIdentifier.value else { return }
+        if aki.keyIdentifier == nil || aki.authorityCertIssuer != nil || aki.authorityCertSerialNumber != nil {
+            fail(.malformedCertificate, "is a root whose authorityKeyIdentifier must hold exactly a keyIdentifier")
+        } else if let ski = parsed.subjectKeyIdentifier.value, ski.keyIdentifier != aki.keyIdentifier {
+            fail(.malformedCertificate, "is a root whose authorityKeyIdentifier differs from its subjectKeyIdentifier")
+        }
+    }
+
+    /// The extensions the profile requires critical, or not critical.
+    private static func checkCriticality(_ cert: Certificate, _ ext: Certificate.Extensions, _ parsed: ParsedExtensions,
+                                         fail: (TrustFailureCode, String) -> Void) {
+        if parsed.isCA, ext[oid: .X509ExtensionID.basicConstraints]?.critical == false {
+            fail(.basicConstraints, "is a CA whose basicConstraints is not critical")
+        }
+        if ext[oid: .X509ExtensionID.nameConstraints]?.critical == false {
+            fail(.nameConstraints, "has nameConstraints that are not critical")
+        }
+        if ext[oid: Self.policyConstraints]?.critical == false {
+            fail(.malformedCertificate, "has policyConstraints that are not critical")
+        }
+        if let san = ext[oid: .X509ExtensionID.subjectAlternativeName], san.critical != cert.subject.isEmpty {
+            fail(.malformedCertificate, cert.subject.isEmpty ? "has a non-critical subjectAltName, which a certificate with an empty subject must mark critical" : "marks subjectAltName critical although it has a subject")
+        }
+    }
+
+    /// The key size, and the purposes each place in the path may list; the leaf's names.
+    private func checkKeysAndPurposes(_ cert: Certificate, _ ext: Certificate.Extensions, _ parsed: ParsedExtensions, _ at: Position,
+                                      fail: (TrustFailureCode, String) -> Void) {
+        if at.isAnchor && cert.isSelfIssued && !at.isLone && ext[oid: .X509ExtensionID.extendedKeyUsage] != nil {
+            fail(.extendedKeyUsage, "is a root carrying extendedKeyUsage")
+        }
+        if let bits = Self.rsaModulusBits(cert), bits % 8 != 0 {
+            fail(.weakKey, "has an RSA key of \(bits) bits, not a multiple of 8")
+        }
+        if tlsServer && !at.isLeaf && !at.isAnchor, let eku = parsed.extendedKeyUsage.value, eku.contains(.any), !eku.contains(.serverAuth) {
+            fail(.extendedKeyUsage, "lists anyExtendedKeyUsage without serverAuth; under the Baseline Requirements a CA's anyExtendedKeyUsage does not stand in for serverAuth")
+        }
+        guard at.isLeaf else { return }
+        if parsed.isCA { fail(.basicConstraints, "is an end-entity certificate marked as a CA") }
+        if let eku = parsed.extendedKeyUsage.value {
+            if eku.contains(.any) { fail(.extendedKeyUsage, "lists anyExtendedKeyUsage, which server certificates may not") }
+            for purpose in Self.purposesForbiddenToTLSServers where tlsServer && eku.contains(purpose) {
+                fail(.extendedKeyUsage, "lists \(ExtendedKeyUsageRule.name(purpose)), which a TLS server certificate may not list")
+            }
+        }
+        Self.checkNames(cert, sans: parsed.subjectAlternativeNames.value, fail: fail)
     }
 
     /// SAN dNSNames are preferred-syntax host names, and the CN, if any, repeats one SAN entry exactly.

@@ -70,15 +70,44 @@ struct CRLCheck {
         case covers(CRLReasons)
     }
 
-    // Long (about 65 lines): RFC 5280 §6.3.3 (a) to (j), cheapest first; each step narrows what the next may accept.
+    /// RFC 5280 §6.3.3 (a) to (j), cheapest first; each step narrows what the next may accept.
     private func evaluate(_ crl: CertificateRevocationList, point: CRLDistributionPoint, certificate: Certificate, issuer: Certificate,
                           isCA: Bool, depth: Int, vouched: Certificate?) -> Outcome {
-        // (b)(1): the CRL's issuer is the one the point names, or the certificate's issuer.
         let indirect = crl.issuingDistributionPoint?.indirectCRL ?? false
+        guard let mask = Self.reasonsInScope(of: crl, point: point, certificate: certificate, isCA: isCA, indirect: indirect) else { return .skip }
+        if let why = currencyProblem(crl) { return .unusable(why) }
+        // (f), (g): signed by a certificate allowed to sign it.
+        let signer: Certificate
+        switch findSigner(crl, issuer: issuer, depth: depth, vouched: vouched) {
+        case .success(let found): signer = found
+        case .failure(let why): return .unusable(why.text)
+        }
+        switch latestDelta(of: crl, signer: signer) {
+        case .replaced(let why):
+            return .unusable(why)
+        case .latest(let delta?):
+            if let outcome = apply(delta, of: crl, to: certificate, indirect: indirect, mask: mask) { return outcome }
+        case .latest(nil):
+            break
+        }
+        // (j): the complete CRL.
+        if let entry = Self.entry(for: certificate, in: crl, indirect: indirect) {
+            // removeFromCRL belongs in delta CRLs only (§5.3.1); in a complete CRL it revokes nothing.
+            if entry.reason == 8 { return .covers(mask) }
+            return .revoked(Self.describe(entry.reason, crl: crl, delta: false))
+        }
+        return .covers(mask)
+    }
+
+    /// (b) and (d): the reasons `crl` may decide for `certificate` at `point`; nil when its issuer or scope does not
+    /// fit, or it is for no reason the point asks about.
+    private static func reasonsInScope(of crl: CertificateRevocationList, point: CRLDistributionPoint, certificate: Certificate,
+                                       isCA: Bool, indirect: Bool) -> CRLReasons? {
+        // (b)(1): the CRL's issuer is the one the point names, or the certificate's issuer.
         if let crlIssuer = point.crlIssuer {
-            guard crlIssuer.contains(.directoryName(crl.issuer)), indirect else { return .skip }
+            guard crlIssuer.contains(.directoryName(crl.issuer)), indirect else { return nil }
         } else if !ComparableName.matches(crl.issuer, certificate.issuer) {
-            return .skip
+            return nil
         }
         // (b)(2): the scope of the CRL covers the certificate.
         var mask = point.reasons ?? .all
@@ -91,31 +120,39 @@ struct CRLCheck {
                 } else {
                     pointNames = point.crlIssuer ?? [.directoryName(certificate.issuer)]
                 }
-                guard pointNames.contains(where: idpNames.contains) else { return .skip }
+                guard pointNames.contains(where: idpNames.contains) else { return nil }
             }
-            if idp.onlyContainsUserCerts && isCA { return .skip }
-            if idp.onlyContainsCACerts && !isCA { return .skip }
-            if idp.onlyContainsAttributeCerts { return .skip }
+            if idp.onlyContainsUserCerts && isCA { return nil }
+            if idp.onlyContainsCACerts && !isCA { return nil }
+            if idp.onlyContainsAttributeCerts { return nil }
             if let some = idp.onlySomeReasons { mask.formIntersection(some) }
         }
         // (d): a CRL for no reason this point asks about decides nothing.
-        guard !mask.isEmpty else { return .skip }
-        // (a): current at the validation time.
+        return mask.isEmpty ? nil : mask
+    }
+
+    /// (a): why a complete CRL is not current at the validation time, or cannot be used at all; nil when it can.
+    private func currencyProblem(_ crl: CertificateRevocationList) -> String? {
         if crl.thisUpdate > validationTime {
-            return .unusable("a CRL from \(crl.issuer.label) is not yet valid (thisUpdate \(Self.format(crl.thisUpdate)))")
+            return "a CRL from \(crl.issuer.label) is not yet valid (thisUpdate \(Self.format(crl.thisUpdate)))"
         }
         if let next = crl.nextUpdate, next < validationTime {
-            return .unusable("the CRL from \(crl.issuer.label) is out of date (nextUpdate \(Self.format(next)) has passed)")
+            return "the CRL from \(crl.issuer.label) is out of date (nextUpdate \(Self.format(next)) has passed)"
         }
-        if let why = crl.unusable { return .unusable("the CRL from \(crl.issuer.label) cannot be used: \(why)") }
-        // (f), (g): signed by a certificate allowed to sign it.
-        let signer: Certificate
-        switch findSigner(crl, issuer: issuer, depth: depth, vouched: vouched) {
-        case .success(let found): signer = found
-        case .failure(let why): return .unusable(why.text)
-        }
-        // (h), (i): the latest delta CRL of the same issuer and scope, signed by the same key, comes first. Deltas are
-        // cumulative, so only the highest-numbered one counts: an older removeFromCRL must not undo a later listing.
+        if let why = crl.unusable { return "the CRL from \(crl.issuer.label) cannot be used: \(why)" }
+        return nil
+    }
+
+    private enum DeltaSearch {
+        /// The highest-numbered delta on this CRL, if any.
+        case latest(CertificateRevocationList?)
+        /// A current delta builds on a later complete CRL: this one is out of date, and why.
+        case replaced(String)
+    }
+
+    /// (h), (i): the latest delta CRL of the same issuer and scope, signed by the same key. Deltas are cumulative, so
+    /// only the highest-numbered one counts: an older removeFromCRL must not undo a later listing.
+    private func latestDelta(of crl: CertificateRevocationList, signer: Certificate) -> DeltaSearch {
         var latest: (delta: CertificateRevocationList, number: ArraySlice<UInt8>)?
         for delta in crls where delta.isDelta && ComparableName.matches(delta.issuer, crl.issuer) && delta.issuingDistributionPoint == crl.issuingDistributionPoint {
             guard let base = delta.deltaBase, let number = crl.number, let deltaNumber = delta.number, Self.compare(deltaNumber, number) > 0,
@@ -123,31 +160,30 @@ struct CRLCheck {
             if Self.compare(base, number) > 0 {
                 // A current delta on a later base is signed proof that this complete CRL has been replaced (§5.2.4).
                 if delta.unusable == nil, delta.thisUpdate <= validationTime, delta.nextUpdate.map({ $0 >= validationTime }) ?? false {
-                    return .unusable("the CRL from \(crl.issuer.label) is number \(Self.decimal(number)), but a current delta CRL builds on number \(Self.decimal(base)), a later complete CRL that was not handed in or fetched")
+                    return .replaced("the CRL from \(crl.issuer.label) is number \(Self.decimal(number)), but a current delta CRL builds on number \(Self.decimal(base)), a later complete CRL that was not handed in or fetched")
                 }
                 continue
             }
             if latest.map({ Self.compare(deltaNumber, $0.number) > 0 }) ?? true { latest = (delta, deltaNumber) }
         }
-        if let delta = latest?.delta {
-            // The latest delta of this CRL that cannot be used leaves the status open: it may hold the latest revocations (§6.3.3 (a) (2)).
-            if let why = delta.unusable { return .unusable("a delta CRL from \(crl.issuer.label) cannot be used: \(why)") }
-            if delta.thisUpdate > validationTime { return .unusable("a delta CRL from \(crl.issuer.label) is not yet valid") }
-            if let next = delta.nextUpdate, next < validationTime {
-                return .unusable("the delta CRL from \(crl.issuer.label) is out of date (nextUpdate \(Self.format(next)) has passed)")
-            }
-            if let entry = Self.entry(for: certificate, in: delta, indirect: indirect) {
-                if entry.reason == 8 { return .covers(mask) }  // removeFromCRL: no longer revoked (§6.3.3 (i)).
-                return .revoked(Self.describe(entry.reason, crl: delta, delta: true))
-            }
+        return .latest(latest?.delta)
+    }
+
+    /// The latest delta's word on `certificate`, which comes before the complete CRL's; nil when it lists nothing
+    /// about it.
+    private func apply(_ delta: CertificateRevocationList, of crl: CertificateRevocationList, to certificate: Certificate,
+                       indirect: Bool, mask: CRLReasons) -> Outcome? {
+        // The latest delta of this CRL that cannot be used leaves the status open: it may hold the latest revocations (§6.3.3 (a) (2)).
+        if let why = delta.unusable { return .unusable("a delta CRL from \(crl.issuer.label) cannot be used: \(why)") }
+        if delta.thisUpdate > validationTime { return .unusable("a delta CRL from \(crl.issuer.label) is not yet valid") }
+        if let next = delta.nextUpdate, next < validationTime {
+            return .unusable("the delta CRL from \(crl.issuer.label) is out of date (nextUpdate \(Self.format(next)) has passed)")
         }
-        // (j): the complete CRL.
-        if let entry = Self.entry(for: certificate, in: crl, indirect: indirect) {
-            // removeFromCRL belongs in delta CRLs only (§5.3.1); in a complete CRL it revokes nothing.
-            if entry.reason == 8 { return .covers(mask) }
-            return .revoked(Self.describe(entry.reason, crl: crl, delta: false))
+        if let entry = Self.entry(for: certificate, in: delta, indirect: indirect) {
+            if entry.reason == 8 { return .covers(mask) }  // removeFromCRL: no longer revoked (§6.3.3 (i)).
+            return .revoked(Self.describe(entry.reason, crl: delta, delta: true))
         }
-        return .covers(mask)
+        return nil
     }
 
     /// Whether `newer` replaces `older`: the same issuer and scope, and a higher cRLNumber (RFC 5280 §5.2.3).
