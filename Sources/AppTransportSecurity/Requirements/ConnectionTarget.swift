@@ -32,22 +32,7 @@ public struct ConnectionTarget: Sendable, Equatable {
         guard let components = URLComponents(string: text) else {
             throw .invalidURL(text, reason: Self.reason(unparsable: text))
         }
-        guard let rawScheme = components.scheme?.lowercased() else {
-            throw .invalidURL(text, reason: "it has no scheme; write it like https://example.com/")
-        }
-        if let port = components.port, !(0...65535).contains(port) {
-            throw .invalidURL(text, reason: Self.portOutOfRange(String(port)))
-        }
-        // Foundation's port is nil, as for no port at all, when the digits overflow an Int: the default port would
-        // be taken for `:99999999999999999999`.
-        if let digits = Self.overflowingPort(components) {
-            throw .invalidURL(text, reason: Self.portOutOfRange(digits))
-        }
-        switch rawScheme {
-        case "https", "wss": scheme = "https"
-        case "http", "ws": scheme = "http"
-        default: throw .invalidURL(text, reason: "ATS governs http and https URLs, not '\(rawScheme)'")
-        }
+        scheme = try Self.scheme(of: components, in: text)
         // Foundation's `host` decodes an A-label to its U-label on Linux (`xn--mnchen-3ya.de` → `münchen.de`);
         // `encodedHost` is the IDNA (A-label) form a client sends in DNS and SNI, which ATS entries are compared with.
         guard let encoded = components.encodedHost, !encoded.isEmpty else {
@@ -88,6 +73,26 @@ public struct ConnectionTarget: Sendable, Equatable {
         port = components.port ?? (scheme == "https" ? 443 : 80)
         path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// The scheme as ATS reads it (`ws` and `wss` as `http` and `https`), once the port is known to be in range.
+    private static func scheme(of components: URLComponents, in text: String) throws(RequirementsError) -> String {
+        guard let rawScheme = components.scheme?.lowercased() else {
+            throw .invalidURL(text, reason: "it has no scheme; write it like https://example.com/")
+        }
+        if let port = components.port, !(0...65535).contains(port) {
+            throw .invalidURL(text, reason: Self.portOutOfRange(String(port)))
+        }
+        // Foundation's port is nil, as for no port at all, when the digits overflow an Int: the default port would
+        // be taken for `:99999999999999999999`.
+        if let digits = Self.overflowingPort(components) {
+            throw .invalidURL(text, reason: Self.portOutOfRange(digits))
+        }
+        switch rawScheme {
+        case "https", "wss": return "https"
+        case "http", "ws": return "http"
+        default: throw .invalidURL(text, reason: "ATS governs http and https URLs, not '\(rawScheme)'")
+        }
     }
 
     /// What is wrong with a string Foundation's `URLComponents` refuses, in words: Foundation says nothing.
