@@ -281,29 +281,37 @@ final class Connection: Sendable {
                 : "the server's response is not valid HTTP/1.1"
             return TransportError(.malformedResponse, phase: phase, host: host, port: port, what, verdict: report.verdict, underlying: text)
         case ExchangeFailure.error(let text, let isTLS):
-            if isTLS, let rejected = HandshakeFailureClassifier.clientCertificateAlert(in: text) {
-                return TransportError(.clientCertificateRejected, phase: phase, host: host, port: port,
-                                      "client certificate rejected: the server answered the handshake with \(rejected)",
-                                      verdict: report.verdict, handshake: report.handshake, underlying: text)
-            }
-            if text.contains("ECONNRESET") || text.contains("reset") || text.contains("uncleanShutdown") {
-                return TransportError(.connectionClosed, phase: phase, host: host, port: port,
-                                      "the server reset the connection", verdict: report.verdict, underlying: text)
-            }
-            if isTLS, let reason = TLSFailureReason(boringSSLText: text) {
-                var error = TransportError(.tlsFailure, phase: phase, host: host, port: port, "the TLS connection failed: \(reason.sentence)",
-                                           verdict: report.verdict, handshake: report.handshake, underlying: text)
-                error.tlsReason = reason
-                return error
-            }
-            return TransportError(isTLS ? .tlsFailure : .malformedResponse, phase: phase, host: host, port: port,
-                                  isTLS ? "the TLS connection failed for a reason the TLS library gave no known code for (see underlying)"
-                                        : "the connection failed during the exchange (see underlying)",
-                                  verdict: report.verdict, underlying: text)
+            return connectionError(text, isTLS: isTLS, phase: phase)
         default:
             return TransportError(.internalError, phase: phase, host: host, port: port, "the exchange ended by an unexpected error (see underlying)",
                                   underlying: "\(error)")
         }
+    }
+
+    /// An error the channel reported during the exchange: a client certificate refused late (TLS 1.3), a reset, or
+    /// a TLS failure with BoringSSL's reason in words.
+    private func connectionError(_ text: String, isTLS: Bool, phase: TransportError.Phase) -> TransportError {
+        let host = report.host
+        let port = report.port
+        if isTLS, let rejected = HandshakeFailureClassifier.clientCertificateAlert(in: text) {
+            return TransportError(.clientCertificateRejected, phase: phase, host: host, port: port,
+                                  "client certificate rejected: the server answered the handshake with \(rejected)",
+                                  verdict: report.verdict, handshake: report.handshake, underlying: text)
+        }
+        if text.contains("ECONNRESET") || text.contains("reset") || text.contains("uncleanShutdown") {
+            return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                  "the server reset the connection", verdict: report.verdict, underlying: text)
+        }
+        if isTLS, let reason = TLSFailureReason(boringSSLText: text) {
+            var error = TransportError(.tlsFailure, phase: phase, host: host, port: port, "the TLS connection failed: \(reason.sentence)",
+                                       verdict: report.verdict, handshake: report.handshake, underlying: text)
+            error.tlsReason = reason
+            return error
+        }
+        return TransportError(isTLS ? .tlsFailure : .malformedResponse, phase: phase, host: host, port: port,
+                              isTLS ? "the TLS connection failed for a reason the TLS library gave no known code for (see underlying)"
+                                    : "the connection failed during the exchange (see underlying)",
+                              verdict: report.verdict, underlying: text)
     }
 }
 
