@@ -22,38 +22,11 @@ enum ProxyTunnel {
     ///   - target: the request's target, named in errors beside the proxy.
     static func open(_ proxy: Proxy, connect authority: String?, authorization: String?, target: Target,
                      configuration: HTTPSClientConfiguration, group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> Outcome {
-        func failure(_ kind: TransportError.Kind, _ message: String, underlying: String? = nil) -> TransportError {
-            TransportError(kind, phase: .proxy, host: target.host, port: target.port, "through the proxy \(proxy): \(message)", underlying: underlying)
-        }
-        let remaining = deadline - .now()
-        let connectLimit = max(min(configuration.timeouts.connect.timeAmount, remaining), .milliseconds(1))
-        // An override names the proxy's address as it would the origin's; the origin itself the proxy resolves.
-        let overrideAddress: SocketAddress?
-        do throws(AddressOverrides.Refusal) {
-            overrideAddress = try AddressOverrides.override(in: configuration.addressOverrides, host: proxy.host, port: proxy.port)?.address
-        } catch {
-            throw failure(.invalidRequest, error.sentence)
-        }
-        let channel: any Channel
-        do {
-            let bootstrap = ClientBootstrap(group: group.any())
-                .connectTimeout(connectLimit)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            if let overrideAddress {
-                channel = try await bootstrap.connect(to: overrideAddress).get()
-            } else {
-                channel = try await bootstrap.connect(host: proxy.host, port: proxy.port).get()
-            }
-        } catch {
-            if case ChannelError.connectTimeout = error {
-                throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
-            }
-            throw failure(.connectionFailed, "the proxy is unreachable: \(ConnectFailure(error).sentence(address: proxy.host, port: proxy.port))",
-                          underlying: "\(error)")
-        }
+        let attempt = Attempt(proxy: proxy, target: target, limits: configuration.timeouts)
+        let channel = try await attempt.connect(overrides: configuration.addressOverrides, group: group, deadline: deadline)
 
         // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's.
-        let flag = TimeoutFlag()
+        let flag = attempt.flag
         let limit = min(NIODeadline.now() + configuration.timeouts.handshake.timeAmount, deadline)
         let answered = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
         // Every path that does not complete it fails it here; completing a completed promise is a no-op.
@@ -65,15 +38,11 @@ enum ProxyTunnel {
             answered.fail(ExchangeFailure.closed)
         }
         defer { timer.cancel() }
-        func expired() -> TransportError? {
-            guard flag.phase != nil else { return nil }
-            return failure(.timedOut, "the proxy did not complete \(proxy.scheme == .https ? "its TLS handshake and " : "")CONNECT within \(configuration.timeouts.handshake.secondsText) s (or the request's time limit)")
-        }
 
         if proxy.scheme == .https {
             do throws(TransportError) { try await secure(channel, proxy: proxy, configuration: configuration) } catch {
                 channel.close(promise: nil)
-                if let late = expired() { throw late }
+                if let late = attempt.expired() { throw late }
                 var relabelled = error
                 relabelled.phase = .proxy
                 relabelled.message = "the proxy \(proxy) is not trusted or its TLS failed: \(error.message)"
@@ -81,36 +50,8 @@ enum ProxyTunnel {
             }
         }
         guard let authority else { return .open(channel) }
-
-        // Made on the event loop and removed by name: handlers are not Sendable, so they never cross into this task.
-        let names = (encoder: "proxy-connect-encoder", decoder: "proxy-connect-decoder", handler: "proxy-connect")
         let sentMore = NIOLockedValueBox(false)
-        let head: HTTPResponseHead
-        do {
-            try await channel.eventLoop.submit {
-                let sync = channel.pipeline.syncOperations
-                try sync.addHandler(HTTPRequestEncoder(), name: names.encoder)
-                try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
-                try sync.addHandler(ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered,
-                                                          sentMore: sentMore), name: names.handler)
-            }.get()
-            head = try await answered.futureResult.get()
-        } catch {
-            channel.close(promise: nil)
-            if let late = expired() { throw late }
-            switch error {
-            case ExchangeFailure.malformedResponse(let text):
-                // NIO's parser stops at its header limits too; "not HTTP" would hide that the proxy sent too much.
-                let what = text == "\(HTTPParserError.headerOverflow)"
-                    ? "the proxy's answer to CONNECT has headers over the limits this client reads (256 fields, 80 KiB a field, 2 MiB in all)"
-                    : "the proxy's answer to CONNECT is not HTTP"
-                throw failure(.malformedResponse, what, underlying: text)
-            case ExchangeFailure.closed:
-                throw failure(.connectionClosed, "the proxy closed the connection without answering CONNECT")
-            default:
-                throw failure(.connectionClosed, "the proxy connection failed during CONNECT", underlying: "\(error)")
-            }
-        }
+        let head = try await attempt.sendConnect(on: channel, to: authority, authorization: authorization, answered: answered, sentMore: sentMore)
         // Only the proxy can answer CONNECT, so a 401 is the proxy's too: tinyproxy answers a wrong credential so.
         if head.status == .proxyAuthenticationRequired || head.status == .unauthorized {
             channel.close(promise: nil)
@@ -118,34 +59,117 @@ enum ProxyTunnel {
         }
         guard (200..<300).contains(head.status.code) else {
             channel.close(promise: nil)
-            throw failure(.proxyRefused, "the proxy refused CONNECT to \(authority) with \(head.status.code) \(head.status.reasonPhrase)")
+            throw attempt.failure(.proxyRefused, "the proxy refused CONNECT to \(authority) with \(head.status.code) \(head.status.reasonPhrase)")
         }
-        // The tunnel is open: from here on the channel carries the target's bytes only.
-        var removal: (any Error)?
-        do {
-            try await channel.eventLoop.flatSubmit {
-                let pipeline = channel.pipeline
-                return pipeline.removeHandler(name: names.handler).flatMap { pipeline.removeHandler(name: names.decoder) }
-                    .flatMap { pipeline.removeHandler(name: names.encoder) }
-            }.get()
-        } catch {
-            removal = error
-        }
-        if let late = expired() {
-            channel.close(promise: nil)
-            throw late
-        }
-        // The origin's TLS server speaks only after our ClientHello, which is not sent yet: the bytes are the proxy's.
-        if sentMore.withLockedValue({ $0 }) {
-            channel.close(promise: nil)
-            throw failure(.malformedResponse, "the proxy answered CONNECT with \(head.status.code), then sent bytes of its own before the tunnel carried anything; they cannot be the origin's, so the tunnel is not used. Check the proxy",
-                          underlying: removal.map { "\($0)" })
-        }
-        if let removal {
-            channel.close(promise: nil)
-            throw failure(.connectionClosed, "the proxy closed the tunnel as it opened", underlying: "\(removal)")
-        }
+        try await attempt.openTunnel(on: channel, answer: head, sentMore: sentMore)
         return .open(channel)
+    }
+
+    /// One attempt to open a proxy connection: what its steps share to word their failures.
+    private struct Attempt {
+        let proxy: Proxy
+        let target: Target
+        let limits: Timeouts
+        let flag = TimeoutFlag()
+        /// The CONNECT handlers, made on the event loop and removed by name: handlers are not Sendable, so they never
+        /// cross into the request's task.
+        static let names = (encoder: "proxy-connect-encoder", decoder: "proxy-connect-decoder", handler: "proxy-connect")
+
+        func failure(_ kind: TransportError.Kind, _ message: String, underlying: String? = nil) -> TransportError {
+            TransportError(kind, phase: .proxy, host: target.host, port: target.port, "through the proxy \(proxy): \(message)", underlying: underlying)
+        }
+
+        /// The limit's failure, once the timer has fired.
+        func expired() -> TransportError? {
+            guard flag.phase != nil else { return nil }
+            return failure(.timedOut, "the proxy did not complete \(proxy.scheme == .https ? "its TLS handshake and " : "")CONNECT within \(limits.handshake.secondsText) s (or the request's time limit)")
+        }
+
+        /// TCP to the proxy (or the address an override names for it; the origin itself the proxy resolves), within
+        /// the connect limit or what is left of the request's.
+        func connect(overrides: [String: String], group: any EventLoopGroup, deadline: NIODeadline) async throws(TransportError) -> any Channel {
+            let remaining = deadline - .now()
+            let connectLimit = max(min(limits.connect.timeAmount, remaining), .milliseconds(1))
+            let overrideAddress: SocketAddress?
+            do throws(AddressOverrides.Refusal) {
+                overrideAddress = try AddressOverrides.override(in: overrides, host: proxy.host, port: proxy.port)?.address
+            } catch {
+                throw failure(.invalidRequest, error.sentence)
+            }
+            do {
+                let bootstrap = ClientBootstrap(group: group.any())
+                    .connectTimeout(connectLimit)
+                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                if let overrideAddress { return try await bootstrap.connect(to: overrideAddress).get() }
+                return try await bootstrap.connect(host: proxy.host, port: proxy.port).get()
+            } catch {
+                if case ChannelError.connectTimeout = error {
+                    throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
+                }
+                throw failure(.connectionFailed, "the proxy is unreachable: \(ConnectFailure(error).sentence(address: proxy.host, port: proxy.port))",
+                              underlying: "\(error)")
+            }
+        }
+
+        /// Sends CONNECT and waits for the proxy's answer.
+        func sendConnect(on channel: any Channel, to authority: String, authorization: String?, answered: EventLoopPromise<HTTPResponseHead>,
+                         sentMore: NIOLockedValueBox<Bool>) async throws(TransportError) -> HTTPResponseHead {
+            let names = Self.names
+            do {
+                try await channel.eventLoop.submit {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(HTTPRequestEncoder(), name: names.encoder)
+                    try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
+                    try sync.addHandler(ProxyConnectHandler(authority: authority, authorization: authorization, answered: answered,
+                                                              sentMore: sentMore), name: names.handler)
+                }.get()
+                return try await answered.futureResult.get()
+            } catch {
+                channel.close(promise: nil)
+                if let late = expired() { throw late }
+                switch error {
+                case ExchangeFailure.malformedResponse(let text):
+                    // NIO's parser stops at its header limits too; "not HTTP" would hide that the proxy sent too much.
+                    let what = text == "\(HTTPParserError.headerOverflow)"
+                        ? "the proxy's answer to CONNECT has headers over the limits this client reads (256 fields, 80 KiB a field, 2 MiB in all)"
+                        : "the proxy's answer to CONNECT is not HTTP"
+                    throw failure(.malformedResponse, what, underlying: text)
+                case ExchangeFailure.closed:
+                    throw failure(.connectionClosed, "the proxy closed the connection without answering CONNECT")
+                default:
+                    throw failure(.connectionClosed, "the proxy connection failed during CONNECT", underlying: "\(error)")
+                }
+            }
+        }
+
+        /// The tunnel is open: from here on the channel carries the target's bytes only.
+        func openTunnel(on channel: any Channel, answer head: HTTPResponseHead, sentMore: NIOLockedValueBox<Bool>) async throws(TransportError) {
+            let names = Self.names
+            var removal: (any Error)?
+            do {
+                try await channel.eventLoop.flatSubmit {
+                    let pipeline = channel.pipeline
+                    return pipeline.removeHandler(name: names.handler).flatMap { pipeline.removeHandler(name: names.decoder) }
+                        .flatMap { pipeline.removeHandler(name: names.encoder) }
+                }.get()
+            } catch {
+                removal = error
+            }
+            if let late = expired() {
+                channel.close(promise: nil)
+                throw late
+            }
+            // The origin's TLS server speaks only after our ClientHello, which is not sent yet: the bytes are the proxy's.
+            if sentMore.withLockedValue({ $0 }) {
+                channel.close(promise: nil)
+                throw failure(.malformedResponse, "the proxy answered CONNECT with \(head.status.code), then sent bytes of its own before the tunnel carried anything; they cannot be the origin's, so the tunnel is not used. Check the proxy",
+                              underlying: removal.map { "\($0)" })
+            }
+            if let removal {
+                channel.close(promise: nil)
+                throw failure(.connectionClosed, "the proxy closed the tunnel as it opened", underlying: "\(removal)")
+            }
+        }
     }
 
     /// TLS to an `https://` proxy under the default ATS policy and the proxy's anchors. Pins and the trust manager
