@@ -12,25 +12,7 @@ import TransportTrust
 extension HTTPSClient {
     func send(_ request: HTTPRequest, to target: Target, deadline: NIODeadline, streaming: Bool) async throws(TransportError)
         -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
-        var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
-        let defaultPort = target.scheme == "https" ? 443 : 80
-        let hostHeader = (target.host.utf8.contains(UInt8(ascii: ":")) ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
-        if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
-        // A proxy credential is for the proxy alone (RFC 9110 §11.7.2), never an origin: a caller's goes on CONNECT
-        // for https, and on the request itself only when that request is sent to the proxy.
-        let givenProxyAuthorization = head.headers.first(name: "proxy-authorization")
-        head.headers.remove(name: "proxy-authorization")
-        // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
-        // request goes inside the tunnel, where the proxy credential never is.
-        if target.scheme == "http", let proxy = proxy(for: target) {
-            head.uri = "http://\(hostHeader)\(target.path)"
-            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) ?? givenProxyAuthorization {
-                head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
-            }
-        }
-        if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
-        if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
-
+        let (head, givenProxyAuthorization) = requestHead(for: request, to: target)
         var retried = false
         var identity = target.scheme == "https" ? configuration.identity(forHost: target.host) : nil
         var askedForIdentity = false
@@ -75,6 +57,29 @@ extension HTTPSClient {
                 }
             }
         }
+    }
+
+    /// The request's head as it goes on the wire, and the caller's Proxy-Authorization, which goes only to a proxy.
+    private func requestHead(for request: HTTPRequest, to target: Target) -> (HTTPRequestHead, proxyAuthorization: String?) {
+        var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
+        let defaultPort = target.scheme == "https" ? 443 : 80
+        let hostHeader = (target.host.utf8.contains(UInt8(ascii: ":")) ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
+        if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
+        // A proxy credential is for the proxy alone (RFC 9110 §11.7.2), never an origin: a caller's goes on CONNECT
+        // for https, and on the request itself only when that request is sent to the proxy.
+        let givenProxyAuthorization = head.headers.first(name: "proxy-authorization")
+        head.headers.remove(name: "proxy-authorization")
+        // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
+        // request goes inside the tunnel, where the proxy credential never is.
+        if target.scheme == "http", let proxy = proxy(for: target) {
+            head.uri = "http://\(hostHeader)\(target.path)"
+            if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) ?? givenProxyAuthorization {
+                head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
+            }
+        }
+        if let body = request.body { head.headers.replaceOrAdd(name: "content-length", value: String(body.count)) }
+        if !head.headers.contains(name: "user-agent") { head.headers.add(name: "user-agent", value: "swift-transport-security") }
+        return (head, givenProxyAuthorization)
     }
 
     /// The delegate's answer to a client-certificate challenge, as the decision sees it.
