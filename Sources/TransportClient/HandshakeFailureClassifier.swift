@@ -31,87 +31,111 @@ struct HandshakeFailureClassifier {
         return nil
     }
 
-    // Long (about 60 lines): one case per kind of handshake failure, most specific first.
+    /// One case per kind of handshake failure, most specific first: what the server sent, then BoringSSL's text.
     func classify(_ error: any Error, identityPresented: Bool) -> TransportError {
-        let text = "\(error)"
-        let host = target.host
-        let port = target.port
-        let requirements = target.requirements
-        let handshake = verifier.handshakeSummary
-        let outcome = verifier.outcome
         var closed = false
         if case ExchangeFailure.closed = error { closed = true }
-        func make(_ kind: TransportError.Kind, _ message: String, _ reason: TLSFailureReason? = TLSFailureReason(boringSSLText: text)) -> TransportError {
-            var error = TransportError(kind, phase: .handshake, host: host, port: port, message, verdict: outcome?.decision.verdict,
-                                       atsEvaluation: outcome?.decision.evaluation, handshake: handshake, underlying: text)
-            error.tlsReason = reason
+        let failure = Failure(text: "\(error)", target: target, verifier: verifier)
+        switch observation.first {
+        case .notTLS(let bytes)?:
+            return failure.make(.malformedResponse, "the server did not answer with TLS; its first bytes were \"\(bytes)\" (is this an http:// port?)")
+        case .unparsable(let why)?:
+            return failure.make(.malformedResponse, "the server's TLS handshake is malformed: \(why)")
+        case .alert(_, let description)?:
+            return alert(description, failure)
+        case .serverHello(let hello)?:
+            return afterServerHello(hello, failure, closed: closed, identityPresented: identityPresented)
+        case nil:
+            let text = failure.text
+            if text.contains("closed") || text.contains("uncleanShutdown") || text.contains("reset") || closed {
+                return failure.make(.connectionClosed, "the server closed the connection before answering the TLS ClientHello")
+            }
+            return failure.make(.tlsFailure, failure.worded("the TLS handshake failed before the server answered"))
+        }
+    }
+
+    /// The error's parts every case words the same way.
+    private struct Failure {
+        let text: String
+        let target: Target
+        let verifier: HandshakeVerifier
+
+        func make(_ kind: TransportError.Kind, _ message: String, _ reason: TLSFailureReason?? = nil) -> TransportError {
+            let outcome = verifier.outcome
+            var error = TransportError(kind, phase: .handshake, host: target.host, port: target.port, message, verdict: outcome?.decision.verdict,
+                                       atsEvaluation: outcome?.decision.evaluation, handshake: verifier.handshakeSummary, underlying: text)
+            error.tlsReason = reason ?? TLSFailureReason(boringSSLText: text)
             return error
         }
+
         /// BoringSSL's reason in words; its own text goes only to `underlying`.
         func worded(_ prefix: String) -> String {
             TLSFailureReason(boringSSLText: text).map { "\(prefix): \($0.sentence)" } ?? "\(prefix) for a reason the TLS library gave no known code for (its own text is kept as the error's underlying text)"
         }
+    }
+
+    /// The server ended the handshake with an alert. An ATS refusal, with the key that would change it, only where
+    /// ATS sets what was offered; otherwise the server and this client simply have nothing in common.
+    private func alert(_ description: UInt8, _ failure: Failure) -> TransportError {
+        let requirements = target.requirements
+        let name = Self.alertNames[description] ?? "alert \(description)"
         let minimum = requirements.minimumTLSVersion
-        let versionKey = "NSExceptionMinimumTLSVersion"
         let enforced = requirements.atsEnforced.value
-        // An exception entry for this host could change what is offered: before iOS 17 / macOS 14 the system ignores
-        // NSExceptionDomains entries for IP addresses, so no key names a fix there.
-        let entryCanHelp = !requirements.target.isIP || requirements.profile.generation >= .ats3
-        switch observation.first {
-        case .notTLS(let bytes)?:
-            return make(.malformedResponse, "the server did not answer with TLS; its first bytes were \"\(bytes)\" (is this an http:// port?)")
-        case .unparsable(let why)?:
-            return make(.malformedResponse, "the server's TLS handshake is malformed: \(why)")
-        case .alert(_, let description)?:
-            let name = Self.alertNames[description] ?? "alert \(description)"
-            switch description {
-            // An ATS refusal, with the key that would change it, only where ATS sets what was offered; otherwise the
-            // server and this client simply have nothing in common.
-            case 70:
-                guard enforced && minimum.value > .tls10 else {
-                    return make(.tlsFailure, "the server supports no TLS version this client offers, from \(minimum.value) up (it sent \(name))")
-                }
-                let versionHint = entryCanHelp ? "; \(versionKey) for this domain would allow an older version"
-                    : "; no exception can lower it for an IP address before iOS 17 / macOS 14"
-                return make(.atsRefused, "the server supports no TLS version from \(minimum.value) up (it sent \(name)); the minimum comes from \(minimum.because)\(versionHint)")
-            case 40, 71:
-                // handshake_failure also means no shared key-exchange group or signature algorithm, not only suites.
-                let what = "the server accepts none of the offered cipher suites, or none of the key-exchange groups or signature algorithms (it sent \(name))"
-                guard enforced else { return make(.tlsFailure, what) }
-                let rsaHint = requirements.requiresForwardSecrecy.value && minimum.value < .tls13 && description == 40 && entryCanHelp
-                // Suites ATS allows that BoringSSL lacks: the server may take one of them, as an iPhone would.
-                let unoffered = HTTPSClient.unofferable(requirements.cipherSuites.value).map(\.name)
-                let unofferedHint = unoffered.isEmpty ? ""
-                    : "; ATS also allows \(unoffered.joined(separator: ", ")), which this client cannot offer, so an iPhone may still load it (ats diagnose asks the server)"
-                return make(.atsRefused, "\(what); the suites come from \(requirements.cipherSuites.because)\(rsaHint ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")\(unofferedHint)")
-            default:
-                guard let reason = TLSFailureReason(alert: description) else {
-                    return make(.tlsFailure, "the server ended the handshake with \(name)", nil)
-                }
-                let kind: TransportError.Kind = reason.fixedBy == .client && Self.clientCertificateAlert(in: reason.rawValue) != nil
-                    ? .clientCertificateRejected : .tlsFailure
-                return make(kind, reason.sentence, reason)
+        switch description {
+        case 70:
+            guard enforced && minimum.value > .tls10 else {
+                return failure.make(.tlsFailure, "the server supports no TLS version this client offers, from \(minimum.value) up (it sent \(name))")
             }
-        case .serverHello(let hello)?:
-            if let version = hello.version, version < minimum.value {
-                return make(.atsRefused, "the server negotiated \(version), below the minimum \(minimum.value) (\(minimum.because)); \(versionKey) would allow it")
+            let versionHint = entryCanHelp ? "; \(Self.versionKey) for this domain would allow an older version"
+                : "; no exception can lower it for an IP address before iOS 17 / macOS 14"
+            return failure.make(.atsRefused, "the server supports no TLS version from \(minimum.value) up (it sent \(name)); the minimum comes from \(minimum.because)\(versionHint)")
+        case 40, 71:
+            // handshake_failure also means no shared key-exchange group or signature algorithm, not only suites.
+            let what = "the server accepts none of the offered cipher suites, or none of the key-exchange groups or signature algorithms (it sent \(name))"
+            guard enforced else { return failure.make(.tlsFailure, what) }
+            let rsaHint = requirements.requiresForwardSecrecy.value && minimum.value < .tls13 && description == 40 && entryCanHelp
+            // Suites ATS allows that BoringSSL lacks: the server may take one of them, as an iPhone would.
+            let unoffered = HTTPSClient.unofferable(requirements.cipherSuites.value).map(\.name)
+            let unofferedHint = unoffered.isEmpty ? ""
+                : "; ATS also allows \(unoffered.joined(separator: ", ")), which this client cannot offer, so an iPhone may still load it (ats diagnose asks the server)"
+            return failure.make(.atsRefused, "\(what); the suites come from \(requirements.cipherSuites.because)\(rsaHint ? "; if the server only has RSA key exchange, NSExceptionRequiresForwardSecrecy = NO for this domain would allow it" : "")\(unofferedHint)")
+        default:
+            guard let reason = TLSFailureReason(alert: description) else {
+                return failure.make(.tlsFailure, "the server ended the handshake with \(name)", .some(nil))
             }
-            if hello.version != .tls13 && !requirements.cipherSuites.value.contains(where: { $0.code == hello.cipherSuiteCode }) {
-                return make(.atsRefused, "the server chose \(hello.cipherSuiteName), which is not an allowed suite (\(requirements.cipherSuites.because))")
-            }
-            if let alert = Self.clientCertificateAlert(in: text) ?? (outcome != nil && text.uppercased().contains("ALERT_HANDSHAKE_FAILURE") ? "a handshake_failure alert" : nil) {
-                let presented = identityPresented ? "the client certificate was rejected" : "the server requires a client certificate and none is configured for \(host)"
-                return make(.clientCertificateRejected, "client certificate rejected: \(presented) (the server sent \(alert))")
-            }
-            if text.contains("closed") || text.contains("uncleanShutdown") || closed {
-                return make(.connectionClosed, "the server closed the connection during the TLS handshake")
-            }
-            return make(.tlsFailure, worded("the TLS handshake failed"))
-        case nil:
-            if text.contains("closed") || text.contains("uncleanShutdown") || text.contains("reset") || closed {
-                return make(.connectionClosed, "the server closed the connection before answering the TLS ClientHello")
-            }
-            return make(.tlsFailure, worded("the TLS handshake failed before the server answered"))
+            let kind: TransportError.Kind = reason.fixedBy == .client && Self.clientCertificateAlert(in: reason.rawValue) != nil
+                ? .clientCertificateRejected : .tlsFailure
+            return failure.make(kind, reason.sentence, reason)
         }
+    }
+
+    /// The server answered, then the handshake failed: an ATS refusal of what it chose, a refused client
+    /// certificate, a closed connection, or BoringSSL's reason.
+    private func afterServerHello(_ hello: ServerHelloInfo, _ failure: Failure, closed: Bool, identityPresented: Bool) -> TransportError {
+        let requirements = target.requirements
+        let minimum = requirements.minimumTLSVersion
+        let text = failure.text
+        if let version = hello.version, version < minimum.value {
+            return failure.make(.atsRefused, "the server negotiated \(version), below the minimum \(minimum.value) (\(minimum.because)); \(Self.versionKey) would allow it")
+        }
+        if hello.version != .tls13 && !requirements.cipherSuites.value.contains(where: { $0.code == hello.cipherSuiteCode }) {
+            return failure.make(.atsRefused, "the server chose \(hello.cipherSuiteName), which is not an allowed suite (\(requirements.cipherSuites.because))")
+        }
+        if let alert = Self.clientCertificateAlert(in: text) ?? (verifier.outcome != nil && text.uppercased().contains("ALERT_HANDSHAKE_FAILURE") ? "a handshake_failure alert" : nil) {
+            let presented = identityPresented ? "the client certificate was rejected" : "the server requires a client certificate and none is configured for \(target.host)"
+            return failure.make(.clientCertificateRejected, "client certificate rejected: \(presented) (the server sent \(alert))")
+        }
+        if text.contains("closed") || text.contains("uncleanShutdown") || closed {
+            return failure.make(.connectionClosed, "the server closed the connection during the TLS handshake")
+        }
+        return failure.make(.tlsFailure, failure.worded("the TLS handshake failed"))
+    }
+
+    static let versionKey = "NSExceptionMinimumTLSVersion"
+
+    /// Whether an exception entry for this host could change what is offered: before iOS 17 / macOS 14 the system
+    /// ignores NSExceptionDomains entries for IP addresses, so no key names a fix there.
+    private var entryCanHelp: Bool {
+        !target.requirements.target.isIP || target.requirements.profile.generation >= .ats3
     }
 }
