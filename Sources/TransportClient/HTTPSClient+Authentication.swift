@@ -16,13 +16,11 @@ extension HTTPSClient {
         var credential: Credential
     }
 
-    /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
-    func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
-                lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
-                rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
-        // Strongest first: Digest SHA-256, Digest MD5, then Basic. A challenge this client cannot answer (qop=auth-int
-        // only, an unknown algorithm) is passed over for the next, as RFC 9110 §11.6.1 lets a client choose.
-        let usable = challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
+    /// The challenges this client can answer, strongest first: Digest SHA-256, Digest MD5, then Basic. One it cannot
+    /// answer (qop=auth-int only, an unknown algorithm) is passed over for the next, as RFC 9110 §11.6.1 lets a client
+    /// choose.
+    static func usable(_ challenges: [HTTPAuthChallenge]) -> [(HTTPAuthChallenge, AuthenticationMethod, Int)] {
+        challenges.compactMap { challenge -> (HTTPAuthChallenge, AuthenticationMethod, Int)? in
             switch challenge.scheme {
             case "digest":
                 guard HTTPAuthorization.digestProblem(challenge) == nil,
@@ -32,7 +30,25 @@ extension HTTPSClient {
             default: return nil
             }
         }.sorted { $0.2 > $1.2 }
+    }
 
+    /// The Authorization header that answers `challenge` with the user and password.
+    private func authorization(_ method: AuthenticationMethod, challenge: HTTPAuthChallenge, user: String, password: String,
+                               request: HTTPRequest, target: Target, nonceCount: Int) throws(TransportError) -> String {
+        guard method == .httpDigest else { return HTTPAuthorization.basic(user: user, password: password) }
+        do throws(HTTPAuthorization.DigestError) {
+            return try HTTPAuthorization.digest(challenge: challenge, user: user, password: password, method: request.method.rawValue,
+                                                uri: target.path, nonceCount: nonceCount)
+        } catch {
+            throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port, error.description)
+        }
+    }
+
+    /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
+    func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
+                lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
+                rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
+        let usable = Self.usable(challenges)
         for (challenge, method, _) in usable {
             let space = ProtectionSpace(host: target.host, port: target.port, protocol: target.scheme, realm: challenge.realm,
                                         authenticationMethod: method)
@@ -80,18 +96,8 @@ extension HTTPSClient {
                 throw TransportError(.insecureHTTPRefused, phase: .authentication, host: target.host, port: target.port,
                                      "refusing to send a password to \(target.host) over plain http; use https, or set allowsCredentialsOverInsecureHTTP")
             }
-            let header: String
-            if method == .httpBasic {
-                header = HTTPAuthorization.basic(user: user, password: password)
-            } else {
-                do throws(HTTPAuthorization.DigestError) {
-                    header = try HTTPAuthorization.digest(challenge: challenge, user: user, password: password,
-                                                          method: request.method.rawValue, uri: target.path,
-                                                          nonceCount: isStaleRetry ? 1 : failures + 1)
-                } catch {
-                    throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port, error.description)
-                }
-            }
+            let header = try authorization(method, challenge: challenge, user: user, password: password, request: request, target: target,
+                                           nonceCount: isStaleRetry ? 1 : failures + 1)
             if !isStaleRetry { attempts[space] = failures + 1 }
             return Answer(header: header, space: space, credential: credential)
         }

@@ -166,11 +166,7 @@ public final class HTTPSClient: Sendable {
         if let problem = HTTPSyntax.problem(method: request.method, headers: request.headers) {
             throw TransportError(.invalidRequest, phase: .request, host: target.host, port: target.port, "\(problem); nothing was sent")
         }
-        var attempts: [ProtectionSpace: Int] = [:]
-        var rejected: Set<ProtectionSpace> = []
-        var pendingCredential: (space: ProtectionSpace, credential: Credential)?
-        var staleRetries = 0
-        var answeredChallenges = 0
+        var auth = AuthenticationState()
         var proxyFailures = 0
         var pendingProxy: ProxyAnswer?
 
@@ -179,18 +175,14 @@ public final class HTTPSClient: Sendable {
             let status = started.head.status.code
 
             // A credential that got past its challenge is remembered as its persistence says.
-            if let pending = pendingCredential, status != 401 {
+            if let pending = auth.pendingCredential, status != 401 {
                 await remember(pending.credential, for: pending.space)
-                pendingCredential = nil
+                auth.pendingCredential = nil
             }
 
             if [301, 302, 303, 307, 308].contains(status), let location = started.head.headers.first(name: "location") {
                 try await drain(started, stream, connection)
-                guard redirects.count < configuration.maximumRedirects else {
-                    throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
-                                         "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
-                }
-                let (nextRequest, nextTarget) = try following(status, to: location, from: request, at: target)
+                let (nextRequest, nextTarget) = try following(status, to: location, from: request, at: target, after: redirects.count)
                 redirects.append(request.url)
                 request = nextRequest
                 target = nextTarget
@@ -215,43 +207,77 @@ public final class HTTPSClient: Sendable {
             if status == 401 {
                 let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
                 if !challenges.isEmpty {
-                    let (end, failure) = try await readWhole(started, stream, on: connection, request: request, redirects: redirects)
-                    // Per-space limits do not bound a server that names a new realm each time; this does.
-                    guard answeredChallenges < configuration.maximumTotalAuthenticationAttempts else {
-                        await release(connection, reusable: end.reusable)
-                        throw TransportError(.tooManyAuthenticationAttempts, phase: .authentication, host: target.host, port: target.port,
-                                             "the server asked for credentials again after \(answeredChallenges) answered challenges (\(attempts.count) protection spaces); none is sent again. Check the user and password, or raise HTTPSClientConfiguration.maximumTotalAuthenticationAttempts")
+                    let exchange = Exchanged(started: started, stream: stream, connection: connection)
+                    if let response = try await unauthorized(exchange, challenges, request: &request, target: target, redirects: redirects,
+                                                             streaming: streaming, auth: &auth) {
+                        return response
                     }
-                    let answered: Answer?
-                    do throws(TransportError) {
-                        answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: pendingCredential,
-                                                    attempts: &attempts, rejected: &rejected, staleRetries: &staleRetries)
-                    } catch {
-                        // A cancelled challenge ends the request, not the connection, whose exchange is complete.
-                        await release(connection, reusable: end.reusable)
-                        throw error
-                    }
-                    if let answer = answered {
-                        answeredChallenges += 1
-                        await release(connection, reusable: end.reusable)
-                        request.headers.replaceOrAdd(name: "authorization", value: answer.header)
-                        pendingCredential = (answer.space, answer.credential)
-                        continue
-                    }
-                    // No credential: the 401 is the response, as URLSession returns it. Whoever reads the response
-                    // releases the connection, once: it was pooled twice here and went to two requests at a time.
-                    let replay = replayed(end, started: started, streaming: streaming)
-                    return Final(started: replay.started, connection: connection, stream: replay.stream, url: request.url, redirects: redirects)
+                    continue
                 }
             }
             return Final(started: started, connection: connection, stream: stream, url: request.url, redirects: redirects)
         }
     }
 
-    /// The request a redirect asks for, and the target it goes to. A Location that cannot be followed is the server's
-    /// fault; plain HTTP that the target's ATS requirements do not allow is refused.
-    private func following(_ status: UInt, to location: String, from request: HTTPRequest, at target: Target) throws(TransportError)
-        -> (HTTPRequest, Target) {
+    /// What the request loop carries from one 401 to the next.
+    private struct AuthenticationState {
+        var attempts: [ProtectionSpace: Int] = [:]
+        var rejected: Set<ProtectionSpace> = []
+        /// The credential the last request carried, remembered once it gets past its challenge.
+        var pendingCredential: (space: ProtectionSpace, credential: Credential)?
+        var staleRetries = 0
+        var answeredChallenges = 0
+    }
+
+    /// One exchange whose response head has arrived.
+    private struct Exchanged {
+        var started: Connection.Started
+        var stream: AsyncThrowingStream<[UInt8], any Error>?
+        var connection: Connection
+    }
+
+    /// A 401 with challenges: nil when `request` now carries a credential and goes again, or the response when no
+    /// credential answers (the 401 is then the answer, as URLSession returns it).
+    private func unauthorized(_ exchange: Exchanged, _ challenges: [HTTPAuthChallenge], request: inout HTTPRequest, target: Target,
+                              redirects: [String], streaming: Bool, auth: inout AuthenticationState) async throws(TransportError) -> Final? {
+        let connection = exchange.connection
+        let (end, failure) = try await readWhole(exchange.started, exchange.stream, on: connection, request: request, redirects: redirects)
+        // Per-space limits do not bound a server that names a new realm each time; this does.
+        guard auth.answeredChallenges < configuration.maximumTotalAuthenticationAttempts else {
+            await release(connection, reusable: end.reusable)
+            throw TransportError(.tooManyAuthenticationAttempts, phase: .authentication, host: target.host, port: target.port,
+                                 "the server asked for credentials again after \(auth.answeredChallenges) answered challenges (\(auth.attempts.count) protection spaces); none is sent again. Check the user and password, or raise HTTPSClientConfiguration.maximumTotalAuthenticationAttempts")
+        }
+        let answered: Answer?
+        do throws(TransportError) {
+            answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: auth.pendingCredential,
+                                        attempts: &auth.attempts, rejected: &auth.rejected, staleRetries: &auth.staleRetries)
+        } catch {
+            // A cancelled challenge ends the request, not the connection, whose exchange is complete.
+            await release(connection, reusable: end.reusable)
+            throw error
+        }
+        if let answer = answered {
+            auth.answeredChallenges += 1
+            await release(connection, reusable: end.reusable)
+            request.headers.replaceOrAdd(name: "authorization", value: answer.header)
+            auth.pendingCredential = (answer.space, answer.credential)
+            return nil
+        }
+        // Whoever reads the response releases the connection, once: it was pooled twice here and went to two
+        // requests at a time.
+        let replay = replayed(end, started: exchange.started, streaming: streaming)
+        return Final(started: replay.started, connection: connection, stream: replay.stream, url: request.url, redirects: redirects)
+    }
+
+    /// The request a redirect asks for, and the target it goes to, within the redirect limit. A Location that cannot
+    /// be followed is the server's fault; plain HTTP that the target's ATS requirements do not allow is refused.
+    private func following(_ status: UInt, to location: String, from request: HTTPRequest, at target: Target,
+                           after redirects: Int) throws(TransportError) -> (HTTPRequest, Target) {
+        guard redirects < configuration.maximumRedirects else {
+            throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
+                                 "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
+        }
         // A Location the client cannot follow is the server's fault, not a usage error.
         guard URLText.problem(in: location) == nil,
               let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
