@@ -168,12 +168,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
-        // Support shared by the test targets.
+        // Support shared by the test targets: certificates, child processes, time limits. Free of NIO (its own process
+        // limit, not ATSTestServers'), so that TransportTrustTests builds without the network stack.
         .target(
             name: "TestSupport",
             dependencies: [
-                "TransportTrust", "ATSTestServers",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "TransportTrust",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
