@@ -187,7 +187,6 @@ let package = Package(
             dependencies: [
                 "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity", "AppBundles",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
