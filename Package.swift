@@ -182,11 +182,19 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
+        // ATS inputs (Info.plists, binary plists, .ipa archives) and a SARIF validator, for the tests of the ATS
+        // modules and of the commands that read them; apart from TestSupport, so that no other test target links
+        // ZIPFoundation or AppTransportSecurity through it.
+        .target(
+            name: "ATSTestSupport",
+            dependencies: ["AppTransportSecurity", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            path: "Tests/ATSTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity", "AppBundles",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "TestSupport", "ATSTestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -195,6 +203,21 @@ let package = Package(
             ],
             // Real chains read from the source tree by path (#filePath), not bundled.
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppTransportSecurityTests",
+            dependencies: ["ATSTestSupport", "AppTransportSecurity", "TransportTrust"],
+            // The audit's corpus, read from the source tree by path (#filePath), not bundled.
+            exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppBundlesTests",
+            dependencies: [
+                "ATSTestSupport", "AppBundles", "AppTransportSecurity",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,5 +1,6 @@
-import TestSupport
 import ATSCommandLine
+import ATSTestSupport
+import TestSupport
 import Foundation
 import Testing
 
@@ -49,7 +50,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
         #expect((object?["findings"] as? [Any])?.count == 1)
         let (_, sarif) = await run(["audit", bad, "--format", "sarif", "--platform", "ios10"])
-        #expect(try ATSSARIFTests.validate(sarif.standardOutput) == 1)
+        #expect(try SARIFValidator.validate(sarif.standardOutput) == 1)
     }
 
     /// Without ATS the system client still offers no RC4 suite (iOS 10 and later): such a connection is not allowed,
@@ -59,7 +60,7 @@ import Testing
     @Test func subdomainDepthCanBeCheckedUnderEitherReading() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("example.com",
+        let plist = try file(ATSFixture.infoPlist(ATSFixture.domain("example.com",
             "<key>NSIncludesSubdomains</key><true/><key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string>")), in: dir)
         let deep = ["check", "--plist", plist, "https://cdn.eu.example.com", "--tls", "1.0"]
         let (anyDepth, out) = await run(deep)
@@ -88,7 +89,7 @@ import Testing
     @Test func checkPrintsProvenanceAndEvaluates() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("example.com",
+        let plist = try file(ATSFixture.infoPlist(ATSFixture.domain("example.com",
             "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")), in: dir)
         let (code, out) = await run(["check", "--plist", plist, "http://cdn.example.com"])
         #expect(code == 0)
@@ -125,9 +126,9 @@ import Testing
     @Test func checkMatchesAnALabelEntryAndShowsTheALabelHost() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let pins = ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
-        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
-                                                  + ATSAuditTests.pinned("xn--mnchen-3ya.de", pins)), in: dir)
+        let pins = ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let plist = try file(ATSFixture.infoPlist(ATSFixture.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                                                  + ATSFixture.pinned("xn--mnchen-3ya.de", pins)), in: dir)
         let (code, out) = await run(["check", "--plist", plist, "http://xn--mnchen-3ya.de/", "https://xn--mnchen-3ya.de/", "--json"])
         #expect(code == 0)
         let results = try checkJSON(out)
@@ -140,7 +141,7 @@ import Testing
     @Test func checkWarnsAboutKeysItIgnores() async throws {
         let dir = try ATSFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let plist = try file(ATSFixture.infoPlist(ATSAuditTests.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><integer>1</integer>")
+        let plist = try file(ATSFixture.infoPlist(ATSFixture.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><integer>1</integer>")
                                                   + "<key>NSAllowsArbitraryLoad</key><true/>"), in: dir)
         let (code, out) = await run(["check", "--plist", plist, "http://a.com/"])
         #expect(code == 0)
@@ -163,7 +164,7 @@ import Testing
         #expect(http["key"] as? String == "NSExceptionDomains › a.com › NSExceptionAllowsInsecureHTTPLoads")
         #expect((http["rule"] as? String)?.contains("present but is <integer>1</integer>") == true)
 
-        let clean = try file(ATSFixture.infoPlist(ATSAuditTests.domain("a.com", "")), in: dir, name: "clean.plist")
+        let clean = try file(ATSFixture.infoPlist(ATSFixture.domain("a.com", "")), in: dir, name: "clean.plist")
         #expect(await run(["check", "--plist", clean, "http://a.com/"]).1.standardError.isEmpty)
     }
 
@@ -208,7 +209,7 @@ import Testing
         #expect(out.standardOutput.contains("Payload/Demo.app/PlugIns/Share.appex/Info.plist"))
         #expect(out.standardOutput.contains("ATS160"))
         let (_, sarif) = await run(["audit", ipa.path, "--format", "sarif"])
-        #expect(try ATSSARIFTests.validate(sarif.standardOutput) > 0)
+        #expect(try SARIFValidator.validate(sarif.standardOutput) > 0)
         let log = try JSONSerialization.jsonObject(with: Data(sarif.standardOutput.utf8)) as? [String: Any]
         let results = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
         let lines = results.compactMap { ((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["region"] as? [String: Any])?["startLine"] as? Int }
@@ -225,7 +226,7 @@ import Testing
                              to: app.appendingPathComponent("PlugIns/Player.appex/Info.plist"))
         let (code, out) = await run(["audit", app.path, "--format", "sarif"])
         #expect(code == 1)
-        #expect(try ATSSARIFTests.validate(out.standardOutput) == 3)
+        #expect(try SARIFValidator.validate(out.standardOutput) == 3)
         let log = try JSONSerialization.jsonObject(with: Data(out.standardOutput.utf8)) as? [String: Any]
         let results = ((log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
         let places = results.compactMap { r -> String? in
@@ -267,5 +268,19 @@ import Testing
         #expect(code == 1)
         #expect(out.standardOutput.contains("PlugIns/Player.appex/Info.plist"))
         #expect(await run(["audit", dir.path]).0 == 2, "a folder without an Info.plist is unreadable input")
+    }
+
+    /// `--as` on a file of the audit's corpus (ATSCorpusTests) that reads either way.
+    @Test func auditAndCheckTakeTheReadingOnTheCommandLine() async throws {
+        let file = Repository.root.appendingPathComponent("Tests/AppTransportSecurityTests/Fixtures/ATSCorpus/source-info-plist-or-bare.plist").path
+        let out = Output.capture()
+        #expect(await ATSCommand.run(arguments: ["audit", file, "--as", "info-plist", "--format", "json"], output: out) == 0)
+        #expect(out.standardOutput.contains("\"layout\" : \"infoPlist\""), "\(out.standardOutput)")
+        let check = Output.capture()
+        #expect(await ATSCommand.run(arguments: ["check", "--plist", file, "--as", "ats-dictionary", "http://example.com/"], output: check) == 0,
+                "\(check.standardError)")
+        let bad = Output.capture()
+        #expect(await ATSCommand.run(arguments: ["audit", file, "--as", "xml"], output: bad) == 2)
+        #expect(bad.standardError.contains("info-plist"), "\(bad.standardError)")
     }
 }

@@ -1,5 +1,3 @@
-import AppBundles
-import ATSCommandLine
 import Foundation
 import Testing
 
@@ -10,9 +8,11 @@ import Testing
 @Suite struct ATSCorpusTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/ATSCorpus")
 
+    /// The audit of one file, read as `ats audit` reads a plist: one source, named by its path.
     static func audit(_ name: String, as layout: ConfigurationSource.Layout? = nil) throws -> AuditReport {
-        let sources = try ConfigurationLoader(layout: layout).load(path: folder.appendingPathComponent(name).path)
-        return Auditor(profile: .ios17).audit(sources)
+        let file = folder.appendingPathComponent(name)
+        let source = try ConfigurationLoader(layout: layout).load(data: Data(contentsOf: file), name: file.path)
+        return Auditor(profile: .ios17).audit([source])
     }
 
     /// Each finding as `CODE severity key`, sorted, so that a test names exactly what the file gives.
@@ -136,18 +136,5 @@ import Testing
 
         let asBare = try Self.audit("loosening-key-typos.plist", as: .bareDictionary)
         #expect(asBare.readings.first?.reason.contains("as asked") == true)
-    }
-
-    @Test func auditAndCheckTakeTheReadingOnTheCommandLine() async throws {
-        let file = Self.folder.appendingPathComponent("source-info-plist-or-bare.plist").path
-        let out = Output.capture()
-        #expect(await ATSCommand.run(arguments: ["audit", file, "--as", "info-plist", "--format", "json"], output: out) == 0)
-        #expect(out.standardOutput.contains("\"layout\" : \"infoPlist\""), "\(out.standardOutput)")
-        let check = Output.capture()
-        #expect(await ATSCommand.run(arguments: ["check", "--plist", file, "--as", "ats-dictionary", "http://example.com/"], output: check) == 0,
-                "\(check.standardError)")
-        let bad = Output.capture()
-        #expect(await ATSCommand.run(arguments: ["audit", file, "--as", "xml"], output: bad) == 2)
-        #expect(bad.standardError.contains("info-plist"), "\(bad.standardError)")
     }
 }

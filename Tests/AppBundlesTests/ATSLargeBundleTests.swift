@@ -1,5 +1,5 @@
 import AppBundles
-import TestSupport
+import ATSTestSupport
 import Foundation
 import Testing
 

@@ -1,25 +1,22 @@
-import TestSupport
 import Foundation
-import Testing
 
-@testable import AppTransportSecurity
-
-/// Validates `ats audit --format sarif` against the SARIF 2.1.0 required properties (OASIS SARIF v2.1.0,
-/// §3.13 sarifLog, §3.14 run, §3.18 tool, §3.19 toolComponent, §3.27 result, §3.28 location, §3.29
-/// physicalLocation, §3.30 region, §3.49 reportingDescriptor) and GitHub code scanning's additional
-/// expectations. Written from the specification; nothing is fetched.
-@Suite struct ATSSARIFTests {
-    enum SARIFError: Error, CustomStringConvertible {
+/// Validates a SARIF log, as `ats audit --format sarif` writes it, against the SARIF 2.1.0 required properties
+/// (OASIS SARIF v2.1.0, §3.13 sarifLog, §3.14 run, §3.18 tool, §3.19 toolComponent, §3.27 result, §3.28 location,
+/// §3.29 physicalLocation, §3.30 region, §3.49 reportingDescriptor) and GitHub code scanning's additional
+/// expectations. Written from the specification; nothing is fetched. Shared by the audit's tests and the command's.
+public enum SARIFValidator {
+    /// The first violation found.
+    public enum SARIFError: Error, CustomStringConvertible {
         case invalid(String)
-        var description: String { if case .invalid(let s) = self { return s }; return "" }
+        public var description: String { if case .invalid(let s) = self { return s }; return "" }
     }
 
-    static func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    private static func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw SARIFError.invalid(message()) }
     }
 
     /// Returns the number of results; throws on the first violation.
-    static func validate(_ text: String) throws -> Int {
+    public static func validate(_ text: String) throws -> Int {
         let any = try JSONSerialization.jsonObject(with: Data(text.utf8))
         guard let log = any as? [String: Any] else { throw SARIFError.invalid("the log is not an object") }
         try require(log["version"] as? String == "2.1.0", "version must be \"2.1.0\"")
@@ -85,33 +82,5 @@ import Testing
             total += results.count
         }
         return total
-    }
-
-    @Test func sarifForTypicalMistakesIsValid() throws {
-        let body = """
-            <key>NSAllowsArbitraryLoads</key><integer>1</integer>
-            <key>NSExceptionDomains</key><dict><key>Old.example.com:80</key><dict>
-            <key>NSExceptionMinimumTLSVerion</key><string>TLSv1.0</string></dict></dict>
-            """
-        let report = Auditor().audit([try ConfigurationLoader().load(data: Data(ATSFixture.infoPlist(body).utf8), name: "My App/Info.plist")])
-        #expect(report.findings.count >= 3)
-        let sarif = SARIFReportRenderer(toolVersion: "0.1.0").render(report)
-        #expect(try Self.validate(sarif) == report.findings.count)
-        #expect(sarif.contains("My%20App/Info.plist"))
-    }
-
-    @Test func sarifWithoutFindingsIsValid() throws {
-        let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(""))])
-        #expect(try Self.validate(SARIFReportRenderer(toolVersion: "0.1.0").render(report)) == 0)
-    }
-
-    @Test func validatorRejectsBrokenLogs() {
-        #expect(throws: SARIFError.self) { try Self.validate(#"{"version":"2.0.0","runs":[]}"#) }
-        #expect(throws: SARIFError.self) {
-            try Self.validate(#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x","rules":[{"id":"A"}]}},"results":[{"ruleId":"A","message":{"text":"m"}}]}]}"#)
-        }
-        #expect(throws: SARIFError.self) {
-            try Self.validate(#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x","rules":[{"id":"A"}]}},"results":[{"ruleId":"B","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a"}}}]}]}]}"#)
-        }
     }
 }

@@ -1,6 +1,6 @@
 import AppTransportSecurity
 import Foundation
-import TestSupport
+import ATSTestSupport
 import Testing
 import TransportTrust
 

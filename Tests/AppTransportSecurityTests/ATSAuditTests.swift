@@ -1,4 +1,4 @@
-import TestSupport
+import ATSTestSupport
 import Foundation
 import Testing
 import TransportTrust
@@ -12,18 +12,6 @@ import TransportTrust
 
     func rules(_ body: String, profile: PlatformProfile = .ios17) throws -> Set<AuditRule> {
         Set(try findings(body, profile: profile).map(\.rule))
-    }
-
-    static func domain(_ name: String, _ inner: String) -> String {
-        "<key>NSExceptionDomains</key><dict><key>\(name)</key><dict>\(inner)</dict></dict>"
-    }
-
-    static func pinned(_ name: String, _ inner: String) -> String {
-        "<key>NSPinnedDomains</key><dict><key>\(name)</key><dict>\(inner)</dict></dict>"
-    }
-
-    static func pins(_ key: String, _ hashes: [String]) -> String {
-        "<key>\(key)</key><array>" + hashes.map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined() + "</array>"
     }
 
     /// Each rule with a configuration that triggers it and a close one that does not.
@@ -44,26 +32,26 @@ import TransportTrust
                  triggers: "<key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsLocalNetworking</key><false/>",
                  clean: "<key>NSAllowsArbitraryLoads</key><true/>"),
         RuleCase(rule: .insecureHTTPException,
-                 triggers: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"),
-                 clean: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><false/>")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"),
+                 clean: ATSFixture.domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><false/>")),
         RuleCase(rule: .weakMinimumTLS,
-                 triggers: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.1</string>"),
-                 clean: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.3</string>")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.1</string>"),
+                 clean: ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.3</string>")),
         RuleCase(rule: .explicitMinimumTLS,
-                 triggers: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>"),
-                 clean: domain("example.com", "")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>"),
+                 clean: ATSFixture.domain("example.com", "")),
         RuleCase(rule: .forwardSecrecyDisabled,
-                 triggers: domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><false/>"),
-                 clean: domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><true/>")),
-        RuleCase(rule: .exceptionDomain, triggers: domain("example.com", ""), clean: "<key>NSExceptionDomains</key><dict/>"),
+                 triggers: ATSFixture.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><false/>"),
+                 clean: ATSFixture.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><true/>")),
+        RuleCase(rule: .exceptionDomain, triggers: ATSFixture.domain("example.com", ""), clean: "<key>NSExceptionDomains</key><dict/>"),
         RuleCase(rule: .includesSubdomains,
-                 triggers: domain("example.com", "<key>NSIncludesSubdomains</key><true/>"),
-                 clean: domain("example.com", "<key>NSIncludesSubdomains</key><false/>")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSIncludesSubdomains</key><true/>"),
+                 clean: ATSFixture.domain("example.com", "<key>NSIncludesSubdomains</key><false/>")),
         RuleCase(rule: .wrongType, triggers: "<key>NSAllowsArbitraryLoads</key><integer>1</integer>", clean: "<key>NSAllowsArbitraryLoads</key><true/>"),
         RuleCase(rule: .unknownKey, triggers: "<key>NSAllowsArbitraryLoad</key><true/>", clean: "<key>NSAllowsArbitraryLoads</key><true/>"),
         RuleCase(rule: .invalidValue,
-                 triggers: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.2</string>"),
-                 clean: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.2</string>"),
+                 clean: ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")),
         RuleCase(rule: .duplicateKey,
                  triggers: "<key>NSAllowsLocalNetworking</key><false/><key>NSAllowsLocalNetworking</key><true/>",
                  clean: "<key>NSAllowsLocalNetworking</key><true/>"),
@@ -71,38 +59,38 @@ import TransportTrust
                  triggers: "<key>NSExceptionDomains</key><dict><key>münchen.de</key><dict/><key>xn--mnchen-3ya.de</key><dict/></dict>",
                  clean: "<key>NSExceptionDomains</key><dict><key>münchen.de</key><dict/><key>example.com</key><dict/></dict>"),
         RuleCase(rule: .misplacedKey, triggers: "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>",
-                 clean: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")),
-        RuleCase(rule: .unmatchableDomain, triggers: domain("api.example.com:8443", ""), clean: domain("api.example.com", "")),
+                 clean: ATSFixture.domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")),
+        RuleCase(rule: .unmatchableDomain, triggers: ATSFixture.domain("api.example.com:8443", ""), clean: ATSFixture.domain("api.example.com", "")),
         // No host is longer than 253 characters or has a label over 63 (review-ats F10).
-        RuleCase(rule: .unmatchableDomain, triggers: domain(String(repeating: "a.", count: 127) + "com", ""),
-                 clean: domain(String(repeating: "a.", count: 100) + "com", "")),
-        RuleCase(rule: .unmatchableDomain, triggers: domain(String(repeating: "a", count: 64) + ".com", ""),
-                 clean: domain(String(repeating: "a", count: 63) + ".com", "")),
+        RuleCase(rule: .unmatchableDomain, triggers: ATSFixture.domain(String(repeating: "a.", count: 127) + "com", ""),
+                 clean: ATSFixture.domain(String(repeating: "a.", count: 100) + "com", "")),
+        RuleCase(rule: .unmatchableDomain, triggers: ATSFixture.domain(String(repeating: "a", count: 64) + ".com", ""),
+                 clean: ATSFixture.domain(String(repeating: "a", count: 63) + ".com", "")),
         RuleCase(rule: .includesSubdomainsOnIP,
-                 triggers: domain("10.0.0.1", "<key>NSIncludesSubdomains</key><true/>"), clean: domain("10.0.0.1", "")),
-        RuleCase(rule: .ipExceptionUnsupported, triggers: domain("10.0.0.0/8", ""), clean: domain("10.0.0.0/8", ""), profile: .ios10),
+                 triggers: ATSFixture.domain("10.0.0.1", "<key>NSIncludesSubdomains</key><true/>"), clean: ATSFixture.domain("10.0.0.1", "")),
+        RuleCase(rule: .ipExceptionUnsupported, triggers: ATSFixture.domain("10.0.0.0/8", ""), clean: ATSFixture.domain("10.0.0.0/8", ""), profile: .ios10),
         RuleCase(rule: .legacyKey,
-                 triggers: domain("example.com", "<key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.2</string>"),
-                 clean: domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.2</string>"),
+                 clean: ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")),
         RuleCase(rule: .obsoleteCertificateTransparencyKey,
-                 triggers: domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>"), clean: domain("example.com", "")),
+                 triggers: ATSFixture.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>"), clean: ATSFixture.domain("example.com", "")),
         RuleCase(rule: .pinWithoutBackup,
-                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA])),
-                 clean: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+                 triggers: ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA])),
+                 clean: ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
         RuleCase(rule: .malformedPin,
-                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, "c2hvcnQ="])),
-                 clean: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+                 triggers: ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, "c2hvcnQ="])),
+                 clean: ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
         RuleCase(rule: .emptyPinnedDomain,
-                 triggers: pinned("example.com", "<key>NSPinnedCAIdentities</key><array/>"),
-                 clean: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+                 triggers: ATSFixture.pinned("example.com", "<key>NSPinnedCAIdentities</key><array/>"),
+                 clean: ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
         RuleCase(rule: .pinnedDomainAllowsHTTP,
-                 triggers: domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
-                    + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
-                 clean: domain("other.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
-                    + pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
+                 triggers: ATSFixture.domain("example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                    + ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
+                 clean: ATSFixture.domain("other.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                    + ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))),
         RuleCase(rule: .pinnedDomainsUnsupported,
-                 triggers: pinned("example.com", pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
-                 clean: domain("example.com", ""), profile: .ios10),
+                 triggers: ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])),
+                 clean: ATSFixture.domain("example.com", ""), profile: .ios10),
     ]
 
     @Test(arguments: ruleCases)
@@ -115,7 +103,7 @@ import TransportTrust
 
     /// NSRequiresCertificateTransparency is obsolete only where the system requires CT (iOS 12.1.1, macOS 10.14.2).
     @Test func theCTKeyIsObsoleteOnlyWhereTheSystemRequiresCT() throws {
-        let source = try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>")))
+        let source = try ATSFixture.source(ATSFixture.infoPlist(ATSFixture.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>")))
         func obsolete(_ release: String) throws -> Bool {
             let auditor = Auditor(platform: try #require(ApplePlatform(name: release)))
             return auditor.findings(in: source).contains { $0.rule == .obsoleteCertificateTransparencyKey }
@@ -125,7 +113,7 @@ import TransportTrust
         #expect(try !obsolete("ios12.1"))
         #expect(try !obsolete("ios11"))
         #expect(try !obsolete("macos10.13"))
-        #expect(try rules(Self.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>"), profile: .ios10)
+        #expect(try rules(ATSFixture.domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>"), profile: .ios10)
             .contains(.obsoleteCertificateTransparencyKey), "a profile alone is its newest release, iOS 13")
     }
 
@@ -156,7 +144,7 @@ import TransportTrust
     /// TLS 1.2 stays medium (review-ats F8).
     @Test(arguments: [("tlsv1.0", Severity.high), ("TLSv1.1 ", .high), ("tlsv1.2", .medium)])
     func aLooseTLSVersionIsAsRiskyAsWhatItMeans(_ value: String, _ severity: Severity) throws {
-        let body = Self.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>\(value)</string>")
+        let body = ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>\(value)</string>")
         let all = try findings(body)
         let finding = try #require(all.first { $0.rule == .invalidValue }, "\(all.map(\.rule.id))")
         #expect(finding.severity == severity, "\(finding.message)")
@@ -165,17 +153,17 @@ import TransportTrust
     /// A pinned host that web views may load over plain HTTP is found too, not only one URLSession may (review-ats F10).
     @Test func aPinnedHostOpenToHTTPInWebViewsIsReported() throws {
         let body = "<key>NSAllowsArbitraryLoadsInWebContent</key><true/>"
-            + Self.pinned("api.example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+            + ATSFixture.pinned("api.example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
         let finding = try #require(try findings(body).first { $0.rule == .pinnedDomainAllowsHTTP })
         #expect(finding.message.contains("allowed for web views"), "\(finding.message)")
-        let urlSessionOnly = Self.pinned("api.example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let urlSessionOnly = ATSFixture.pinned("api.example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
         #expect(try !findings(urlSessionOnly).contains { $0.rule == .pinnedDomainAllowsHTTP })
     }
 
     /// A legacy key the current one overrides, but that says something riskier, is reported at medium under the rule its
     /// value would trip: Apple does not document the order (review-ats F7). One that says the same is only ATS140.
     @Test func aRiskierLegacyKeyBehindACurrentOneIsReported() throws {
-        let body = Self.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><false/><key>NSTemporaryExceptionAllowsInsecureHTTPLoads</key><true/>"
+        let body = ATSFixture.domain("a.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><false/><key>NSTemporaryExceptionAllowsInsecureHTTPLoads</key><true/>"
             + "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string><key>NSThirdPartyExceptionMinimumTLSVersion</key><string>TLSv1.0</string>"
             + "<key>NSExceptionRequiresForwardSecrecy</key><true/><key>NSTemporaryExceptionRequiresForwardSecrecy</key><false/>")
         let all = try findings(body)
@@ -184,7 +172,7 @@ import TransportTrust
             #expect(finding.severity == .medium)
             #expect(finding.message.contains("overridden here by"), "\(finding.message)")
         }
-        let same = Self.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string><key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")
+        let same = ATSFixture.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.2</string><key>NSTemporaryExceptionMinimumTLSVersion</key><string>TLSv1.2</string>")
         #expect(try !findings(same).contains { $0.rule == .weakMinimumTLS })
     }
 
@@ -201,7 +189,7 @@ import TransportTrust
     }
 
     @Test func riskySettingsOfAnIgnoredIPEntryAreLow() throws {
-        let body = Self.domain("10.0.0.0/8", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let body = ATSFixture.domain("10.0.0.0/8", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let ios14 = try #require(try findings(body, profile: .ios14).first { $0.rule == .insecureHTTPException })
         #expect(ios14.severity == .low)
         #expect(ios14.message.contains("ignores IP entries, so this has no effect there"), "\(ios14.message)")
@@ -221,7 +209,7 @@ import TransportTrust
     }
 
     @Test func misspellingFindingSaysDidYouMean() throws {
-        let f = try findings(Self.domain("example.com", "<key>NSExceptionMinimumTLSVerion</key><string>TLSv1.0</string>"))
+        let f = try findings(ATSFixture.domain("example.com", "<key>NSExceptionMinimumTLSVerion</key><string>TLSv1.0</string>"))
         let typo = try #require(f.first { $0.rule == .unknownKey })
         #expect(typo.message.contains("NSExceptionMinimumTLSVerion is not an ATS key → did you mean NSExceptionMinimumTLSVersion?"))
         #expect(typo.severity == .medium)
@@ -232,13 +220,13 @@ import TransportTrust
 
     @Test(arguments: ["<false/>", "<string>NO</string>", "<string>no</string>", "<integer>0</integer>"])
     func forwardSecrecyDisabledInAnyForm(_ value: String) throws {
-        let f = try findings(Self.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key>\(value)"))
+        let f = try findings(ATSFixture.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key>\(value)"))
         let fs = try #require(f.first { $0.rule == .forwardSecrecyDisabled })
         #expect(fs.severity == .high)
     }
 
     @Test func stringYESForForwardSecrecyIsOnlyATypeProblem() throws {
-        let f = try findings(Self.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><string>YES</string>"))
+        let f = try findings(ATSFixture.domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><string>YES</string>"))
         #expect(!f.contains { $0.rule == .forwardSecrecyDisabled })
         #expect(f.first { $0.rule == .wrongType }?.severity == .medium)
     }
@@ -275,22 +263,22 @@ import TransportTrust
     /// NSIncludesSubdomains has no effect on an IP entry, so the message must not promise subdomains.
     @Test func insecureHTTPOnAnIPEntryMentionsNoSubdomains() throws {
         let both = "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
-        let ip = try findings(Self.domain("10.0.0.1", both))
+        let ip = try findings(ATSFixture.domain("10.0.0.1", both))
         #expect(ip.first { $0.rule == .insecureHTTPException }?.message.contains("subdomains") == false)
         #expect(ip.contains { $0.rule == .includesSubdomainsOnIP })
-        let name = try findings(Self.domain("example.com", both))
+        let name = try findings(ATSFixture.domain("example.com", both))
         #expect(name.first { $0.rule == .insecureHTTPException }?.message.contains("(and for its subdomains)") == true)
     }
 
     @Test func localhostHTTPIsOnlyInfo() throws {
-        let f = try findings(Self.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
+        let f = try findings(ATSFixture.domain("localhost", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"))
         #expect(f.first { $0.rule == .insecureHTTPException }?.severity == .info)
     }
 
     @Test func unmatchableDomainsAreExplained() throws {
         for (name, problem) in [("Example.com", "uppercase"), ("example.com:80", "port"), ("https://example.com", "scheme"),
                                 ("*.example.com", "wildcard"), ("example.com/api", "path")] {
-            let f = try findings(Self.domain(name, ""))
+            let f = try findings(ATSFixture.domain(name, ""))
             let finding = try #require(f.first { $0.rule == .unmatchableDomain }, "\(name)")
             #expect(finding.message.contains(problem == "uppercase" ? "uppercase" : problem), "\(name): \(finding.message)")
         }
@@ -315,7 +303,7 @@ import TransportTrust
     /// Apple matches the key string, so a dot no host carries makes the entry dead: reported, not normalised.
     @Test(arguments: [(".example.com", "example.com", "starts with a dot"), ("a..b.net", "a.b.net", "empty label")])
     func entriesWithStrayDotsNeverMatch(_ name: String, _ suggestion: String, _ why: String) throws {
-        let body = Self.domain(name, "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let body = ATSFixture.domain(name, "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let f = try findings(body)
         let dead = try #require(f.first { $0.rule == .unmatchableDomain }, "\(f.map(\.rule.id))")
         #expect(dead.message.contains(why), "\(dead.message)")
@@ -385,36 +373,36 @@ import TransportTrust
 
     @Test func extensionsThatContradictTheAppAreFound() throws {
         let loader = ConfigurationLoader()
-        let pinned = Self.pinned("bank.example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
-        let app = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "") + pinned).utf8), name: "App", role: .app)
-        let ext = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")).utf8),
+        let pinned = ATSFixture.pinned("bank.example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let app = try loader.load(data: Data(ATSFixture.infoPlist(ATSFixture.domain("api.example.com", "") + pinned).utf8), name: "App", role: .app)
+        let ext = try loader.load(data: Data(ATSFixture.infoPlist(ATSFixture.domain("api.example.com", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")).utf8),
                                   name: "Ext", role: .appExtension)
         let report = Auditor().audit([app, ext])
         let contradictions = report.findings.filter { $0.rule == .extensionContradiction }
         #expect(contradictions.count == 2)
         #expect(contradictions.allSatisfy { $0.file == "Ext" })
         #expect(contradictions.contains { $0.domain == "bank.example.com" && $0.message.contains("skip the pins") })
-        let same = Auditor().audit([app, try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("api.example.com", "") + pinned).utf8), name: "Ext", role: .appExtension)])
+        let same = Auditor().audit([app, try loader.load(data: Data(ATSFixture.infoPlist(ATSFixture.domain("api.example.com", "") + pinned).utf8), name: "Ext", role: .appExtension)])
         #expect(!same.findings.contains { $0.rule == .extensionContradiction })
     }
 
     @Test func auditComparesIDNEntriesInALabelForm() throws {
-        let pins = Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
-        let f = try findings(Self.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
-                             + Self.pinned("xn--mnchen-3ya.de", pins))
+        let pins = ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let f = try findings(ATSFixture.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                             + ATSFixture.pinned("xn--mnchen-3ya.de", pins))
         #expect(f.contains { $0.rule == .pinnedDomainAllowsHTTP && $0.domain == "xn--mnchen-3ya.de" })
         let loader = ConfigurationLoader()
-        let app = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("münchen.de", "") + Self.pinned("münchen.de", pins)).utf8),
+        let app = try loader.load(data: Data(ATSFixture.infoPlist(ATSFixture.domain("münchen.de", "") + ATSFixture.pinned("münchen.de", pins)).utf8),
                                   name: "App", role: .app)
-        let ext = try loader.load(data: Data(ATSFixture.infoPlist(Self.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
-                                                                  + Self.pinned("xn--mnchen-3ya.de", pins)).utf8),
+        let ext = try loader.load(data: Data(ATSFixture.infoPlist(ATSFixture.domain("xn--mnchen-3ya.de", "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+                                                                  + ATSFixture.pinned("xn--mnchen-3ya.de", pins)).utf8),
                                   name: "Ext", role: .appExtension)
         let contradictions = Auditor().audit([app, ext]).findings.filter { $0.rule == .extensionContradiction }
         #expect(contradictions.map(\.domain) == ["xn--mnchen-3ya.de"], "the same host, configured differently; its pins are present")
     }
 
     @Test func pinnedDomainsAreReportedAsIgnoredBeforeIOS14() throws {
-        let body = Self.pinned("example.com", Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let body = ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
         for platform in ["ios9", "ios12", "macos10.15"] {
             let f = try findings(body, profile: try #require(PlatformProfile(name: platform)))
             let ignored = try #require(f.first { $0.rule.id == "ATS154" }, "\(platform)")
@@ -431,22 +419,22 @@ import TransportTrust
     /// Pins protect only HTTPS: a pinned parent with NSIncludesSubdomains covers an exception subdomain that allows
     /// HTTP, and pinned IP addresses are checked like names.
     @Test func pinnedDomainAllowingHTTPCoversSubdomainsAndAddresses() throws {
-        let pins = Self.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let pins = ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
         let http = "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
-        let sub = try findings(Self.domain("cdn.example.com", http) + Self.pinned("example.com", "<key>NSIncludesSubdomains</key><true/>" + pins))
+        let sub = try findings(ATSFixture.domain("cdn.example.com", http) + ATSFixture.pinned("example.com", "<key>NSIncludesSubdomains</key><true/>" + pins))
         let found = try #require(sub.first { $0.rule == .pinnedDomainAllowsHTTP })
         #expect(found.domain == "example.com")
         #expect(found.message.contains("plain HTTP to cdn.example.com is allowed"), "\(found.message)")
-        let exactOnly = try findings(Self.domain("cdn.example.com", http) + Self.pinned("example.com", pins))
+        let exactOnly = try findings(ATSFixture.domain("cdn.example.com", http) + ATSFixture.pinned("example.com", pins))
         #expect(!exactOnly.contains { $0.rule == .pinnedDomainAllowsHTTP }, "without NSIncludesSubdomains the pins do not reach cdn.example.com")
-        let closer = try findings(Self.domain("cdn.example.com", http) + "<key>NSPinnedDomains</key><dict><key>example.com</key><dict>"
+        let closer = try findings(ATSFixture.domain("cdn.example.com", http) + "<key>NSPinnedDomains</key><dict><key>example.com</key><dict>"
                                   + "<key>NSIncludesSubdomains</key><true/>\(pins)</dict><key>cdn.example.com</key><dict>\(pins)</dict></dict>")
         #expect(closer.filter { $0.rule == .pinnedDomainAllowsHTTP }.map(\.domain) == ["cdn.example.com"], "the closer pinned entry governs the host")
         for address in ["10.0.0.1", "fd00::1"] {
-            let ip = try findings(Self.domain(address, http) + Self.pinned(address, pins))
+            let ip = try findings(ATSFixture.domain(address, http) + ATSFixture.pinned(address, pins))
             #expect(ip.contains { $0.rule == .pinnedDomainAllowsHTTP && $0.domain == address }, "\(address)")
         }
-        let local = try findings("<key>NSAllowsLocalNetworking</key><true/>" + Self.pinned("192.168.1.2", pins))
+        let local = try findings("<key>NSAllowsLocalNetworking</key><true/>" + ATSFixture.pinned("192.168.1.2", pins))
         #expect(local.contains { $0.rule == .pinnedDomainAllowsHTTP }, "local networking allows HTTP to the pinned address")
     }
 
@@ -456,7 +444,7 @@ import TransportTrust
     @Test func aMisspeltIdentityKeyIsAMalformedPinWithASuggestion() throws {
         for written in ["SPKI-SHA256", "spki-sha256-base64-hash", "sha256", "SPKI-SHA256-Base64"] {
             let identity = "<dict><key>\(written)</key><string>\(ATSFixture.validPinB)</string></dict>"
-            let f = try findings(Self.pinned("example.com", "<key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>"
+            let f = try findings(ATSFixture.pinned("example.com", "<key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>"
                                                  + ATSFixture.validPinA + "</string></dict>\(identity)</array>"))
             let typo = try #require(f.first { $0.rule == .malformedPin && $0.key == written }, "\(written): \(f.map(\.rule.id))")
             #expect(typo.message.contains("its hash is under '\(written)' → did you mean SPKI-SHA256-BASE64?"), "\(typo.message)")
@@ -464,7 +452,7 @@ import TransportTrust
             #expect(typo.severity == .medium)
             #expect(f.filter { $0.rule == .malformedPin || $0.rule == .unknownKey }.count == 1, "one finding for one mistake")
             // Its only identity misspelt, the domain still lists a pin, a malformed one: no ATS152.
-            let only = try findings(Self.pinned("example.com", "<key>NSPinnedCAIdentities</key><array>\(identity)</array>"))
+            let only = try findings(ATSFixture.pinned("example.com", "<key>NSPinnedCAIdentities</key><array>\(identity)</array>"))
             #expect(only.map(\.rule).contains(.malformedPin), "\(only.map(\.rule.id))")
             #expect(!only.contains { $0.rule == .emptyPinnedDomain }, "\(only.map(\.message))")
         }
@@ -473,17 +461,17 @@ import TransportTrust
     @Test func anIdentityWithoutAHashIsAMalformedPin() throws {
         let good = [ATSFixture.validPinA, ATSFixture.validPinB].map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined()
         for empty in ["<dict/>", "<dict></dict>"] {
-            let f = try findings(Self.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)\(empty)</array>"))
+            let f = try findings(ATSFixture.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)\(empty)</array>"))
             let pin = try #require(f.first { $0.rule == .malformedPin }, "\(f.map(\.rule.id))")
             #expect(pin.keyPath == PlistKeyPath(["NSPinnedDomains", "example.com", "NSPinnedLeafIdentities", "2"]))
             #expect(pin.message.contains("has no SPKI-SHA256-BASE64"), "\(pin.message)")
             #expect(pin.domain == "example.com")
         }
-        #expect(try !findings(Self.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)</array>")).contains { $0.rule == .malformedPin })
+        #expect(try !findings(ATSFixture.pinned("example.com", "<key>NSPinnedLeafIdentities</key><array>\(good)</array>")).contains { $0.rule == .malformedPin })
     }
 
     @Test func exitStatusFollowsFailOn() throws {
-        let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(Self.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
+        let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(ATSFixture.domain("example.com", "<key>NSIncludesSubdomains</key><true/>")))])
         #expect(report.findings.allSatisfy { $0.severity == .info })
         #expect(report.exitStatus(failOn: .high) == 0)
         #expect(report.exitStatus(failOn: .low) == 0)
@@ -507,7 +495,7 @@ import TransportTrust
     }
 
     @Test func textReportGroupsByDomainAndHonoursColor() throws {
-        let body = "<key>NSAllowsArbitraryLoads</key><true/>" + Self.domain("b.example.com", "<key>NSIncludesSubdomains</key><true/>")
+        let body = "<key>NSAllowsArbitraryLoads</key><true/>" + ATSFixture.domain("b.example.com", "<key>NSIncludesSubdomains</key><true/>")
         let report = Auditor().audit([try ATSFixture.source(ATSFixture.infoPlist(body))])
         let plain = TextReportRenderer(color: false).render(report)
         #expect(!plain.contains("\u{1B}["))

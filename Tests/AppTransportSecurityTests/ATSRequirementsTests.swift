@@ -1,4 +1,4 @@
-import TestSupport
+import ATSTestSupport
 import Foundation
 import Testing
 import TransportTrust
@@ -112,7 +112,7 @@ import TransportTrust
     }
 
     @Test func mistypedKeysArePresentButIgnored() throws {
-        let body = ATSAuditTests.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.0</string>"
+        let body = ATSFixture.domain("a.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLS1.0</string>"
                                         + "<key>NSExceptionRequiresForwardSecrecy</key><string>NO</string>")
             + "<key>NSAllowsArbitraryLoads</key><integer>1</integer>"
         let resolver = try ATSFixture.resolver(body)
@@ -143,7 +143,7 @@ import TransportTrust
     ])
     func certificateTransparencyFollowsTheExactRelease(release: String, required: Bool, key: Bool) throws {
         let platform = try #require(ApplePlatform(name: release))
-        let body = key ? ATSAuditTests.domain("a.com", "<key>NSRequiresCertificateTransparency</key><true/>") : ""
+        let body = key ? ATSFixture.domain("a.com", "<key>NSRequiresCertificateTransparency</key><true/>") : ""
         let resolver = RequirementsResolver(configuration: try ATSFixture.configuration(body), platform: platform)
         #expect(resolver.profile == PlatformProfile(platform))
         let cert = try resolver.requirements(for: "https://a.com/").certificate
@@ -208,8 +208,8 @@ import TransportTrust
     @Test(arguments: [("xn--mnchen-3ya.de", "http://xn--mnchen-3ya.de/"), ("xn--mnchen-3ya.de", "http://münchen.de/"),
                       ("münchen.de", "http://xn--mnchen-3ya.de/"), ("münchen.de", "http://münchen.de/")])
     func idnEntriesMatchInALabelForm(_ entry: String, _ url: String) throws {
-        let pins = ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
-        let body = ATSAuditTests.domain(entry, "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>") + ATSAuditTests.pinned(entry, pins)
+        let pins = ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB])
+        let body = ATSFixture.domain(entry, "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>") + ATSFixture.pinned(entry, pins)
         let resolver = try ATSFixture.resolver(body)
         let req = try resolver.requirements(for: url)
         #expect(req.target.host == "xn--mnchen-3ya.de")
@@ -220,7 +220,7 @@ import TransportTrust
     }
 
     @Test func idnSubdomainsAreCovered() throws {
-        let body = ATSAuditTests.domain("xn--mnchen-3ya.de", "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
+        let body = ATSFixture.domain("xn--mnchen-3ya.de", "<key>NSIncludesSubdomains</key><true/><key>NSExceptionAllowsInsecureHTTPLoads</key><true/>")
         let req = try ATSFixture.resolver(body).requirements(for: "http://www.münchen.de/")
         #expect(req.target.host == "www.xn--mnchen-3ya.de")
         #expect(req.allowsInsecureHTTP.value)
@@ -264,7 +264,7 @@ import TransportTrust
     /// trust handling may waive.
     @Test func insecureHTTPLoadsAloneKeepsTheKeySizes() throws {
         let http = "<key>NSExceptionAllowsInsecureHTTPLoads</key><true/>"
-        let alone = try ATSFixture.resolver(ATSAuditTests.domain("a.com", http)).requirements(for: "https://a.com/")
+        let alone = try ATSFixture.resolver(ATSFixture.domain("a.com", http)).requirements(for: "https://a.com/")
         #expect(alone.certificate.value.validation == .relaxed)
         #expect(alone.certificate.value.requiresATSKeyStrength)
         #expect(alone.certificate.value.trustPolicy(host: nil).requiresATSStrength)
@@ -272,7 +272,7 @@ import TransportTrust
         let weak = alone.evaluate(ConnectionDescription(scheme: "https", tlsVersion: .tls12, cipherSuite: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
                                                         trust: .trusted(keyMeetsATSStrength: false)))
         #expect(weak.blockingReasons.map(\.kind) == [.certificate])
-        let withoutFS = try ATSFixture.resolver(ATSAuditTests.domain("a.com", http + "<key>NSExceptionRequiresForwardSecrecy</key><false/>"))
+        let withoutFS = try ATSFixture.resolver(ATSFixture.domain("a.com", http + "<key>NSExceptionRequiresForwardSecrecy</key><false/>"))
             .requirements(for: "https://a.com/")
         #expect(!withoutFS.certificate.value.requiresATSKeyStrength)
         #expect(withoutFS.certificate.because.rule.contains("NSExceptionRequiresForwardSecrecy = NO removes the ATS key-size check"))
@@ -339,7 +339,7 @@ import TransportTrust
                       ("TLSv1.2", "TLS_RSA_WITH_AES_256_GCM_SHA384", true)])
     func suitesNewerThanTheVersionAreImpossible(_ version: String, _ suite: String, _ possible: Bool) throws {
         let tls = try #require(TLSVersion(rawValue: version))
-        let old = ATSAuditTests.domain("old.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string>"
+        let old = ATSFixture.domain("old.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.0</string>"
                                        + "<key>NSExceptionRequiresForwardSecrecy</key><false/>")
         for (body, url) in [(old, "https://old.com/"), (Self.arbitrary, "https://a.com/")] {
             let e = try ATSFixture.resolver(body).requirements(for: url).evaluate(ConnectionDescription(scheme: "https", tlsVersion: tls, cipherSuite: suite))
@@ -387,7 +387,7 @@ import TransportTrust
                       ("macos10.15", false), ("macos11", true), ("macos13", true), ("macos14", true)])
     func pinnedDomainsApplyFromIOS14(_ platform: String, _ pinned: Bool) throws {
         let profile = try #require(PlatformProfile(name: platform))
-        let body = ATSAuditTests.pinned("example.com", ATSAuditTests.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
+        let body = ATSFixture.pinned("example.com", ATSFixture.pins("NSPinnedCAIdentities", [ATSFixture.validPinA, ATSFixture.validPinB]))
         let req = try ATSFixture.resolver(body, profile).requirements(for: "https://example.com/")
         #expect((req.pins.value != nil) == pinned, "\(req.pins.because)")
         if !pinned {
