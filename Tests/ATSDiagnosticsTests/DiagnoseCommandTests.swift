@@ -9,9 +9,6 @@ import Testing
 
 /// The command: nscurl's layout, --verbose, --json against the documented schema, exit codes, bad input.
 @Suite struct DiagnoseCommandTests {
-    static let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/diagnose.schema.json").path
-
     /// --json is --format json for diagnose, and for report merge of its lines; --output and --quiet as everywhere.
     @Test func jsonIsFormatJSONForDiagnoseAndReportMerge() async throws {
         let servers = try await SharedServers.shared.servers()
@@ -147,7 +144,7 @@ import Testing
 
         let json = await ats(["diagnose", "--json", url, "--anchors", servers.caFile])
         #expect(json.status == 3)
-        let schemaData = try #require(FileManager.default.contents(atPath: Self.schemaPath))
+        let schemaData = try #require(FileManager.default.contents(atPath: SchemaValidator.diagnoseSchemaPath))
         let schema = try #require(try JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
         let document = try JSONSerialization.jsonObject(with: Data(json.out.utf8))
         #expect(SchemaValidator.violations(of: document, against: schema).isEmpty)
@@ -165,7 +162,7 @@ import Testing
 
     @Test func jsonMatchesTheDocumentedSchema() async throws {
         let servers = try await SharedServers.shared.servers()
-        let schemaData = try #require(FileManager.default.contents(atPath: Self.schemaPath), "docs/diagnose.schema.json")
+        let schemaData = try #require(FileManager.default.contents(atPath: SchemaValidator.diagnoseSchemaPath), "docs/diagnose.schema.json")
         let schema = try #require(try JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
         let urls = try [BadSSLCase.good, .tls10Only, .expired, .redirectToHTTP].map { try #require(servers.url(for: $0)) }
         let result = await ats(["diagnose", "--json", "--anchors", servers.caFile] + urls)

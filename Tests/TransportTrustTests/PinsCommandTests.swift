@@ -74,7 +74,7 @@ import X509
     /// Check mode with --trust-store apple: a real chain with a pin of its intermediate is trusted against Apple's store,
     /// and the JSON names the store.
     @Test func checkModeTakesTheAppleTrustStore() async throws {
-        let chain = AppleTrustStoreTests.fixtures.appendingPathComponent("digicert_g2_reddit.com.pem").path
+        let chain = Repository.appleChains.appendingPathComponent("digicert_g2_reddit.com.pem").path
         let certificates = try CertificateLoader.certificates(atPath: chain)
         let pin = try #require(certificates.dropFirst().first?.spkiSHA256Base64)
         let r = await run([chain, "--pin", "sha256/" + pin, "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z", "--trust-store", "apple", "--json"])

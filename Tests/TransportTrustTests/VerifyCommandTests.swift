@@ -626,7 +626,7 @@ import X509
 
     /// A real chain against Apple's store at a time inside its validity, with its host.
     @Test func appleTrustStoreTrustsARealChain() async throws {
-        let chain = AppleTrustStoreTests.fixtures.appendingPathComponent("digicert_g2_reddit.com.pem").path
+        let chain = Repository.appleChains.appendingPathComponent("digicert_g2_reddit.com.pem").path
         let text = await run(["verify", chain, "--trust-store", "apple", "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z"])
         #expect(text.status == 0, "\(text.out)\(text.err)")
         #expect(text.out.contains("✓ trusted for reddit.com, anchored at a root of Apple's trust store"))
@@ -646,7 +646,7 @@ import X509
         let only = await run(["verify", chain, "--anchors", root, "--trust-store", "apple", "--host", "www.example.com", "--at", Self.at])
         #expect(only.status == 0, "\(only.out)\(only.err)")
         #expect(only.out.contains("anchored at a custom anchor"))
-        let reddit = AppleTrustStoreTests.fixtures.appendingPathComponent("digicert_g2_reddit.com.pem").path
+        let reddit = Repository.appleChains.appendingPathComponent("digicert_g2_reddit.com.pem").path
         let anchorsOnly = await run(["verify", reddit, "--anchors", root, "--trust-store", "apple", "--host", "reddit.com", "--at", "2025-12-01T00:00:00Z"])
         #expect(anchorsOnly.status == 1)
         let added = await run(["verify", reddit, "--anchors", root, "--no-anchors-only", "--trust-store", "apple", "--host", "reddit.com",

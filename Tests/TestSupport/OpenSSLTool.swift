@@ -1,32 +1,30 @@
-import TestSupport
 import Foundation
+import TransportTrust
 import X509
-
-@testable import TransportTrust
 
 /// Certificates swift-certificates cannot make (RSA-1024 keys, RSA-PSS), made by the `openssl` tool in a
 /// temporary directory.
-struct OpenSSLTool {
-    typealias Failure = OpenSSLCommand.Failure
+public struct OpenSSLTool {
+    public typealias Failure = OpenSSLCommand.Failure
 
-    let dir: TemporaryDirectory
+    public let dir: TemporaryDirectory
 
-    init() throws { dir = try TemporaryDirectory() }
+    public init() throws { dir = try TemporaryDirectory() }
 
-    static var isAvailable: Bool { OpenSSLCommand.isAvailable }
+    public static var isAvailable: Bool { OpenSSLCommand.isAvailable }
 
     @discardableResult
-    func run(_ arguments: [String]) throws -> String { try OpenSSLCommand.run(arguments, in: dir.url) }
+    public func run(_ arguments: [String]) throws -> String { try OpenSSLCommand.run(arguments, in: dir.url) }
 
     /// Writes a swift-certificates CA (certificate and key) where openssl can use it, and returns its base name.
-    func export(_ ca: TestCert, as name: String) throws -> String {
+    public func export(_ ca: TestCert, as name: String) throws -> String {
         try dir.write("\(name).pem", ca.pem)
         try dir.write("\(name).key", ca.key.certificateKey.serializeAsPEM().pemString)
         return name
     }
 
     /// Makes a new key with `genpkey` arguments, such as `["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"]`.
-    func newKey(_ name: String, _ genpkey: [String]) throws {
+    public func newKey(_ name: String, _ genpkey: [String]) throws {
         try run(["genpkey"] + genpkey + ["-out", "\(name).key"])
     }
 
@@ -34,7 +32,7 @@ struct OpenSSLTool {
     /// - Parameters:
     ///   - extensions: lines of an openssl extension section.
     ///   - signing: `x509` options for the signature, e.g. `["-sha1"]` or PSS `-sigopt`s.
-    func issue(_ name: String, cn: String, issuer: String, extensions: [String], signing: [String] = ["-sha256"]) throws -> InputCertificate {
+    public func issue(_ name: String, cn: String, issuer: String, extensions: [String], signing: [String] = ["-sha256"]) throws -> InputCertificate {
         try run(["req", "-new", "-key", "\(name).key", "-subj", "/O=Transport Trust Tests/CN=\(cn)", "-out", "\(name).csr"])
         try dir.write("\(name).ext", extensions.joined(separator: "\n") + "\n")
         // A positive serial of 16 octets.
@@ -44,7 +42,7 @@ struct OpenSSLTool {
         return try load(name)
     }
 
-    func load(_ name: String) throws -> InputCertificate {
+    public func load(_ name: String) throws -> InputCertificate {
         let certs = try CertificateLoader.certificates(atPath: dir.file("\(name).pem"))
         guard let first = certs.first else { throw Failure(description: "\(name).pem holds no certificate") }
         return first
@@ -52,7 +50,7 @@ struct OpenSSLTool {
 
     /// A root, an intermediate with an RSA-1024 key (which swift-certificates cannot parse) under it, and a P-256 leaf
     /// for www.example.com under that.
-    static func chainWithRSA1024Intermediate() throws -> (root: TestCert, intermediate: InputCertificate, leaf: InputCertificate) {
+    public static func chainWithRSA1024Intermediate() throws -> (root: TestCert, intermediate: InputCertificate, leaf: InputCertificate) {
         let root = PKI.root()
         let tool = try OpenSSLTool()
         let rootName = try tool.export(root, as: "root")
@@ -63,7 +61,7 @@ struct OpenSSLTool {
     }
 
     /// An RSA-1024 leaf for www.example.com (CN `cn`) issued by `issuer`.
-    static func rsa1024Leaf(cn: String, issuer: TestCert) throws -> InputCertificate {
+    public static func rsa1024Leaf(cn: String, issuer: TestCert) throws -> InputCertificate {
         let tool = try OpenSSLTool()
         let ca = try tool.export(issuer, as: "ca")
         try tool.newKey("leaf", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
@@ -71,16 +69,16 @@ struct OpenSSLTool {
     }
 
     /// `genpkey` arguments for the usual EC key, P-256.
-    static let p256Key = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]
+    public static let p256Key = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]
 
-    static let leafExtensions = [
+    public static let leafExtensions = [
         "basicConstraints=critical,CA:FALSE",
         "keyUsage=critical,digitalSignature,keyEncipherment",
         "extendedKeyUsage=serverAuth",
         "subjectAltName=DNS:www.example.com",
     ]
 
-    static let caExtensions = [
+    public static let caExtensions = [
         "basicConstraints=critical,CA:TRUE",
         "keyUsage=critical,keyCertSign,cRLSign",
     ]

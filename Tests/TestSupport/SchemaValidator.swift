@@ -2,12 +2,16 @@ import Foundation
 
 /// Validates JSON against the subset of JSON Schema that docs/diagnose.schema.json uses: `type` (object, array,
 /// string, integer, number, boolean), `required`, `properties`, `additionalProperties: false`, `items`, `enum`.
-/// A keyword outside that subset is itself reported, so the schema cannot silently outgrow the checker.
-struct SchemaValidator {
+/// A keyword outside that subset is itself reported, so the schema cannot silently outgrow the checker. Shared by the
+/// diagnostics tests and the command's.
+public struct SchemaValidator {
+    /// The schema of `ats diagnose --json`.
+    public static let diagnoseSchemaPath = Repository.root.appendingPathComponent("docs/diagnose.schema.json").path
+
     static let known: Set<String> = ["$schema", "$id", "title", "type", "required", "properties", "additionalProperties", "items", "enum"]
 
     /// Every violation, each with its JSON path; empty when the value conforms.
-    static func violations(of value: Any, against schema: [String: Any], at path: String = "$") -> [String] {
+    public static func violations(of value: Any, against schema: [String: Any], at path: String = "$") -> [String] {
         var found: [String] = []
         for key in schema.keys where !known.contains(key) { found.append("\(path): schema keyword '\(key)' is not supported by this checker") }
         if let type = schema["type"] as? String, !matches(value, type: type) {
