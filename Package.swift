@@ -191,6 +191,33 @@ let package = Package(
             path: "Tests/ATSTestSupport",
             swiftSettings: strict
         ),
+        // Servers and processes the client, server and command tests share: HTTP servers, tinyproxy, the mutual-TLS
+        // fixture and a running `ats serve`. NIO, kept out of TestSupport.
+        .target(
+            name: "TestServersSupport",
+            dependencies: [
+                "TestSupport", "TransportTrust", "TransportServer", "ATSTestServers",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestServersSupport",
+            swiftSettings: strict
+        ),
+        // The local cases, started once per run, and the gate on concurrent diagnoses, shared by the diagnostics and
+        // command tests; apart from TestServersSupport, so that the client and server tests link no diagnostics.
+        .target(
+            name: "DiagnosisTestSupport",
+            dependencies: ["TestSupport", "TransportTrust", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine"],
+            path: "Tests/DiagnosisTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
@@ -228,7 +255,8 @@ let package = Package(
         .testTarget(
             name: "TransportClientTests",
             dependencies: [
-                "TestSupport", "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine", "ATSTestServers",
+                "TestSupport", "TestServersSupport", "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine",
+                "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -244,7 +272,8 @@ let package = Package(
         .testTarget(
             name: "TransportServerTests",
             dependencies: [
-                "TestSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSCommandLine", "ATSTestServers",
+                "TestSupport", "TestServersSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSCommandLine",
+                "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -252,8 +281,6 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -261,7 +288,8 @@ let package = Package(
         .testTarget(
             name: "ATSDiagnosticsTests",
             dependencies: [
-                "TestSupport", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient", "TransportTrust", "AppTransportSecurity",
+                "TestSupport", "DiagnosisTestSupport", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient",
+                "TransportTrust", "AppTransportSecurity",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

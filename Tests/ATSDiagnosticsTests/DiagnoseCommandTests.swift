@@ -1,4 +1,5 @@
 import TestSupport
+import DiagnosisTestSupport
 import ATSDiagnostics
 import ATSTestServers
 import AppTransportSecurity
@@ -133,7 +134,7 @@ import Testing
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func anUndecidedDefaultTestExitsThreeAndClaimsNoFailure() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try NotTestableTests.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
+        let (server, dir) = try servers.openSSLServer(ciphers: "ECDHE-RSA-AES256-SHA384")
         defer { server.stop(); _ = dir }
         let url = "https://127.0.0.1:\(server.port)/"
         let result = await ats(["diagnose", url, "--anchors", servers.caFile])

@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import TestSupport
+import DiagnosisTestSupport
 import Testing
 
 /// The HTML reports in a real browser: headless Chromium (Debian's `chromium`, installed by .ci/run) loads each page,

@@ -1,4 +1,5 @@
 import TestSupport
+import DiagnosisTestSupport
 import ATSDiagnostics
 import ATSCommandLine
 import ATSTestServers

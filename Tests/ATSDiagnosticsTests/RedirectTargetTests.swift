@@ -2,6 +2,7 @@
 import ATSTestServers
 import Foundation
 import TestSupport
+import DiagnosisTestSupport
 import Testing
 
 /// A URL whose server is good but redirects to one that is not: the report names the redirect target, shows its chain,

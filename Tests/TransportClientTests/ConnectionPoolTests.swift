@@ -1,5 +1,6 @@
 import NIOCore
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportTrust
 

@@ -1,4 +1,5 @@
 import TestSupport
+import TestServersSupport
 import ATSCommandLine
 import Crypto
 import Foundation
@@ -347,7 +348,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: opensslAvailable))
+    @Test(.enabled(if: OpenSSLCommand.isAvailable))
     func aPasswordFileWithCRLFLineEndsGivesItsFirstLine() async throws {
         let pki = ServerPKI()
         let clientCA = PKI.root("Client CA")
@@ -361,7 +362,7 @@ import Testing
             let dir = try TemporaryDirectory()
             try dir.write("c.pem", clientLeaf.pem)
             try dir.write("k.pem", clientLeaf.key.pemString)
-            try openssl(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.path)
+            try OpenSSLCommand.run(["pkcs12", "-export", "-in", "c.pem", "-inkey", "k.pem", "-passout", "pass:right", "-out", "id.p12"], in: dir.url)
             let (status, out) = await run(["fetch", "https://\(host):\(server.port)/", "--anchors", try dir.write("root.pem", pki.root.pem),
                                            "--resolve", "\(host):127.0.0.1", "--identity", dir.file("id.p12"),
                                            "--password-file", try dir.write("password.txt", "right\r\nsecond line\r\n")])

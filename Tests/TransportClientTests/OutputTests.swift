@@ -1,6 +1,7 @@
 import Foundation
 import ATSTestServers
 import TestSupport
+import TestServersSupport
 import Testing
 
 @testable import ATSCommandLine

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportServer
 import TransportTrust

@@ -8,14 +8,14 @@ import NIOPosix
 /// A server program (tinyproxy, nghttpd) run in the foreground on 127.0.0.1 for a test: its output is read on a
 /// dispatch thread as it comes (never the cooperative pool, and its pipe never fills), and it is ready once it has
 /// printed `readyLine`. Killed by ``stop()`` or on release, with its directory.
-final class LocalDaemon: Sendable {
-    let port: Int
-    let directory: URL
+public final class LocalDaemon: Sendable {
+    public let port: Int
+    public let directory: URL
     private let process = Process()
     private let output = NIOLockedValueBox("")
 
     /// The first of `candidates` that is an executable file.
-    static func find(_ candidates: [String]) -> String? { candidates.first { FileManager.default.isExecutableFile(atPath: $0) } }
+    public static func find(_ candidates: [String]) -> String? { candidates.first { FileManager.default.isExecutableFile(atPath: $0) } }
 
     /// Starts `path` with the arguments `arguments(port, directory)` gives, on a port nothing listened on a moment
     /// ago, and again on another when that one was taken in between (tests run in parallel, and these programs
@@ -24,7 +24,7 @@ final class LocalDaemon: Sendable {
     ///   - prepare: writes what the program needs into its directory (configuration, certificates) for a port.
     ///   - portTaken: text the program prints when it cannot listen.
     ///   - limit: how long it may take to print `readyLine`; past it the program is killed and this throws, naming it.
-    static func start(_ path: String, readyLine: String, portTaken: String, limit: Duration = .seconds(120),
+    public static func start(_ path: String, readyLine: String, portTaken: String, limit: Duration = .seconds(120),
                       prepare: (Int, URL) throws -> [String]) async throws -> LocalDaemon {
         var attempt = 0
         while true {
@@ -80,9 +80,9 @@ final class LocalDaemon: Sendable {
     }
 
     /// What the program printed so far.
-    var log: String { output.withLockedValue { $0 } }
+    public var log: String { output.withLockedValue { $0 } }
 
-    func stop() {
+    public func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
@@ -90,7 +90,7 @@ final class LocalDaemon: Sendable {
     deinit { stop() }
 
     /// A port nothing listens on now: bound, read and released.
-    static func freePort() async throws -> Int {
+    public static func freePort() async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
         let port = channel.localAddress?.port
         try await channel.close()

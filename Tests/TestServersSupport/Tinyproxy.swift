@@ -1,21 +1,22 @@
+import ATSTestServers
 import Foundation
 
 /// A real tinyproxy (Debian's package, which `.ci/run` installs) on 127.0.0.1 with a generated configuration, for
 /// the proxy tests.
-struct Tinyproxy: Sendable {
-    static let path = LocalDaemon.find(["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy", "/usr/local/bin/tinyproxy", "/opt/homebrew/bin/tinyproxy"])
+public struct Tinyproxy: Sendable {
+    public static let path = LocalDaemon.find(["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy", "/usr/local/bin/tinyproxy", "/opt/homebrew/bin/tinyproxy"])
 
-    let daemon: LocalDaemon
+    public let daemon: LocalDaemon
 
-    var port: Int { daemon.port }
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var port: Int { daemon.port }
+    public var url: String { "http://127.0.0.1:\(port)" }
     /// What tinyproxy logged so far, for checking that a request went through it.
-    var logText: String { daemon.log }
+    public var logText: String { daemon.log }
 
-    func stop() { daemon.stop() }
+    public func stop() { daemon.stop() }
 
     /// - Parameter basicAuth: the user and password tinyproxy then requires (it answers 407 without them).
-    static func start(basicAuth: (user: String, password: String)? = nil) async throws -> Tinyproxy {
+    public static func start(basicAuth: (user: String, password: String)? = nil) async throws -> Tinyproxy {
         guard let path else { throw TestServerError("tinyproxy is not installed (apt-get install tinyproxy; .ci/run does)") }
         // No LogFile: in the foreground (-d) tinyproxy logs to standard output.
         let daemon = try await LocalDaemon.start(path, readyLine: "Accepting connections", portTaken: "listening socket") { port, directory in
@@ -28,5 +29,5 @@ struct Tinyproxy: Sendable {
         return Tinyproxy(daemon: daemon)
     }
 
-    static func freePort() async throws -> Int { try await LocalDaemon.freePort() }
+    public static func freePort() async throws -> Int { try await LocalDaemon.freePort() }
 }

@@ -5,12 +5,14 @@ import NIOConcurrencyHelpers
 
 /// Keeps every log line, and lets a test wait for the next one: the refusal line is logged when the connection
 /// ends, which may be after the client has given up.
-final class LogCapture: Sendable {
+public final class LogCapture: Sendable {
     private let state = NIOLockedValueBox<(lines: [String], waiters: [(count: Int, continuation: CheckedContinuation<[String], Never>)])>(([], []))
 
-    var lines: [String] { state.withLockedValue { $0.lines } }
+    public init() {}
 
-    var logger: Logger {
+    public var lines: [String] { state.withLockedValue { $0.lines } }
+
+    public var logger: Logger {
         Logger(label: "test.mtls") { _ in LineLogHandler(logLevel: .trace) { self.append($0) } }
     }
 
@@ -29,7 +31,7 @@ final class LogCapture: Sendable {
 
     /// The lines once there are at least `count`, or as they are after `limit`, so that a missing line fails the test
     /// instead of hanging it.
-    func waitForLines(_ count: Int, within limit: Duration = .seconds(180)) async -> [String] {
+    public func waitForLines(_ count: Int, within limit: Duration = .seconds(180)) async -> [String] {
         await bounded(limit) { await self.lines(atLeast: count) } ?? lines
     }
 

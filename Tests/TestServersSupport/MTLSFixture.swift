@@ -12,18 +12,18 @@ import X509
 ///
 /// Clients: root "Client Root CA" → "Client Issuing CA" → leaves with clientAuth. The server: its own root and a
 /// leaf for 127.0.0.1.
-struct MTLSFixture: Sendable {
-    static let spiffeID = "spiffe://example.org/ns/payments/sa/api"
+public struct MTLSFixture: Sendable {
+    public static let spiffeID = "spiffe://example.org/ns/payments/sa/api"
 
-    let clientRoot: TestCert
-    let clientCA: TestCert
+    public let clientRoot: TestCert
+    public let clientCA: TestCert
     /// A good client: clientAuth, SANs URI (SPIFFE), DNS and email.
-    let client: TestCert
-    let serverRoot: TestCert
-    let serverLeaf: TestCert
-    let directory: TemporaryDirectory
+    public let client: TestCert
+    public let serverRoot: TestCert
+    public let serverLeaf: TestCert
+    public let directory: TemporaryDirectory
 
-    init() throws {
+    public init() throws {
         clientRoot = PKI.root("Client Root CA")
         clientCA = clientRoot.intermediate("Client Issuing CA")
         client = Self.clientLeaf(clientCA)
@@ -37,7 +37,7 @@ struct MTLSFixture: Sendable {
     }
 
     /// A client leaf issued by `issuer`; clientAuth and the three SAN kinds unless told otherwise.
-    static func clientLeaf(_ issuer: TestCert, cn: String = "payments-api", uri: String = spiffeID,
+    public static func clientLeaf(_ issuer: TestCert, cn: String = "payments-api", uri: String = spiffeID,
                            eku: [ExtendedKeyUsage.Usage]? = [.clientAuth],
                            notValidBefore: Date = PKI.notBefore, notValidAfter: Date = PKI.notAfter) -> TestCert {
         issuer.leaf(cn, sans: [.uniformResourceIdentifier(uri), .dnsName("api.payments.internal"), .rfc822Name("api@example.org")],
@@ -45,14 +45,14 @@ struct MTLSFixture: Sendable {
     }
 
     /// Writes NAME.pem (the leaf and `chain`) and NAME-key.pem.
-    func write(_ leaf: TestCert, chain: [TestCert]? = nil, as name: String) throws {
+    public func write(_ leaf: TestCert, chain: [TestCert]? = nil, as name: String) throws {
         _ = try directory.write("\(name).pem", ([leaf] + (chain ?? [clientCA])).map(\.pem).joined())
         _ = try directory.write("\(name)-key.pem", leaf.key.pemString)
     }
 
     /// NAME.p12 (password "pw") from the files ``write(_:chain:as:)`` made, by openssl run off the cooperative pool,
     /// which the server's verification tasks need.
-    func pkcs12(_ name: String) async throws -> String {
+    public func pkcs12(_ name: String) async throws -> String {
         let result = try await runProcess(opensslPath ?? "openssl", [
             "pkcs12", "-export", "-in", directory.file("\(name).pem"), "-inkey", directory.file("\(name)-key.pem"),
             "-passout", "pass:pw", "-out", directory.file("\(name).p12"),
@@ -63,7 +63,7 @@ struct MTLSFixture: Sendable {
 
     /// openssl s_client as the good client against 127.0.0.1:`port`, sending one HTTP/1.0 request; `session` adds
     /// -sess_out or -sess_in, for resumption.
-    func sClient(port: Int, version: NIOSSL.TLSVersion, session: [String]) async throws -> ProcessResult {
+    public func sClient(port: Int, version: NIOSSL.TLSVersion, session: [String]) async throws -> ProcessResult {
         try await runProcess(opensslPath ?? "openssl", [
             "s_client", "-connect", "127.0.0.1:\(port)", version == .tlsv12 ? "-tls1_2" : "-tls1_3", "-ign_eof",
             "-CAfile", directory.file("server-ca.pem"), "-cert", directory.file("client.pem"), "-key", directory.file("client-key.pem"),
@@ -71,19 +71,19 @@ struct MTLSFixture: Sendable {
         ] + session, input: "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
     }
 
-    func policy(mode: ClientCertificateMode = .required, pins: PinSet? = nil, revocation: RevocationOptions = .off,
+    public func policy(mode: ClientCertificateMode = .required, pins: PinSet? = nil, revocation: RevocationOptions = .off,
                 nameRules: [ClientNameRule] = []) -> ClientVerificationPolicy {
         ClientVerificationPolicy(anchors: [clientRoot.input], mode: mode, pins: pins, revocation: revocation, nameRules: nameRules)
     }
 
     /// A running `ats serve --mtls` server for `policy`, TLS versions as `maximum` allows, logging to `log`.
-    func serve(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
+    public func serve(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
                handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) async throws -> VerdictServer {
         try await VerdictServer.start(try mutualTLSServer(policy, maximum: maximum, engine: engine, handshakeTimeout: handshakeTimeout, log: log))
     }
 
     /// The server's mutual-TLS half, for tests that reach into it.
-    func mutualTLSServer(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
+    public func mutualTLSServer(_ policy: ClientVerificationPolicy, maximum: NIOSSL.TLSVersion = .tlsv13, engine: TrustEngine = TrustEngine(),
                          handshakeTimeout: TimeAmount = .seconds(60), log: LogCapture) throws -> MutualTLSServer {
         try MutualTLSServer(
             certificateChain: [try NIOSSLCertificate(bytes: serverLeaf.der, format: .der)],
@@ -91,11 +91,5 @@ struct MTLSFixture: Sendable {
             handshakeTimeout: handshakeTimeout, logger: log.logger) { tls in
             tls.maximumTLSVersion = maximum
         }
-    }
-}
-
-extension TestKey {
-    func nioPrivateKey() throws -> NIOSSLPrivateKey {
-        try NIOSSLPrivateKey(bytes: Array(pemString.utf8), format: .pem)
     }
 }

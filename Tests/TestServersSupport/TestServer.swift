@@ -8,42 +8,48 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
-@testable import TransportClient
 
 /// What a test server answers.
-struct TestResponse: Sendable {
-    var status: HTTPResponseStatus = .ok
-    var headers: [(String, String)] = []
-    var body: [UInt8] = Array("hello".utf8)
+public struct TestResponse: Sendable {
+    public var status: HTTPResponseStatus
+    public var headers: [(String, String)]
+    public var body: [UInt8]
     /// Send `connection: close` and close after the response.
-    var close = false
+    public var close: Bool
     /// Never answer (a server that stalls after the handshake).
-    var reply = true
+    public var reply: Bool
     /// Announce the whole body but send only this many bytes of it, then stall.
-    var stallAfter: Int?
+    public var stallAfter: Int?
     /// Close the connection without answering, as a server that took the request and then died.
-    var hangUp = false
+    public var hangUp: Bool
     /// Announce the whole body, send only this many bytes of it, then close the connection: with a reset (RST) when
     /// `reset`, else a plain close (FIN), as a server that dies or is cut off mid-body.
-    var cutAfter: (bytes: Int, reset: Bool)?
+    public var cutAfter: (bytes: Int, reset: Bool)?
 
-    static func text(_ s: String, status: HTTPResponseStatus = .ok, headers: [(String, String)] = []) -> TestResponse {
+    public init(status: HTTPResponseStatus = .ok, headers: [(String, String)] = [], body: [UInt8] = Array("hello".utf8),
+                close: Bool = false, reply: Bool = true, stallAfter: Int? = nil, hangUp: Bool = false,
+                cutAfter: (bytes: Int, reset: Bool)? = nil) {
+        (self.status, self.headers, self.body, self.close) = (status, headers, body, close)
+        (self.reply, self.stallAfter, self.hangUp, self.cutAfter) = (reply, stallAfter, hangUp, cutAfter)
+    }
+
+    public static func text(_ s: String, status: HTTPResponseStatus = .ok, headers: [(String, String)] = []) -> TestResponse {
         TestResponse(status: status, headers: headers, body: Array(s.utf8))
     }
 }
 
 /// One request as the server saw it.
-struct SeenRequest: Sendable {
-    var head: HTTPRequestHead
-    var body: [UInt8]
+public struct SeenRequest: Sendable {
+    public var head: HTTPRequestHead
+    public var body: [UInt8]
 }
 
-typealias Responder = @Sendable (SeenRequest) -> TestResponse
+public typealias Responder = @Sendable (SeenRequest) -> TestResponse
 
 /// A server on 127.0.0.1 with an ephemeral port, started and stopped by a test.
-final class TestServer: Sendable {
-    let channel: any Channel
-    let port: Int
+public final class TestServer: Sendable {
+    public let channel: any Channel
+    public let port: Int
     private let counters = NIOLockedValueBox<(connections: Int, requests: [SeenRequest])>((0, []))
 
     private init(channel: any Channel, port: Int) {
@@ -51,16 +57,16 @@ final class TestServer: Sendable {
         self.port = port
     }
 
-    var connectionCount: Int { counters.withLockedValue { $0.connections } }
-    var requests: [SeenRequest] { counters.withLockedValue { $0.requests } }
+    public var connectionCount: Int { counters.withLockedValue { $0.connections } }
+    public var requests: [SeenRequest] { counters.withLockedValue { $0.requests } }
 
     fileprivate func noteConnection() { counters.withLockedValue { $0.connections += 1 } }
     fileprivate func note(_ request: SeenRequest) { counters.withLockedValue { $0.requests.append(request) } }
 
-    func shutdown() async { try? await channel.close() }
+    public func shutdown() async { try? await channel.close() }
 
     /// An HTTPS server presenting `chain` (leaf first) with `key`, TLS configured by `configure`.
-    static func https(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() },
+    public static func https(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() },
                       configure: (inout TLSConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var tls = try tlsConfiguration(chain: chain, key: key)
         tls.minimumTLSVersion = .tlsv1
@@ -71,21 +77,21 @@ final class TestServer: Sendable {
 
     /// An HTTPS server that speaks HTTP/2 only (ALPN h2), answering each stream through NIO's HTTP/2-to-HTTP/1 codec
     /// with `responder`, as ``https(chain:key:responder:configure:)`` answers each request.
-    static func http2(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
+    public static func http2(chain: [TestCert], key: TestKey, responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
         var tls = try tlsConfiguration(chain: chain, key: key)
         tls.applicationProtocols = ["h2"]
         return try await start(tls: try NIOSSLContext(configuration: tls), http2: true, responder: responder)
     }
 
     /// A server configuration presenting `chain` (leaf first) with `key`.
-    static func tlsConfiguration(chain: [TestCert], key: TestKey) throws -> TLSConfiguration {
+    public static func tlsConfiguration(chain: [TestCert], key: TestKey) throws -> TLSConfiguration {
         TLSConfiguration.makeServerConfiguration(
             certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
             privateKey: .privateKey(try key.nioPrivateKey()))
     }
 
     /// A plain HTTP server.
-    static func http(responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
+    public static func http(responder: @escaping Responder = { _ in TestResponse() }) async throws -> TestServer {
         try await start(tls: nil, responder: responder)
     }
 
@@ -118,14 +124,9 @@ final class TestServer: Sendable {
     }
 
     /// A TCP server that misbehaves: the one `ats serve` and the diagnostics tests use.
-    static func raw(_ behaviour: Misbehaviour, tls: TLSConfiguration? = nil) async throws -> LocalServer {
+    public static func raw(_ behaviour: Misbehaviour, tls: TLSConfiguration? = nil) async throws -> LocalServer {
         try await LocalServer.hostile(behaviour, tls: tls)
     }
-}
-
-struct TestServerError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
 }
 
 private final class HTTPResponder: ChannelInboundHandler {
@@ -185,7 +186,7 @@ private final class HTTPResponder: ChannelInboundHandler {
 
 extension TestKey {
     /// The key in swift-nio-ssl's form, via PEM.
-    func nioPrivateKey() throws -> NIOSSLPrivateKey {
+    public func nioPrivateKey() throws -> NIOSSLPrivateKey {
         try NIOSSLPrivateKey(bytes: Array(pemString.utf8), format: .pem)
     }
 }

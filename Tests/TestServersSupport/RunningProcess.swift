@@ -5,11 +5,11 @@ import TestSupport
 import Testing
 
 /// A long-running child process (`ats serve`) whose output lines a test can wait for, read on dispatch threads.
-final class RunningProcess: Sendable {
+public final class RunningProcess: Sendable {
     private let process: Process
     private let state = NIOLockedValueBox<(out: String, err: String, waiters: [(Bool, String, CheckedContinuation<Bool, Never>)], ended: Bool)>(("", "", [], false))
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    public init(_ executable: URL, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -31,8 +31,8 @@ final class RunningProcess: Sendable {
         }
     }
 
-    var output: String { state.withLockedValue { $0.out } }
-    var errors: String { state.withLockedValue { $0.err } }
+    public var output: String { state.withLockedValue { $0.out } }
+    public var errors: String { state.withLockedValue { $0.err } }
 
     private func append(_ text: String, isError: Bool) {
         let ready = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
@@ -56,7 +56,7 @@ final class RunningProcess: Sendable {
 
     /// Whether `text` appears on standard output (or error); false when the process ends first, or when `limit`
     /// passes first, which is recorded as an issue naming the text.
-    func waitFor(_ text: String, onStandardError: Bool = false, within limit: Duration = .seconds(180)) async -> Bool {
+    public func waitFor(_ text: String, onStandardError: Bool = false, within limit: Duration = .seconds(180)) async -> Bool {
         guard let seen = await bounded(limit, { await self.appears(text, onStandardError: onStandardError) }) else {
             Issue.record("\"\(text)\" did not appear on standard \(onStandardError ? "error" : "output") within \(limit)")
             return false
@@ -76,11 +76,11 @@ final class RunningProcess: Sendable {
         }
     }
 
-    func interrupt() { if process.isRunning { kill(process.processIdentifier, SIGINT) } }
+    public func interrupt() { if process.isRunning { kill(process.processIdentifier, SIGINT) } }
 
     /// The exit status, once the process has ended (waited for on a dispatch thread); nil when it has not ended
     /// within `limit`, which is recorded as an issue, and the process is then killed.
-    func exitStatus(within limit: Duration = .seconds(180)) async -> Int32? {
+    public func exitStatus(within limit: Duration = .seconds(180)) async -> Int32? {
         let killed = ChildLimit.kill(process, after: limit)
         let status = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [process] in
