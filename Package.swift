@@ -221,11 +221,10 @@ let package = Package(
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TestSupport", "ATSTestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity",
+                "TestSupport", "TransportTrust", "AppTransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // Real chains read from the source tree by path (#filePath), not bundled.
@@ -272,8 +271,7 @@ let package = Package(
         .testTarget(
             name: "TransportServerTests",
             dependencies: [
-                "TestSupport", "TestServersSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSCommandLine",
-                "ATSTestServers",
+                "TestSupport", "TestServersSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -281,7 +279,6 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
@@ -292,6 +289,20 @@ let package = Package(
                 "TransportTrust", "AppTransportSecurity",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The `ats` commands, run in-process through ATSCommand or as the built executable.
+        .testTarget(
+            name: "ATSCommandLineTests",
+            dependencies: [
+                "TestSupport", "ATSTestSupport", "TestServersSupport", "DiagnosisTestSupport", "ATSCommandLine",
+                "TransportTrust", "AppTransportSecurity", "TransportClient", "TransportServer", "ATSDiagnostics", "ATSTestServers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

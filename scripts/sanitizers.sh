@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test suite under the sanitizers (issue #24): ThreadSanitizer over the tests that run event loops and servers
-# (client, server, diagnostics with the local test servers), AddressSanitizer over the whole suite. Each in its own
-# scratch path (a full rebuild: 20+ minutes each on two cores), under nice. Logs in .build-tsan/ and .build-asan/;
-# results go in docs/RELIABILITY.md.
+# (client, server, diagnostics with the local test servers, and the commands that drive them: fetch, serve --mtls,
+# diagnose), AddressSanitizer over the whole suite. Each in its own scratch path (a full rebuild: 20+ minutes each on
+# two cores), under nice. Logs in .build-tsan/ and .build-asan/; results go in docs/RELIABILITY.md.
 #
 #   scripts/sanitizers.sh [thread|address]...   (default: both)
 set -uo pipefail
@@ -14,7 +14,7 @@ for sanitizer in "${@:-thread address}"; do
       # One test at a time: under a sanitizer's slowdown, tests in parallel on two cores starve each other's handshakes
       # past their limits, which would report the machine's load rather than races or memory errors (ASan in parallel,
       # 2026-11-27: 12 and then 8 tests timed out; one at a time, all 987 passed).
-      thread) scratch=.build-tsan filter=(--no-parallel --filter 'TransportClientTests|TransportServerTests|ATSDiagnosticsTests') ;;
+      thread) scratch=.build-tsan filter=(--no-parallel --filter 'TransportClientTests|TransportServerTests|ATSDiagnosticsTests|ATSCommandLineTests') ;;
       address) scratch=.build-asan filter=(--no-parallel) ;;
       *) echo "sanitizers.sh: thread or address, not $s" >&2; exit 2 ;;
     esac
