@@ -168,12 +168,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "ats", dependencies: ["ATSCommandLine"], swiftSettings: strict),
-        // Support shared by the test targets.
+        // Support shared by the test targets: certificates, child processes, time limits. Free of NIO (its own process
+        // limit, not ATSTestServers'), so that TransportTrustTests builds without the network stack.
         .target(
             name: "TestSupport",
             dependencies: [
-                "TransportTrust", "ATSTestServers",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "TransportTrust",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -182,20 +182,68 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
+        // ATS inputs (Info.plists, binary plists, .ipa archives) and a SARIF validator, for the tests of the ATS
+        // modules and of the commands that read them; apart from TestSupport, so that no other test target links
+        // ZIPFoundation or AppTransportSecurity through it.
+        .target(
+            name: "ATSTestSupport",
+            dependencies: ["AppTransportSecurity", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            path: "Tests/ATSTestSupport",
+            swiftSettings: strict
+        ),
+        // Servers and processes the client, server and command tests share: HTTP servers, tinyproxy, the mutual-TLS
+        // fixture and a running `ats serve`. NIO, kept out of TestSupport.
+        .target(
+            name: "TestServersSupport",
+            dependencies: [
+                "TestSupport", "TransportTrust", "TransportServer", "ATSTestServers",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestServersSupport",
+            swiftSettings: strict
+        ),
+        // The local cases, started once per run, and the gate on concurrent diagnoses, shared by the diagnostics and
+        // command tests; apart from TestServersSupport, so that the client and server tests link no diagnostics.
+        .target(
+            name: "DiagnosisTestSupport",
+            dependencies: ["TestSupport", "TransportTrust", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine"],
+            path: "Tests/DiagnosisTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "TransportTrustTests",
             dependencies: [
-                "TestSupport", "TransportTrust", "ATSCommandLine", "AppTransportSecurity", "AppBundles",
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "TestSupport", "TransportTrust", "AppTransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // Real chains read from the source tree by path (#filePath), not bundled.
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppTransportSecurityTests",
+            dependencies: ["ATSTestSupport", "AppTransportSecurity", "TransportTrust"],
+            // The audit's corpus, read from the source tree by path (#filePath), not bundled.
+            exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppBundlesTests",
+            dependencies: [
+                "ATSTestSupport", "AppBundles", "AppTransportSecurity",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -206,7 +254,8 @@ let package = Package(
         .testTarget(
             name: "TransportClientTests",
             dependencies: [
-                "TestSupport", "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine", "ATSTestServers",
+                "TestSupport", "TestServersSupport", "TransportClient", "TransportTrust", "AppTransportSecurity", "ATSCommandLine",
+                "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -222,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "TransportServerTests",
             dependencies: [
-                "TestSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSCommandLine", "ATSTestServers",
+                "TestSupport", "TestServersSupport", "TransportServer", "TransportClient", "TransportTrust", "ATSTestServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -230,18 +279,30 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ATSDiagnosticsTests",
             dependencies: [
-                "TestSupport", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient", "TransportTrust", "AppTransportSecurity",
+                "TestSupport", "DiagnosisTestSupport", "ATSDiagnostics", "ATSTestServers", "ATSCommandLine", "TransportClient",
+                "TransportTrust", "AppTransportSecurity",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The `ats` commands, run in-process through ATSCommand or as the built executable.
+        .testTarget(
+            name: "ATSCommandLineTests",
+            dependencies: [
+                "TestSupport", "ATSTestSupport", "TestServersSupport", "DiagnosisTestSupport", "ATSCommandLine",
+                "TransportTrust", "AppTransportSecurity", "TransportClient", "TransportServer", "ATSDiagnostics", "ATSTestServers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

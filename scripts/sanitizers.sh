@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test suite under the sanitizers (issue #24): ThreadSanitizer over the tests that run event loops and servers
-# (client, server, diagnostics with the local test servers), AddressSanitizer over the whole suite. Each in its own
-# scratch path (a full rebuild: 20+ minutes each on two cores), under nice. Logs in .build-tsan/ and .build-asan/;
-# results go in docs/RELIABILITY.md.
+# (client, server, diagnostics with the local test servers, and the commands that drive them: fetch, serve --mtls,
+# diagnose), AddressSanitizer over the whole suite. Each in its own scratch path (a full rebuild: 20+ minutes each on
+# two cores), under nice. Logs in .build-tsan/ and .build-asan/; results go in docs/RELIABILITY.md.
 #
 #   scripts/sanitizers.sh [thread|address]...   (default: both)
 set -uo pipefail
@@ -13,7 +13,7 @@ for sanitizer in "${@:-thread address}"; do
     case $s in
       # In parallel, as CI runs the suite: requests run on their event loops since 2026-12-05, so a sanitizer's slowdown
       # no longer starves their deadlines (docs/RELIABILITY.md, "Deadlines under load").
-      thread) scratch=.build-tsan filter=(--filter 'TransportClientTests|TransportServerTests|ATSDiagnosticsTests') ;;
+      thread) scratch=.build-tsan filter=(--filter 'TransportClientTests|TransportServerTests|ATSDiagnosticsTests|ATSCommandLineTests') ;;
       address) scratch=.build-asan filter=() ;;
       *) echo "sanitizers.sh: thread or address, not $s" >&2; exit 2 ;;
     esac

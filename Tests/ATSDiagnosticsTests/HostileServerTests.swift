@@ -1,4 +1,5 @@
 import TestSupport
+import DiagnosisTestSupport
 import NIOConcurrencyHelpers
 import ATSDiagnostics
 import ATSTestServers

@@ -1,6 +1,7 @@
 @testable import ATSDiagnostics
 import ATSCommandLine
 import ATSTestServers
+import DiagnosisTestSupport
 import Foundation
 import Testing
 import TransportClient

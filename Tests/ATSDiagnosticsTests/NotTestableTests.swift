@@ -1,4 +1,5 @@
 import TestSupport
+import DiagnosisTestSupport
 import ATSDiagnostics
 import ATSTestServers
 import Foundation
@@ -48,7 +49,7 @@ import TransportTrust
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func aHandshakeFailureWithoutATSNamesNoATSKey() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES128-GCM-SHA256", ["-groups", "P-521"])
+        let (server, dir) = try servers.openSSLServer(ciphers: "ECDHE-RSA-AES128-GCM-SHA256", ["-groups", "P-521"])
         defer { server.stop(); _ = dir }
         let (status, json, err) = await ats(["fetch", "https://127.0.0.1:\(server.port)/", "--no-ats", "--anchors", servers.caFile, "--json"])
         #expect(status == 1, "\(err)")
@@ -58,23 +59,10 @@ import TransportTrust
         #expect(!json.contains("\"underlying\""), "the TLS library's dump only with --verbose: \(json)")
     }
 
-    /// `openssl s_server`, TLS 1.2 only, with an RSA leaf from the local CA and only the OpenSSL `ciphers` given.
-    static func openSSLServer(_ servers: LocalServers, ciphers: String, _ extra: [String] = []) throws -> (OpenSSLServer, TemporaryDirectory) {
-        let dir = try TemporaryDirectory()
-        let leaf = try servers.pki.leaf(key: servers.pki.rsaKey)
-        try dir.write("leaf.pem", leaf.pem)
-        try dir.write("intermediate.pem", servers.pki.intermediate.pem)
-        try dir.write("key.pem", servers.pki.rsaKey.pem)
-        // -cert serves only the first certificate of its file; the intermediate goes in -cert_chain.
-        let server = try OpenSSLServer(arguments: ["-cert", "leaf.pem", "-cert_chain", "intermediate.pem", "-key", "key.pem", "-tls1_2",
-                                                   "-cipher", ciphers, "-www"] + extra, in: dir.path)
-        return (server, dir)
-    }
-
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func aServerThatOnlyTakesACBCSHA384SuiteIsNotTestable() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
+        let (server, dir) = try servers.openSSLServer(ciphers: "ECDHE-RSA-AES256-SHA384")
         defer { server.stop(); _ = dir }
         let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         let first = try #require(d.outcome("default"))
@@ -109,7 +97,7 @@ import TransportTrust
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func theUntestableListNamesTheSuitesThatMattered() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "AES256-SHA256")
+        let (server, dir) = try servers.openSSLServer(ciphers: "AES256-SHA256")
         defer { server.stop(); _ = dir }
         let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         #expect(d.tests.contains { $0.result == .notTestable }, "\(DiagnosisRendering.text(d, verbose: true))")
@@ -121,7 +109,7 @@ import TransportTrust
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func fetchNamesTheAllowedSuitesItCannotOffer() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384")
+        let (server, dir) = try servers.openSSLServer(ciphers: "ECDHE-RSA-AES256-SHA384")
         defer { server.stop(); _ = dir }
         let (status, _, err) = await ats(["fetch", "https://127.0.0.1:\(server.port)/", "--anchors", servers.caFile])
         #expect(status == 1)
@@ -133,7 +121,7 @@ import TransportTrust
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func anUndecidedDefaultKeepsWhatLoadedHereAsTheFallback() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "ECDHE-RSA-AES256-SHA384:AES128-GCM-SHA256")
+        let (server, dir) = try servers.openSSLServer(ciphers: "ECDHE-RSA-AES256-SHA384:AES128-GCM-SHA256")
         defer { server.stop(); _ = dir }
         let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         #expect(d.outcome("default")?.result == .notTestable)
@@ -150,7 +138,7 @@ import TransportTrust
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func aDHEOnlyServerFailsEveryATSTestAndOnlyAllowAllLoadsIsNotTestable() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "DHE-RSA-AES128-GCM-SHA256")
+        let (server, dir) = try servers.openSSLServer(ciphers: "DHE-RSA-AES128-GCM-SHA256")
         defer { server.stop(); _ = dir }
         let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         #expect(d.matrix == "FN" + "FFFF" + "F" + "F" + "FFFF" + "FFFF", "\(DiagnosisRendering.text(d, verbose: true))")
@@ -169,7 +157,7 @@ import TransportTrust
     @Test(.enabled(if: OpenSSLServer.isAvailable))
     func aServerThatPrefersDHEIsAskedAgainWithoutIt() async throws {
         let servers = try await SharedServers.shared.servers()
-        let (server, dir) = try Self.openSSLServer(servers, ciphers: "DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA384", ["-serverpref"])
+        let (server, dir) = try servers.openSSLServer(ciphers: "DHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-SHA384", ["-serverpref"])
         defer { server.stop(); _ = dir }
         let d = try await localDiagnoser(servers).gated("https://127.0.0.1:\(server.port)/")
         #expect(d.matrix == "NN" + "FNNN" + "N" + "N" + "FNNN" + "FNNN", "\(DiagnosisRendering.text(d, verbose: true))")

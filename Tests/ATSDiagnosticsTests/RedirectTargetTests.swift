@@ -1,6 +1,8 @@
 @testable import ATSDiagnostics
 import ATSTestServers
 import Foundation
+import TestSupport
+import DiagnosisTestSupport
 import Testing
 
 /// A URL whose server is good but redirects to one that is not: the report names the redirect target, shows its chain,
@@ -33,7 +35,7 @@ import Testing
                 "\(diagnosis.recommendation.summary)")
         #expect(DiagnosisRendering.text(diagnosis, verbose: true).contains("At : the redirect target 127.0.0.1:\(targetPort)"))
         // The JSON carries the target as host and port, as the documented schema says.
-        let schemaData = try #require(FileManager.default.contents(atPath: DiagnoseCommandTests.schemaPath))
+        let schemaData = try #require(FileManager.default.contents(atPath: SchemaValidator.diagnoseSchemaPath))
         let schema = try #require(try JSONSerialization.jsonObject(with: schemaData) as? [String: Any])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(DiagnosisRendering.json(diagnosis).utf8)) as? [String: Any])
         #expect(SchemaValidator.violations(of: document, against: schema).isEmpty)

@@ -1,6 +1,3 @@
-import NIOConcurrencyHelpers
-import Foundation
-
 /// The value of `operation`, or `nil` if it has none within `limit`.
 ///
 /// A test of code whose fault would be a hang awaits through this, so the fault fails the test instead of hanging
@@ -9,27 +6,27 @@ import Foundation
 public func bounded<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
     await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
         let first = FirstResume(continuation)
-        let work = Task { first.resume(await operation()) }
+        let work = Task { await first.resume(await operation()) }
         Task {
             try? await Task.sleep(for: limit)
-            if first.resume(nil) { work.cancel() }
+            if await first.resume(nil) { work.cancel() }
         }
     }
 }
 
-private final class FirstResume<T: Sendable>: Sendable {
-    private let continuation: NIOLockedValueBox<CheckedContinuation<T?, Never>?>
+/// The waiter of ``bounded(_:_:)``, resumed by whichever of the operation and the limit comes first. An actor, not a
+/// lock: both callers are tasks already, and TestSupport links no NIO.
+private actor FirstResume<T: Sendable> {
+    private var continuation: CheckedContinuation<T?, Never>?
 
-    init(_ continuation: CheckedContinuation<T?, Never>) { self.continuation = NIOLockedValueBox(continuation) }
+    init(_ continuation: CheckedContinuation<T?, Never>) { self.continuation = continuation }
 
     /// Whether this call was the first, and so resumed the waiter.
     @discardableResult
     func resume(_ value: T?) -> Bool {
-        let waiting = continuation.withLockedValue { c in
-            defer { c = nil }
-            return c
-        }
-        waiting?.resume(returning: value)
-        return waiting != nil
+        guard let waiting = continuation else { return false }
+        continuation = nil
+        waiting.resume(returning: value)
+        return true
     }
 }

@@ -1,4 +1,3 @@
-import ATSTestServers
 import Foundation
 
 /// The `openssl` tool, which makes what swift-certificates cannot (RSA-1024, RSA-PSS, PKCS#12) and serves as a peer.
@@ -25,7 +24,7 @@ public enum OpenSSLCommand {
         process.standardOutput = out
         process.standardError = out
         try process.run()
-        let killed = ChildLimit.kill(process, after: limit)
+        let killed = ProcessLimit(process, after: limit)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         killed.cancel()

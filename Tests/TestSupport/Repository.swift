@@ -11,4 +11,8 @@ public enum Repository {
         let walker = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
         return (walker?.allObjects ?? []).compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
     }
+
+    /// Real chains with embedded SCTs and their roots (DEVELOPERS.md, "Reference data"), read by the trust tests and
+    /// the command tests.
+    public static let appleChains = root.appendingPathComponent("Tests/TransportTrustTests/Fixtures/AppleChains")
 }

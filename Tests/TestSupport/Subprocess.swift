@@ -1,4 +1,3 @@
-import ATSTestServers
 import Foundation
 
 /// A child process run to its end without holding a thread of Swift's cooperative pool.
@@ -45,7 +44,7 @@ public enum Subprocess {
         let stdin = input.map { _ in Pipe() }
         process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
-        let killed = ChildLimit.kill(process, after: limit)
+        let killed = ProcessLimit(process, after: limit)
         let result = await withCheckedContinuation { continuation in
             let group = DispatchGroup()
             let errors = ErrorBox()
@@ -93,7 +92,7 @@ extension Subprocess {
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let killed = ChildLimit.kill(process, after: limit)
+        let killed = ProcessLimit(process, after: limit)
         let signalled = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
                 var seen = 0

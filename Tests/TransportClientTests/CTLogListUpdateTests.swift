@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportTrust
 

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
+import TestServersSupport
 
 @testable import TransportClient
 

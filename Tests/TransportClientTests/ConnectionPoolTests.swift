@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportTrust
 

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportTrust
 

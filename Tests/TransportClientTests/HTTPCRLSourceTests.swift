@@ -1,4 +1,5 @@
 import TestSupport
+import TestServersSupport
 import Foundation
 import NIOConcurrencyHelpers
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import TestSupport
+import TestServersSupport
 import AppTransportSecurity
 import Foundation
 import NIOHTTP1

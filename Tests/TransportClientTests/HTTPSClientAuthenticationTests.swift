@@ -1,4 +1,5 @@
 import TestSupport
+import TestServersSupport
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers

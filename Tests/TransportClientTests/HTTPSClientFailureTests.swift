@@ -1,5 +1,6 @@
 import ATSTestServers
 import TestSupport
+import TestServersSupport
 import Foundation
 import NIOConcurrencyHelpers
 import NIOHTTP1

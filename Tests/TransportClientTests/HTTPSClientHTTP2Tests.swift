@@ -1,4 +1,6 @@
 import TestSupport
+import ATSTestServers
+import TestServersSupport
 import ATSCommandLine
 import Foundation
 import NIOConcurrencyHelpers

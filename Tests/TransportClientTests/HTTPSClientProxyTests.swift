@@ -1,4 +1,5 @@
 import TestSupport
+import TestServersSupport
 import ATSCommandLine
 import Foundation
 import NIOConcurrencyHelpers

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import TestSupport
+import TestServersSupport
 import AppTransportSecurity
 import Foundation
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import TestSupport
+import TestServersSupport
 import ATSTestServers
 import Foundation
 import NIOHTTP1

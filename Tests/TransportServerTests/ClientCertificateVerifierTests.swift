@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportServer
 import TransportTrust

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOTLS
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportTrust
 

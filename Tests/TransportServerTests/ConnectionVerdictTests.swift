@@ -1,5 +1,6 @@
 import NIOSSL
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportTrust
 

@@ -2,6 +2,7 @@ import ATSTestServers
 import Foundation
 import NIOSSL
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportClient
 import TransportTrust

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import TestSupport
+import TestServersSupport
 import Testing
 import TransportClient
 import TransportTrust

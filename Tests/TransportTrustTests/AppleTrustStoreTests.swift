@@ -8,7 +8,7 @@ import X509
 
 /// Apple's root store as shipped in the package's resources, and real chains evaluated against it.
 @Suite struct AppleTrustStoreTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/AppleChains")
+    static let fixtures = Repository.appleChains
 
     struct Chain: Decodable {
         let file: String

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import Testing
@@ -44,25 +43,27 @@ import Testing
         #expect(back == r)
     }
 
+    /// The reporter's clock: a task-local time, set around the reports that come later. The reporter reads it in the
+    /// task that awaits `report`, so the synchronous clock needs no lock.
+    enum Clock {
+        @TaskLocal static var now = PKI.now
+    }
+
     @Test func duplicatesAreDroppedFor24Hours() async throws {
-        final class Clock: Sendable {
-            let now = NIOLockedValueBox(PKI.now)
-            func advance(_ s: TimeInterval) { now.withLockedValue { $0 += s } }
-            func read() -> Date { now.withLockedValue { $0 } }
-        }
-        let clock = Clock()
         let sink = RecordingReporter()
-        let reporter = DeduplicatingPinFailureReporter(sink, clock: { clock.read() })
+        let reporter = DeduplicatingPinFailureReporter(sink, clock: { Clock.now })
         let uris = ["https://r.example/"]
         await reporter.report(try report(), to: uris)
-        clock.advance(3600)
-        await reporter.report(try report(time: PKI.now + 3600), to: uris)  // same but for the time: dropped
-        await reporter.report(try report(result: .failedInvalidCertificateChain), to: uris)  // different: sent
+        try await Clock.$now.withValue(PKI.now + 3600) {
+            await reporter.report(try report(time: PKI.now + 3600), to: uris)  // same but for the time: dropped
+            await reporter.report(try report(result: .failedInvalidCertificateChain), to: uris)  // different: sent
+        }
         #expect(await sink.count == 2)
-        clock.advance(23 * 3600 + 1)
-        await reporter.report(try report(), to: uris)  // 24 h after the first: sent again
-        #expect(await sink.count == 3)
-        await reporter.report(try report(result: .errorInvalidParameters), to: [])  // nowhere to send
-        #expect(await sink.count == 3)
+        try await Clock.$now.withValue(PKI.now + 24 * 3600 + 1) {
+            await reporter.report(try report(), to: uris)  // 24 h after the first: sent again
+            #expect(await sink.count == 3)
+            await reporter.report(try report(result: .errorInvalidParameters), to: [])  // nowhere to send
+            #expect(await sink.count == 3)
+        }
     }
 }

@@ -19,7 +19,7 @@ import Testing
         var testDescription: String { file }
     }
 
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/AppleChains")
+    static let folder = Repository.appleChains
     static let vectors: [Vector] = {
         guard let data = try? Data(contentsOf: folder.appendingPathComponent("chains.json")) else { return [] }
         return (try? JSONDecoder().decode([Vector].self, from: data)) ?? []

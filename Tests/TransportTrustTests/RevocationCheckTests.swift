@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import Testing
@@ -106,14 +105,13 @@ import X509
     struct Source: OCSPResponseSource {
         let answer: [UInt8]?
         let seen = Seen()
-        final class Seen: Sendable {
-            private let uris = NIOLockedValueBox<[String]>([])
-            func add(_ uri: String) { uris.withLockedValue { $0.append(uri) } }
-            var all: [String] { uris.withLockedValue { $0 } }
+        actor Seen {
+            private(set) var all: [String] = []
+            func add(_ uri: String) { all.append(uri) }
         }
 
         func response(for request: [UInt8], responderURI: String) async -> [UInt8]? {
-            seen.add(responderURI)
+            await seen.add(responderURI)
             return answer
         }
     }
@@ -121,14 +119,14 @@ import X509
     @Test func asksTheResponseSourceWhenNothingWasStapled() async throws {
         let fetched = Source(answer: try response(.good))
         #expect(await evaluate(.hard, source: fetched).isTrusted)
-        #expect(fetched.seen.all == ["http://ocsp.invalid/"])
+        #expect(await fetched.seen.all == ["http://ocsp.invalid/"])
 
         let revoked = Source(answer: try response(.revoked(at: PKI.now.addingTimeInterval(-60))))
         #expect(await evaluate(.soft, source: revoked).codes == [.revoked])
 
         let silent = Source(answer: nil)
         #expect(await evaluate(.hard, source: silent).codes == [.revocationUnknown])
-        #expect(silent.seen.all.count == 1)
+        #expect(await silent.seen.all.count == 1)
     }
 
     @Test func revocationIsNotCheckedOnAPathThatAlreadyFails() async throws {
@@ -252,7 +250,7 @@ import X509
         policy.revocation = RevocationOptions(mode: .hard, source: revoked)
         let v = await engine.evaluate(PKI.trust([leaf, intermediate], anchors: [root], policy: policy))
         #expect(v.codes == [.revoked])
-        #expect(revoked.seen.all.count == 1)
+        #expect(await revoked.seen.all.count == 1)
     }
 }
 
@@ -312,13 +310,12 @@ import X509
     }
 
     /// Hands out CRLs by URI and counts the fetches.
-    final class Source: CRLSource, Sendable {
+    actor Source: CRLSource {
         let crls: [String: [UInt8]]
-        private let askedBox = NIOLockedValueBox<[String]>([])
-        var asked: [String] { askedBox.withLockedValue { $0 } }
+        private(set) var asked: [String] = []
         init(_ crls: [String: [UInt8]]) { self.crls = crls }
         func crl(at uri: String) async -> [UInt8]? {
-            askedBox.withLockedValue { $0.append(uri) }
+            asked.append(uri)
             return crls[uri]
         }
     }
@@ -331,7 +328,7 @@ import X509
         let source = Source([uri: Array(try builder.pem(by: pki.intermediate.key).utf8)])
         let v = await evaluate(RevocationOptions(mode: .soft, crlSource: source), leaf: leaf)
         #expect(v.codes == [.revoked], "\(v.failures)")
-        #expect(source.asked == [uri])
+        #expect(await source.asked == [uri])
         let silent = Source([:])
         let hard = await evaluate(RevocationOptions(mode: .hard, crlSource: silent), leaf: leaf)
         #expect(hard.codes == [.revocationUnknown])
@@ -348,7 +345,7 @@ import X509
         #expect(hard.failures.first?.certificate == 0)
         #expect(hard.failures.first?.message.contains(uri) == true, "\(hard.failures)")
         #expect(hard.failures.first?.message.contains("handed in") == true)
-        #expect(source.asked.isEmpty, "only http:// is fetched")
+        #expect(await source.asked.isEmpty, "only http:// is fetched")
         #expect(await evaluate(RevocationOptions(mode: .soft, crlSource: source), leaf: leaf).isTrusted)
         // Its CRL, handed in, settles it.
         let crls = [try crl(pki.intermediate), try crl(pki.root)]
@@ -362,6 +359,6 @@ import X509
         let silent = Source([:])
         let v = await evaluate(RevocationOptions(mode: .hard, crlSource: silent), leaf: leaf)
         #expect(v.codes == [.revocationUnknown])
-        #expect(silent.asked == Array(uris.prefix(3)))
+        #expect(await silent.asked == Array(uris.prefix(3)))
     }
 }

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import Testing
@@ -6,10 +5,21 @@ import Testing
 @testable import TransportTrust
 
 @Suite struct UnsafeDisabledTrustEvaluatorTests {
-    final class Capture: Sendable {
-        private let stored = NIOLockedValueBox<[String]>([])
-        var lines: [String] { stored.withLockedValue { $0 } }
-        func append(_ line: String) { stored.withLockedValue { $0.append(line) } }
+    /// Keeps every warning. `warn` is synchronous, so the lines go through a stream, whose continuation may be used
+    /// from any thread, and are read once the evaluations are over.
+    struct Capture {
+        private let stream: AsyncStream<String>
+        private let continuation: AsyncStream<String>.Continuation
+
+        init() { (stream, continuation) = AsyncStream.makeStream(of: String.self) }
+
+        func append(_ line: String) { continuation.yield(line) }
+
+        /// Every line so far; no more may come after.
+        func lines() async -> [String] {
+            continuation.finish()
+            return await stream.reduce(into: []) { $0.append($1) }
+        }
     }
 
     @Test func trustsAnythingAndWarnsEveryTime() async {
@@ -22,7 +32,8 @@ import Testing
             #expect(v.isTrusted)
             #expect(v.notes.first?.contains("UNSAFE") == true)
         }
-        #expect(capture.lines.count == 3)
-        #expect(capture.lines.allSatisfy { $0.contains("UNSAFE") })
+        let lines = await capture.lines()
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.contains("UNSAFE") })
     }
 }

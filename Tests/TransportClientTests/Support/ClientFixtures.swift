@@ -9,34 +9,6 @@ import X509
 
 @testable import TransportClient
 
-/// A server PKI: root → intermediate → leaf for the given names.
-struct ServerPKI: Sendable {
-    let root: TestCert
-    let intermediate: TestCert
-    let leaf: TestCert
-
-    init(dns: [String] = ["www.example.test"], key: @autoclosure () -> TestKey = .p256(), leafNotAfter: Date = PKI.notAfter,
-         leafNotBefore: Date = PKI.notBefore, leafKeyUsage: KeyUsage = KeyUsage(digitalSignature: true)) {
-        root = PKI.root(key: key())
-        intermediate = root.intermediate("Test Intermediate CA", key: key())
-        leaf = intermediate.leaf(dns: dns, key: key(), keyUsage: leafKeyUsage, notValidBefore: leafNotBefore, notValidAfter: leafNotAfter)
-    }
-
-    init(root: TestCert, intermediate: TestCert, leaf: TestCert) {
-        self.root = root
-        self.intermediate = intermediate
-        self.leaf = leaf
-    }
-
-    /// What a well-configured server presents.
-    var served: [TestCert] { [leaf, intermediate] }
-
-    var anchors: TrustAnchors { TrustAnchors(custom: [root.input]) }
-
-    /// The base64 SPKI SHA-256 of a certificate.
-    static func pin(_ cert: TestCert) -> String { cert.input.spkiSHA256Base64 ?? "" }
-}
-
 /// An ATS configuration from a plist-like dictionary.
 func atsConfiguration(_ dictionary: [String: PlistValue]) -> ATSConfiguration { ATSConfiguration(dictionary: dictionary) }
 

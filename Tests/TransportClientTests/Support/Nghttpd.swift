@@ -1,4 +1,6 @@
+import ATSTestServers
 import Foundation
+import TestServersSupport
 
 /// A real HTTP/2 server, nghttpd (Debian's nghttp2-server, which `.ci/run` installs), on 127.0.0.1 over TLS with
 /// ALPN h2 only, serving files from its own document root.

@@ -1,3 +1,4 @@
+import ATSTestServers
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import TestSupport
 import Foundation
 import SwiftASN1
@@ -23,14 +22,15 @@ enum RuleProbe {
             Probe(rule: rule, context: RuleContext(validationTime: time, anchorIsSystem: anchorIsSystem), box: box)
         }
         _ = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore(intermediates.map(\.certificate)))
-        return box.failures
+        return await box.failures
     }
 
-    final class Box: Sendable {
-        private let stored = NIOLockedValueBox<[TrustFailure]?>(nil)
-        var failures: [TrustFailure]? {
-            get { stored.withLockedValue { $0 } }
-            set { stored.withLockedValue { $0 = newValue } }
+    /// The failures of the first path the policy saw.
+    actor Box {
+        private(set) var failures: [TrustFailure]?
+
+        func noteFirst(_ found: [TrustFailure]) {
+            if failures == nil { failures = found }
         }
     }
 
@@ -47,7 +47,7 @@ enum RuleProbe {
         mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
             var failures: [TrustFailure] = []
             rule.check(chain, context: context, into: &failures)
-            if box.failures == nil { box.failures = failures }
+            await box.noteFirst(failures)
             return .meetsPolicy
         }
     }
