@@ -22,12 +22,12 @@ extension FuzzTarget {
     }
 
     /// A URL as `ats fetch`, `ats check` and a redirect read it, a proxy URL as `--proxy` reads it, and a NO_PROXY
-    /// list. A URL that reads gives a canonical host, which reads again, alone, as the same target.
+    /// list. A URL that reads gives a canonical host, port and path, which read again, alone, as the same target.
     static let url = FuzzTarget(name: "url", summary: "URL → ConnectionTarget; proxy URL → Proxy; NO_PROXY → NoProxyList") { bytes in
         let text = String(decoding: bytes, as: UTF8.self)
         if let target = try? ConnectionTarget(url: text) {
             let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-            let again = "\(target.scheme)://\(host)\(target.isAbsolute ? "." : "")/"
+            let again = "\(target.scheme)://\(host)\(target.isAbsolute ? "." : ""):\(target.port)\(target.path)"
             guard let reread = try? ConnectionTarget(url: again) else { violated("\(text) read as \(again), which does not read") }
             if reread != target { violated("\(text) read as \(target), and \(again) as \(reread)") }
         }
