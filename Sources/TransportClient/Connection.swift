@@ -232,14 +232,19 @@ final class Connection: Sendable {
         }
     }
 
-    /// Runs `send` on `eventLoop` and waits there for `future`, in one task on the loop.
+    /// Runs `send` on `eventLoop` and waits there for `future`, in one task on the loop; at once when the request
+    /// already runs on that loop (EventLoopExecutors), which saves the task and its allocation.
     private static func sending<Value: Sendable>(on eventLoop: any EventLoop, _ send: @escaping @Sendable () -> Void,
                                                  awaiting future: EventLoopFuture<Value>) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            eventLoop.execute {
-                send()
-                future.whenComplete { continuation.resume(with: $0) }
+            guard eventLoop.inEventLoop else {
+                return eventLoop.execute {
+                    send()
+                    future.whenComplete { continuation.resume(with: $0) }
+                }
             }
+            send()
+            future.whenComplete { continuation.resume(with: $0) }
         }
     }
 
