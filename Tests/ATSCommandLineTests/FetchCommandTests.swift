@@ -416,7 +416,9 @@ import Testing
 
     /// Through a proxy the origin's name is the proxy's to resolve: a --resolve entry for it is said to be unused.
     @Test func aResolveEntryTheProxyMakesUnusedIsNamed() async throws {
-        let closed = try await Tinyproxy.freePort()
+        let closedPort = try ClosedPort()
+        defer { closedPort.close() }
+        let closed = closedPort.port
         let (status, out) = await run(["fetch", "https://www.example.test/", "--proxy", "http://127.0.0.1:\(closed)",
                                        "--resolve", "www.example.test:127.0.0.1"])
         #expect(status == 1, "\(out.standardError)")

@@ -29,5 +29,4 @@ public struct Tinyproxy: Sendable {
         return Tinyproxy(daemon: daemon)
     }
 
-    public static func freePort() async throws -> Int { try await LocalDaemon.freePort() }
 }

@@ -232,7 +232,9 @@ import X509
         let pki = ServerPKI(dns: [host])
         let server = try await origin(pki)
         try await withShutdown({ await server.shutdown() }) {
-            let dead = try await Tinyproxy.freePort()
+            let deadPort = try ClosedPort()
+            defer { deadPort.close() }
+            let dead = deadPort.port
             let short = Timeouts(connect: .seconds(5), handshake: .seconds(30), request: .seconds(60))
 
             let bypassing = client(pki, proxy: try via("http://127.0.0.1:\(dead)", noProxy: "example.com, .\(host)"), timeouts: short)
@@ -304,7 +306,9 @@ import X509
         let pki = ServerPKI(dns: [host])
         let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
         try await withShutdown({ await proxy.shutdown() }) {
-            let closed = try await Tinyproxy.freePort()
+            let closedPort = try ClosedPort()
+            defer { closedPort.close() }
+            let closed = closedPort.port
             let client = client(pki, proxy: try via(proxy.url))
             await withShutdown({ await client.shutdown() }) {
                 let error = await transportError { try await client.execute(HTTPRequest(url: "https://\(host):\(closed)/")) }
@@ -337,7 +341,9 @@ import X509
         let pki = ServerPKI(dns: [host])
         let proxy = try await TestProxy.start(.forward(requiredAuthorization: nil))
         try await withShutdown({ await proxy.shutdown() }) {
-            let closed = try await Tinyproxy.freePort()
+            let closedPort = try ClosedPort()
+            defer { closedPort.close() }
+            let closed = closedPort.port
             let client = client(pki, proxy: try via(proxy.url)) { $0.httpVersions = .http2Only; $0.ats = .disabled }
             await withShutdown({ await client.shutdown() }) {
                 let error = await transportError { try await client.execute(HTTPRequest(url: "http://\(host):\(closed)/")) }
