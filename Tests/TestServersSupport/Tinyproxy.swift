@@ -28,5 +28,4 @@ public struct Tinyproxy: Sendable {
         }
         return Tinyproxy(daemon: daemon)
     }
-
 }
