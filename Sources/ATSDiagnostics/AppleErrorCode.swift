@@ -220,10 +220,8 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
     }
 
     /// The result SecTrust gives a failure, in the order it prefers them.
-    enum TrustClass: Int, Comparable {
+    enum TrustClass: Comparable {
         case expired, notYetValid, hostNameMismatch, noRoot, chainInvalid
-
-        static func < (l: Self, r: Self) -> Bool { l.rawValue < r.rawValue }
     }
 
     /// Exhaustive, with no default: a new failure code must be placed here.

@@ -106,7 +106,6 @@ final class PipelineSetup: Sendable {
             if let address = override?.address { return try await bootstrap.connect(to: address).get() }
             return try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            failUnfinished()
             let address = override?.text ?? host
             if case ChannelError.connectTimeout = error {
                 throw TransportError(.timedOut, phase: .connect, host: host, port: port,

@@ -416,16 +416,13 @@ public final class HTTPSClient: Sendable {
         if let problem = URLText.problem(in: url) {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "\(url.debugDescription) is not a URL: it has \(problem)")
         }
-        // ConnectionTarget reads ws and wss as ATS does (as http and https); the client speaks neither.
-        let scheme = url.prefix { $0 != ":" }.lowercased()
-        if scheme == "ws" || scheme == "wss" {
+        // Refused before the parse: ConnectionTarget reads ws and wss as ATS does (as http and https), and the
+        // client speaks neither.
+        if let scheme = URLText.scheme(of: url), scheme != "https" && scheme != "http" {
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
         }
         do throws(RequirementsError) { return try ConnectionTarget(url: url) } catch {
             guard case .invalidURL(_, let reason) = error else { throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, error.description) }
-            if reason.hasPrefix("ATS governs http and https URLs") {
-                throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(scheme)' URLs are not supported: only https, and http where ATS allows it")
-            }
             throw TransportError(.invalidRequest, phase: phase, host: "", port: 0, "'\(url)' is not an absolute http or https URL: \(reason)")
         }
     }

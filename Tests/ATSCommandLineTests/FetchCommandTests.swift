@@ -230,7 +230,8 @@ import Testing
 
     /// A URL the client cannot use is an input error said as one, not a refusal with an enum name and an empty
     /// host (review-api F9).
-    @Test(arguments: [("not a url", "\"not a url\" is not a URL: it has a space"), ("https://", "'https://' is not an absolute http or https URL")])
+    @Test(arguments: [("not a url", "\"not a url\" is not a URL: it has a space"), ("https://", "'https://' is not an absolute http or https URL"),
+                      ("wss://example.com/", "'wss' URLs are not supported"), ("ftp://example.com/", "'ftp' URLs are not supported")])
     func anUnusableURLIsAnInputErrorNotARefusal(_ url: String, _ words: String) async {
         let (status, out) = await run(["fetch", url])
         #expect(status == 2)

@@ -23,6 +23,16 @@ package enum URLText {
         return nil
     }
 
+    /// The scheme `url` starts with, lowercased, as written (RFC 3986 §3.1: a letter, then letters, digits, `+`, `-`
+    /// or `.`, up to the first `:`); nil when it starts with none. ``ConnectionTarget`` reads `ws` and `wss` as
+    /// `http` and `https`, as ATS does, so a caller that speaks neither asks this.
+    package static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), let first = url.first, first.isASCII, first.isLetter else { return nil }
+        let scheme = url[..<colon]
+        guard scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return scheme.lowercased()
+    }
+
     /// `U+000D`: a character's code in the notation people look up.
     package static func codePoint(_ value: UInt32) -> String {
         let hex = String(value, radix: 16, uppercase: true)

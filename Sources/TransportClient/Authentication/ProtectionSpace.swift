@@ -54,8 +54,8 @@ public struct ProtectionSpace: Sendable, Hashable, Codable, CustomStringConverti
     /// sends `--user` only to the first host unless told otherwise (`--location-trusted`).
     public func isOnOrigin(of url: String) -> Bool {
         // ConnectionTarget reads ws and wss as http and https; no challenge comes from either.
-        let scheme = url.prefix { $0 != ":" }.lowercased()
-        guard scheme == "https" || scheme == "http", let target = try? ConnectionTarget(url: url) else { return false }
+        guard let scheme = URLText.scheme(of: url), scheme == "https" || scheme == "http",
+              let target = try? ConnectionTarget(url: url) else { return false }
         return isOnOrigin(of: target)
     }
 
