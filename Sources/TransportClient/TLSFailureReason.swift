@@ -242,84 +242,45 @@ public enum TLSFailureReason: String, Sendable, Codable, CaseIterable {
     /// What is wrong, as a sentence without BoringSSL's words.
     public var explanation: String {
         switch self {
-        case .alertHandshakeFailure:
-            return "the server refused the handshake (handshake_failure alert): it accepts none of the TLS versions, cipher suites, key-exchange groups or signature algorithms offered, or it wanted a client certificate"
-        case .alertProtocolVersion:
-            return "the server supports none of the TLS versions offered (protocol_version alert)"
-        case .alertInsufficientSecurity:
-            return "the server wants stronger cipher suites than those offered (insufficient_security alert)"
-        case .alertInternalError:
-            return "the server failed internally during the handshake (internal_error alert); its operator must look at its logs"
-        case .alertUnrecognizedName:
-            return "the server has no certificate for the host name sent in SNI (unrecognized_name alert); check the URL's host, or the server's virtual hosts"
-        case .alertNoApplicationProtocol:
-            return "the server supports none of the application protocols offered by ALPN (no_application_protocol alert)"
-        case .alertInappropriateFallback:
-            return "the server saw a downgraded retry and refused it (inappropriate_fallback alert); something on the path interfered with the first attempt"
-        case .alertDecodeError, .alertIllegalParameter, .alertUnexpectedMessage, .alertUnsupportedExtension, .alertMissingExtension:
-            return "the server could not process this client's handshake messages (\(alertName) alert); its TLS implementation is incompatible or broken"
-        case .alertDecryptError:
-            return "the server could not verify the handshake (decrypt_error alert); its TLS implementation or key is broken, or a client certificate's signature was refused"
-        case .alertBadRecordMAC:
-            return "the server received a corrupted record (bad_record_mac alert); something on the path altered the traffic"
-        case .alertRecordOverflow:
-            return "the server received a record longer than TLS allows (record_overflow alert)"
-        case .alertUserCancelled, .alertCloseNotify:
-            return "the server closed the connection during the handshake (\(alertName) alert)"
-        case .alertAccessDenied:
-            return "the server refused this client (access_denied alert): the client certificate is valid but not allowed there"
-        case .alertBadCertificate, .alertUnsupportedCertificate, .alertCertificateUnknown:
-            return "the server refused the client certificate (\(alertName) alert)"
-        case .alertCertificateRevoked:
-            return "the server refused the client certificate as revoked (certificate_revoked alert)"
-        case .alertCertificateExpired:
-            return "the server refused the client certificate as expired (certificate_expired alert)"
-        case .alertUnknownCA:
-            return "the server does not trust the client certificate's issuer (unknown_ca alert)"
-        case .alertCertificateRequired:
-            return "the server requires a client certificate and none was sent (certificate_required alert)"
-        case .alertNoRenegotiation:
-            return "the server refused to renegotiate (no_renegotiation alert)"
-        case .alertBadCertificateStatusResponse:
-            return "the server's OCSP staple was refused (bad_certificate_status_response alert)"
-        case .alertUnknownPSKIdentity:
-            return "the server did not know the pre-shared key offered (unknown_psk_identity alert)"
-        case .alertECHRequired:
-            return "the server requires Encrypted Client Hello (ech_required alert), which this client does not offer"
-        case .keyUsageBitIncorrect:
-            return "the server's certificate does not permit the key exchange the server chose: its keyUsage lacks keyEncipherment for RSA key exchange, or digitalSignature for ECDHE; the server's operator must issue a certificate with the right key usage or prefer ECDHE suites"
-        case .noSharedCipher:
-            return "the two sides share no cipher suite; the server's suites or the client's ATS requirements must change"
-        case .unsupportedProtocol:
-            return "the server chose a TLS version this client does not allow; the server must support a newer version"
-        case .wrongVersionNumber:
-            return "the answer is not TLS of a version this client speaks: the port may serve plain HTTP or another protocol, or something on the path answered instead of the server"
-        case .certificateVerifyFailed:
-            return "the server's certificate was refused by this client's evaluation"
-        case .wrongCipherReturned, .unknownCipherReturned:
-            return "the server chose a cipher suite that was not offered, which TLS forbids; its TLS implementation is broken"
-        case .wrongCurve, .unsupportedEllipticCurve, .missingKeyShare:
-            return "the server chose a key-exchange group that was not offered, which TLS forbids; its TLS implementation is broken"
-        case .noSharedGroup:
-            return "the two sides share no key-exchange group (elliptic curve); the server must support X25519, P-256 or P-384"
-        case .badECCCertificate, .wrongCertificateType, .unknownCertificateType:
-            return "the server's certificate key does not fit the cipher suite it chose (an RSA suite with an ECDSA key, or the reverse); the server's operator must fix its suite or certificate configuration"
-        case .cannotParseLeafCertificate:
-            return "the server's certificate cannot be parsed"
-        case .badSignature:
-            return "the server's handshake signature does not verify: its certificate and private key do not match, or something on the path altered the handshake"
-        case .wrongSignatureType:
-            return "the server signed the handshake with an algorithm that was not offered, which TLS forbids"
-        case .noCommonSignatureAlgorithms:
-            return "the two sides share no signature algorithm for the server's key; the server's certificate key type must change"
-        case .tls13Downgrade, .downgradeDetected:
-            return "the server's answer carries TLS 1.3's downgrade marker with an older version: something on the path forced the connection down, or the server's TLS stack is broken; the connection is refused"
-        case .unsafeLegacyRenegotiationDisabled, .renegotiationMismatch:
-            return "the server does not support secure renegotiation (RFC 5746), which is required; its TLS stack must be updated"
-        case .serverCertificateChanged:
-            return "the server presented a different certificate during renegotiation, which is refused"
-        case .invalidALPNProtocol:
-            return "the server chose an application protocol (ALPN) that was not offered, which TLS forbids"
+        case .alertHandshakeFailure: return "the server refused the handshake (handshake_failure alert): it accepts none of the TLS versions, cipher suites, key-exchange groups or signature algorithms offered, or it wanted a client certificate"
+        case .alertProtocolVersion: return "the server supports none of the TLS versions offered (protocol_version alert)"
+        case .alertInsufficientSecurity: return "the server wants stronger cipher suites than those offered (insufficient_security alert)"
+        case .alertInternalError: return "the server failed internally during the handshake (internal_error alert); its operator must look at its logs"
+        case .alertUnrecognizedName: return "the server has no certificate for the host name sent in SNI (unrecognized_name alert); check the URL's host, or the server's virtual hosts"
+        case .alertNoApplicationProtocol: return "the server supports none of the application protocols offered by ALPN (no_application_protocol alert)"
+        case .alertInappropriateFallback: return "the server saw a downgraded retry and refused it (inappropriate_fallback alert); something on the path interfered with the first attempt"
+        case .alertDecodeError, .alertIllegalParameter, .alertUnexpectedMessage, .alertUnsupportedExtension, .alertMissingExtension: return "the server could not process this client's handshake messages (\(alertName) alert); its TLS implementation is incompatible or broken"
+        case .alertDecryptError: return "the server could not verify the handshake (decrypt_error alert); its TLS implementation or key is broken, or a client certificate's signature was refused"
+        case .alertBadRecordMAC: return "the server received a corrupted record (bad_record_mac alert); something on the path altered the traffic"
+        case .alertRecordOverflow: return "the server received a record longer than TLS allows (record_overflow alert)"
+        case .alertUserCancelled, .alertCloseNotify: return "the server closed the connection during the handshake (\(alertName) alert)"
+        case .alertAccessDenied: return "the server refused this client (access_denied alert): the client certificate is valid but not allowed there"
+        case .alertBadCertificate, .alertUnsupportedCertificate, .alertCertificateUnknown: return "the server refused the client certificate (\(alertName) alert)"
+        case .alertCertificateRevoked: return "the server refused the client certificate as revoked (certificate_revoked alert)"
+        case .alertCertificateExpired: return "the server refused the client certificate as expired (certificate_expired alert)"
+        case .alertUnknownCA: return "the server does not trust the client certificate's issuer (unknown_ca alert)"
+        case .alertCertificateRequired: return "the server requires a client certificate and none was sent (certificate_required alert)"
+        case .alertNoRenegotiation: return "the server refused to renegotiate (no_renegotiation alert)"
+        case .alertBadCertificateStatusResponse: return "the server's OCSP staple was refused (bad_certificate_status_response alert)"
+        case .alertUnknownPSKIdentity: return "the server did not know the pre-shared key offered (unknown_psk_identity alert)"
+        case .alertECHRequired: return "the server requires Encrypted Client Hello (ech_required alert), which this client does not offer"
+        case .keyUsageBitIncorrect: return "the server's certificate does not permit the key exchange the server chose: its keyUsage lacks keyEncipherment for RSA key exchange, or digitalSignature for ECDHE; the server's operator must issue a certificate with the right key usage or prefer ECDHE suites"
+        case .noSharedCipher: return "the two sides share no cipher suite; the server's suites or the client's ATS requirements must change"
+        case .unsupportedProtocol: return "the server chose a TLS version this client does not allow; the server must support a newer version"
+        case .wrongVersionNumber: return "the answer is not TLS of a version this client speaks: the port may serve plain HTTP or another protocol, or something on the path answered instead of the server"
+        case .certificateVerifyFailed: return "the server's certificate was refused by this client's evaluation"
+        case .wrongCipherReturned, .unknownCipherReturned: return "the server chose a cipher suite that was not offered, which TLS forbids; its TLS implementation is broken"
+        case .wrongCurve, .unsupportedEllipticCurve, .missingKeyShare: return "the server chose a key-exchange group that was not offered, which TLS forbids; its TLS implementation is broken"
+        case .noSharedGroup: return "the two sides share no key-exchange group (elliptic curve); the server must support X25519, P-256 or P-384"
+        case .badECCCertificate, .wrongCertificateType, .unknownCertificateType: return "the server's certificate key does not fit the cipher suite it chose (an RSA suite with an ECDSA key, or the reverse); the server's operator must fix its suite or certificate configuration"
+        case .cannotParseLeafCertificate: return "the server's certificate cannot be parsed"
+        case .badSignature: return "the server's handshake signature does not verify: its certificate and private key do not match, or something on the path altered the handshake"
+        case .wrongSignatureType: return "the server signed the handshake with an algorithm that was not offered, which TLS forbids"
+        case .noCommonSignatureAlgorithms: return "the two sides share no signature algorithm for the server's key; the server's certificate key type must change"
+        case .tls13Downgrade, .downgradeDetected: return "the server's answer carries TLS 1.3's downgrade marker with an older version: something on the path forced the connection down, or the server's TLS stack is broken; the connection is refused"
+        case .unsafeLegacyRenegotiationDisabled, .renegotiationMismatch: return "the server does not support secure renegotiation (RFC 5746), which is required; its TLS stack must be updated"
+        case .serverCertificateChanged: return "the server presented a different certificate during renegotiation, which is refused"
+        case .invalidALPNProtocol: return "the server chose an application protocol (ALPN) that was not offered, which TLS forbids"
         case .decodeError, .unexpectedMessage, .unexpectedRecord, .unexpectedExtension, .duplicateExtension, .missingExtension,
              .errorParsingExtension, .parseTLSExtension, .serverHelloExtension, .excessiveMessageSize, .badPacketLength,
              .recordTooLarge, .badLength, .badHandshakeRecord, .badChangeCipherSpec, .badAlert, .unknownAlertType,
@@ -327,14 +288,10 @@ public enum TLSFailureReason: String, Sendable, Codable, CaseIterable {
              .emptyHelloRetryRequest, .secondServerHelloVersionMismatch, .unexpectedCompatibilityMode,
              .oldSessionCipherNotReturned, .tooManyWarningAlerts, .tooManyEmptyFragments:
             return "the server's TLS messages break the protocol, so the handshake was abandoned; the server's TLS stack (or a middlebox on the path) must be fixed"
-        case .decryptionFailedOrBadRecordMAC, .blockCipherPadIsWrong:
-            return "a record from the server did not decrypt: something on the path altered the traffic, or the server's TLS stack is broken"
-        case .certificateAndPrivateKeyMismatch:
-            return "the client identity's certificate and private key do not belong together; give the matching key"
-        case .privateKeyOperationFailed:
-            return "the client identity's private key could not sign the handshake"
-        case .noCipherMatch, .noCiphersAvailable, .noSupportedVersionsEnabled:
-            return "this client has no cipher suite or TLS version left to offer under its requirements; loosen the ATS exception for this domain"
+        case .decryptionFailedOrBadRecordMAC, .blockCipherPadIsWrong: return "a record from the server did not decrypt: something on the path altered the traffic, or the server's TLS stack is broken"
+        case .certificateAndPrivateKeyMismatch: return "the client identity's certificate and private key do not belong together; give the matching key"
+        case .privateKeyOperationFailed: return "the client identity's private key could not sign the handshake"
+        case .noCipherMatch, .noCiphersAvailable, .noSupportedVersionsEnabled: return "this client has no cipher suite or TLS version left to offer under its requirements; loosen the ATS exception for this domain"
         }
     }
 
