@@ -24,7 +24,7 @@ public struct RequirementsResolver: Sendable {
 
     /// The ATS dictionary requirements are resolved from.
     public var configuration: ATSConfiguration {
-        didSet { (exceptionIndex, pinnedIndex) = Self.indexes(configuration) }
+        didSet { (exceptionMatcher, pinnedMatcher) = Self.matchers(configuration, subdomainMatching) }
     }
     /// The release whose ATS rules apply.
     public var profile: PlatformProfile
@@ -32,7 +32,9 @@ public struct RequirementsResolver: Sendable {
     /// Transparency from iOS 12.1.1 / macOS 10.14.2, in the middle of ``PlatformProfile/ios10``.
     public var platform: ApplePlatform
     /// How `NSIncludesSubdomains` reads: any depth, or one label.
-    public var subdomainMatching: SubdomainMatching
+    public var subdomainMatching: SubdomainMatching {
+        didSet { (exceptionMatcher, pinnedMatcher) = Self.matchers(configuration, subdomainMatching) }
+    }
 
     /// Resolves under `profile`'s rules, as its newest release applies them (``PlatformProfile/newestRelease``).
     public init(configuration: ATSConfiguration, profile: PlatformProfile = .newest, subdomainMatching: SubdomainMatching = .anyDepth) {
@@ -46,7 +48,7 @@ public struct RequirementsResolver: Sendable {
 
     private init(configuration: ATSConfiguration, profile: PlatformProfile, platform: ApplePlatform, subdomainMatching: SubdomainMatching) {
         self.configuration = configuration
-        (exceptionIndex, pinnedIndex) = Self.indexes(configuration)
+        (exceptionMatcher, pinnedMatcher) = Self.matchers(configuration, subdomainMatching)
         self.profile = profile
         self.platform = platform
         self.subdomainMatching = subdomainMatching
@@ -90,74 +92,22 @@ public struct RequirementsResolver: Sendable {
     /// NSIncludesSubdomains. Names never match IP connections and IP entries never match names; IP entries
     /// (and CIDR ranges) are honoured only from iOS 17 / macOS 14.
     package func matchingExceptionDomain(for target: ConnectionTarget) -> (ExceptionDomain, viaSubdomain: Bool)? {
-        let entries = configuration.exceptionDomains
-        return bestMatch(exceptionIndex.candidates(for: target).map { (entries[$0], entries[$0].key, entries[$0].coversSubdomains) }, target: target)
+        exceptionMatcher.best(for: target, addresses: profile.generation >= .ats3)
     }
 
     /// The NSPinnedDomains entry for `target`, by the same matching rules.
     package func matchingPinnedDomain(for target: ConnectionTarget) -> (PinnedDomain, viaSubdomain: Bool)? {
-        let entries = configuration.pinnedDomains
-        return bestMatch(pinnedIndex.candidates(for: target).map { (entries[$0], entries[$0].key, entries[$0].coversSubdomains) }, target: target)
+        pinnedMatcher.best(for: target, addresses: profile.generation >= .ats3)
     }
 
-    private var exceptionIndex: DomainIndex
-    private var pinnedIndex: DomainIndex
+    private var exceptionMatcher: ATSDomainMatcher<ExceptionDomain>
+    private var pinnedMatcher: ATSDomainMatcher<PinnedDomain>
 
-    private static func indexes(_ configuration: ATSConfiguration) -> (DomainIndex, DomainIndex) {
-        (DomainIndex(configuration.exceptionDomains.map(\.key)), DomainIndex(configuration.pinnedDomains.map(\.key)))
-    }
-
-    /// A domain dictionary's entries by the name their pattern is for, so that a host is compared only with the
-    /// entries for itself and its parent domains, and with the addresses and ranges, kept apart. Every name match
-    /// ends with the entry's name, so no other entry can match; an audit resolves every entry's host, and a search
-    /// of every entry per host made that quadratic.
-    private struct DomainIndex: Sendable {
-        var byName: [String: [Int]] = [:]
-        var unindexed: [Int] = []
-
-        init(_ keys: [ATSDomainKey]) {
-            for (i, key) in keys.enumerated() {
-                if let pattern = key.pattern, !pattern.isAddress { byName[pattern.name, default: []].append(i) } else { unindexed.append(i) }
-            }
-        }
-
-        /// The entries that may match `target`, in their order in the dictionary (the first of equals wins).
-        func candidates(for target: ConnectionTarget) -> [Int] {
-            var result = unindexed
-            if !target.isIP {
-                var name = Substring(target.host)
-                while true {
-                    result += byName[String(name)] ?? []
-                    guard let dot = name.firstIndex(of: ".") else { break }
-                    name = name[name.index(after: dot)...]
-                }
-            }
-            return result.sorted()
-        }
-    }
-
-    private func bestMatch<Entry>(_ entries: [(Entry, ATSDomainKey, Bool)], target: ConnectionTarget) -> (Entry, viaSubdomain: Bool)? {
-        var best: (entry: Entry, score: Int, sub: Bool)?
-        for (entry, key, subdomains) in entries {
-            guard let pattern = key.pattern else { continue }
-            var score: Int?
-            var sub = false
-            if pattern.isAddress {
-                guard profile.generation >= .ats3, let ip = target.ipAddress, pattern.matches(address: ip) else { continue }
-                if case .addressRange(let range) = pattern.kind { (score, sub) = (range.prefixLength, true) } else { score = Int.max }
-            } else {
-                guard !target.isIP, key.isAbsolute == target.isAbsolute else { continue }
-                if pattern.matches(canonical: target.host) {
-                    // Of two entries for one host (münchen.de and xn--mnchen-3ya.de), the one written as the host is
-                    // sent wins, whatever their order: the device compares the key's text with the A-label.
-                    score = key.isULabel ? Int.max - 1 : Int.max
-                } else if subdomains, pattern.withSubdomains(oneLabel: subdomainMatching == .oneLabel).matches(canonical: target.host) {
-                    (score, sub) = (pattern.name.count, true)
-                }
-            }
-            if let score, best == nil || score > best?.score ?? Int.min { best = (entry, score, sub) }
-        }
-        return best.map { ($0.entry, $0.sub) }
+    private static func matchers(_ configuration: ATSConfiguration, _ subdomains: SubdomainMatching)
+        -> (ATSDomainMatcher<ExceptionDomain>, ATSDomainMatcher<PinnedDomain>) {
+        let oneLabel = subdomains == .oneLabel
+        return (ATSDomainMatcher(configuration.exceptionDomains, key: \.key, includesSubdomains: \.coversSubdomains, oneLabel: oneLabel),
+                ATSDomainMatcher(configuration.pinnedDomains, key: \.key, includesSubdomains: \.coversSubdomains, oneLabel: oneLabel))
     }
 
     // MARK: Precedence

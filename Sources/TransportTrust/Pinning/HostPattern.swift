@@ -131,8 +131,10 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How specific the pattern is when it matches: more labels named is more specific (`**.api.example.com`
-    /// beats `*.example.com`), and on the same name exact beats `*.`, which beats `**.`.
+    /// beats `*.example.com`), and on the same name exact beats `*.`, which beats `**.`. An address beats every range
+    /// that holds it, and a longer prefix a shorter one.
     package var specificity: Int {
+        if isAddress, case .exact = kind { return 129 }
         let labels = name.split(separator: ".").count
         let rank: Int
         switch kind {

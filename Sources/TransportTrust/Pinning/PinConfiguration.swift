@@ -34,11 +34,11 @@ public struct PinConfiguration: Sendable, Hashable {
     /// the pins of every other matching entry added, scope by scope, so that any of them passes, as in OkHttp; its
     /// other settings (enforcement, expiry, report URIs) stay those of the most specific.
     public func entry(for host: String) -> PinnedHost? {
-        guard let canonical = HostPattern.canonical(host) else { return nil }
-        let matches = hosts.filter { $0.pattern.matches(canonical: canonical) }
-        guard let best = matches.max(by: { $0.pattern.specificity < $1.pattern.specificity }) else { return nil }
+        guard let peer = try? PeerName(host) else { return nil }
+        let matches = HostMatcher(hosts.map { ($0.pattern, $0) }).matches(peer).map(\.entry)
+        guard let best = matches.first else { return nil }
         guard matching == .everyMatch else { return best }
-        let pinned = matches.filter { !$0.isExempt }.sorted { $0.pattern.specificity > $1.pattern.specificity }
+        let pinned = matches.filter { !$0.isExempt }
         guard var union = pinned.first else { return best }
         for scope in PinScope.allCases {
             var seen: Set<Pin> = []

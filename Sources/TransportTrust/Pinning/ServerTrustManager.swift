@@ -25,7 +25,8 @@ public struct ServerTrustManager: Sendable {
     /// When true, a host no rule covers is refused with ``TrustFailureCode/hostNotAllowed``; when false, it gets ``defaultEvaluator``.
     public var allHostsMustBeEvaluated: Bool
     /// The rules; for a host, the one with the most specific matching pattern applies.
-    public var rules: [Rule]
+    public var rules: [Rule] { didSet { matcher = Self.matcher(rules) } }
+    private var matcher: HostMatcher<Rule>
     /// What unlisted hosts get when not every host must be evaluated: system-style chain validation.
     public var defaultEvaluator: any ServerTrustEvaluating
 
@@ -34,8 +35,11 @@ public struct ServerTrustManager: Sendable {
                 defaultEvaluator: any ServerTrustEvaluating = DefaultTrustEvaluator()) {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         self.rules = rules
+        self.matcher = Self.matcher(rules)
         self.defaultEvaluator = defaultEvaluator
     }
+
+    private static func matcher(_ rules: [Rule]) -> HostMatcher<Rule> { HostMatcher(rules.map { ($0.pattern, $0) }) }
 
     /// Alamofire's initialiser: keys are host names or patterns (`*.example.com`, `**.example.com`).
     public init(allHostsMustBeEvaluated: Bool = true, evaluators: [String: any ServerTrustEvaluating]) throws(PinConfigurationError) {
@@ -101,12 +105,8 @@ public struct ServerTrustManager: Sendable {
 
     /// The rule that applies to `host`: the most specific match.
     public func rule(forHost host: PeerName) throws(ServerTrustManagerError) -> Rule? {
-        let canonical = host.description
-        var best: Rule?
-        for rule in rules where rule.pattern.matches(canonical: canonical) {
-            if best.map({ rule.pattern.specificity > $0.pattern.specificity }) ?? true { best = rule }
-        }
-        if best == nil && allHostsMustBeEvaluated { throw .noRequiredEvaluator(host: canonical) }
+        let best = matcher.best(host)?.entry
+        if best == nil && allHostsMustBeEvaluated { throw .noRequiredEvaluator(host: host.description) }
         return best
     }
 
