@@ -56,6 +56,12 @@ public struct Diagnoser: Sendable {
     /// control characters.
     @discardableResult
     public static func validate(url: String) throws(DiagnosisInputError) -> (host: String, port: Int) {
+        let target = try target(url: url)
+        return (target.host, target.port)
+    }
+
+    /// `url` parsed once and checked as ``validate(url:)`` checks it: the target every test of a diagnosis is sent to.
+    package static func target(url: String) throws(DiagnosisInputError) -> ConnectionTarget {
         if let problem = URLText.problem(in: url) {
             throw DiagnosisInputError("\(url.debugDescription) cannot be diagnosed: it has \(problem)")
         }
@@ -63,28 +69,31 @@ public struct Diagnoser: Sendable {
         do throws(RequirementsError) { target = try ConnectionTarget(url: url) } catch {
             throw DiagnosisInputError("'\(url)' cannot be diagnosed: \(error)")
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+        // The scheme as written: the target reads ws and wss as http and https, which nscurl does not test.
+        guard let scheme = URLText.scheme(of: url), scheme == "https" || scheme == "http" else {
             throw DiagnosisInputError("'\(url)' cannot be diagnosed: use an https:// (or http://) URL")
         }
-        let port = components.port ?? (scheme == "https" ? 443 : 80)
-        guard (1...65535).contains(port) else { throw DiagnosisInputError("'\(url)': port \(port) is out of range (1–65535)") }
-        return (target.host, port)
+        guard (1...65535).contains(target.port) else {
+            throw DiagnosisInputError("'\(url)': port \(target.port) is out of range (1–65535)")
+        }
+        return target
     }
 
-    /// The NSExceptionDomains key that names the URL's host: written with a trailing dot when the URL's host is, since
-    /// Apple matches `example.com.` only to a host written so.
-    static func entryName(url: String, host: String) -> String {
-        (try? ConnectionTarget(url: url))?.isAbsolute == true ? host + "." : host
+    /// The NSExceptionDomains key that names the target's host: written with a trailing dot when the URL's host is,
+    /// since Apple matches `example.com.` only to a host written so.
+    static func entryName(_ target: ConnectionTarget) -> String {
+        target.isAbsolute ? target.host + "." : target.host
     }
 
     /// Runs every test against `url`, in parallel, and works out the chain and the recommendation.
     public func diagnose(url: String) async throws(DiagnosisInputError) -> HostDiagnosis {
-        let (host, port) = try Self.validate(url: url)
+        let target = try Self.target(url: url)
+        let (host, port) = (target.host, target.port)
         let clock = ContinuousClock()
         let start = clock.now
         let tested = await withTaskGroup(of: (Int, TestOutcome).self) { group in
             for (index, test) in ATSTestCase.all.enumerated() {
-                group.addTask { (index, await self.run(test, url: url, host: host)) }
+                group.addTask { (index, await self.run(test, url: url, target: target)) }
             }
             var collected: [(Int, TestOutcome)] = []
             for await item in group { collected.append(item) }
@@ -97,14 +106,21 @@ public struct Diagnoser: Sendable {
                              chain: ChainReport.entries(host: host, outcomes: outcomes),
                              certificateTransparency: ChainReport.verdict(outcomes)?.certificateTransparency,
                              certificateTransparencyStatus: options.certificateTransparency.status(at: options.validationTime ?? Date()),
-                             recommendation: Recommendation.choose(host: Self.entryName(url: url, host: host), outcomes: outcomes),
-                             untestableSuites: Self.untestableSuites(url: url, profile: options.profile, outcomes: outcomes),
+                             recommendation: Recommendation.choose(host: Self.entryName(target), outcomes: outcomes),
+                             untestableSuites: Self.untestableSuites(target: target, url: url, profile: options.profile, outcomes: outcomes),
                              milliseconds: (clock.now - start).milliseconds)
     }
 
     /// One test: one request with the test's ATS dictionary, exactly as the client sends any request.
-    public func run(_ test: ATSTestCase, url: String, host: String) async -> TestOutcome {
-        let dictionary = test.relaxation.dictionary(host: Self.entryName(url: url, host: host))
+    /// - Throws: ``DiagnosisInputError`` when `url` cannot be diagnosed, as ``validate(url:)`` says.
+    public func run(_ test: ATSTestCase, url: String) async throws(DiagnosisInputError) -> TestOutcome {
+        await run(test, url: url, target: try Self.target(url: url))
+    }
+
+    /// One test on a target already parsed from `url`: the request carries it, so the client does not parse it again.
+    func run(_ test: ATSTestCase, url: String, target: ConnectionTarget) async -> TestOutcome {
+        let host = target.host
+        let dictionary = test.relaxation.dictionary(host: Self.entryName(target))
         // Every hop's chain, so that a failure at a redirect target shows that server's chain, not the first one's.
         let presented = NIOLockedValueBox<[Hop]>([])
         let client = HTTPSClient(configuration: clientConfiguration(dictionary, recordingChainsIn: presented))
@@ -112,10 +128,12 @@ public struct Diagnoser: Sendable {
         let start = clock.now
         var outcome = TestOutcome(test: test, result: .fail, dictionary: PlistValueJSON.object(dictionary), milliseconds: 0)
         do throws(TransportError) {
-            let response = try await client.stream(HTTPRequest(url: url))
+            var request = HTTPRequest(url: url)
+            request.parsedTarget = target
+            let response = try await client.stream(request)
             await Self.record(response, host: host, into: &outcome)
         } catch {
-            record(error, client: client, url: url, into: &outcome)
+            record(error, client: client, url: url, target: target, into: &outcome)
         }
         await client.shutdown()
         outcome.presented = Self.chain(of: presented.withLockedValue { $0 }, redirectTarget: outcome.failure?.redirectTarget)
@@ -165,10 +183,10 @@ public struct Diagnoser: Sendable {
     }
 
     /// A request that failed: where (the target or a redirect), and whether this verifier could decide it at all.
-    private func record(_ error: TransportError, client: HTTPSClient, url: String, into outcome: inout TestOutcome) {
+    private func record(_ error: TransportError, client: HTTPSClient, url: String, target asked: ConnectionTarget, into outcome: inout TestOutcome) {
         outcome.failure = TestFailure(error)
         // A refused or endless redirect is decided before the target is reached: it is not the target's failure.
-        if ![.redirectRefused, .tooManyRedirects].contains(error.kind), let asked = try? Self.validate(url: url),
+        if ![.redirectRefused, .tooManyRedirects].contains(error.kind),
            error.host.lowercased() != asked.host.lowercased() || (error.port != 0 && error.port != asked.port) {
             outcome.failure?.redirectTarget = RedirectTarget(host: error.host, port: error.port == 0 ? nil : error.port)
         }
@@ -281,8 +299,8 @@ public struct Diagnoser: Sendable {
 
     /// The suites ATS allows that this client cannot offer: the default dictionary's, then those of any test that
     /// failed on suite negotiation with them allowed (forward secrecy off adds RSA ones), which mattered there.
-    static func untestableSuites(url: String, profile: PlatformProfile, outcomes: [TestOutcome]) -> [String] {
-        let defaults = (try? ATSPolicy.default(profile: profile).requirements(for: url))?.cipherSuites.value ?? []
+    static func untestableSuites(target: ConnectionTarget, url: String, profile: PlatformProfile, outcomes: [TestOutcome]) -> [String] {
+        let defaults = ATSPolicy.default(profile: profile).requirements(for: target, url: url, on: profile.newestRelease).cipherSuites.value
         var names = HTTPSClient.unofferable(defaults).map(\.name)
         for suite in outcomes.flatMap(\.unofferedSuites) where !names.contains(suite.name) { names.append(suite.name) }
         return names

@@ -32,7 +32,7 @@ public enum ATSPolicy: Sendable {
     }
 
     /// The requirements for `target`, already parsed from `url`, on `platform`, as ``resolver(on:)`` resolves them.
-    func requirements(for target: ConnectionTarget, url: String, on platform: ApplePlatform) -> ConnectionRequirements {
+    package func requirements(for target: ConnectionTarget, url: String, on platform: ApplePlatform) -> ConnectionRequirements {
         resolver(on: platform).requirements(for: target, url: url)
     }
 }

@@ -14,7 +14,6 @@ import Testing
         "Sources/TransportClient/HTTPCRLSource.swift": "a CRL distribution point from a certificate",
         "Sources/TransportClient/Proxy/Proxy.swift": "a proxy URL",
         "Sources/TransportTrust/Policies/NameConstraintMatching.swift": "a URI name in a certificate",
-        "Sources/ATSDiagnostics/Diagnoser.swift": "ats diagnose's URL, besides its ConnectionTarget (not yet one parse)",
     ]
 
     @Test func onlyTheListedFilesParseURLs() throws {
