@@ -31,8 +31,12 @@ struct Target: Sendable {
     let requirements: ConnectionRequirements
     /// ``TLSSettings/requirementsKey(for:)`` of ``requirements``: every request's pool key holds it.
     let tlsKey: String
+    /// The trust manager's evaluator for ``peer``, chosen once when the URL was resolved; nil without a manager.
+    var evaluator: (any ServerTrustEvaluating)?
 
-    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, requirements: ConnectionRequirements) {
+    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, requirements: ConnectionRequirements,
+         evaluator: (any ServerTrustEvaluating)? = nil) {
+        self.evaluator = evaluator
         self.url = url
         self.scheme = scheme
         self.host = host
@@ -45,7 +49,9 @@ struct Target: Sendable {
 
     /// The decision plan for a connection to this target under `configuration`.
     func plan(_ configuration: HTTPSClientConfiguration) -> ConnectionPlan {
-        ConnectionPlan(peer: peer, port: port, requirements: requirements, settings: configuration.trustSettings)
+        var plan = ConnectionPlan(peer: peer, port: port, requirements: requirements, settings: configuration.trustSettings)
+        plan.chosenEvaluator = evaluator
+        return plan
     }
 }
 

@@ -434,13 +434,15 @@ public final class HTTPSClient: Sendable {
             throw TransportError(.invalidRequest, phase: phase, host: host, port: port, "port \(port) is out of range")
         }
         let requirements = configuration.ats.requirements(for: parsed, url: url, on: configuration.platform)
+        var evaluator: (any ServerTrustEvaluating)?
         if scheme == "https", let manager = configuration.trustManager {
-            do throws(ServerTrustManagerError) { _ = try manager.rule(forHost: peer) } catch {
+            do throws(ServerTrustManagerError) { evaluator = try manager.chosenEvaluator(forHost: peer) } catch {
                 throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, error.description,
                                      verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description)))
             }
         }
-        return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, requirements: requirements)
+        return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, requirements: requirements,
+                      evaluator: evaluator)
     }
 
     func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {

@@ -19,6 +19,9 @@ final class HandshakeVerifier: Sendable {
     let observation: HandshakeObservation
     private let outcomeBox = NIOLockedValueBox<VerificationOutcome?>(nil)
     private let evaluation = HandshakeEvaluation()
+    /// The request's step counter: the evaluation runs in a task of its own, started from swift-nio-ssl's callback,
+    /// which would not inherit it, so what the handshake does would go uncounted.
+    private let counts = CallCounts.current
 
     init(plan: ConnectionPlan, challengeHandler: ChallengeHandler?, observation: HandshakeObservation) {
         self.plan = plan
@@ -36,7 +39,10 @@ final class HandshakeVerifier: Sendable {
     }
 
     /// Runs `body` (the verification callback's work) as this connection's evaluation, so that ``cancel()`` can stop it.
-    func start(_ body: @escaping @Sendable () async -> Void) { evaluation.start(body) }
+    func start(_ body: @escaping @Sendable () async -> Void) {
+        let counts = self.counts
+        evaluation.start { await CallCounts.$current.withValue(counts, operation: body) }
+    }
 
     /// Stops the evaluation when nobody waits for it any more (the handshake limit passed, or the connection closed).
     /// What a cancelled evaluation found is not kept.

@@ -26,6 +26,10 @@ public struct ConnectionPlan: Sendable {
     /// How trust is evaluated: anchors, the trust manager, the Apple release, CT and revocation.
     public let settings: TrustSettings
 
+    /// The evaluator the settings' trust manager chose for ``peer``, when the caller has asked it already (the client
+    /// does, once per URL, to refuse a host it may not connect to): the handshake then does not choose again.
+    package var chosenEvaluator: (any ServerTrustEvaluating)?
+
     /// A plan for one connection to `peer` on `port`, under `requirements` and `settings`.
     public init(peer: PeerName, port: Int, requirements: ConnectionRequirements, settings: TrustSettings) {
         self.peer = peer
@@ -65,7 +69,9 @@ public struct ConnectionPlan: Sendable {
         let trust = ServerTrust(certificates: presented, anchors: settings.anchors, policy: trustPolicy,
                                 validationTime: settings.validationTime)
         let verdict: TrustVerdict
-        if let manager = settings.trustManager {
+        if let chosenEvaluator {
+            verdict = await chosenEvaluator.evaluate(trust)
+        } else if let manager = settings.trustManager {
             verdict = await manager.evaluate(trust, forHost: peer)
         } else {
             verdict = await DefaultTrustEvaluator().evaluate(trust)

@@ -27,6 +27,7 @@ import TransportTrust
             #expect(output.standardOutput == "pinned")
             #expect(counts[.urlParse] == 1, "the URL was parsed \(counts[.urlParse]) times")
             #expect(counts[.pinValidation] == 1, "the pin file was validated \(counts[.pinValidation]) times")
+            #expect(counts[.hostRule] == 1, "the trust manager chose the host's rule \(counts[.hostRule]) times")
         }
     }
 }

@@ -10,6 +10,8 @@ package final class CallCounts: Sendable {
         case urlParse
         /// A pin configuration validated under its format's rules.
         case pinValidation
+        /// A trust manager's rule chosen for a host.
+        case hostRule
     }
 
     @TaskLocal package static var current: CallCounts?

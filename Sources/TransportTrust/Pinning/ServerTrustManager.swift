@@ -105,6 +105,7 @@ public struct ServerTrustManager: Sendable {
 
     /// The rule that applies to `host`: the most specific match.
     public func rule(forHost host: PeerName) throws(ServerTrustManagerError) -> Rule? {
+        CallCounts.count(.hostRule)
         let best = matcher.best(host)?.entry
         if best == nil && allHostsMustBeEvaluated { throw .noRequiredEvaluator(host: host.description) }
         return best
@@ -116,6 +117,12 @@ public struct ServerTrustManager: Sendable {
         try rule(forHost: host)?.evaluator
     }
 
+    /// What evaluates `host`'s trust: its rule's evaluator, else ``defaultEvaluator``; throws when no rule covers it and
+    /// every host must be evaluated. A client chooses it once per host, before connecting, and the handshake uses it.
+    package func chosenEvaluator(forHost host: PeerName) throws(ServerTrustManagerError) -> any ServerTrustEvaluating {
+        try rule(forHost: host)?.evaluator ?? defaultEvaluator
+    }
+
     /// Whether a connection to `host` may be attempted at all. A client asks this before connecting.
     public func permits(host: PeerName) -> Bool {
         do { return try rule(forHost: host) != nil || !allHostsMustBeEvaluated } catch { return false }
@@ -125,7 +132,7 @@ public struct ServerTrustManager: Sendable {
     /// ``TrustFailureCode/hostNotAllowed`` when every host must be evaluated. The SSL policy's host is set to `host`.
     public func evaluate(_ trust: ServerTrust, forHost host: PeerName) async -> TrustVerdict {
         let evaluator: any ServerTrustEvaluating
-        do { evaluator = try serverTrustEvaluator(forHost: host) ?? defaultEvaluator } catch {
+        do { evaluator = try chosenEvaluator(forHost: host) } catch {
             return .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description))
         }
         var trust = trust
