@@ -1,3 +1,4 @@
+import AppTransportSecurity
 import Foundation
 import TransportTrust
 

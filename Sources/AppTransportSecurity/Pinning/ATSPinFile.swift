@@ -1,39 +1,9 @@
 import Foundation
 import TransportTrust
 
-/// Reading and writing ATS pin files (NSPinnedDomains), for the formats TransportTrust declares.
-extension PinConfigurationFormat {
-    /// Reads a pin configuration from `bytes`, guessing the format when `format` is nil.
-    ///
-    /// An ATS file (an Info.plist, or a bare NSAppTransportSecurity dictionary) is read by the parser that reads
-    /// every ATS configuration, so its NSPinnedDomains mean exactly what they mean to ``RequirementsResolver``.
-    /// - Parameters:
-    ///   - bytes: the file's contents.
-    ///   - source: the file name, for error messages.
-    ///   - format: the format, or nil to recognise it from the document's structure.
-    /// - Returns: the configuration and any warnings. The configuration is read but not validated; call
-    ///   `PinConfiguration.validate(now:source:)`, which applies the format's rules.
-    public static func read(_ bytes: [UInt8], source: String, format: PinConfigurationFormat? = nil)
-        throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
-    {
-        let format = format ?? detect(bytes)
-        guard format == .ats else { return try readPinFile(bytes, source: source, format: format) }
-        var configuration = try ATSPinFile.read(bytes, source: source)
-        configuration.rules = format.rules
-        configuration.matching = format.matching
-        return (configuration, [])
-    }
-
-    /// Reads the file at `path`.
-    public static func read(path: String, format: PinConfigurationFormat? = nil)
-        throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
-    {
-        try read(try readPinFileBytes(path), source: InputFile.source(path), format: format)
-    }
-}
-
-/// NSPinnedDomains as a pin configuration: each entry a pinned host with CA and leaf scopes.
-enum ATSPinFile {
+/// NSPinnedDomains as a pin configuration: each entry a pinned host with CA and leaf scopes. Read by the parser that
+/// reads every ATS configuration, so that its NSPinnedDomains mean exactly what they mean to ``RequirementsResolver``.
+enum ATSPinFile: PinFileCodec {
     /// The name of an XML document's root element, past the declaration, comments and a DOCTYPE; nil when the bytes
     /// are not XML text or the root cannot be found.
     static func rootElement(of bytes: [UInt8]) -> String? {
@@ -55,7 +25,12 @@ enum ATSPinFile {
         }
     }
 
-    static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> PinConfiguration {
+    static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError)
+        -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        (try configuration(bytes, source: source), [])
+    }
+
+    private static func configuration(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> PinConfiguration {
         // An XML file of another kind (a misspelt Android root, say) is named by its root, not called a broken plist.
         if let root = rootElement(of: bytes), root != "plist" {
             throw PinConfigurationError(.malformedDocument, source: source,
@@ -130,5 +105,36 @@ enum ATSPinFile {
         throw PinConfigurationError(.malformedPin, source: source, line: line,
             "the SPKI-SHA256-BASE64 of \(domain) has spaces or quotes around the hash; iOS reads the string as it is, so this pin never matches",
             fix: "Write only the base64 hash inside <string>")
+    }
+
+    static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+        var w: [PinConfigurationWarning] = []
+        var s = PlistPinFormats.plistHeader + "<dict>\n\t<key>NSAppTransportSecurity</key>\n\t<dict>\n\t\t<key>NSPinnedDomains</key>\n\t\t<dict>\n"
+        for host in configuration.hosts {
+            if host.isExempt {
+                w.append(PinConfigurationWarning(.lossyConversion, "ATS cannot exempt a host from a broader pinned domain; the exemption of \(host.pattern) was left out, so a broader domain's pins apply to it"))
+                continue
+            }
+            if host.pattern.kind == .oneLabel {
+                w.append(PinConfigurationWarning(.lossyConversion, "ATS has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with NSIncludesSubdomains, which also covers deeper names"))
+            }
+            if !host.pinSet.enforcePinning { w.append(PinConfigurationWarning(.lossyConversion, "ATS always enforces pins; the report-only set for \(host.pattern) will be enforced")) }
+            if host.pinSet.expirationDate != nil { w.append(PinConfigurationWarning(.lossyConversion, "ATS pins do not expire; the expiration date of \(host.pattern) was dropped")) }
+            if !host.pinSet.pins.isEmpty {
+                w.append(PinConfigurationWarning(.lossyConversion, "ATS has no any-certificate scope; the pins of \(host.pattern) were written as NSPinnedCAIdentities. Move a leaf key's pin to NSPinnedLeafIdentities"))
+            }
+            s += "\t\t\t<key>\(PlistPinFormats.escape(host.pattern.name))</key>\n\t\t\t<dict>\n"
+            if host.pattern.coversSubdomains { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
+            let ca = PlistPinFormats.hashes(host.pinSet.pins + host.pinSet.caPins, host: host, format: "ATS", warnings: &w)
+            let leaf = PlistPinFormats.hashes(host.pinSet.leafPins, host: host, format: "ATS", warnings: &w)
+            for (key, list) in [("NSPinnedCAIdentities", ca), ("NSPinnedLeafIdentities", leaf)] where !list.isEmpty {
+                s += "\t\t\t\t<key>\(key)</key>\n\t\t\t\t<array>\n"
+                for h in list { s += "\t\t\t\t\t<dict>\n\t\t\t\t\t\t<key>SPKI-SHA256-BASE64</key>\n\t\t\t\t\t\t<string>\(h)</string>\n\t\t\t\t\t</dict>\n" }
+                s += "\t\t\t\t</array>\n"
+            }
+            s += "\t\t\t</dict>\n"
+        }
+        s += "\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n"
+        return (s, w)
     }
 }

@@ -7,8 +7,8 @@ import FoundationXML
 /// `<pin-set expiration>` of `<pin digest="SHA-256">`. A domain-config without a pin-set inherits its parent's,
 /// wherever it appears; one with none at all, or an empty one, is not pinned and is read as an exempt entry,
 /// which shadows broader pinned ones as Android's most specific domain-config does.
-enum AndroidPinFormat {
-    static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+package enum AndroidPinFormat: PinFileCodec {
+    package static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         // Foundation's XMLParser on Linux traps (SIGILL) on element names and processing instructions that are
         // not UTF-8, so such a file never reaches it.
         if let bad = firstInvalidUTF8(bytes) {
@@ -311,7 +311,7 @@ enum AndroidPinFormat {
         }
     }
 
-    static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+    package static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
         var w: [PinConfigurationWarning] = []
         var s = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<network-security-config>\n"
         for host in configuration.hosts {

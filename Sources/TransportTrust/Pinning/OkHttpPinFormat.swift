@@ -3,8 +3,8 @@ import Foundation
 /// OkHttp `CertificatePinner` pins as text: one `pattern sha256/…` per line (more pins may follow on the line,
 /// separated by spaces or commas). `#`, and `//` at the start or after a space, start comments. As in OkHttp, every
 /// pattern that matches a host applies (`PinMatching.everyMatch`).
-enum OkHttpPinFormat {
-    static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+package enum OkHttpPinFormat: PinFileCodec {
+    package static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
         var order: [HostPattern] = []
         var pins: [HostPattern: [Pin]] = [:]
         var warnings: [PinConfigurationWarning] = []
@@ -59,7 +59,7 @@ enum OkHttpPinFormat {
         return (PinConfiguration(order.map { PinnedHost($0, PinSet(pins[$0] ?? [], scope: .any)) }), warnings)
     }
 
-    static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+    package static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
         var w: [PinConfigurationWarning] = []
         var s = "# OkHttp CertificatePinner pins: pattern sha256/hash. Keep a backup pin for every host.\n"
         for host in configuration.hosts {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The pin configuration formats this library reads and writes. Any can be converted to any other, so one pin
-/// list can serve an iOS app, an Android app and a server.
+/// list can serve an iOS app, an Android app and a server. Reading and writing are declared in
+/// AppTransportSecurity, which holds the one table of every format's reader and writer.
 public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
     /// An Info.plist (or its `NSAppTransportSecurity` dictionary) with `NSPinnedDomains`.
     case ats
@@ -29,25 +30,6 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
     /// specific.
     package var matching: PinMatching { self == .okhttp ? .everyMatch : .mostSpecific }
 
-    /// Reads `bytes` in a format other than ATS, whose files AppTransportSecurity reads with its own parser
-    /// (`PinConfigurationFormat.read(_:source:format:)` is declared there, for every format).
-    package static func readPinFile(_ bytes: [UInt8], source: String, format: PinConfigurationFormat)
-        throws(PinConfigurationError) -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
-    {
-        var read: (configuration: PinConfiguration, warnings: [PinConfigurationWarning])
-        switch format {
-        case .ats:
-            throw PinConfigurationError(.malformedDocument, source: source, "an ATS pin file must be read through AppTransportSecurity",
-                                        fix: "Call PinConfigurationFormat.read with AppTransportSecurity imported")
-        case .trustKit, .trustKitJSON: read = try PlistPinFormats.readTrustKit(bytes, source: source, json: format == .trustKitJSON)
-        case .okhttp: read = try OkHttpPinFormat.read(bytes, source: source)
-        case .android: read = try AndroidPinFormat.read(bytes, source: source)
-        }
-        read.configuration.rules = format.rules
-        read.configuration.matching = format.matching
-        return read
-    }
-
     /// The bytes of the pin file at `path`.
     package static func readPinFileBytes(_ path: String) throws(PinConfigurationError) -> [UInt8] {
         let data: Data
@@ -58,23 +40,13 @@ public enum PinConfigurationFormat: String, Sendable, Hashable, CaseIterable {
         return Array(data)
     }
 
-    /// Writes `configuration` in this format. Warnings say what the format cannot express and how it was written
-    /// instead.
-    public func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
-        var (text, warnings): (String, [PinConfigurationWarning])
-        switch self {
-        case .ats: (text, warnings) = PlistPinFormats.writeATS(configuration)
-        case .trustKit: (text, warnings) = PlistPinFormats.writeTrustKit(configuration, json: false)
-        case .trustKitJSON: (text, warnings) = PlistPinFormats.writeTrustKit(configuration, json: true)
-        case .okhttp: (text, warnings) = OkHttpPinFormat.write(configuration)
-        case .android: (text, warnings) = AndroidPinFormat.write(configuration)
-        }
-        if configuration.matching != matching, let (specific, broader) = configuration.overlappingPatterns() {
-            warnings.append(PinConfigurationWarning(.lossyConversion, matching == .everyMatch
-                ? "OkHttp applies the pins of every pattern that matches a host: hosts that match both \(specific) and \(broader) will also accept the pins of \(broader)"
-                : "OkHttp applied the pins of every pattern that matches a host, \(rawValue) applies the most specific alone: hosts that match both \(specific) and \(broader) no longer accept the pins of \(broader)"))
-        }
-        return (text, warnings)
+    /// A warning when `configuration` was read under other matching than this format's: hosts that match two of its
+    /// patterns then accept other pins than they did. nil when nothing changes.
+    package func matchingWarning(for configuration: PinConfiguration) -> PinConfigurationWarning? {
+        guard configuration.matching != matching, let (specific, broader) = configuration.overlappingPatterns() else { return nil }
+        return PinConfigurationWarning(.lossyConversion, matching == .everyMatch
+            ? "OkHttp applies the pins of every pattern that matches a host: hosts that match both \(specific) and \(broader) will also accept the pins of \(broader)"
+            : "OkHttp applied the pins of every pattern that matches a host, \(rawValue) applies the most specific alone: hosts that match both \(specific) and \(broader) no longer accept the pins of \(broader)")
     }
 
     /// Recognises the format by its structure, not by words anywhere in it: JSON opens with `{`, a binary property

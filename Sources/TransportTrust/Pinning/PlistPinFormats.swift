@@ -1,8 +1,32 @@
 import Foundation
 
-/// TrustKit configurations, as property lists or JSON, and the writing of ATS `NSPinnedDomains` (read by
-/// AppTransportSecurity's parser, like every ATS configuration).
-enum PlistPinFormats {
+/// TrustKit configurations as an XML or binary property list (`TSKConfiguration`, or the dictionary itself).
+package enum TrustKitPlistPinFormat: PinFileCodec {
+    package static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError)
+        -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        try PlistPinFormats.readTrustKit(bytes, source: source, json: false)
+    }
+
+    package static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+        PlistPinFormats.writeTrustKit(configuration, json: false)
+    }
+}
+
+/// TrustKit configurations as JSON.
+package enum TrustKitJSONPinFormat: PinFileCodec {
+    package static func read(_ bytes: [UInt8], source: String) throws(PinConfigurationError)
+        -> (configuration: PinConfiguration, warnings: [PinConfigurationWarning]) {
+        try PlistPinFormats.readTrustKit(bytes, source: source, json: true)
+    }
+
+    package static func write(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
+        PlistPinFormats.writeTrustKit(configuration, json: true)
+    }
+}
+
+/// What the property-list formats share: TrustKit's reading and writing, and the plist text the ATS writer
+/// (AppTransportSecurity's `ATSPinFile`) uses too.
+package enum PlistPinFormats {
     // MARK: Reading
 
     static func object(_ bytes: [UInt8], source: String, json: Bool) throws(PinConfigurationError) -> [String: Any] {
@@ -227,7 +251,7 @@ enum PlistPinFormats {
     // MARK: Writing
 
     /// SPKI SHA-256 base64 of each pin; SHA-1 pins cannot be converted and are reported.
-    static func hashes(_ pins: [Pin], host: PinnedHost, format: String, warnings: inout [PinConfigurationWarning]) -> [String] {
+    package static func hashes(_ pins: [Pin], host: PinnedHost, format: String, warnings: inout [PinConfigurationWarning]) -> [String] {
         pins.compactMap { pin in
             guard let b = pin.asSPKISHA256?.base64 else {
                 warnings.append(PinConfigurationWarning(.lossyConversion, "\(pin) for \(host.pattern) cannot be written as \(format) (it needs SHA-256) and was left out"))
@@ -237,48 +261,17 @@ enum PlistPinFormats {
         }
     }
 
-    static func escape(_ s: String) -> String {
+    package static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
             .replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    static let plistHeader = """
+    package static let plistHeader = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
 
         """
-
-    static func writeATS(_ configuration: PinConfiguration) -> (text: String, warnings: [PinConfigurationWarning]) {
-        var w: [PinConfigurationWarning] = []
-        var s = plistHeader + "<dict>\n\t<key>NSAppTransportSecurity</key>\n\t<dict>\n\t\t<key>NSPinnedDomains</key>\n\t\t<dict>\n"
-        for host in configuration.hosts {
-            if host.isExempt {
-                w.append(PinConfigurationWarning(.lossyConversion, "ATS cannot exempt a host from a broader pinned domain; the exemption of \(host.pattern) was left out, so a broader domain's pins apply to it"))
-                continue
-            }
-            if host.pattern.kind == .oneLabel {
-                w.append(PinConfigurationWarning(.lossyConversion, "ATS has no one-label wildcard; \(host.pattern) was written as \(host.pattern.name) with NSIncludesSubdomains, which also covers deeper names"))
-            }
-            if !host.pinSet.enforcePinning { w.append(PinConfigurationWarning(.lossyConversion, "ATS always enforces pins; the report-only set for \(host.pattern) will be enforced")) }
-            if host.pinSet.expirationDate != nil { w.append(PinConfigurationWarning(.lossyConversion, "ATS pins do not expire; the expiration date of \(host.pattern) was dropped")) }
-            if !host.pinSet.pins.isEmpty {
-                w.append(PinConfigurationWarning(.lossyConversion, "ATS has no any-certificate scope; the pins of \(host.pattern) were written as NSPinnedCAIdentities. Move a leaf key's pin to NSPinnedLeafIdentities"))
-            }
-            s += "\t\t\t<key>\(escape(host.pattern.name))</key>\n\t\t\t<dict>\n"
-            if host.pattern.coversSubdomains { s += "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" }
-            let ca = hashes(host.pinSet.pins + host.pinSet.caPins, host: host, format: "ATS", warnings: &w)
-            let leaf = hashes(host.pinSet.leafPins, host: host, format: "ATS", warnings: &w)
-            for (key, list) in [("NSPinnedCAIdentities", ca), ("NSPinnedLeafIdentities", leaf)] where !list.isEmpty {
-                s += "\t\t\t\t<key>\(key)</key>\n\t\t\t\t<array>\n"
-                for h in list { s += "\t\t\t\t\t<dict>\n\t\t\t\t\t\t<key>SPKI-SHA256-BASE64</key>\n\t\t\t\t\t\t<string>\(h)</string>\n\t\t\t\t\t</dict>\n" }
-                s += "\t\t\t\t</array>\n"
-            }
-            s += "\t\t\t</dict>\n"
-        }
-        s += "\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n"
-        return (s, w)
-    }
 
     static func writeTrustKit(_ configuration: PinConfiguration, json: Bool) -> (text: String, warnings: [PinConfigurationWarning]) {
         var w: [PinConfigurationWarning] = []
