@@ -119,8 +119,8 @@ public struct ConnectionPlan: Sendable {
             // and never for pins or host lists.
             let blocking = evaluation.blockingReasons
             let onlyCertificate = !blocking.isEmpty && blocking.allSatisfy { $0.kind == .certificate }
-            let hardFailure = verdict.failures.contains { [.pinMismatch, .hostNotAllowed].contains($0.code) }
-            if !allowed && assessment.delegateMayLoosenTrust && onlyCertificate && !hardFailure {
+            let waivable = assessment.refusalKind == .serverTrustRefused
+            if !allowed && assessment.delegateMayLoosenTrust && onlyCertificate && waivable {
                 allowed = true
                 let permits = requirements.atsEnforced.value ? "\(requirements.certificate.because) permits this"
                     : "ATS does not apply here (\(requirements.atsEnforced.because)), so the app decides server trust"
@@ -132,7 +132,7 @@ public struct ConnectionPlan: Sendable {
         if !assessment.handshake.isComplete {
             return decision(.init(kind: .atsRefused, message: "the ServerHello could not be read, so the TLS version and cipher suite cannot be checked; refusing"))
         }
-        return decision(allowed ? nil : refusal(verdict: verdict, evaluation: evaluation))
+        return decision(allowed ? nil : .init(kind: assessment.refusalKind, message: Self.message(evaluation)))
     }
 
     /// The refusal for a handshake that completed without this plan's evaluation (a resumed session, say).
@@ -141,20 +141,9 @@ public struct ConnectionPlan: Sendable {
               message: "the TLS handshake completed without server trust evaluation (was a session resumed?); refusing")
     }
 
-    private func refusal(verdict: TrustVerdict, evaluation: ConnectionEvaluation) -> ConnectionDecision.Refusal {
-        let blocking = evaluation.blockingReasons
-        let checks = Set(blocking.map(\.kind))
-        let kind: ConnectionDecision.Refusal.Kind
-        if checks.contains(.pins) || verdict.failures.contains(where: { $0.code == .pinMismatch }) {
-            kind = .pinMismatch
-        } else if verdict.failures.contains(where: { $0.code == .hostNotAllowed }) {
-            kind = .hostNotAllowed
-        } else if checks.contains(.certificate) && !verdict.isTrusted {
-            kind = .serverTrustRefused
-        } else {
-            kind = .atsRefused
-        }
-        return .init(kind: kind, message: blocking.map { "\($0.message) [\($0.because)]" }.joined(separator: "; "))
+    /// Every failed ATS check, with the key and rule behind it.
+    private static func message(_ evaluation: ConnectionEvaluation) -> String {
+        evaluation.blockingReasons.map { "\($0.message) [\($0.because)]" }.joined(separator: "; ")
     }
 }
 
