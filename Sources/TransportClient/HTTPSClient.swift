@@ -168,7 +168,8 @@ public final class HTTPSClient: Sendable {
         var loop = RequestLoop(request: original, target: first, limits: RequestLoop.Limits(configuration))
         while true {
             let (connection, started, stream) = try await send(loop.request, to: loop.target, deadline: deadline, streaming: streaming)
-            let (next, accepted) = loop.received(status: started.head.status.code, headers: started.head.headers, proxy: proxy(for: loop.target))
+            let target = loop.target
+            let (next, accepted) = loop.received(status: started.head.status.code, headers: started.head.headers, proxy: proxy(for: target))
             for credential in accepted { await remember(credential.credential, for: credential.space) }
             switch next {
             case .redirect(let status, let location):

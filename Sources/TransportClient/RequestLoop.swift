@@ -68,8 +68,8 @@ struct RequestLoop {
     }
 
     /// A response head arrived for ``request``.
-    /// - Parameter proxy: the proxy ``target`` goes through, if any.
-    mutating func received(status: UInt, headers: HTTPHeaders, proxy: Proxy?) -> (next: Next, accepted: [Accepted]) {
+    /// - Parameter proxy: the proxy ``target`` goes through, if any; looked up only for a 407.
+    mutating func received(status: UInt, headers: HTTPHeaders, proxy: @autoclosure () -> Proxy?) -> (next: Next, accepted: [Accepted]) {
         var accepted: [Accepted] = []
         if let pending = pendingCredential, status != 401 {
             accepted.append(Accepted(space: pending.space, credential: pending.credential))
@@ -83,7 +83,7 @@ struct RequestLoop {
             pendingProxy = nil
         }
         // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
-        if status == 407, let proxy, target.scheme == "http" { return (.proxyChallenge(proxy), accepted) }
+        if status == 407, target.scheme == "http", let proxy = proxy() { return (.proxyChallenge(proxy), accepted) }
         if status == 401 {
             let challenges = HTTPAuthChallenge.parse(headers["www-authenticate"])
             if !challenges.isEmpty { return (.challenge(challenges), accepted) }
