@@ -8,122 +8,53 @@ import NIOCore
 /// recently used goes first), and none reused after `idleTimeout` idle (such are closed at the pool's next use). A
 /// server that redirects through many hosts or ports would otherwise leave the client holding sockets without end.
 actor ConnectionPool {
-    private struct Kept {
-        var connection: Connection
-        var since: NIODeadline
-    }
-    private var idle: [PoolKey: [Kept]] = [:]
-    /// HTTP/2 connections, shared by every request to their key as streams.
-    private var sessions: [PoolKey: HTTP2Session] = [:]
-    /// When each shared HTTP/2 connection was last handed out or shared.
-    private var sessionUsed: [PoolKey: NIODeadline] = [:]
-    /// Keys a connection is being opened for, with the requests waiting to learn whether it is an HTTP/2 one they can
-    /// share: without this, requests that start together each open a connection.
-    private var opening: [PoolKey: [Int: Waiter]] = [:]
-    private var nextWaiter = 0
-
-    private struct Waiter {
+    /// A request waiting for another's connection: its one answer, and the timer that gives up at its deadline.
+    struct Waiter {
         var answer: OpeningAnswer
         var timer: Scheduled<Void>
     }
-    private let maximumPerKey: Int
+    /// Every decision is the state's; the actor only carries out its effects.
+    private var state: ConnectionPoolState<Connection, HTTP2Session, Waiter>
+
     let maximumIdle: Int
     let idleTimeout: TimeAmount
-    private var closed = false
 
     init(maximumPerKey: Int, maximumIdle: Int = 64, idleTimeout: TimeAmount = .seconds(90)) {
-        self.maximumPerKey = maximumPerKey
         self.maximumIdle = maximumIdle
         self.idleTimeout = idleTimeout
+        state = ConnectionPoolState(maximumPerKey: maximumPerKey, maximumIdle: maximumIdle, idleTimeout: idleTimeout)
     }
 
-    /// What a request to `key` can use without connecting: the shared HTTP/2 connection, or an idle one.
-    enum Reusable {
-        case session(HTTP2Session)
-        case connection(Connection)
-    }
+    typealias Reusable = ConnectionPoolState<Connection, HTTP2Session, Waiter>.Reusable
 
     /// The HTTP/2 connection for `key` that may take another stream, else an idle connection, in one call: a
     /// keep-alive request pays one hop to the pool, not two.
     func reusable(_ key: PoolKey) -> Reusable? {
-        expire(now: .now())
-        if let session = session(key) { return .session(session) }
-        return take(key).map(Reusable.connection)
-    }
-
-    /// An idle, still-open connection for `key`, if any.
-    private func take(_ key: PoolKey) -> Connection? {
-        while var list = idle[key], let kept = list.popLast() {
-            idle[key] = list.isEmpty ? nil : list
-            if kept.connection.isActive { return kept.connection }
-        }
-        return nil
+        let (reusable, effects) = state.reusable(key, now: .now())
+        run(effects)
+        return reusable
     }
 
     /// The HTTP/2 connection for `key` that may take another stream, if any.
     func session(_ key: PoolKey) -> HTTP2Session? {
-        guard let session = sessions[key] else { return nil }
-        if session.isUsable {
-            sessionUsed[key] = .now()
-            return session
-        }
-        drop(key)
-        return nil
-    }
-
-    /// Takes the shared HTTP/2 connection for `key` out of the pool; it closes once its streams end.
-    private func drop(_ key: PoolKey) {
-        sessionUsed[key] = nil
-        sessions.removeValue(forKey: key)?.retire()
-    }
-
-    /// Closes what has been idle past `idleTimeout`, and forgets what has closed meanwhile.
-    private func expire(now: NIODeadline) {
-        let oldest = now - idleTimeout
-        for (key, list) in idle {
-            let (keep, stale) = (list.filter { $0.since > oldest && $0.connection.isActive }, list.filter { $0.since <= oldest })
-            for kept in stale { kept.connection.close() }
-            idle[key] = keep.isEmpty ? nil : keep
-        }
-        for (key, used) in sessionUsed where used <= oldest || sessions[key]?.isUsable != true { drop(key) }
-    }
-
-    /// Closes the least recently used until no more than `maximumIdle` are kept.
-    private func trim() {
-        var count = idle.values.reduce(0) { $0 + $1.count } + sessions.count
-        while count > maximumIdle {
-            let connection = idle.flatMap { key, list in list.indices.map { (key, $0, list[$0].since) } }.min { $0.2 < $1.2 }
-            let session = sessionUsed.min { $0.value < $1.value }
-            if let (key, index, since) = connection, session.map({ since <= $0.value }) ?? true {
-                idle[key]?.remove(at: index).connection.close()
-                if idle[key]?.isEmpty == true { idle[key] = nil }
-            } else if let (key, _) = session {
-                drop(key)
-            } else {
-                break
-            }
-            count -= 1
-        }
+        let (session, effects) = state.session(key, now: .now())
+        run(effects)
+        return session
     }
 
     /// Shares an HTTP/2 connection. When one is already shared for the key (two requests raced to connect), that one
     /// stays, and the newer is retired: it closes when its only stream ends.
     func add(_ session: HTTP2Session) {
-        guard !closed else { return session.close() }
-        if let current = sessions[session.key], current.isUsable, current !== session { return session.retire() }
-        sessions[session.key] = session
-        sessionUsed[session.key] = .now()
-        trim()
+        run(state.add(session, now: .now()))
     }
 
     /// Whether the caller is to open the connection for `key` (true), or another request is opening one or has
-    /// shared one already (false: ``waitForOpening(_:deadline:)`` then answers with it).
+    /// shared one already (false: ``waitForOpening(_:deadline:on:)`` then answers with it).
     /// A true answer must be followed by ``finishOpening(_:session:)``.
     func beginOpening(_ key: PoolKey) -> Bool {
-        // A session shared since the caller last looked (its opener finished in between) is taken, not doubled.
-        guard opening[key] == nil, session(key) == nil else { return false }
-        opening[key] = [:]
-        return true
+        let (opener, effects) = state.beginOpening(key, now: .now())
+        run(effects)
+        return opener
     }
 
     /// Waits for the connection another request is opening for `key`: its HTTP/2 session, or nil when it is not
@@ -132,14 +63,12 @@ actor ConnectionPool {
     /// caller may wait. The deadline is a timer on `loop`, which answers the waiter itself: it needs no thread of the
     /// cooperative pool, which may be busy for seconds under load.
     func waitForOpening(_ key: PoolKey, deadline: NIODeadline, on loop: any EventLoop) async -> HTTP2Session? {
-        guard opening[key] != nil else { return session(key) }
-        let id = nextWaiter
-        nextWaiter += 1
+        guard state.isOpening(key) else { return session(key) }
         let answer = OpeningAnswer()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let timer = loop.scheduleTask(deadline: deadline) { answer.give(nil) }
-                opening[key, default: [:]][id] = Waiter(answer: answer, timer: timer)
+                _ = state.wait(Waiter(answer: answer, timer: timer), for: key)
                 answer.wait(continuation)
             }
         } onCancel: {
@@ -149,41 +78,37 @@ actor ConnectionPool {
 
     /// Ends an opening begun with ``beginOpening(_:)``, sharing `session` when it is HTTP/2.
     func finishOpening(_ key: PoolKey, session: HTTP2Session?) {
-        if let session { add(session) }
-        let shared = session.flatMap { self.session($0.key) }
-        for waiter in (opening.removeValue(forKey: key) ?? [:]).values {
-            waiter.timer.cancel()
-            waiter.answer.give(shared)
-        }
+        run(state.finishOpening(key, session: session, now: .now()))
     }
 
     /// Keeps `connection` for reuse, or closes it when the pool is full or shut down.
     func put(_ connection: Connection) {
-        // An HTTP/2 stream is one exchange; its connection stays shared in `sessions`.
-        // A surplus or going-away connection closes itself when its last stream ends.
-        if connection.session != nil { return connection.close() }
-        guard !closed, maximumPerKey > 0, maximumIdle > 0, connection.isActive else { return connection.close() }
-        var list = idle[connection.key, default: []].filter(\.connection.isActive)
-        // One connection twice in the list would be handed to two requests at once.
-        guard !list.contains(where: { $0.connection === connection }) else { return }
-        guard list.count < maximumPerKey else { return connection.close() }
-        list.append(Kept(connection: connection, since: .now()))
-        idle[connection.key] = list
-        expire(now: .now())
-        trim()
+        // A surplus or going-away HTTP/2 connection closes itself when its last stream ends.
+        run(state.put(connection, now: .now()))
     }
 
-    var idleCount: Int { idle.values.reduce(0) { $0 + $1.filter(\.connection.isActive).count } + sessions.values.filter(\.isUsable).count }
+    var idleCount: Int { state.idleCount }
 
     func shutdown() {
-        closed = true
-        for kept in idle.values.joined() { kept.connection.close() }
-        idle = [:]
-        for session in sessions.values { session.close() }
-        sessions = [:]
-        sessionUsed = [:]
+        run(state.shutdown())
+    }
+
+    private func run(_ effects: ConnectionPoolState<Connection, HTTP2Session, Waiter>.Effects) {
+        for connection in effects.close { connection.close() }
+        for session in effects.closeSessions { session.close() }
+        for session in effects.retire { session.retire() }
+        for waiter in effects.answered {
+            waiter.timer.cancel()
+            waiter.answer.give(effects.answer)
+        }
     }
 }
+
+extension Connection: PoolableConnection {
+    var isStream: Bool { session != nil }
+}
+
+extension HTTP2Session: PoolableSession {}
 
 /// The one answer to a request waiting for another's connection: from the opener, the waiter's timer or its
 /// cancellation, whichever comes first, on whatever thread it comes. Later answers are dropped.

@@ -44,48 +44,31 @@ extension HTTPSClient {
         }
     }
 
+    /// The Authorization that answers one of `challenges`, strongest first, or nil when none is answered (the 401 is
+    /// then the answer). `book` decides what each challenge's protection space allows.
     /// - Parameter lastSent: the credential the request that drew these challenges carried, if any.
     func answer(_ challenges: [HTTPAuthChallenge], failure: HTTPResponse, request: HTTPRequest, target: Target,
-                lastSent: (space: ProtectionSpace, credential: Credential)?, attempts: inout [ProtectionSpace: Int],
-                rejected: inout Set<ProtectionSpace>, staleRetries: inout Int) async throws(TransportError) -> Answer? {
-        let usable = Self.usable(challenges)
-        for (challenge, method, _) in usable {
+                lastSent: (space: ProtectionSpace, credential: Credential)?, book: inout ChallengeBook) async throws(TransportError) -> Answer? {
+        for (challenge, method, _) in Self.usable(challenges) {
             let space = ProtectionSpace(host: target.host, port: target.port, protocol: target.scheme, realm: challenge.realm,
                                         authenticationMethod: method)
-            if rejected.contains(space) { continue }
-            let failures = attempts[space, default: 0]
+            let step = book.step(for: space, challenge: challenge, lastSent: lastSent)
             let credential: Credential
-            // stale=true (RFC 7616 §3.3): the nonce expired, not the credential. Retry with the new nonce and the
-            // same credential, without counting a failure or asking the delegate again, as curl does. Bounded, so a
-            // server that calls every nonce stale still ends.
-            let isStaleRetry = method == .httpDigest && challenge.parameters["stale"]?.lowercased() == "true"
-                && lastSent?.space == space && staleRetries < configuration.maximumAuthenticationAttempts
-            if isStaleRetry, let lastSent {
-                staleRetries += 1
-                credential = lastSent.credential
-            } else {
-                if failures >= configuration.maximumAuthenticationAttempts { return nil }
+            switch step {
+            case .skip: continue
+            case .giveUp: return nil
+            case .resend(let last): credential = last
+            case .ask(let failures):
                 let proposed = await storedCredential(for: space)
-                let disposition: ChallengeDisposition
-                if let handler = configuration.challengeHandler {
-                    disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
-                                                                        failureResponse: failure, proposedCredential: proposed))
-                } else {
-                    disposition = .performDefaultHandling
-                }
-                switch disposition {
-                case .useCredential(let given):
-                    credential = given
-                case .performDefaultHandling:
-                    // The stored credential, once: after it has failed, the 401 is the answer.
-                    guard let proposed, failures == 0 else { return nil }
-                    credential = proposed
-                case .cancelAuthenticationChallenge:
+                let disposition = await configuration.challengeHandler?(AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures,
+                                                                                                 failureResponse: failure, proposedCredential: proposed))
+                switch book.choose(disposition ?? .performDefaultHandling, proposed: proposed, space: space, failures: failures) {
+                case .use(let chosen): credential = chosen
+                case .none: return nil
+                case .rejected: continue
+                case .cancel:
                     throw TransportError(.authenticationCancelled, phase: .authentication, host: target.host, port: target.port,
                                          "the challenge handler cancelled the \(method.rawValue) challenge for \(space)")
-                case .rejectProtectionSpace:
-                    rejected.insert(space)
-                    continue
                 }
             }
             guard let (user, password) = credential.userPassword else {
@@ -97,8 +80,7 @@ extension HTTPSClient {
                                      "refusing to send a password to \(target.host) over plain http; use https, or set allowsCredentialsOverInsecureHTTP")
             }
             let header = try authorization(method, challenge: challenge, user: user, password: password, request: request, target: target,
-                                           nonceCount: isStaleRetry ? 1 : failures + 1)
-            if !isStaleRetry { attempts[space] = failures + 1 }
+                                           nonceCount: book.sent(to: space, after: step))
             return Answer(header: header, space: space, credential: credential)
         }
         return nil

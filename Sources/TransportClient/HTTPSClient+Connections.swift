@@ -13,9 +13,8 @@ extension HTTPSClient {
     func send(_ request: HTTPRequest, to target: Target, deadline: NIODeadline, streaming: Bool) async throws(TransportError)
         -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
         let (head, givenProxyAuthorization) = requestHead(for: request, to: target)
-        var retried = false
+        var attempts = SendAttempts()
         var identity = target.scheme == "https" ? configuration.identity(forHost: target.host) : nil
-        var askedForIdentity = false
         while true {
             var reused = false
             do throws(TransportError) {
@@ -29,20 +28,13 @@ extension HTTPSClient {
                                                          deadline: deadline, stream: continuation)
                 return (connection, started, stream)
             } catch {
-                // A pooled connection the server closed: try once more on a new one, if the request provably did
-                // not run or may run twice (ExchangeFailure.mayRetry).
-                if !retried && ExchangeFailure.mayRetry(error, reused: reused, method: request.method) {
-                    retried = true
-                    continue
-                }
-                // A server that wants a certificate we did not send (under TLS 1.3 this shows only after the
-                // handshake): ask the delegate once, as URLSession does, and try again with its identity.
                 let handler = configuration.challengeHandler
-                guard ClientCertificateChallenge.asksDelegate(refusedForClientCertificate: error.kind == .clientCertificateRejected,
-                                                              identityPresented: identity != nil, hasDelegate: handler != nil,
-                                                              askedBefore: askedForIdentity),
-                      let handler else { throw error }
-                askedForIdentity = true
+                switch attempts.failed(error, reused: reused, method: request.method, identityPresented: identity != nil, hasHandler: handler != nil) {
+                case .retry: continue
+                case .fail: throw error
+                case .askForIdentity: break
+                }
+                guard let handler else { throw error }
                 let space = ProtectionSpace(host: target.host, port: target.port, protocol: "https", realm: nil,
                                             authenticationMethod: .clientCertificate)
                 let disposition = await handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0))

@@ -158,75 +158,39 @@ public final class HTTPSClient: Sendable {
         var redirects: [String]
     }
 
+    /// Sends, reads and answers as ``RequestLoop`` decides, until a response is the answer.
     private func perform(_ original: HTTPRequest, streaming: Bool) async throws(TransportError) -> Final {
         let deadline = NIODeadline.now() + (original.timeout ?? configuration.timeouts.request).timeAmount
-        var request = original
-        var redirects: [String] = []
-        var target = try self.target(for: request.url, parsed: request.parsedTarget, phase: .requirements)
-        if let problem = HTTPSyntax.problem(method: request.method, headers: request.headers) {
-            throw TransportError(.invalidRequest, phase: .request, host: target.host, port: target.port, "\(problem); nothing was sent")
+        let first = try self.target(for: original.url, parsed: original.parsedTarget, phase: .requirements)
+        if let problem = HTTPSyntax.problem(method: original.method, headers: original.headers) {
+            throw TransportError(.invalidRequest, phase: .request, host: first.host, port: first.port, "\(problem); nothing was sent")
         }
-        var auth = AuthenticationState()
-        var proxyFailures = 0
-        var pendingProxy: ProxyAnswer?
-
+        var loop = RequestLoop(request: original, target: first, limits: RequestLoop.Limits(configuration))
         while true {
-            let (connection, started, stream) = try await send(request, to: target, deadline: deadline, streaming: streaming)
-            let status = started.head.status.code
-
-            // A credential that got past its challenge is remembered as its persistence says.
-            if let pending = auth.pendingCredential, status != 401 {
-                await remember(pending.credential, for: pending.space)
-                auth.pendingCredential = nil
-            }
-
-            if [301, 302, 303, 307, 308].contains(status), let location = started.head.headers.first(name: "location") {
+            let (connection, started, stream) = try await send(loop.request, to: loop.target, deadline: deadline, streaming: streaming)
+            let target = loop.target
+            let (next, accepted) = loop.received(status: started.head.status.code, headers: started.head.headers, proxy: proxy(for: target))
+            for credential in accepted { await remember(credential.credential, for: credential.space) }
+            switch next {
+            case .redirect(let status, let location):
                 try await drain(started, stream, connection)
-                let (nextRequest, nextTarget) = try following(status, to: location, from: request, at: target, after: redirects.count)
-                redirects.append(request.url)
-                request = nextRequest
-                target = nextTarget
-                continue
-            }
-
-            if let pending = pendingProxy, status != 407 {
-                await remember(pending.credential, for: pending.space)
-                pendingProxy = nil
-            }
-
-            // A 407 comes back on a request only for plain http sent through a proxy; https meets it at CONNECT.
-            if status == 407, let proxy = proxy(for: target), target.scheme == "http" {
+                try loop.follow(status, to: location) { (url: String) throws(TransportError) -> Target in
+                    try self.target(for: url, phase: .redirect, checkScheme: false)
+                }
+            case .proxyChallenge(let proxy):
                 // A remembered credential goes ahead of the caller's, so a 407 here refuses it.
                 proxyAuthorizations.withLockedValue { $0[proxy.description] = nil }
-                let (end, failure) = try await readWhole(started, stream, on: connection, request: request, redirects: redirects)
+                let (end, failure) = try await readWhole(started, stream, on: connection, request: loop.request, redirects: loop.redirects)
                 await release(connection, reusable: end.reusable)
-                pendingProxy = try await answerProxyChallenge(started.head, proxy: proxy, target: target, failures: &proxyFailures, failure: failure)
-                continue
+                loop.proxyChallengeAnswered(try await answerProxyChallenge(started.head, proxy: proxy, target: loop.target,
+                                                                           failures: &loop.proxyFailures, failure: failure))
+            case .challenge(let challenges):
+                let exchange = Exchanged(started: started, stream: stream, connection: connection)
+                if let response = try await unauthorized(exchange, challenges, loop: &loop, streaming: streaming) { return response }
+            case .deliver:
+                return Final(started: started, connection: connection, stream: stream, url: loop.request.url, redirects: loop.redirects)
             }
-
-            if status == 401 {
-                let challenges = HTTPAuthChallenge.parse(started.head.headers["www-authenticate"])
-                if !challenges.isEmpty {
-                    let exchange = Exchanged(started: started, stream: stream, connection: connection)
-                    if let response = try await unauthorized(exchange, challenges, request: &request, target: target, redirects: redirects,
-                                                             streaming: streaming, auth: &auth) {
-                        return response
-                    }
-                    continue
-                }
-            }
-            return Final(started: started, connection: connection, stream: stream, url: request.url, redirects: redirects)
         }
-    }
-
-    /// What the request loop carries from one 401 to the next.
-    private struct AuthenticationState {
-        var attempts: [ProtectionSpace: Int] = [:]
-        var rejected: Set<ProtectionSpace> = []
-        /// The credential the last request carried, remembered once it gets past its challenge.
-        var pendingCredential: (space: ProtectionSpace, credential: Credential)?
-        var staleRetries = 0
-        var answeredChallenges = 0
     }
 
     /// One exchange whose response head has arrived.
@@ -236,82 +200,30 @@ public final class HTTPSClient: Sendable {
         var connection: Connection
     }
 
-    /// A 401 with challenges: nil when `request` now carries a credential and goes again, or the response when no
-    /// credential answers (the 401 is then the answer, as URLSession returns it).
-    private func unauthorized(_ exchange: Exchanged, _ challenges: [HTTPAuthChallenge], request: inout HTTPRequest, target: Target,
-                              redirects: [String], streaming: Bool, auth: inout AuthenticationState) async throws(TransportError) -> Final? {
+    /// A 401 with challenges: nil when the loop's request now carries a credential and goes again, or the response
+    /// when no credential answers (the 401 is then the answer, as URLSession returns it).
+    private func unauthorized(_ exchange: Exchanged, _ challenges: [HTTPAuthChallenge], loop: inout RequestLoop,
+                              streaming: Bool) async throws(TransportError) -> Final? {
         let connection = exchange.connection
-        let (end, failure) = try await readWhole(exchange.started, exchange.stream, on: connection, request: request, redirects: redirects)
-        // Per-space limits do not bound a server that names a new realm each time; this does.
-        guard auth.answeredChallenges < configuration.maximumTotalAuthenticationAttempts else {
-            await release(connection, reusable: end.reusable)
-            throw TransportError(.tooManyAuthenticationAttempts, phase: .authentication, host: target.host, port: target.port,
-                                 "the server asked for credentials again after \(auth.answeredChallenges) answered challenges (\(auth.attempts.count) protection spaces); none is sent again. Check the user and password, or raise HTTPSClientConfiguration.maximumTotalAuthenticationAttempts")
-        }
+        let (end, failure) = try await readWhole(exchange.started, exchange.stream, on: connection, request: loop.request, redirects: loop.redirects)
         let answered: Answer?
         do throws(TransportError) {
-            answered = try await answer(challenges, failure: failure, request: request, target: target, lastSent: auth.pendingCredential,
-                                        attempts: &auth.attempts, rejected: &auth.rejected, staleRetries: &auth.staleRetries)
+            try loop.mayAnswerChallenge()
+            answered = try await answer(challenges, failure: failure, request: loop.request, target: loop.target,
+                                        lastSent: loop.pendingCredential, book: &loop.challenges)
         } catch {
-            // A cancelled challenge ends the request, not the connection, whose exchange is complete.
+            // A refused or cancelled challenge ends the request, not the connection, whose exchange is complete.
             await release(connection, reusable: end.reusable)
             throw error
         }
-        if let answer = answered {
-            auth.answeredChallenges += 1
+        if loop.challengeAnswered(answered) {
             await release(connection, reusable: end.reusable)
-            request.headers.replaceOrAdd(name: "authorization", value: answer.header)
-            auth.pendingCredential = (answer.space, answer.credential)
             return nil
         }
         // Whoever reads the response releases the connection, once: it was pooled twice here and went to two
         // requests at a time.
         let replay = replayed(end, started: exchange.started, streaming: streaming)
-        return Final(started: replay.started, connection: connection, stream: replay.stream, url: request.url, redirects: redirects)
-    }
-
-    /// The request a redirect asks for, and the target it goes to, within the redirect limit. A Location that cannot
-    /// be followed is the server's fault; plain HTTP that the target's ATS requirements do not allow is refused.
-    private func following(_ status: UInt, to location: String, from request: HTTPRequest, at target: Target,
-                           after redirects: Int) throws(TransportError) -> (HTTPRequest, Target) {
-        guard redirects < configuration.maximumRedirects else {
-            throw TransportError(.tooManyRedirects, phase: .redirect, host: target.host, port: target.port,
-                                 "more than \(configuration.maximumRedirects) redirects; the last pointed to \(location)")
-        }
-        // A Location the client cannot follow is the server's fault, not a usage error.
-        guard URLText.problem(in: location) == nil,
-              let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString else {
-            throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
-                                 "the server redirected \(request.url) to \(NameDisplay.quoted(location)), which is not a URL")
-        }
-        let nextTarget: Target
-        do throws(TransportError) { nextTarget = try self.target(for: next, phase: .redirect, checkScheme: false) } catch {
-            guard error.kind == .invalidRequest else { throw error }
-            throw TransportError(.malformedResponse, phase: .redirect, host: target.host, port: target.port,
-                                 "the server redirected \(request.url) to \(NameDisplay.quoted(location)), which cannot be followed: \(error.message)")
-        }
-        if nextTarget.scheme == "http" && !nextTarget.requirements.allowsInsecureHTTP.value {
-            throw TransportError(.redirectRefused, phase: .redirect, host: nextTarget.host, port: nextTarget.port,
-                                 "\(request.url) redirected to plain \(next), and plain HTTP to \(nextTarget.host) is not allowed (\(nextTarget.requirements.allowsInsecureHTTP.because)); NSExceptionAllowsInsecureHTTPLoads for \(nextTarget.host) would allow it")
-        }
-        var nextRequest = HTTPRequest(url: next, method: request.method, headers: request.headers, body: request.body)
-        // 303, and 301/302 after POST, become GET without a body (RFC 9110 §15.4); a HEAD stays a HEAD (§15.4.4).
-        if (status == 303 && request.method != .HEAD) || ((status == 301 || status == 302) && request.method == .POST) {
-            nextRequest.method = .GET
-            nextRequest.body = nil
-            nextRequest.headers.remove(name: "content-type")
-            nextRequest.headers.remove(name: "content-length")
-        }
-        // Credentials belong to the origin they were given for, and a Host the caller set names a virtual
-        // host there (curl, too, sends a custom Host to the first host only). A proxy credential goes too: the
-        // next origin may take another route.
-        if nextTarget.host != target.host || nextTarget.port != target.port || nextTarget.scheme != target.scheme {
-            nextRequest.headers.remove(name: "authorization")
-            nextRequest.headers.remove(name: "proxy-authorization")
-            nextRequest.headers.remove(name: "cookie")
-            nextRequest.headers.remove(name: "host")
-        }
-        return (nextRequest, nextTarget)
+        return Final(started: replay.started, connection: connection, stream: replay.stream, url: loop.request.url, redirects: loop.redirects)
     }
 
     /// A challenge read to its end: the response the challenge handler sees, and the one returned when it is not
