@@ -137,11 +137,9 @@ import Testing
                                           (Array("hello world\n".utf8), "it starts with 'hello wo'"),
                                           ([0x31, 0x1A, 0x8B, 0xA5], "it starts with the bytes 31 1a 8b a5")]
         for (bytes, start) in cases {
-            #expect(throws: PropertyListError.self) { _ = try PropertyListReader().read(Data(bytes)) }
-            do { _ = try PropertyListReader().read(Data(bytes)) } catch {
-                #expect(error.description.contains("the file is not a property list: \(start)"), "\(error)")
-                #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 }, "\(error.description.debugDescription)")
-            }
+            let error = #expect(throws: PropertyListError.self) { _ = try PropertyListReader().read(Data(bytes)) }
+            #expect(error?.description.contains("the file is not a property list: \(start)") == true, "\(String(describing: error))")
+            #expect(error?.description.unicodeScalars.contains { $0.value < 0x20 } == false, "\(String(describing: error))")
         }
         let control = #expect(throws: PropertyListError.self) {
             _ = try PropertyListReader().read(Data("<plist><dict><key>a</key>\u{01}</dict></plist>".utf8))

@@ -9,7 +9,7 @@ import Testing
     /// File → what it parses.
     static let allowed = [
         "Sources/AppTransportSecurity/Requirements/ConnectionTarget.swift": "the request URL: the one parse",
-        "Sources/TransportClient/HTTPSClient.swift": "a redirect's Location, resolved against the request URL",
+        "Sources/TransportClient/RequestLoop.swift": "a redirect's Location, resolved against the request URL",
         "Sources/TransportClient/HTTPOCSPResponseSource.swift": "an OCSP responder URI from a certificate",
         "Sources/TransportClient/HTTPCRLSource.swift": "a CRL distribution point from a certificate",
         "Sources/TransportClient/Proxy/Proxy.swift": "a proxy URL",
