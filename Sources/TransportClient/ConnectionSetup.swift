@@ -20,6 +20,8 @@ final class PipelineSetup: Sendable {
     let death = NIOLockedValueBox<ExchangeFailure?>(nil)
     /// The ALPN protocol the handshake settled, once it has.
     let chosen = NIOLockedValueBox<String?>(nil)
+    /// Which step the opening is in: the timer, on the event loop, and the waiting task both consult it.
+    let state = NIOLockedValueBox(ConnectionSetupState())
 
     init(isTLS: Bool, sslContext: NIOSSLContext?, verifier: HandshakeVerifier, eventLoop: any EventLoop) {
         self.isTLS = isTLS
@@ -124,12 +126,11 @@ final class PipelineSetup: Sendable {
     /// Waits for the handshake and its evaluation, within the handshake limit and the request's.
     func awaitHandshake(on channel: any Channel, target: Target, limits: Timeouts, deadline: NIODeadline,
                         identityPresented: Bool) async throws(TransportError) {
-        let flag = TimeoutFlag()
-        let ownDeadline = NIODeadline.now() + limits.handshake.timeAmount
-        let phase: TransportError.Phase = ownDeadline <= deadline ? .handshake : .request
-        let (verifier, handshakePromise) = (self.verifier, self.handshakePromise)
-        let timer = channel.eventLoop.scheduleTask(deadline: min(ownDeadline, deadline)) {
-            flag.set(phase)
+        state.withLockedValue { $0.opened() }
+        let (limit, phase) = ConnectionSetupState.handshakeLimit(own: .now() + limits.handshake.timeAmount, request: deadline)
+        let (verifier, handshakePromise, state) = (self.verifier, self.handshakePromise, self.state)
+        let timer = channel.eventLoop.scheduleTask(deadline: limit) {
+            guard state.withLockedValue({ $0.limitPassed(phase) }) else { return }
             // Cancelled here, on the event loop, not by the waiting task below: when evaluations fill their threads,
             // that task resumes only once they are done, and the limit would bound nothing.
             verifier.cancel()
@@ -140,22 +141,30 @@ final class PipelineSetup: Sendable {
         }
         // Cancelled on the event loop the timer runs on, so a handshake that finishes is never then cut off by it.
         handshakePromise.futureResult.whenComplete { _ in timer.cancel() }
+        let failure: (any Error)?
         do {
             try await handshakePromise.futureResult.get()
-            // The timer fired in the same turn of the loop as the handshake finished, and closed the channel.
-            if flag.phase != nil { throw ExchangeFailure.closed }
+            failure = nil
         } catch {
-            verifier.cancel()
-            channel.close(promise: nil)
-            if let refusal = verifier.outcome?.refusal { throw refusal }
-            if let expired = flag.phase {
-                throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: target.host, port: target.port,
-                                     expired == .request ? "the request's time limit ran out during the TLS handshake"
-                                        : "the TLS handshake did not finish within \(limits.handshake.secondsText) s",
-                                     verdict: verifier.outcome?.decision.verdict, handshake: verifier.handshakeSummary)
-            }
+            failure = error
+        }
+        let refusal = verifier.outcome?.refusal
+        let end = state.withLockedValue { $0.handshakeEnded(succeeded: failure == nil, refused: refusal != nil) }
+        if end == .negotiate { return }
+        verifier.cancel()
+        channel.close(promise: nil)
+        switch end {
+        case .negotiate:
+            return
+        case .refused, .classify:
+            if let refusal { throw refusal }
             throw HandshakeFailureClassifier(target: target, observation: verifier.observation, verifier: verifier)
-                .classify(error, identityPresented: identityPresented)
+                .classify(failure ?? ExchangeFailure.closed, identityPresented: identityPresented)
+        case .timedOut(let expired):
+            throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: target.host, port: target.port,
+                                 expired == .request ? "the request's time limit ran out during the TLS handshake"
+                                    : "the TLS handshake did not finish within \(limits.handshake.secondsText) s",
+                                 verdict: verifier.outcome?.decision.verdict, handshake: verifier.handshakeSummary)
         }
     }
 
@@ -170,16 +179,16 @@ final class PipelineSetup: Sendable {
             throw TransportError(.internalError, phase: .connect, host: target.host, port: target.port,
                                  "the connection to \(target.host):\(target.port) closed before HTTP could be set up on it", underlying: "\(error)")
         }
-        var report = try report(on: channel, target: target)
+        let isHTTP2: Bool
+        if case .http2 = negotiated { isHTTP2 = true } else { isHTTP2 = false }
+        let allowed = verifier.outcome.map { $0.refusal == nil } ?? false
+        let negotiation = state.withLockedValue {
+            $0.negotiated(http2: isHTTP2, isTLS: isTLS, allowedByEvaluation: allowed, requiresHTTP2: configuration.httpVersions == .http2Only)
+        }
+        var report = try report(on: channel, target: target, negotiation: negotiation)
         switch negotiated {
         case .http1(let exchange):
             report.httpVersion = "HTTP/1.1"
-            if isTLS && configuration.httpVersions == .http2Only {
-                channel.close(promise: nil)
-                throw TransportError(.http2NotNegotiated, phase: .handshake, host: target.host, port: target.port,
-                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); allow HTTP/1.1 to reach it",
-                                     verdict: report.verdict, handshake: report.handshake)
-            }
             configuration.handshakeObserver?(report)
             return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
         case .http2(let multiplexer, let goingAway, let streams):
@@ -195,13 +204,20 @@ final class PipelineSetup: Sendable {
 
     /// What was decided for the connection. Fails closed: a TLS handshake that completed without this connection's
     /// evaluation (a resumed session, say) is refused.
-    private func report(on channel: any Channel, target: Target) throws(TransportError) -> ConnectionReport {
+    private func report(on channel: any Channel, target: Target, negotiation: ConnectionSetupState.Negotiation)
+        throws(TransportError) -> ConnectionReport {
         var report: ConnectionReport
         if isTLS {
-            guard let outcome = verifier.outcome, outcome.refusal == nil else {
+            guard negotiation != .unevaluated, let outcome = verifier.outcome else {
                 channel.close(promise: nil)
                 throw TransportError(.serverTrustRefused, phase: .handshake, host: target.host, port: target.port,
                                      ConnectionPlan.unevaluatedHandshake.message)
+            }
+            if negotiation == .http2Refused {
+                channel.close(promise: nil)
+                throw TransportError(.http2NotNegotiated, phase: .handshake, host: target.host, port: target.port,
+                                     "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); allow HTTP/1.1 to reach it",
+                                     verdict: outcome.decision.verdict, handshake: outcome.decision.handshake)
             }
             report = ConnectionReport(scheme: "https", host: target.host, port: target.port, handshake: outcome.decision.handshake,
                                       verdict: outcome.decision.verdict, atsEvaluation: outcome.decision.evaluation,
