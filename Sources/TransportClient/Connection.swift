@@ -28,30 +28,23 @@ struct Target: Sendable {
     var peer: PeerName
     var port: Int
     var path: String
-    let requirements: ConnectionRequirements
+    /// Everything decided for this target before a byte is sent, resolved once (`ConnectionPlan.resolving`): every
+    /// connection to it is opened with this plan.
+    let plan: ConnectionPlan
     /// ``TLSSettings/requirementsKey(for:)`` of ``requirements``: every request's pool key holds it.
     let tlsKey: String
-    /// The trust manager's evaluator for ``peer``, chosen once when the URL was resolved; nil without a manager.
-    var evaluator: (any ServerTrustEvaluating)?
 
-    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, requirements: ConnectionRequirements,
-         evaluator: (any ServerTrustEvaluating)? = nil) {
-        self.evaluator = evaluator
+    var requirements: ConnectionRequirements { plan.requirements }
+
+    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, plan: ConnectionPlan) {
         self.url = url
         self.scheme = scheme
         self.host = host
         self.peer = peer
         self.port = port
         self.path = path
-        self.requirements = requirements
-        tlsKey = TLSSettings.requirementsKey(for: requirements)
-    }
-
-    /// The decision plan for a connection to this target under `configuration`.
-    func plan(_ configuration: HTTPSClientConfiguration) -> ConnectionPlan {
-        var plan = ConnectionPlan(peer: peer, port: port, requirements: requirements, settings: configuration.trustSettings)
-        plan.chosenEvaluator = evaluator
-        return plan
+        self.plan = plan
+        tlsKey = TLSSettings.requirementsKey(for: plan.requirements)
     }
 }
 
@@ -119,7 +112,7 @@ final class Connection: Sendable {
         } catch {
             throw TransportError(.invalidRequest, phase: .connect, host: target.host, port: target.port, error.sentence)
         }
-        let verifier = HandshakeVerifier(plan: target.plan(configuration), challengeHandler: configuration.challengeHandler,
+        let verifier = HandshakeVerifier(plan: target.plan, challengeHandler: configuration.challengeHandler,
                                          observation: HandshakeObservation())
         // The request's own loop when it runs on one (EventLoopExecutors): its waits then need no hop.
         let setup = PipelineSetup(isTLS: target.scheme == "https", sslContext: sslContext, verifier: verifier,

@@ -106,7 +106,7 @@ extension HTTPSClient {
             if !opener, let session = await pool.waitForOpening(key, deadline: deadline, on: group.any()), let stream = try? await session.openStream() { return (stream, true) }
         }
         do throws(TransportError) {
-            let context = target.scheme == "https" ? try sslContext(for: target.requirements, identity: identity, host: target.host, port: target.port) : nil
+            let context = target.scheme == "https" ? try sslContext(for: target, identity: identity) : nil
             if target.scheme != "https" && configuration.httpVersions == .http2Only {
                 throw TransportError(.invalidRequest, phase: .connect, host: target.host, port: target.port, Connection.http2NeedsTLS)
             }

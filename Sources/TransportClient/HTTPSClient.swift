@@ -345,24 +345,23 @@ public final class HTTPSClient: Sendable {
         guard (1...65535).contains(port) else {
             throw TransportError(.invalidRequest, phase: phase, host: host, port: port, "port \(port) is out of range")
         }
-        let requirements = configuration.ats.requirements(for: parsed, url: url, on: configuration.platform)
-        var evaluator: (any ServerTrustEvaluating)?
-        if scheme == "https", let manager = configuration.trustManager {
-            do throws(ServerTrustManagerError) { evaluator = try manager.chosenEvaluator(forHost: peer) } catch {
-                throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, error.description,
-                                     verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, error.description)))
-            }
+        switch ConnectionPlan.resolving(parsed, url: url, ats: configuration.ats, platform: configuration.platform,
+                                        settings: configuration.trustSettings) {
+        case .success(let plan):
+            return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, plan: plan)
+        case .failure(let refusal):
+            throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, refusal.message,
+                                 verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, refusal.message)))
         }
-        return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, requirements: requirements,
-                      evaluator: evaluator)
     }
 
-    func sslContext(for requirements: ConnectionRequirements, identity: ClientIdentity?, host: String, port: Int) throws(TransportError) -> NIOSSLContext {
-        let key = TLSSettings.cacheKey(for: requirements, identity: identity)
+    func sslContext(for target: Target, identity: ClientIdentity?) throws(TransportError) -> NIOSSLContext {
+        let (host, port) = (target.host, target.port)
+        let key = TLSSettings.cacheKey(requirementsKey: target.tlsKey, identity: identity)
         if let cached = contexts.withLockedValue({ $0[key] }) { return cached }
         var tls: TLSConfiguration
-        do throws(TLSSettingsError) { tls = try TLSSettings.configuration(for: requirements, identity: identity) } catch {
-            throw TransportError(.atsRefused, phase: .handshake, host: host, port: port, error.message)
+        do throws(ConnectionPlanError) { tls = TLSSettings.configuration(for: try target.plan.tlsParameters(), identity: identity) } catch {
+            throw TransportError(.atsRefused, phase: .handshake, host: host, port: port, error.description)
         }
         // Per client, so the key above need not name it.
         tls.applicationProtocols = configuration.httpVersions.alpn

@@ -17,13 +17,8 @@ enum TLSSettings {
         }
     }
 
-    /// The configuration for one connection.
-    /// - Throws: a message when no suite can be offered at all.
-    static func configuration(for requirements: ConnectionRequirements, identity: ClientIdentity?) throws(TLSSettingsError) -> TLSConfiguration {
-        let parameters: TLSParameters
-        do throws(ConnectionPlanError) { parameters = try TLSParameters(requirements) } catch {
-            throw TLSSettingsError(message: error.description)
-        }
+    /// The configuration for connections with a plan's `parameters`.
+    static func configuration(for parameters: TLSParameters, identity: ClientIdentity?) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = nioVersion(parameters.minimumVersion)
         tls.maximumTLSVersion = nioVersion(parameters.maximumVersion)
@@ -48,12 +43,7 @@ enum TLSSettings {
         return tls
     }
 
-    /// A key for sharing one `NIOSSLContext` between connections with the same settings.
-    static func cacheKey(for requirements: ConnectionRequirements, identity: ClientIdentity?) -> String {
-        cacheKey(requirementsKey: requirementsKey(for: requirements), identity: identity)
-    }
-
-    /// The part of ``cacheKey(for:identity:)`` that requirements decide, which a target works out once.
+    /// The part of the key for sharing one `NIOSSLContext` that requirements decide, which a target works out once.
     static func requirementsKey(for requirements: ConnectionRequirements) -> String {
         "\(requirements.minimumTLSVersion.value)|\(requirements.cipherSuites.value.map { String($0.code) }.joined(separator: ","))"
     }
@@ -61,8 +51,4 @@ enum TLSSettings {
     static func cacheKey(requirementsKey: String, identity: ClientIdentity?) -> String {
         requirementsKey + "|" + (identity?.cacheKey ?? "-")
     }
-}
-
-struct TLSSettingsError: Error {
-    var message: String
 }

@@ -18,7 +18,7 @@ public struct ConnectionDecision: Sendable {
     public var isAllowed: Bool { refusal == nil }
 
     /// Why a connection was refused.
-    public struct Refusal: Sendable, Equatable, CustomStringConvertible {
+    public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// Which rule refused it; stable, for code that reacts to one kind.
         public enum Kind: String, Sendable, Hashable {
             /// The chain is not trusted.

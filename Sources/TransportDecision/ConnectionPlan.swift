@@ -30,12 +30,41 @@ public struct ConnectionPlan: Sendable {
     /// does, once per URL, to refuse a host it may not connect to): the handshake then does not choose again.
     package var chosenEvaluator: (any ServerTrustEvaluating)?
 
+    /// The policy the chain is evaluated under: the requirements' certificate rules for this peer, with the
+    /// settings' platform, CT and revocation.
+    public let trustPolicy: TrustPolicy
+    /// The versions and suites the ClientHello offers, or why nothing can be offered.
+    private let parameters: Result<TLSParameters, ConnectionPlanError>
+
     /// A plan for one connection to `peer` on `port`, under `requirements` and `settings`.
     public init(peer: PeerName, port: Int, requirements: ConnectionRequirements, settings: TrustSettings) {
         self.peer = peer
         self.port = port
         self.requirements = requirements
         self.settings = settings
+        var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: settings.certificateTransparency)
+        policy.platform = settings.platform
+        // The source goes with the trust even when the client checks nothing, for evaluators that do.
+        policy.revocation = RevocationOptions(mode: settings.revocation, source: settings.ocspSource, crlSource: settings.crlSource)
+        trustPolicy = policy
+        parameters = Result { () throws(ConnectionPlanError) in try TLSParameters(requirements) }
+    }
+
+    /// The plan for `target`, with everything that applies to it resolved together and once (issue #37): the ATS
+    /// requirements on `platform`, the trust manager's evaluator for the host (chosen by the package's one host
+    /// matcher), the trust policy and the TLS parameters. A client keeps it per URL and opens every connection to the
+    /// target with it.
+    /// - Returns: the plan, or the refusal when the trust manager covers no such host and every host must be evaluated.
+    package static func resolving(_ target: ConnectionTarget, url: String, ats: ATSPolicy, platform: ApplePlatform,
+                                  settings: TrustSettings) -> Result<ConnectionPlan, ConnectionDecision.Refusal> {
+        var plan = ConnectionPlan(peer: target.peer, port: target.port, requirements: ats.requirements(for: target, url: url, on: platform),
+                                  settings: settings)
+        if target.scheme == "https", let manager = settings.trustManager {
+            do throws(ServerTrustManagerError) { plan.chosenEvaluator = try manager.chosenEvaluator(forHost: target.peer) } catch {
+                return .failure(.init(kind: .hostNotAllowed, message: error.description))
+            }
+        }
+        return .success(plan)
     }
 
     /// The name sent as SNI: DNS names only, never an IP literal (RFC 6066 §3).
@@ -45,17 +74,7 @@ public struct ConnectionPlan: Sendable {
     }
 
     /// The versions and suites the ClientHello offers.
-    public func tlsParameters() throws(ConnectionPlanError) -> TLSParameters { try TLSParameters(requirements) }
-
-    /// The policy the chain is evaluated under: the requirements' certificate rules for this peer, with the
-    /// settings' platform, CT and revocation.
-    public var trustPolicy: TrustPolicy {
-        var policy = requirements.certificate.value.trustPolicy(host: peer, transparency: settings.certificateTransparency)
-        policy.platform = settings.platform
-        // The source goes with the trust even when the client checks nothing, for evaluators that do.
-        policy.revocation = RevocationOptions(mode: settings.revocation, source: settings.ocspSource, crlSource: settings.crlSource)
-        return policy
-    }
+    public func tlsParameters() throws(ConnectionPlanError) -> TLSParameters { try parameters.get() }
 
     /// Whether the delegate may accept a chain the evaluation refused: where the requirements relax validation
     /// (NSExceptionAllowsInsecureHTTPLoads), or where ATS does not apply at all (NSAllowsArbitraryLoads, an exempt

@@ -47,9 +47,9 @@ import TestServersSupport
         let pki = ServerPKI()
         let client = makeClient(anchors: pki.anchors)
         let target = try client.target(for: "https://www.example.test/", phase: .connect)
-        let context = try client.sslContext(for: target.requirements, identity: nil, host: target.host, port: target.port)
+        let context = try client.sslContext(for: target, identity: nil)
         let observation = HandshakeObservation()
-        let verifier = HandshakeVerifier(plan: target.plan(client.configuration), challengeHandler: nil, observation: observation)
+        let verifier = HandshakeVerifier(plan: target.plan, challengeHandler: nil, observation: observation)
         let channel = try closedChannel()
         let handshake = channel.eventLoop.makePromise(of: Void.self)
         try channel.pipeline.syncOperations.addHandlers(

@@ -54,7 +54,7 @@ import TransportTrust
         let (events, event) = AsyncStream<String>.makeStream()
         let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), Self.endless(event))]))
         let target = try client.target(for: "https://\(host)/", phase: .connect)
-        let verifier = HandshakeVerifier(plan: target.plan(client.configuration), challengeHandler: nil, observation: HandshakeObservation())
+        let verifier = HandshakeVerifier(plan: target.plan, challengeHandler: nil, observation: HandshakeObservation())
         verifier.start { event.yield("answered \(await verifier.verify(presented: [pki.leaf.der]))") }
         var seen = events.makeAsyncIterator()
         #expect(await seen.next() == "started")
@@ -122,7 +122,7 @@ import TransportTrust
         let counting = CountingEvaluator { _, _ in .refused(TrustFailure(.internalError, certificate: nil, "ran")) }
         let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), counting)]))
         let target = try client.target(for: "https://\(host)/", phase: .connect)
-        let verifier = HandshakeVerifier(plan: target.plan(client.configuration), challengeHandler: nil, observation: HandshakeObservation())
+        let verifier = HandshakeVerifier(plan: target.plan, challengeHandler: nil, observation: HandshakeObservation())
         verifier.cancel()
         let (answers, answered) = AsyncStream<Bool>.makeStream()
         verifier.start { answered.yield(await verifier.verify(presented: [pki.leaf.der])) }

@@ -20,7 +20,7 @@ import Testing
 
     @Test func defaultATSSetsTLS12MinimumAndOnlyKnownSuites() throws {
         let req = try requirements(.default())
-        let tls = try TLSSettings.configuration(for: req, identity: nil)
+        let tls = TLSSettings.configuration(for: try TLSParameters(req), identity: nil)
         #expect(tls.minimumTLSVersion == .tlsv12)
         #expect(tls.maximumTLSVersion == .tlsv13)
         #expect(tls.certificateVerification == .noHostnameVerification)
@@ -37,20 +37,20 @@ import Testing
     }
 
     @Test func disabledATSStillSetsAnExplicitMinimum() throws {
-        let tls = try TLSSettings.configuration(for: try requirements(.disabled), identity: nil)
+        let tls = TLSSettings.configuration(for: try TLSParameters(try requirements(.disabled)), identity: nil)
         #expect(tls.minimumTLSVersion == .tlsv1)
         _ = try NIOSSLContext(configuration: tls)
     }
 
     @Test func forwardSecrecyOffAddsRSAKeyExchange() throws {
         let policy = ATSPolicy.configuration(exceptionDomains(["www.example.test": ["NSExceptionRequiresForwardSecrecy": .boolean(false)]]))
-        let names = try TLSSettings.configuration(for: try requirements(policy), identity: nil).cipherSuites
+        let names = TLSSettings.configuration(for: try TLSParameters(try requirements(policy)), identity: nil).cipherSuites
         #expect(names.contains("TLS_RSA_WITH_AES_128_GCM_SHA256"))
     }
 
     @Test func tls13OnlyStillGivesAMatchingCipherString() throws {
         let policy = ATSPolicy.configuration(exceptionDomains(["www.example.test": ["NSExceptionMinimumTLSVersion": .string("TLSv1.3")]]))
-        let tls = try TLSSettings.configuration(for: try requirements(policy), identity: nil)
+        let tls = TLSSettings.configuration(for: try TLSParameters(try requirements(policy)), identity: nil)
         #expect(tls.minimumTLSVersion == .tlsv13)
         #expect(!tls.cipherSuites.isEmpty)
         _ = try NIOSSLContext(configuration: tls)

@@ -279,4 +279,36 @@ import X509
         #expect(!asked.isTrusted)
         #expect(asked.failures.map(\.code) == [.certificateTransparency])
     }
+
+    // MARK: Resolving a target once
+
+    @Test func resolvingATargetChoosesItsEvaluatorOnceOrRefusesTheHost() async throws {
+        let settings = TrustSettings(anchors: PKI.anchors(pki.root),
+                                     trustManager: try ServerTrustManager.allowList([Self.host]), validationTime: PKI.now)
+        let url = "https://\(Self.host)/"
+        let listed = try ConnectionPlan.resolving(ConnectionTarget(url: url), url: url, ats: .default(), platform: .newest, settings: settings).get()
+        #expect(listed.chosenEvaluator != nil)
+        #expect(listed.requirements.minimumTLSVersion.value == .tls12)
+        #expect(await listed.decide(await listed.assess(presented: served, handshake: Self.tls13), answer: .evaluationStands).isAllowed)
+
+        let other = "https://other.example.com/"
+        let refused = ConnectionPlan.resolving(try ConnectionTarget(url: other), url: other, ats: .default(), platform: .newest, settings: settings)
+        guard case .failure(let refusal) = refused else {
+            Issue.record("an unlisted host was planned")
+            return
+        }
+        #expect(refusal.kind == .hostNotAllowed)
+        #expect(refusal.message.contains("other.example.com"), "\(refusal.message)")
+
+        // Plain http carries no server trust: the manager is not asked.
+        let plain = "http://other.example.com/"
+        let http = try ConnectionPlan.resolving(ConnectionTarget(url: plain), url: plain, ats: .disabled, platform: .newest, settings: settings).get()
+        #expect(http.chosenEvaluator == nil)
+    }
+
+    @Test func aPlansTrustPolicyAndParametersAreItsRequirementsAndSettings() throws {
+        let plan = try plan()
+        #expect(plan.trustPolicy.host == PKI.host(Self.host))
+        #expect(try plan.tlsParameters() == TLSParameters(plan.requirements))
+    }
 }

@@ -176,26 +176,24 @@ enum ProxyTunnel {
     /// are for origins and never apply here.
     private static func secure(_ channel: any Channel, proxy: Proxy, configuration: HTTPSClientConfiguration) async throws(TransportError) {
         let url = "https://\(AddressOverrides.key(host: proxy.host, port: proxy.port))/"
-        let requirements: ConnectionRequirements
-        do throws(RequirementsError) { requirements = try ATSPolicy.default().requirements(for: url) } catch {
+        let parsed: ConnectionTarget
+        do throws(RequirementsError) { parsed = try ConnectionTarget(url: url) } catch {
             throw TransportError(.invalidRequest, phase: .proxy, host: proxy.host, port: proxy.port, error.description)
         }
         var own = configuration
         own.trustManager = nil
         own.anchors = proxy.anchors ?? configuration.anchors
-        guard let peer = try? PeerName(proxy.host) else {
-            throw TransportError(.invalidRequest, phase: .proxy, host: proxy.host, port: proxy.port,
-                                 "the proxy's host '\(proxy.host)' is neither a host name nor an IP address")
-        }
-        let target = Target(url: url, scheme: "https", host: proxy.host, peer: peer, port: proxy.port, path: "/", requirements: requirements)
+        let plan = ConnectionPlan(peer: parsed.peer, port: proxy.port,
+                                  requirements: ATSPolicy.default().requirements(for: parsed, url: url, on: .newest), settings: own.trustSettings)
+        let target = Target(url: url, scheme: "https", host: proxy.host, peer: parsed.peer, port: proxy.port, path: "/", plan: plan)
         let context: NIOSSLContext
         do {
-            context = try NIOSSLContext(configuration: try TLSSettings.configuration(for: requirements, identity: nil))
+            context = try NIOSSLContext(configuration: TLSSettings.configuration(for: try plan.tlsParameters(), identity: nil))
         } catch {
             throw TransportError(.internalError, phase: .proxy, host: proxy.host, port: proxy.port, "the TLS context for the proxy could not be made (the TLS library's reason is in underlying)", underlying: "\(error)")
         }
         let observation = HandshakeObservation()
-        let verifier = HandshakeVerifier(plan: target.plan(own), challengeHandler: nil, observation: observation)
+        let verifier = HandshakeVerifier(plan: plan, challengeHandler: nil, observation: observation)
         let done = channel.eventLoop.makePromise(of: Void.self)
         // Unfulfilled when the handlers could not go in (the proxy closed first); completing it twice is a no-op.
         defer { done.fail(ExchangeFailure.closed) }
