@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTPS client figures beside curl against one local server, in one run (see Benchmarks/Sources/ATSBenchmark/ClientBenchmark.swift).
+# HTTPS client figures beside curl and AsyncHTTPClient against one local server, in one run (see Benchmarks/Sources/ATSBenchmark/ClientBenchmark.swift).
 #   bench/client.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

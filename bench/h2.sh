@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTP/2 figures beside h2load against one local nghttpd, in one run (see Benchmarks/Sources/ATSBenchmark/HTTP2Benchmark.swift).
+# HTTP/2 figures beside h2load and AsyncHTTPClient against one local nghttpd, in one run (see Benchmarks/Sources/ATSBenchmark/HTTP2Benchmark.swift).
 #   bench/h2.sh [SECONDS]
 # Needs nghttpd and h2load (Debian: apt-get install nghttp2-server nghttp2-client).
 set -euo pipefail

@@ -6,10 +6,11 @@ import TransportClient
 import TransportTrust
 
 /// HTTPS client figures against a local server: keep-alive requests per second with pinning, beside
-/// `curl --pinnedpubkey` on the same server; full handshakes per second; memory per idle pooled connection.
+/// `curl --pinnedpubkey` and AsyncHTTPClient on the same server; full handshakes per second; memory per idle pooled
+/// connection.
 ///
 /// The server runs in a child process (`ATSBenchmark server`), so the CPU and memory measured here are the
-/// client's alone, and curl talks to the very same server.
+/// client's alone, and curl talks to the very same server. Each `FIGURES` line is one scenario for bench/peers.sh.
 struct ClientBenchmark {
     struct Options {
         var seconds = 3.0
@@ -66,18 +67,36 @@ struct ClientBenchmark {
         let curlCPUBefore = cpuSeconds(children: true)
         let curlKeepAlive = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: curlCount, close: false)
         let curlCPU = (cpuSeconds(children: true) - curlCPUBefore) / Double(curlCount)
-        print(String(format: "keep-alive, pinned: ours %.0f req/s, curl --pinnedpubkey %.0f req/s (%.2f×)", keepAlive, curlKeepAlive, keepAlive / curlKeepAlive))
-        print(String(format: "keep-alive, pinned, per CPU second of the client: ours %.0f req, curl %.0f req (%.2f×)", 1 / ourCPU, 1 / curlCPU, curlCPU / ourCPU))
+        // AsyncHTTPClient in this process too, trusting the same root: its CPU is measured the same way as ours.
+        let rootPEM = try String(contentsOfFile: dir + "/root.pem", encoding: .utf8)
+        let ahcKeepAlive = try await ahcRun(rootPEM: rootPEM, url: url, close: false)
+        print(String(format: "keep-alive, pinned: ours %.0f req/s, curl --pinnedpubkey %.0f req/s (%.2f×); AsyncHTTPClient (root only) %.0f req/s (%.2f×)",
+                     keepAlive, curlKeepAlive, keepAlive / curlKeepAlive, ahcKeepAlive.rate, keepAlive / ahcKeepAlive.rate))
+        print(String(format: "keep-alive, pinned, per CPU second of the client: ours %.0f req, curl %.0f req (%.2f×), AsyncHTTPClient %.0f req (%.2f×)",
+                     1 / ourCPU, 1 / curlCPU, curlCPU / ourCPU, 1 / ahcKeepAlive.cpu, ahcKeepAlive.cpu / ourCPU))
+        print(String(format: "FIGURES h1-keepalive ours=%.0f curl=%.0f ahc=%.0f ours_cpu_us=%.1f curl_cpu_us=%.1f ahc_cpu_us=%.1f",
+                     keepAlive, curlKeepAlive, ahcKeepAlive.rate, ourCPU * 1e6, curlCPU * 1e6, ahcKeepAlive.cpu * 1e6))
 
         // Full handshakes: no idle connection is kept, so every request connects, handshakes and evaluates.
         let fresh = try client(root: root, pin: pin, idle: 0)
-        let handshakes = try await rate(options.seconds, batch: 20) { try await fresh.get(url) }
+        var connects = 0
+        let freshCPUBefore = cpuSeconds()
+        let handshakes = try await rate(options.seconds, batch: 20) { try await fresh.get(url); connects += 1 }
+        let freshCPU = (cpuSeconds() - freshCPUBefore) / Double(connects)
         await fresh.shutdown()
         let n = max(100, Int(handshakes * options.seconds))
+        let curlFullCPUBefore = cpuSeconds(children: true)
         let curlFull = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: n, close: true, sessionCache: false)
+        let curlFullCPU = (cpuSeconds(children: true) - curlFullCPUBefore) / Double(n)
         let curlResumed = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: n, close: true, sessionCache: true)
-        print(String(format: "new connection per request: ours %.0f full handshakes/s; curl %.0f full, %.0f resumed", handshakes, curlFull, curlResumed))
-        print("resumed handshakes, ours: none; swift-nio-ssl never resumes a client session, so every connection is a full handshake with our evaluation")
+        // `Connection: close` on every request, as curl's runs send: AsyncHTTPClient then connects anew each time.
+        let ahcFresh = try await ahcRun(rootPEM: rootPEM, url: url, close: true)
+        print(String(format: "new connection per request: ours %.0f full handshakes/s; curl %.0f full, %.0f resumed; AsyncHTTPClient %.0f full",
+                     handshakes, curlFull, curlResumed, ahcFresh.rate))
+        print("resumed handshakes, ours and AsyncHTTPClient's: none; swift-nio-ssl never resumes a client session, so every connection is a full handshake")
+        // curl's figure is its full handshakes (--no-sessionid), the same work as ours and AsyncHTTPClient's.
+        print(String(format: "FIGURES new-connection ours=%.0f curl=%.0f ahc=%.0f ours_cpu_us=%.1f curl_cpu_us=%.1f ahc_cpu_us=%.1f",
+                     handshakes, curlFull, ahcFresh.rate, freshCPU * 1e6, curlFullCPU * 1e6, ahcFresh.cpu * 1e6))
 
         // Memory per idle pooled connection.
         let pool = try client(root: root, pin: pin, idle: options.idle)
@@ -92,6 +111,23 @@ struct ClientBenchmark {
         await pool.shutdown()
         guard idle > 1 else { throw BenchmarkError(description: "expected idle pooled connections, found \(idle)") }
         print(String(format: "idle pooled connections: %d, RSS %d → %d KiB, %.1f KiB each", idle, before, after, Double(after - before) / Double(idle)))
+    }
+
+    /// AsyncHTTPClient's requests per second, one after another, and this process's CPU seconds per request in that run.
+    func ahcRun(rootPEM: String, url: String, close: Bool) async throws -> (rate: Double, cpu: Double) {
+        let ahc = try AHCPeer.client(rootPEM: rootPEM, host: Self.host, http2: false)
+        var requests = 0
+        let cpuBefore = cpuSeconds()
+        let perSecond: Double
+        do {
+            perSecond = try await rate(options.seconds, batch: 20) { try await ahc.get(url, close: close); requests += 1 }
+        } catch {
+            try? await ahc.shutdown()
+            throw error
+        }
+        let cpu = (cpuSeconds() - cpuBefore) / Double(requests)
+        try await ahc.shutdown()
+        return (perSecond, cpu)
     }
 
     func client(root: [InputCertificate], pin: String, idle: Int) throws -> HTTPSClient {

@@ -9,9 +9,10 @@ import TransportTrust
 
 /// HTTP/2 figures against nghttpd (Debian's nghttp2-server) on 127.0.0.1: requests per second on one connection
 /// with 1, 10 and 100 concurrent streams, beside h2load (nghttp2-client) on the same server with one connection and
-/// as many streams; and memory per open HTTP/2 stream.
+/// as many streams, and AsyncHTTPClient in this process at the same concurrency; and memory per open HTTP/2 stream.
 ///
-/// nghttpd is a separate process, so the CPU and memory measured here are our client's alone.
+/// nghttpd is a separate process, so the CPU and memory measured here are the clients' alone. Each `FIGURES` line is
+/// one scenario for bench/peers.sh.
 struct HTTP2Benchmark {
     struct Options {
         var seconds = 3.0
@@ -63,8 +64,8 @@ struct HTTP2Benchmark {
             do {
                 try await client.getHTTP2(url + "ok")
                 // Warm up at this concurrency, then measure.
-                _ = try await requests(client, url: url + "ok", concurrency: concurrency, seconds: min(0.5, options.seconds / 4))
-                ours = try await requests(client, url: url + "ok", concurrency: concurrency, seconds: options.seconds)
+                _ = try await requests(concurrency: concurrency, seconds: min(0.5, options.seconds / 4)) { try await client.getHTTP2(url + "ok") }
+                ours = try await requests(concurrency: concurrency, seconds: options.seconds) { try await client.getHTTP2(url + "ok") }
             } catch {
                 await client.shutdown()
                 throw error
@@ -73,6 +74,7 @@ struct HTTP2Benchmark {
             guard connections.value == 1 else {
                 throw BenchmarkError(description: "\(concurrency) concurrent streams: expected one connection, the client opened \(connections.value)")
             }
+            let ahc = try await ahcRun(rootPEM: pki.root.pem, url: url + "ok", concurrency: concurrency)
             // As many requests as ours made, but no fewer than 50,000: h2load runs 10 to 40 times our rate, and a run of a
             // fraction of a second is mostly its connection and handshake.
             let count = max(50_000, Int(ours.rate * options.seconds))
@@ -81,7 +83,11 @@ struct HTTP2Benchmark {
                          + "h2load %.0f req/s (%.2f×)", concurrency, ours.rate, ours.requests, theirs.rate, ours.rate / theirs.rate))
             say(String(format: "%3d concurrent streams, per CPU second of the client: ours %.0f req, h2load %.0f req (%.2f×)",
                          concurrency, ours.perCPUSecond, theirs.perCPUSecond, ours.perCPUSecond / theirs.perCPUSecond))
+            say(String(format: "%3d concurrent streams, AsyncHTTPClient (root only, 1 connection): %.0f req/s, %.0f req per CPU second; ours %.2f× its rate, %.2f× per CPU second",
+                         concurrency, ahc.rate, ahc.perCPUSecond, ours.rate / ahc.rate, ours.perCPUSecond / ahc.perCPUSecond))
             say("    h2load -n \(count) -c 1 -m \(concurrency) https://127.0.0.1:\(server.port)/ok")
+            say(String(format: "FIGURES h2-%d ours=%.0f h2load=%.0f ahc=%.0f ours_cpu_us=%.1f h2load_cpu_us=%.1f ahc_cpu_us=%.1f",
+                         concurrency, ours.rate, theirs.rate, ahc.rate, 1e6 / ours.perCPUSecond, 1e6 / theirs.perCPUSecond, 1e6 / ahc.perCPUSecond))
         }
 
         try await openStreamMemory(url: url + "large", small: url + "ok", root: root, pin: pin)
@@ -94,8 +100,28 @@ struct HTTP2Benchmark {
         var perCPUSecond: Double
     }
 
-    /// `concurrency` tasks on `client`, each sending GETs back to back until `seconds` have passed.
-    func requests(_ client: HTTPSClient, url: String, concurrency: Int, seconds: Double) async throws -> Run {
+    /// AsyncHTTPClient at `concurrency` streams, trusting the same root, warmed up as ours is; it must use one connection.
+    func ahcRun(rootPEM: String, url: String, concurrency: Int) async throws -> Run {
+        let connections = Counter()
+        let ahc = try AHCPeer.client(rootPEM: rootPEM, host: Self.host, http2: true, connections: connections)
+        let run: Run
+        do {
+            try await ahc.get(url, http2: true)
+            _ = try await requests(concurrency: concurrency, seconds: min(0.5, options.seconds / 4)) { try await ahc.get(url, http2: true) }
+            run = try await requests(concurrency: concurrency, seconds: options.seconds) { try await ahc.get(url, http2: true) }
+        } catch {
+            try? await ahc.shutdown()
+            throw error
+        }
+        try await ahc.shutdown()
+        guard connections.value == 1 else {
+            throw BenchmarkError(description: "\(concurrency) concurrent streams: expected one connection, AsyncHTTPClient opened \(connections.value)")
+        }
+        return run
+    }
+
+    /// `concurrency` tasks, each sending GETs (`get`) back to back until `seconds` have passed.
+    func requests(concurrency: Int, seconds: Double, get: @escaping @Sendable () async throws -> Void) async throws -> Run {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + .nanoseconds(Int64(seconds * 1e9))
@@ -105,7 +131,7 @@ struct HTTP2Benchmark {
                 group.addTask {
                     var n = 0
                     repeat {
-                        try await client.getHTTP2(url)
+                        try await get()
                         n += 1
                     } while clock.now < deadline
                     return n

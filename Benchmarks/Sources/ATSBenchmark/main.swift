@@ -10,9 +10,10 @@ import NIOPosix
 //       each with its own Info.plist and binary) and times loading and auditing it, as `ats audit` does.
 //   ATSBenchmark h2 [--seconds S] [--nio-executor]
 //       HTTP/2 requests per second on one connection with 1, 10 and 100 concurrent streams against nghttpd, beside
-//       h2load on the same server; memory per open HTTP/2 stream (see HTTP2Benchmark).
+//       h2load and AsyncHTTPClient on the same server; memory per open HTTP/2 stream (see HTTP2Benchmark).
 //   ATSBenchmark client [--seconds S] [--idle N] [--nio-executor]
-//       HTTPS client figures against a local server in a child process, beside curl (see ClientBenchmark).
+//       HTTPS client figures against a local server in a child process, beside curl and AsyncHTTPClient (see ClientBenchmark).
+//   Both print one `FIGURES <scenario> ...` line per scenario, which bench/peers.sh turns into its RESULT lines.
 //       --nio-executor runs Swift concurrency on NIO's event loops, as swift-nio suggests for programs built on it:
 //       a request's tasks then run on the loop its connection uses, without a hop between two thread pools.
 

@@ -9,6 +9,7 @@ import X509
 //   TrustBenchmark [--seconds S] [--write DIR] [--json]
 //   TrustBenchmark --profile cold|cached|warm|pinned-cached|floor [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
 //     [--chains DIR]   on the chains --write wrote rather than new ones: builds compared on the very same certificates
+//     [--cpu]          also this process's CPU per evaluation over the timed loop, on a line before the rate (bench/peers.sh)
 //
 // `floor` is not an evaluation: it only parses the leaf and the intermediate with swift-certificates and verifies
 // the two signatures, the least any evaluation built on swift-certificates does, to show what a cold one can reach.
@@ -23,6 +24,7 @@ struct Options {
     var profile: String?
     var profileChain = BenchChain.KeyKind.p256
     var chainsDir: String?
+    var cpu = false
 }
 
 struct Figure: Codable {
@@ -58,6 +60,7 @@ func parse(_ arguments: ArraySlice<String>) throws -> Options {
         case "--seconds": options.seconds = try args.seconds()
         case "--write": options.writeDir = try args.value(for: a, expected: "a directory") { $0 }
         case "--json": options.json = true
+        case "--cpu": options.cpu = true
         case "--chains": options.chainsDir = try args.value(for: a, expected: "a directory --write wrote") { $0 }
         case "--profile":
             options.profile = try args.value(for: a, expected: "cold, cached, warm, pinned-cached or floor") {
@@ -85,7 +88,7 @@ func mustTrust(_ evaluator: some ServerTrustEvaluating, _ trust: ServerTrust) as
 }
 
 /// Loops one path on one chain, so a profiler sees nothing else.
-func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) async throws -> Double {
+func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) async throws -> (perSecond: Double, cpuPerIteration: Double) {
     let chain = try options.chainsDir.map { try BenchChain.read(kind, from: URL(fileURLWithPath: $0)) } ?? BenchChain.make(kind)
     let seconds = options.seconds
     let root = try InputCertificate(der: BenchChain.der(chain.root))
@@ -93,7 +96,7 @@ func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) 
                             anchors: TrustAnchors(custom: [root]), policy: .ssl(host: try PeerName(BenchChain.host)))
     if which == "floor" {
         let leafDER = try BenchChain.der(chain.leaf), intermediateDER = try BenchChain.der(chain.intermediate)
-        return try await rate(seconds) {
+        return try await rateAndCPU(seconds) {
             let leaf = try Certificate(derEncoded: leafDER), intermediate = try Certificate(derEncoded: intermediateDER)
             guard intermediate.publicKey.isValidSignature(leaf.signature, for: leaf),
                   chain.root.publicKey.isValidSignature(intermediate.signature, for: intermediate)
@@ -105,9 +108,9 @@ func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) 
     if which == "pinned-cached" {
         let pinned = PinSetEvaluator(PinnedHost(try HostPattern(BenchChain.host), PinSet([try Pin.spkiSHA256(of: root)], scope: .any)),
                                      validation: DefaultTrustEvaluator(engine: engine))
-        return try await rate(seconds) { try await mustTrust(pinned, trust) }
+        return try await rateAndCPU(seconds) { try await mustTrust(pinned, trust) }
     }
-    return try await rate(seconds) { try await mustTrust(engine, trust) }
+    return try await rateAndCPU(seconds) { try await mustTrust(engine, trust) }
 }
 
 func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure {
@@ -137,7 +140,7 @@ func speed(_ kind: BenchChain.KeyKind, options: Options) async throws -> Figure 
 
 /// New leaves under a warm intermediate, in turn: one parse and one signature check each, with every rule, and no
 /// path remembered (a path cache of 0).
-func warm(_ kind: BenchChain.KeyKind, seconds: Double) async throws -> Double {
+func warm(_ kind: BenchChain.KeyKind, seconds: Double) async throws -> (perSecond: Double, cpuPerIteration: Double) {
     let rootKey = try BenchChain.privateKey(kind), intKey = try BenchChain.privateKey(kind), leafKey = try BenchChain.privateKey(kind)
     let base = try BenchChain.make(kind, leafName: BenchChain.host, rootKey: rootKey, intermediateKey: intKey)
     let anchors = TrustAnchors(custom: [try InputCertificate(der: BenchChain.der(base.root))])
@@ -150,7 +153,7 @@ func warm(_ kind: BenchChain.KeyKind, seconds: Double) async throws -> Double {
     }
     let engine = TrustEngine(pathCapacity: 0, intermediateCapacity: 1024)
     var next = 0
-    return try await rate(seconds) {
+    return try await rateAndCPU(seconds) {
         try await mustTrust(engine, trusts[next])
         next = (next + 1) % trusts.count
     }
@@ -180,7 +183,9 @@ func memory(capacity: Int) async throws -> MemoryFigure {
 do {
     let options = try parse(CommandLine.arguments.dropFirst())
     if let which = options.profile {
-        print("\(which): \(Int(try await profile(which, chain: options.profileChain, options: options)))/s")
+        let measured = try await profile(which, chain: options.profileChain, options: options)
+        if options.cpu { print(String(format: "cpu: %.2f µs per evaluation", measured.cpuPerIteration * 1e6)) }
+        print("\(which): \(Int(measured.perSecond))/s")
         exit(0)
     }
     var figures: [Figure] = []
