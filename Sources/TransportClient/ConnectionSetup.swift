@@ -75,8 +75,8 @@ final class PipelineSetup: Sendable {
         connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0),
                                                            HTTP2Setting(parameter: .initialWindowSize, value: HTTP2StreamState.window)]
         // No stream multiplexer: frames go to HTTP2ClientHandler, with no channel or pipeline per stream.
-        try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection))
         let handler = HTTP2ClientHandler(death: death, goingAway: goingAway, streams: streams)
+        try sync.addHandler(NIOHTTP2Handler(mode: .client, frameDelegate: handler, connectionConfiguration: connection))
         try sync.addHandler(handler)
         exchangePromise.succeed(.http2(NIOLoopBound(handler, eventLoop: loop), goingAway: goingAway, streams: streams))
     }

@@ -56,13 +56,21 @@ import Testing
         }
     }
 
+    /// The future's outcome if it has one: never waits, so a test whose response never comes fails instead of hanging.
+    private func outcome<T: Sendable>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
+        let box = NIOLockedValueBox<Result<T, any Error>?>(nil)
+        future.whenComplete { result in box.withLockedValue { $0 = result } }
+        return box.withLockedValue { $0 }
+    }
+
+    private func value<T: Sendable>(_ future: EventLoopFuture<T>) -> T? {
+        guard case .success(let value)? = outcome(future) else { return nil }
+        return value
+    }
+
     private func failure<T: Sendable>(_ future: EventLoopFuture<T>) -> ExchangeFailure? {
-        do {
-            _ = try future.wait()
-            return nil
-        } catch {
-            return error as? ExchangeFailure
-        }
+        guard case .failure(let error)? = outcome(future) else { return nil }
+        return error as? ExchangeFailure
     }
 
     private func windowUpdates(_ frames: [HTTP2Frame]) -> [(HTTP2StreamID, Int)] {
@@ -88,12 +96,12 @@ import Testing
         #expect(!headers.endStream && data.endStream && data.data.readableBytes == 3)
 
         try rig.respond(1)
-        #expect(try request.headPromise.futureResult.wait().status == .ok)
+        #expect(value(request.headPromise.futureResult)?.status == .ok)
         #expect(handle.isOpen)
         try rig.data(1, 5)
         try rig.data(1, 0, endStream: true)
-        let end = try request.endPromise.futureResult.wait()
-        #expect(end.body.count == 5 && end.head.headers.first(name: "content-type") == "text/plain")
+        let end = value(request.endPromise.futureResult)
+        #expect(end?.body.count == 5 && end?.head.headers.first(name: "content-type") == "text/plain")
         #expect(!handle.isOpen, "the stream is counted out as its response ends")
         #expect(rig.streams.withLockedValue { $0.open } == 0)
     }
@@ -104,7 +112,7 @@ import Testing
         let (request, _) = rig.start()
         try rig.respond(1, status: 103)
         try rig.respond(1, status: 404, endStream: true)
-        #expect(try request.endPromise.futureResult.wait().head.status == .notFound)
+        #expect(value(request.endPromise.futureResult)?.head.status == .notFound)
     }
 
     /// Beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS a request waits, and goes out when a stream ends.
@@ -115,13 +123,13 @@ import Testing
         let (second, _) = rig.start("/2")
         #expect(try rig.written().map(\.streamID) == [1], "the second waits")
         try rig.respond(1, endStream: true)
-        _ = try first.endPromise.futureResult.wait()
+        #expect(value(first.endPromise.futureResult) != nil)
         let next = try rig.written()
         #expect(next.map(\.streamID) == [3])
         guard case .headers(let headers) = next.first?.payload else { Issue.record("\(next)"); return }
         #expect(headers.headers.first(name: ":path") == "/2")
         try rig.respond(3, endStream: true)
-        _ = try second.endPromise.futureResult.wait()
+        #expect(value(second.endPromise.futureResult) != nil)
     }
 
     /// GOAWAY: the streams above its last ID and the queued requests fail as refused (safe to send again), the one
@@ -142,7 +150,7 @@ import Testing
         let (late, _) = rig.start()
         guard case .refused? = failure(late.endPromise.futureResult) else { Issue.record("a new request after GOAWAY"); return }
         try rig.respond(1, endStream: true)
-        _ = try kept.endPromise.futureResult.wait()
+        #expect(value(kept.endPromise.futureResult) != nil)
         #expect(!rig.channel.isActive, "closed once its last stream ended")
     }
 
@@ -236,5 +244,132 @@ import Testing
         guard case .rstStream(.cancel)? = frames.last?.payload, frames.last?.streamID == 1 else { Issue.record("\(frames)"); return }
         #expect(!handle.isOpen && rig.channel.isActive)
         try rig.respond(1, endStream: true)
+    }
+
+    // MARK: Against NIO's own handler on both sides, bytes moved in memory
+
+    /// A client pipeline as the connection has it (NIO's handler with no multiplexer, then ours) and a server that
+    /// reads and writes frames, joined by moving bytes between two EmbeddedChannels.
+    private struct Pair {
+        let client = EmbeddedChannel()
+        let server = EmbeddedChannel()
+        let streams = NIOLockedValueBox(StreamCount())
+        let handler: HTTP2ClientHandler
+
+        init() throws {
+            handler = HTTP2ClientHandler(death: NIOLockedValueBox(nil), goingAway: NIOLockedValueBox(nil), streams: streams)
+            try client.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .client, frameDelegate: handler))
+            try client.pipeline.syncOperations.addHandler(handler)
+            // The server's checks are off, so that it sends what a broken server would.
+            try server.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, headerBlockValidation: .disabled))
+            try client.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+            try server.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+            try exchange()
+        }
+
+        /// Moves bytes both ways until neither side has more to send (a bounded number of rounds, so that two sides
+        /// that never settle fail the test instead of hanging it).
+        func exchange() throws {
+            var moved = true
+            var rounds = 0
+            while moved {
+                rounds += 1
+                guard rounds < 1_000 else {
+                    Issue.record("the two sides kept sending")
+                    return
+                }
+                moved = false
+                while case .byteBuffer(let bytes)? = try client.readOutbound(as: IOData.self) {
+                    _ = try? server.writeInbound(bytes)
+                    moved = true
+                }
+                while case .byteBuffer(let bytes)? = try server.readOutbound(as: IOData.self) {
+                    _ = try? client.writeInbound(bytes)
+                    moved = true
+                }
+            }
+        }
+
+        func serverFrames() throws -> [HTTP2Frame] {
+            var frames: [HTTP2Frame] = []
+            while let frame = try server.readInbound(as: HTTP2Frame.self) { frames.append(frame) }
+            return frames
+        }
+
+        func start(limit: Int = 1 << 20) throws -> ExchangeRequest {
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "a.test"])
+            let request = ExchangeRequest(head: head, body: nil, headPromise: client.eventLoop.makePromise(),
+                                          endPromise: client.eventLoop.makePromise(), limit: limit, stream: nil,
+                                          delivered: NIOLockedValueBox(false))
+            let token = streams.withLockedValue { count in
+                count.open += 1
+                count.issued += 1
+                return count.issued
+            }
+            handler.start(request, handle: HTTP2StreamHandle(token: token, streams: streams, channel: client))
+            try exchange()
+            return request
+        }
+
+        func send(_ frame: HTTP2Frame) throws {
+            // Not writeOutbound, which waits for the write: NIO holds a DATA frame back while the window is spent.
+            server.writeAndFlush(frame, promise: nil)
+            try exchange()
+        }
+    }
+
+    /// A body larger than both windows arrives whole: the client gives back the connection's window and the
+    /// stream's, or NIO on the server would stop at 65,535 bytes.
+    @Test func aLargeBodyFlowsBecauseTheWindowsAreGivenBack() throws {
+        let pair = try Pair()
+        let request = try pair.start()
+        let frames = try pair.serverFrames()
+        guard case .headers(let headers)? = frames.last(where: { $0.streamID == 1 })?.payload else { Issue.record("\(frames)"); return }
+        #expect(headers.headers.first(name: ":authority") == "a.test" && headers.endStream)
+        try pair.send(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: [":status": "200"]))))
+        let size = 200_000
+        var sent = 0
+        while sent < size {
+            let chunk = min(16_384, size - sent)
+            sent += chunk
+            try pair.send(HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(ByteBuffer(repeating: 0x61, count: chunk)), endStream: sent == size))))
+        }
+        #expect(value(request.endPromise.futureResult)?.body.count == size)
+        let updates = try pair.serverFrames().compactMap { frame -> HTTP2StreamID? in
+            if case .windowUpdate = frame.payload { return frame.streamID }
+            return nil
+        }
+        #expect(updates.contains(.rootStream) && updates.contains(1), "\(updates)")
+    }
+
+    /// A response NIO finds malformed on one stream fails that request as the server's fault; the connection goes on.
+    @Test func aMalformedResponseFailsItsStreamOnly() throws {
+        let pair = try Pair()
+        let request = try pair.start()
+        _ = try pair.serverFrames()
+        // A header block without :status breaks RFC 9113 §8.3.2; NIO resets the stream.
+        try pair.send(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: ["content-type": "text/plain"]))))
+        guard case .malformedResponse? = failure(request.endPromise.futureResult) else {
+            Issue.record("\(String(describing: failure(request.endPromise.futureResult)))")
+            return
+        }
+        #expect(pair.client.isActive)
+        let next = try pair.start()
+        try pair.send(HTTP2Frame(streamID: 3, payload: .headers(.init(headers: [":status": "204"], endStream: true))))
+        #expect(value(next.endPromise.futureResult)?.head.status == .noContent)
+    }
+
+    /// A connection error: NIO sends GOAWAY, and the client closes the connection and fails what was on it.
+    @Test func aConnectionErrorClosesTheConnection() throws {
+        let pair = try Pair()
+        let request = try pair.start()
+        // DATA on stream 0 is a connection error (RFC 9113 §6.1); the server's NIO would not send it, so raw bytes.
+        _ = try? pair.client.writeInbound(ByteBuffer(bytes: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0x61]))
+        pair.client.embeddedEventLoop.run()
+        #expect(!pair.client.isActive)
+        guard case .error? = failure(request.endPromise.futureResult) else {
+            Issue.record("\(String(describing: failure(request.endPromise.futureResult)))")
+            return
+        }
     }
 }

@@ -32,11 +32,12 @@ final class HTTP2StreamHandle: Sendable {
 }
 
 /// Drives a client's HTTP/2 connection at the frame level, behind NIO's NIOHTTP2Handler run without a stream
-/// multiplexer: no child channel or pipeline per stream. NIO frames, compresses headers, checks the protocol and
+/// multiplexer: no child channel or pipeline per stream. It is that handler's frame delegate too, to learn when NIO
+/// ends the connection with GOAWAY. NIO frames, compresses headers, checks the protocol and
 /// counts the flow-control windows; ``HTTP2ConnectionState`` maps frames to requests; this handler writes the
 /// requests, completes their promises on the event loop, and gives the windows back (NIO does not without a
 /// multiplexer, docs/HTTP2.md).
-final class HTTP2ClientHandler: ChannelInboundHandler {
+final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
@@ -58,8 +59,8 @@ final class HTTP2ClientHandler: ChannelInboundHandler {
     /// Requests queued behind the server's SETTINGS_MAX_CONCURRENT_STREAMS.
     private var waiting: [Int: (request: ExchangeRequest, handle: HTTP2StreamHandle)] = [:]
     private var context: ChannelHandlerContext?
-    /// An error NIO reported while reading: a stream's, when NIO then closes a stream; the connection's otherwise.
-    private var pendingError: (any Error)?
+    /// Whether NIO sent GOAWAY (``wroteFrame(_:)``): it does for a connection error only.
+    private var sentGoAway = false
     /// Why the connection ended, for requests that arrive after.
     let death: NIOLockedValueBox<ExchangeFailure?>
     let goingAway: NIOLockedValueBox<HTTP2StreamID?>
@@ -226,15 +227,15 @@ final class HTTP2ClientHandler: ChannelInboundHandler {
         if idle { context.close(promise: nil) }
     }
 
-    /// A stream closed before its response ended: reset by the server (`byServer`), or closed by NIO.
+    /// A stream closed before its response ended: reset by the server (`byServer`), or by NIO. The server's
+    /// RST_STREAM and GOAWAY reach this handler before NIO's closing of their streams, so a stream NIO closes with a
+    /// code while it is still here is one NIO reset for what the server sent on it.
     private func closed(_ id: HTTP2StreamID, code: HTTP2ErrorCode?, byServer: Bool) {
         guard let token = state.closed(id) else { return }
-        if !byServer, let error = pendingError {
-            // NIO reset the stream for what the server sent on it.
-            pendingError = nil
-            finish(token, .malformedResponse("\(error)"))
-        } else {
-            finish(token, code.map { StreamRefusal.failure($0, on: id, lastStreamID: state.lastStreamID) } ?? .closed)
+        switch code {
+        case nil: finish(token, .closed)
+        case let code? where byServer: finish(token, StreamRefusal.failure(code, on: id, lastStreamID: state.lastStreamID))
+        case let code?: finish(token, .malformedResponse("the response broke HTTP/2 on its stream, which was reset with \(StreamRefusal.name(of: code))"))
         }
         sendQueued()
     }
@@ -299,21 +300,18 @@ final class HTTP2ClientHandler: ChannelInboundHandler {
     // MARK: The connection
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A write's error: its promise has it (notSent).
-        if error is NIOHTTP2Errors.StreamError { return }
-        pendingError = error
+        // A stream's error: a write's has its promise (notSent), and NIO closes a stream it resets (closed(_:code:byServer:)).
+        guard sentGoAway else { return }
+        // NIO sends GOAWAY only for a connection error (this client never does): the connection is over. Closed on
+        // the next turn of the loop, once NIO has flushed its GOAWAY.
+        let text = String(describing: error)
+        let type = String(reflecting: Swift.type(of: error))
+        death.withLockedValue { $0 = $0 ?? .error(text, isTLS: type.contains("NIOSSL") || type.contains("BoringSSL")) }
+        context.eventLoop.assumeIsolated().execute { context.close(promise: nil) }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        // An error no stream's closing explained is the connection's: NIO sent GOAWAY, and nothing more is read here.
-        if let error = pendingError {
-            pendingError = nil
-            let text = String(describing: error)
-            let type = String(reflecting: Swift.type(of: error))
-            death.withLockedValue { $0 = $0 ?? .error(text, isTLS: type.contains("NIOSSL") || type.contains("BoringSSL")) }
-            context.close(promise: nil)
-        }
-        context.fireChannelReadComplete()
+    func wroteFrame(_ frame: HTTP2Frame) {
+        if case .goAway = frame.payload { sentGoAway = true }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
