@@ -256,29 +256,30 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     private func complete(_ token: Int) {
         guard let receiver = receivers.removeValue(forKey: token), let head = receiver.head else { return }
+        // Counted out first, so that the owner, woken by the promise, finds the stream ended and costs no hop to close it.
+        receiver.handle.end()
         receiver.stream?.finish()
         // A stream carries one exchange; the connection goes on whatever the response said.
         receiver.endPromise.succeed(ExchangeEnd(head: head, body: receiver.body, reusable: true))
-        receiver.handle.end()
         sendQueued()
     }
 
     private func finish(_ token: Int, _ failure: ExchangeFailure) {
         if let receiver = receivers.removeValue(forKey: token) {
+            receiver.handle.end()
             if receiver.head == nil { receiver.headPromise.fail(failure) }
             receiver.stream?.finish(throwing: failure)
             receiver.endPromise.fail(failure)
-            receiver.handle.end()
         } else if let (request, handle) = waiting.removeValue(forKey: token) {
             Self.fail(request, handle: handle, failure)
         }
     }
 
     private static func fail(_ request: ExchangeRequest, handle: HTTP2StreamHandle, _ failure: ExchangeFailure) {
+        handle.end()
         request.headPromise.fail(failure)
         request.stream?.finish(throwing: failure)
         request.endPromise.fail(failure)
-        handle.end()
     }
 
     private func protocolError(_ token: Int, on id: HTTP2StreamID, _ what: String) {
