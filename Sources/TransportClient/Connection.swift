@@ -60,11 +60,13 @@ final class Connection: Sendable {
     let channel: any Channel
     let key: PoolKey
     let report: ConnectionReport
-    private let exchange: NIOLoopBound<ExchangeHandler>
+    /// The HTTP/1.1 exchange handler; nil for a stream of an HTTP/2 connection.
+    private let exchange: NIOLoopBound<ExchangeHandler>?
     private let death: NIOLockedValueBox<ExchangeFailure?>
     /// The HTTP/2 connection this is a stream of; nil for an HTTP/1.1 connection. A stream is one exchange: closing
     /// it resets the stream, never the connection.
     let session: HTTP2Session?
+    private let stream: HTTP2StreamHandle?
 
     init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
                  death: NIOLockedValueBox<ExchangeFailure?>) {
@@ -74,27 +76,39 @@ final class Connection: Sendable {
         self.exchange = exchange
         self.death = death
         self.session = nil
+        self.stream = nil
     }
 
     /// A stream of an HTTP/2 connection.
-    init(stream: any Channel, session: HTTP2Session, exchange: NIOLoopBound<ExchangeHandler>, death: NIOLockedValueBox<ExchangeFailure?>) {
-        self.channel = stream
+    init(stream: HTTP2StreamHandle, session: HTTP2Session) {
+        self.channel = session.channel
         self.key = session.key
         self.report = session.report
-        self.exchange = exchange
-        self.death = death
+        self.exchange = nil
+        self.death = session.death
         self.session = session
+        self.stream = stream
     }
 
     /// What ALPN settled, and the handlers it put in place.
     enum Negotiated: Sendable {
         case http1(NIOLoopBound<ExchangeHandler>)
-        case http2(NIOHTTP2Handler.StreamMultiplexer, goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>)
+        case http2(NIOLoopBound<HTTP2ClientHandler>, goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>)
     }
 
     var isActive: Bool { channel.isActive }
 
-    func close() { channel.close(promise: nil) }
+    /// Closes the connection; for a stream, resets the stream while its response is still coming.
+    func close() {
+        guard let stream, let session else { return channel.close(promise: nil) }
+        // A stream that ended costs no visit to the loop.
+        guard stream.isOpen else { return }
+        let handler = session.handler
+        channel.eventLoop.execute {
+            handler.value.cancel(stream.token, failure: .closed)
+            stream.end()
+        }
+    }
 
     // MARK: Opening
 
@@ -182,8 +196,8 @@ final class Connection: Sendable {
     }
 
     /// Sends a request and waits for the response head, or for the whole response when it is buffered (no
-    /// `stream`): one wait instead of two. The request deadline closes the connection when it passes, whether the
-    /// head or the body is still awaited.
+    /// `stream`): one wait instead of two. The request deadline closes the connection (resets the stream, on HTTP/2)
+    /// when it passes, whether the head or the body is still awaited.
     func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
                stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
@@ -192,15 +206,33 @@ final class Connection: Sendable {
         let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
                                       limit: limit, stream: stream, demand: demand, delivered: NIOLockedValueBox(false))
         let flag = TimeoutFlag()
-        let channel = self.channel
-        let exchange = self.exchange
-        let death = self.death
-        // Timer, write and wait are set up in one visit to the event loop: each call on a loop from outside it is a
-        // queued task and a wake-up, and a keep-alive request would otherwise pay four of them.
-        @Sendable func send() {
-            let timer = eventLoop.scheduleTask(deadline: deadline) {
+        let send: @Sendable () -> Void
+        if let handle = self.stream, let session {
+            send = sendingOnStream(request, handle, session.handler, flag: flag, deadline: deadline)
+        } else {
+            send = sendingHTTP1(request, flag: flag, deadline: deadline)
+        }
+        do {
+            guard stream != nil else {
+                let ended = try await Self.sending(on: eventLoop, send, awaiting: request.endPromise.futureResult)
+                return Started(head: ended.head, end: request.endPromise.futureResult, ended: ended, flag: flag)
+            }
+            let responseHead = try await Self.sending(on: eventLoop, send, awaiting: request.headPromise.futureResult)
+            return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag, demand: demand)
+        } catch {
+            throw mapExchangeError(error, flag: flag, phase: .response)
+        }
+    }
+
+    /// The HTTP/1.1 request's write and timer. Timer, write and wait are set up in one visit to the event loop: each
+    /// call on a loop from outside it is a queued task and a wake-up, and a keep-alive request would otherwise pay
+    /// four of them.
+    private func sendingHTTP1(_ request: ExchangeRequest, flag: TimeoutFlag, deadline: NIODeadline) -> @Sendable () -> Void {
+        let (channel, exchange, death) = (self.channel, self.exchange, self.death)
+        return {
+            let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
                 flag.set(.request)
-                exchange.value.abort(.closed)
+                exchange?.value.abort(.closed)
                 // The handler may already be gone (the connection died while the request was on its way), so fail the
                 // exchange here too; completing a completed promise is a no-op. Without this the request waits forever.
                 request.headPromise.fail(ExchangeFailure.closed)
@@ -219,15 +251,20 @@ final class Connection: Sendable {
                 request.stream?.finish(throwing: failure)
             }
         }
-        do {
-            guard stream != nil else {
-                let ended = try await Self.sending(on: eventLoop, send, awaiting: request.endPromise.futureResult)
-                return Started(head: ended.head, end: request.endPromise.futureResult, ended: ended, flag: flag)
+    }
+
+    /// The HTTP/2 request's hand-over to its connection's handler, and its timer, which resets the stream and leaves
+    /// the connection to the other streams.
+    private func sendingOnStream(_ request: ExchangeRequest, _ stream: HTTP2StreamHandle, _ handler: NIOLoopBound<HTTP2ClientHandler>,
+                                 flag: TimeoutFlag, deadline: NIODeadline) -> @Sendable () -> Void {
+        let eventLoop = channel.eventLoop
+        return {
+            let timer = eventLoop.scheduleTask(deadline: deadline) {
+                flag.set(.request)
+                handler.value.cancel(stream.token, failure: .closed)
             }
-            let responseHead = try await Self.sending(on: eventLoop, send, awaiting: request.headPromise.futureResult)
-            return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag, demand: demand)
-        } catch {
-            throw mapExchangeError(error, flag: flag, phase: .response)
+            request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
+            handler.value.start(request, handle: stream)
         }
     }
 

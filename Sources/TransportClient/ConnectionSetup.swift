@@ -71,14 +71,16 @@ final class PipelineSetup: Sendable {
         let streams = NIOLockedValueBox(StreamCount())
         try sync.addHandler(FlushCoalescingHandler())
         // Push is off: NIO's default settings leave it on, and every pushed stream would be decoded only to be
-        // reset. Announced off, a push is the server's protocol error.
+        // reset. Announced off, a push is the server's protocol error. The stream window announced is the one
+        // HTTP2ClientHandler gives back.
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
-        connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
-        let multiplexer = try sync.configureHTTP2Pipeline(mode: .client, connectionConfiguration: connection, streamConfiguration: .init()) {
-            $0.close()
-        }
-        try sync.addHandler(GoAwayObserver(goingAway: goingAway, streams: streams))
-        exchangePromise.succeed(.http2(multiplexer, goingAway: goingAway, streams: streams))
+        connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0),
+                                                           HTTP2Setting(parameter: .initialWindowSize, value: HTTP2StreamState.window)]
+        // No stream multiplexer: frames go to HTTP2ClientHandler, with no channel or pipeline per stream.
+        let handler = HTTP2ClientHandler(death: death, goingAway: goingAway, streams: streams)
+        try sync.addHandler(NIOHTTP2Handler(mode: .client, frameDelegate: handler, connectionConfiguration: connection))
+        try sync.addHandler(handler)
+        exchangePromise.succeed(.http2(NIOLoopBound(handler, eventLoop: loop), goingAway: goingAway, streams: streams))
     }
 
     // MARK: Connecting
@@ -191,10 +193,11 @@ final class PipelineSetup: Sendable {
             report.httpVersion = "HTTP/1.1"
             configuration.handshakeObserver?(report)
             return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
-        case .http2(let multiplexer, let goingAway, let streams):
+        case .http2(let handler, let goingAway, let streams):
             report.httpVersion = "HTTP/2"
             configuration.handshakeObserver?(report)
-            let session = HTTP2Session(channel: channel, key: key, report: report, multiplexer: multiplexer, goingAway: goingAway, streams: streams)
+            let session = HTTP2Session(channel: channel, key: key, report: report, handler: handler, goingAway: goingAway,
+                                       streams: streams, death: death)
             do throws(TransportError) { return try await session.openStream() } catch {
                 session.close()
                 throw error

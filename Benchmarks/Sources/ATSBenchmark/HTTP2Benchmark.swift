@@ -214,9 +214,9 @@ struct HTTP2Benchmark {
             // the growth is held bytes and how much the allocator's.
             say(String(format: "    heap in use %d → %d KiB (%.1f KiB per open stream)",
                          heapBefore, heapAfter, Double(heapAfter - heapBefore) / Double(Self.openStreams)))
-            say("    the figure includes the stream channel, its HTTP/1 codec and exchange handler, and the body bytes received "
-                  + "but not read: the client stops reading a stream once 256 KiB of it is unread, so the stream's flow-control "
-                  + "window (64 KiB) holds the rest of the body at the server")
+            say("    the figure includes the stream's state and receiver, and the body bytes received but not read: past 256 KiB "
+                  + "unread the client stops giving the stream's flow-control window back, so the server holds the rest of the "
+                  + "body once that window (64 KiB) is spent")
             // Drain every body to its end: the streams end normally and the connection stays usable.
             let drained = try await withThrowingTaskGroup(of: Int.self) { group in
                 for response in responses {

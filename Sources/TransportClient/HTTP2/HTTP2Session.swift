@@ -23,23 +23,26 @@ public enum HTTPVersionPreference: String, Sendable, CaseIterable {
 }
 
 /// One HTTP/2 connection, shared by concurrent requests as streams. It was evaluated once, when it was opened, like
-/// any connection; each stream carries that decision. NIO's HTTP/2 handler queues streams beyond the server's
-/// SETTINGS_MAX_CONCURRENT_STREAMS until others close, so concurrency stays within the server's bound.
+/// any connection; each stream carries that decision. Its ``HTTP2ClientHandler`` drives the streams at the frame
+/// level and queues those beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS until others close.
 final class HTTP2Session: Sendable {
     let channel: any Channel
     let key: PoolKey
     let report: ConnectionReport
-    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    let handler: NIOLoopBound<HTTP2ClientHandler>
+    /// Why the connection ended, as its handler saw it: for requests that arrive after.
+    let death: NIOLockedValueBox<ExchangeFailure?>
     /// The last stream ID of a GOAWAY the server sent, once it has.
     private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
     private let streams: NIOLockedValueBox<StreamCount>
 
-    init(channel: any Channel, key: PoolKey, report: ConnectionReport, multiplexer: NIOHTTP2Handler.StreamMultiplexer,
-         goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>) {
+    init(channel: any Channel, key: PoolKey, report: ConnectionReport, handler: NIOLoopBound<HTTP2ClientHandler>,
+         goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>, death: NIOLockedValueBox<ExchangeFailure?>) {
         self.channel = channel
         self.key = key
         self.report = report
-        self.multiplexer = multiplexer
+        self.handler = handler
+        self.death = death
         self.goingAway = goingAway
         self.streams = streams
     }
@@ -55,38 +58,19 @@ final class HTTP2Session: Sendable {
         if streams.withLockedValue({ $0.retire() }) { close() }
     }
 
-    /// A new stream, as a ``Connection`` whose exchange is that stream's: NIO's HTTP/2-to-HTTP/1 codec turns the
-    /// stream's frames into the same request and response parts as on HTTP/1.1.
+    /// A new stream, as a ``Connection`` whose exchange is that stream's. Nothing goes to the event loop yet: the
+    /// stream gets its ID when its request is sent (``Connection/start(head:body:limit:deadline:stream:)``).
     func openStream() async throws(TransportError) -> Connection {
-        let death = NIOLockedValueBox<ExchangeFailure?>(nil)
-        let goingAway = self.goingAway
-        let exchangePromise = channel.eventLoop.makePromise(of: NIOLoopBound<ExchangeHandler>.self)
-        let stream: any Channel
-        let exchange: NIOLoopBound<ExchangeHandler>
-        do {
-            // One wait for both: each wait on a future from outside its event loop is a task there and a wake-up here.
-            (stream, exchange) = try await multiplexer.createStreamChannel { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    let sync = stream.pipeline.syncOperations
-                    try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
-                    try sync.addHandler(StreamRefusal(goingAway: goingAway))
-                    let handler = ExchangeHandler(death: death)
-                    try sync.addHandler(handler)
-                    exchangePromise.succeed(NIOLoopBound(handler, eventLoop: stream.eventLoop))
-                }
-            }.flatMap { stream in exchangePromise.futureResult.map { (stream, $0) } }.get()
-        } catch {
-            exchangePromise.fail(ExchangeFailure.closed)
+        guard channel.isActive else {
             throw TransportError(.connectionClosed, phase: .request, host: report.host, port: report.port,
-                                 "no new HTTP/2 stream could be opened on the connection", underlying: "\(error)")
+                                 "no new HTTP/2 stream could be opened on the connection", underlying: "the connection has closed")
         }
-        streams.withLockedValue { $0.open += 1 }
-        // The channel, not the session: a retired session may be gone by then, and its connection must still close.
-        let streams = self.streams, channel = self.channel
-        stream.closeFuture.whenComplete { _ in
-            if streams.withLockedValue({ $0.end() }) { channel.close(promise: nil) }
+        let token = streams.withLockedValue { count in
+            count.open += 1
+            count.issued += 1
+            return count.issued
         }
-        return Connection(stream: stream, session: self, exchange: exchange, death: death)
+        return Connection(stream: HTTP2StreamHandle(token: token, streams: streams, channel: channel), session: self)
     }
 
     /// Connection-specific headers (RFC 9113 §8.2.2), which HTTP/2 forbids: NIO would refuse the request.
@@ -105,6 +89,8 @@ final class HTTP2Session: Sendable {
 struct StreamCount: Sendable {
     var open = 0
     var retiring = false
+    /// Streams handed out so far: the last one's token.
+    var issued = 0
 
     /// Marks it retiring; true when nothing is open, so it is to close now.
     mutating func retire() -> Bool {
@@ -119,50 +105,13 @@ struct StreamCount: Sendable {
     }
 }
 
-/// Notes a GOAWAY on the connection, so that no new stream starts there; streams the server will still answer go on,
-/// and the connection closes after the last of them, or at once when none is open.
-final class GoAwayObserver: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame
-
-    private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
-    private let streams: NIOLockedValueBox<StreamCount>
-
-    init(goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>) {
-        self.goingAway = goingAway
-        self.streams = streams
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var idle = false
-        if case .goAway(let lastStreamID, _, _) = unwrapInboundIn(data).payload {
-            // A second GOAWAY may only lower the last stream ID (RFC 9113 §6.8).
-            goingAway.withLockedValue { $0 = min($0 ?? lastStreamID, lastStreamID) }
-            idle = streams.withLockedValue { $0.retire() }
-        }
-        context.fireChannelRead(data)
-        if idle { context.close(promise: nil) }
-    }
-}
-
-/// Turns a stream the server left unprocessed into ``ExchangeFailure/refused``, which any request may be retried
-/// after (RFC 9113 §8.7): one reset with REFUSED_STREAM, or one above a GOAWAY's last stream ID (NIO closes those
-/// with CANCEL).
-final class StreamRefusal: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
-
-    private let goingAway: NIOLockedValueBox<HTTP2StreamID?>
-
-    init(goingAway: NIOLockedValueBox<HTTP2StreamID?>) { self.goingAway = goingAway }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let closed = error as? NIOHTTP2Errors.StreamClosed {
-            let last = goingAway.withLockedValue { $0 }
-            if closed.errorCode == .refusedStream || (closed.errorCode == .cancel && last.map { closed.streamID > $0 } == true) {
-                return context.fireErrorCaught(ExchangeFailure.refused)
-            }
-            return context.fireErrorCaught(ExchangeFailure.streamReset(Self.name(of: closed.errorCode)))
-        }
-        context.fireErrorCaught(error)
+/// How a stream the server left unprocessed, or reset, reaches its request: ``ExchangeFailure/refused``, which any
+/// request may be retried after (RFC 9113 §8.7), for REFUSED_STREAM or a stream above a GOAWAY's last stream ID
+/// (NIO closes those with CANCEL); the code's name otherwise.
+enum StreamRefusal {
+    static func failure(_ code: HTTP2ErrorCode, on id: HTTP2StreamID, lastStreamID: HTTP2StreamID?) -> ExchangeFailure {
+        if code == .refusedStream || lastStreamID.map({ id > $0 }) == true { return .refused }
+        return .streamReset(name(of: code))
     }
 
     /// RFC 9113 §7's name for an error code; NIO's description is a type dump.
