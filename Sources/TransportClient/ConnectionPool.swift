@@ -57,6 +57,9 @@ actor ConnectionPool {
         return opener
     }
 
+    /// Whether a request is opening a connection for `key`.
+    func isOpening(_ key: PoolKey) -> Bool { state.isOpening(key) }
+
     /// Waits for the connection another request is opening for `key`: its HTTP/2 session, or nil when it is not
     /// one (HTTP/1.1, or it failed), and the caller opens its own. The wait ends at the caller's `deadline` or when
     /// its task is cancelled (nil too): the opener's proxy, handshake or challenge may take far longer than the
