@@ -94,6 +94,11 @@ final class Connection: Sendable {
     enum Negotiated: Sendable {
         case http1(NIOLoopBound<ExchangeHandler>)
         case http2(NIOLoopBound<HTTP2ClientHandler>, goingAway: NIOLockedValueBox<HTTP2StreamID?>, streams: NIOLockedValueBox<StreamCount>)
+
+        var isHTTP2: Bool {
+            if case .http2 = self { return true }
+            return false
+        }
     }
 
     var isActive: Bool { channel.isActive }

@@ -152,9 +152,10 @@ final class PipelineSetup: Sendable {
         }
         let refusal = verifier.outcome?.refusal
         let end = state.withLockedValue { $0.handshakeEnded(succeeded: failure == nil, refused: refusal != nil) }
-        if end == .negotiate { return }
-        verifier.cancel()
-        channel.close(promise: nil)
+        if end != .negotiate {
+            verifier.cancel()
+            channel.close(promise: nil)
+        }
         switch end {
         case .negotiate:
             return
@@ -181,11 +182,9 @@ final class PipelineSetup: Sendable {
             throw TransportError(.internalError, phase: .connect, host: target.host, port: target.port,
                                  "the connection to \(target.host):\(target.port) closed before HTTP could be set up on it", underlying: "\(error)")
         }
-        let isHTTP2: Bool
-        if case .http2 = negotiated { isHTTP2 = true } else { isHTTP2 = false }
         let allowed = verifier.outcome.map { $0.refusal == nil } ?? false
         let negotiation = state.withLockedValue {
-            $0.negotiated(http2: isHTTP2, isTLS: isTLS, allowedByEvaluation: allowed, requiresHTTP2: configuration.httpVersions == .http2Only)
+            $0.negotiated(http2: negotiated.isHTTP2, isTLS: isTLS, allowedByEvaluation: allowed, requiresHTTP2: configuration.httpVersions == .http2Only)
         }
         var report = try report(on: channel, target: target, negotiation: negotiation)
         switch negotiated {

@@ -14,17 +14,6 @@ struct RequestLoop {
         var challengesInAll: Int
         /// Failures per protection space, and stale-nonce retries in all.
         var attemptsPerSpace: Int
-
-        init(redirects: Int, challengesInAll: Int, attemptsPerSpace: Int) {
-            self.redirects = redirects
-            self.challengesInAll = challengesInAll
-            self.attemptsPerSpace = attemptsPerSpace
-        }
-
-        init(_ configuration: HTTPSClientConfiguration) {
-            self.init(redirects: configuration.maximumRedirects, challengesInAll: configuration.maximumTotalAuthenticationAttempts,
-                      attemptsPerSpace: configuration.maximumAuthenticationAttempts)
-        }
     }
 
     /// What to do with a response whose head has arrived.
@@ -158,6 +147,14 @@ struct RequestLoop {
     /// A 407 answered: the request goes again, and `answer` is remembered once the proxy accepts it.
     mutating func proxyChallengeAnswered(_ answer: ProxyAnswer) {
         pendingProxy = answer
+    }
+}
+
+extension RequestLoop.Limits {
+    /// The configuration's limits. In an extension, so that the memberwise initialiser stays.
+    init(_ configuration: HTTPSClientConfiguration) {
+        self.init(redirects: configuration.maximumRedirects, challengesInAll: configuration.maximumTotalAuthenticationAttempts,
+                  attemptsPerSpace: configuration.maximumAuthenticationAttempts)
     }
 }
 
