@@ -60,20 +60,16 @@ final class Connection: Sendable {
     let channel: any Channel
     let key: PoolKey
     let report: ConnectionReport
-    /// The HTTP/1.1 exchange handler; nil for a stream of an HTTP/2 connection.
-    private let exchange: NIOLoopBound<ExchangeHandler>?
     private let death: NIOLockedValueBox<ExchangeFailure?>
     /// The HTTP/2 connection this is a stream of; nil for an HTTP/1.1 connection. A stream is one exchange: closing
     /// it resets the stream, never the connection.
     let session: HTTP2Session?
     private let stream: HTTP2StreamHandle?
 
-    init(channel: any Channel, key: PoolKey, report: ConnectionReport, exchange: NIOLoopBound<ExchangeHandler>,
-                 death: NIOLockedValueBox<ExchangeFailure?>) {
+    init(channel: any Channel, key: PoolKey, report: ConnectionReport, death: NIOLockedValueBox<ExchangeFailure?>) {
         self.channel = channel
         self.key = key
         self.report = report
-        self.exchange = exchange
         self.death = death
         self.session = nil
         self.stream = nil
@@ -84,7 +80,6 @@ final class Connection: Sendable {
         self.channel = session.channel
         self.key = session.key
         self.report = session.report
-        self.exchange = nil
         self.death = session.death
         self.session = session
         self.stream = stream
@@ -208,14 +203,16 @@ final class Connection: Sendable {
         let eventLoop = channel.eventLoop
         let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
         let demand = stream.map { _ in BodyDemand() }
-        let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
-                                      limit: limit, stream: stream, demand: demand, delivered: NIOLockedValueBox(false))
         let flag = TimeoutFlag()
+        let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
+                                      limit: limit, stream: stream, demand: demand, delivered: NIOLockedValueBox(false),
+                                      deadline: deadline, flag: flag)
         let send: @Sendable () -> Void
         if let handle = self.stream, let session {
-            send = sendingOnStream(request, handle, session.handler, flag: flag, deadline: deadline)
+            let handler = session.handler
+            send = { handler.value.start(request, handle: handle) }
         } else {
-            send = sendingHTTP1(request, flag: flag, deadline: deadline)
+            send = sendingHTTP1(request)
         }
         do {
             guard stream != nil else {
@@ -229,23 +226,11 @@ final class Connection: Sendable {
         }
     }
 
-    /// The HTTP/1.1 request's write and timer. Timer, write and wait are set up in one visit to the event loop: each
-    /// call on a loop from outside it is a queued task and a wake-up, and a keep-alive request would otherwise pay
-    /// four of them.
-    private func sendingHTTP1(_ request: ExchangeRequest, flag: TimeoutFlag, deadline: NIODeadline) -> @Sendable () -> Void {
-        let (channel, exchange, death) = (self.channel, self.exchange, self.death)
+    /// The HTTP/1.1 request's write; its time limit is the exchange handler's (``DeadlineSchedule``). Write and wait
+    /// are set up in one visit to the event loop: each call on a loop from outside it is a queued task and a wake-up.
+    private func sendingHTTP1(_ request: ExchangeRequest) -> @Sendable () -> Void {
+        let (channel, death) = (self.channel, self.death)
         return {
-            let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
-                flag.set(.request)
-                exchange?.value.abort(.closed)
-                // The handler may already be gone (the connection died while the request was on its way), so fail the
-                // exchange here too; completing a completed promise is a no-op. Without this the request waits forever.
-                request.headPromise.fail(ExchangeFailure.closed)
-                request.endPromise.fail(ExchangeFailure.closed)
-                request.stream?.finish(throwing: ExchangeFailure.closed)
-                channel.close(promise: nil)
-            }
-            request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
             // A write to a connection that has already closed never reaches the handler: complete the promises here,
             // with the reason the connection died when one was seen.
             channel.writeAndFlush(request).whenFailure { _ in
@@ -255,21 +240,6 @@ final class Connection: Sendable {
                 request.endPromise.fail(failure)
                 request.stream?.finish(throwing: failure)
             }
-        }
-    }
-
-    /// The HTTP/2 request's hand-over to its connection's handler, and its timer, which resets the stream and leaves
-    /// the connection to the other streams.
-    private func sendingOnStream(_ request: ExchangeRequest, _ stream: HTTP2StreamHandle, _ handler: NIOLoopBound<HTTP2ClientHandler>,
-                                 flag: TimeoutFlag, deadline: NIODeadline) -> @Sendable () -> Void {
-        let eventLoop = channel.eventLoop
-        return {
-            let timer = eventLoop.scheduleTask(deadline: deadline) {
-                flag.set(.request)
-                handler.value.cancel(stream.token, failure: .closed)
-            }
-            request.endPromise.futureResult.whenComplete { _ in timer.cancel() }
-            handler.value.start(request, handle: stream)
         }
     }
 

@@ -188,10 +188,10 @@ final class PipelineSetup: Sendable {
         }
         var report = try report(on: channel, target: target, negotiation: negotiation)
         switch negotiated {
-        case .http1(let exchange):
+        case .http1:
             report.httpVersion = "HTTP/1.1"
             configuration.handshakeObserver?(report)
-            return Connection(channel: channel, key: key, report: report, exchange: exchange, death: death)
+            return Connection(channel: channel, key: key, report: report, death: death)
         case .http2(let handler, let goingAway, let streams):
             report.httpVersion = "HTTP/2"
             configuration.handshakeObserver?(report)

@@ -67,6 +67,11 @@ struct ExchangeRequest: Sendable {
     var demand: BodyDemand?
     /// Set by the handler when it takes the request over; until then the sender owns the promises.
     var delivered: NIOLockedValueBox<Bool>
+    /// When the request's time limit ends it, for a handler that keeps the deadlines of its exchanges
+    /// (``DeadlineSchedule``); the sender's own timer otherwise.
+    var deadline: NIODeadline = .distantFuture
+    /// Marked when the time limit ended the exchange, so that its failure reads as a timeout.
+    var flag: TimeoutFlag? = nil
 }
 
 /// Drives one HTTP/1.1 exchange at a time over NIO's codec: writes the request, collects or streams the
@@ -88,6 +93,11 @@ final class ExchangeHandler: ChannelDuplexHandler {
     private var writing = false
     /// A read the channel asked for while paused, passed on when reading resumes.
     private var pendingRead = false
+    /// The exchanges so far: the current one's token in ``deadlines``.
+    private var exchanges = 0
+    /// The current exchange's time limit, behind one timer that keep-alive requests share.
+    private var deadlines = DeadlineSchedule<Int>()
+    private var timer: Scheduled<Void>?
     /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
     /// certificate just after the handshake), so that the next request can report it.
     let death: NIOLockedValueBox<ExchangeFailure?>
@@ -96,7 +106,10 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        stopTimer()
+    }
 
     /// Fails the exchange in progress at once and closes the connection. A TLS close waits for the peer's
     /// close_notify, so waiting for channelInactive would let a deadline overrun by the TLS shutdown timeout.
@@ -129,6 +142,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
         body = []
         received = 0
         reusable = false
+        exchanges += 1
+        if let at = deadlines.add(exchanges, deadline: request.deadline) { arm(at, context: context) }
         if let demand = request.demand {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
@@ -172,6 +187,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         case .end:
             guard let head else { return fail(.malformedResponse("the response ended before its head"), context: context) }
             current = nil
+            deadlines.remove(exchanges)
             request.stream?.finish()
             request.endPromise.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
             body = []
@@ -210,7 +226,34 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         fail(ExchangeFailure.closed, context: context)
+        stopTimer()
         context.fireChannelInactive()
+    }
+
+    // MARK: Time limits
+
+    private func arm(_ deadline: NIODeadline, context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { self.timerFired() }
+    }
+
+    /// Ends the exchange whose time is up, as a timeout, with the connection: its response is still coming, and the
+    /// next exchange must not read it. Otherwise the timer is armed for the current exchange's deadline.
+    private func timerFired() {
+        timer = nil
+        guard let context else { return }
+        let (expired, next) = deadlines.fired(now: context.eventLoop.now)
+        if expired.contains(exchanges), let request = current {
+            request.flag?.set(.request)
+            fail(.closed, context: context)
+        }
+        if let next { arm(next, context: context) }
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+        deadlines.removeAll()
     }
 
     private func fail(_ failure: ExchangeFailure, context: ChannelHandlerContext) {
@@ -221,6 +264,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             return
         }
         current = nil
+        deadlines.remove(exchanges)
         resumeReads()
         if head == nil { request.headPromise.fail(failure) }
         request.stream?.finish(throwing: failure)

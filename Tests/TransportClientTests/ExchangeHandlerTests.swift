@@ -22,6 +22,47 @@ import Testing
                         limit: 1 << 20, stream: nil, delivered: NIOLockedValueBox(false))
     }
 
+    private func request(_ channel: EmbeddedChannel, timeLimit: TimeAmount) -> ExchangeRequest {
+        var exchange = request(channel, headers: ["accept": "*/*"])
+        exchange.deadline = channel.eventLoop.now + timeLimit
+        exchange.flag = TimeoutFlag()
+        return exchange
+    }
+
+    /// The future's outcome if it has one: never waits, so an exchange that does not end fails the test, not hangs it.
+    private func outcome(_ future: EventLoopFuture<ExchangeEnd>) -> Result<ExchangeEnd, any Error>? {
+        let box = NIOLockedValueBox<Result<ExchangeEnd, any Error>?>(nil)
+        future.whenComplete { result in box.withLockedValue { $0 = result } }
+        return box.withLockedValue { $0 }
+    }
+
+    /// Keep-alive exchanges share one timer: an exchange that ended in time is not ended by it, and the one running
+    /// when its own limit passes ends as a timeout, with the connection, whose response is still coming.
+    @Test func theTimeLimitEndsOnlyTheExchangeWhoseTimeIsUp() throws {
+        let channel = try channel()
+        let loop = channel.embeddedEventLoop
+        let first = request(channel, timeLimit: .seconds(1))
+        channel.writeAndFlush(first, promise: nil)
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"))
+        guard case .success(let end)? = outcome(first.endPromise.futureResult), end.reusable else { Issue.record("the first exchange"); return }
+
+        loop.advanceTime(by: .milliseconds(500))
+        let second = request(channel, timeLimit: .seconds(1))
+        channel.writeAndFlush(second, promise: nil)
+        loop.advanceTime(by: .milliseconds(500))
+        #expect(outcome(second.endPromise.futureResult) == nil && second.flag?.phase == nil, "the first's deadline is not the second's")
+        #expect(first.flag?.phase == nil && channel.isActive)
+        loop.advanceTime(by: .milliseconds(499))
+        #expect(outcome(second.endPromise.futureResult) == nil)
+        loop.advanceTime(by: .milliseconds(1))
+        guard case .failure(ExchangeFailure.closed)? = outcome(second.endPromise.futureResult) else {
+            Issue.record("the second exchange did not end at its limit")
+            return
+        }
+        #expect(second.flag?.phase == .request)
+        #expect(!channel.isActive, "the late response must not reach the next exchange")
+    }
+
     private func failure(_ future: EventLoopFuture<ExchangeEnd>) -> ExchangeFailure? {
         do {
             _ = try future.wait()

@@ -24,11 +24,13 @@ import Testing
 
         /// A request as ``Connection/start(head:body:limit:deadline:stream:)`` hands it over.
         func start(_ uri: String = "/", body: [UInt8]? = nil, limit: Int = 1 << 20,
-                   stream: AsyncThrowingStream<[UInt8], any Error>.Continuation? = nil) -> (ExchangeRequest, HTTP2StreamHandle) {
+                   stream: AsyncThrowingStream<[UInt8], any Error>.Continuation? = nil,
+                   timeLimit: TimeAmount? = nil) -> (ExchangeRequest, HTTP2StreamHandle) {
             let head = HTTPRequestHead(version: .http1_1, method: body == nil ? .GET : .POST, uri: uri, headers: ["Host": "a.test", "Accept": "*/*"])
             let request = ExchangeRequest(head: head, body: body, headPromise: channel.eventLoop.makePromise(),
                                           endPromise: channel.eventLoop.makePromise(), limit: limit, stream: stream,
-                                          demand: stream.map { _ in BodyDemand() }, delivered: NIOLockedValueBox(false))
+                                          demand: stream.map { _ in BodyDemand() }, delivered: NIOLockedValueBox(false),
+                                          deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
             let token = streams.withLockedValue { count in
                 count.open += 1
                 count.issued += 1
@@ -244,6 +246,49 @@ import Testing
         guard case .rstStream(.cancel)? = frames.last?.payload, frames.last?.streamID == 1 else { Issue.record("\(frames)"); return }
         #expect(!handle.isOpen && rig.channel.isActive)
         try rig.respond(1, endStream: true)
+    }
+
+    /// A request's time limit resets its stream, or takes it out of the queue, and marks the failure a timeout; the
+    /// other streams, and the connection, go on. One timer serves them all.
+    @Test func aTimeLimitEndsItsRequestOnly() throws {
+        let rig = try Rig()
+        try rig.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 2)]))))
+        let (short, _) = rig.start("/short", timeLimit: .seconds(1))
+        let (long, _) = rig.start("/long", timeLimit: .seconds(5))
+        let (queued, _) = rig.start("/queued", timeLimit: .seconds(2))
+        #expect(try rig.written().map(\.streamID) == [1, 3], "the third waits for a stream")
+
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(999))
+        #expect(outcome(short.endPromise.futureResult) == nil, "not before its time")
+        rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        guard case .closed? = failure(short.endPromise.futureResult) else { Issue.record("the first request did not end"); return }
+        #expect(short.flag?.phase == .request)
+        // Its stream is reset, and the queued request takes the freed stream.
+        let frames = try rig.written()
+        #expect(frames.map(\.streamID) == [1, 5])
+        guard case .rstStream(.cancel)? = frames.first?.payload else { Issue.record("\(frames)"); return }
+
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        guard case .closed? = failure(queued.endPromise.futureResult) else { Issue.record("the third request did not end"); return }
+        #expect(queued.flag?.phase == .request)
+        #expect(outcome(long.endPromise.futureResult) == nil && long.flag?.phase == nil)
+
+        try rig.respond(3, endStream: true)
+        #expect(value(long.endPromise.futureResult)?.head.status == .ok, "a response in time is not a timeout")
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(long.flag?.phase == nil && rig.channel.isActive)
+    }
+
+    /// A request with an earlier deadline than the timer is armed for moves the timer.
+    @Test func anEarlierDeadlineMovesTheTimer() throws {
+        let rig = try Rig()
+        let (late, _) = rig.start(timeLimit: .seconds(10))
+        let (early, _) = rig.start(timeLimit: .seconds(1))
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        guard case .closed? = failure(early.endPromise.futureResult) else { Issue.record("the early request did not end"); return }
+        #expect(outcome(late.endPromise.futureResult) == nil)
+        rig.channel.embeddedEventLoop.advanceTime(by: .seconds(9))
+        guard case .closed? = failure(late.endPromise.futureResult) else { Issue.record("the late request did not end"); return }
     }
 
     // MARK: Against NIO's own handler on both sides, bytes moved in memory

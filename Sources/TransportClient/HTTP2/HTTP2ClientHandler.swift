@@ -50,6 +50,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         let limit: Int
         let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
         let demand: BodyDemand?
+        let flag: TimeoutFlag?
         var head: HTTPResponseHead?
         var body: [UInt8] = []
     }
@@ -58,6 +59,9 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     private var receivers: [Int: Receiver] = [:]
     /// Requests queued behind the server's SETTINGS_MAX_CONCURRENT_STREAMS.
     private var waiting: [Int: (request: ExchangeRequest, handle: HTTP2StreamHandle)] = [:]
+    /// The requests' time limits, sent or queued, behind one timer for the connection.
+    private var deadlines = DeadlineSchedule<Int>()
+    private var timer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     /// Whether NIO sent GOAWAY (``wroteFrame(_:)``): it does for a connection error only.
     private var sentGoAway = false
@@ -74,17 +78,25 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        stopTimer()
+    }
 
     // MARK: Requests
 
-    /// Sends `request` on a new stream, or queues it while the server's bound is reached. On the event loop.
+    /// Sends `request` on a new stream, or queues it while the server's bound is reached; its deadline resets the
+    /// stream, or takes it out of the queue, when it passes first. On the event loop.
     func start(_ request: ExchangeRequest, handle: HTTP2StreamHandle) {
         request.delivered.withLockedValue { $0 = true }
         let outcome: HTTP2ConnectionState.Start = context == nil ? .closed : state.start(handle.token)
         switch outcome {
-        case .send(let id): send(request, handle: handle, on: id)
-        case .queued: waiting[handle.token] = (request, handle)
+        case .send(let id):
+            schedule(handle.token, request.deadline)
+            send(request, handle: handle, on: id)
+        case .queued:
+            schedule(handle.token, request.deadline)
+            waiting[handle.token] = (request, handle)
         case .refused: Self.fail(request, handle: handle, .refused)
         case .closed: Self.fail(request, handle: handle, .unsent(after: death.withLockedValue { $0 }))
         }
@@ -102,7 +114,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         guard let context else { return Self.fail(request, handle: handle, .unsent(after: death.withLockedValue { $0 })) }
         let token = handle.token
         receivers[token] = Receiver(streamID: id, handle: handle, headPromise: request.headPromise, endPromise: request.endPromise,
-                                    limit: request.limit, stream: request.stream, demand: request.demand)
+                                    limit: request.limit, stream: request.stream, demand: request.demand, flag: request.flag)
         if let demand = request.demand {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
@@ -256,6 +268,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     private func complete(_ token: Int) {
         guard let receiver = receivers.removeValue(forKey: token), let head = receiver.head else { return }
+        deadlines.remove(token)
         // Counted out first, so that the owner, woken by the promise, finds the stream ended and costs no hop to close it.
         receiver.handle.end()
         receiver.stream?.finish()
@@ -265,6 +278,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     }
 
     private func finish(_ token: Int, _ failure: ExchangeFailure) {
+        deadlines.remove(token)
         if let receiver = receivers.removeValue(forKey: token) {
             receiver.handle.end()
             if receiver.head == nil { receiver.headPromise.fail(failure) }
@@ -298,6 +312,34 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
     }
 
+    // MARK: Time limits
+
+    private func schedule(_ token: Int, _ deadline: NIODeadline) {
+        guard let at = deadlines.add(token, deadline: deadline), let context else { return }
+        timer?.cancel()
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { self.timerFired() }
+    }
+
+    /// Ends the requests whose time is up, as timeouts, and arms the timer for the next deadline.
+    private func timerFired() {
+        timer = nil
+        guard let now = context?.eventLoop.now else { return }
+        let (expired, next) = deadlines.fired(now: now)
+        for token in expired {
+            (receivers[token]?.flag ?? waiting[token]?.request.flag)?.set(.request)
+            cancel(token, failure: .closed)
+        }
+        if let next, let context {
+            timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: next) { self.timerFired() }
+        }
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+        deadlines.removeAll()
+    }
+
     // MARK: The connection
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -320,6 +362,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         let (sent, unsent) = state.close()
         for token in sent { finish(token, failure) }
         for token in unsent { finish(token, .unsent(after: failure)) }
+        stopTimer()
         context.fireChannelInactive()
     }
 }
