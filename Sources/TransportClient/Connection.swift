@@ -33,10 +33,12 @@ struct Target: Sendable {
     let plan: ConnectionPlan
     /// ``TLSSettings/requirementsKey(for:)`` of ``requirements``: every request's pool key holds it.
     let tlsKey: String
+    /// The event loop this origin's connections were last on, shared by its targets.
+    let loopHint: LoopHint
 
     var requirements: ConnectionRequirements { plan.requirements }
 
-    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, plan: ConnectionPlan) {
+    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, plan: ConnectionPlan, loopHint: LoopHint = LoopHint()) {
         self.url = url
         self.scheme = scheme
         self.host = host
@@ -44,7 +46,21 @@ struct Target: Sendable {
         self.port = port
         self.path = path
         self.plan = plan
+        self.loopHint = loopHint
         tlsKey = TLSSettings.requirementsKey(for: plan.requirements)
+    }
+}
+
+/// The event loop an origin's connections were last on. A request to it runs there from its start, so that its waits
+/// for that connection end on the loop it already runs on; a request on another loop paid a hop to the connection's
+/// loop and one back, which at 100 concurrent HTTP/2 streams cost about 15% of the client's CPU (docs/BENCHMARKS.md).
+final class LoopHint: Sendable {
+    private let loop = NIOLockedValueBox<(any EventLoop)?>(nil)
+
+    var value: (any EventLoop)? { loop.withLockedValue { $0 } }
+
+    func remember(_ eventLoop: any EventLoop) {
+        loop.withLockedValue { if $0 !== eventLoop { $0 = eventLoop } }
     }
 }
 

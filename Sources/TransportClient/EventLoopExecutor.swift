@@ -35,11 +35,12 @@ struct EventLoopExecutors: Sendable {
         self.executors = executors
     }
 
-    /// Runs `body` with its task preferring one of the group's loops: the caller's own loop when it runs on one
+    /// Runs `body` with its task preferring one of the group's loops: `preferred`, the loop of the connection the
+    /// request will most likely use (``LoopHint``), or else the caller's own loop when it runs on one
     /// (`EventLoopGroup.any()`), so a NIO server calling the client does not hop.
-    func run<T>(_ body: () async throws(TransportError) -> T) async throws(TransportError) -> T {
+    func run<T>(preferring preferred: (any EventLoop)? = nil, _ body: () async throws(TransportError) -> T) async throws(TransportError) -> T {
         guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) else { return try await body() }
-        let loop = group.any()
+        let loop = preferred ?? group.any()
         let executor = executors[ObjectIdentifier(loop)] as? EventLoopExecutor ?? EventLoopExecutor(loop)
         return try await withTaskExecutorPreference(executor, operation: body)
     }

@@ -21,6 +21,7 @@ extension HTTPSClient {
                 let connection: Connection
                 (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline,
                                                                    proxyAuthorization: givenProxyAuthorization)
+                target.loopHint.remember(connection.channel.eventLoop)
                 var stream: AsyncThrowingStream<[UInt8], any Error>?
                 var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
                 if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }

@@ -33,6 +33,8 @@ public final class HTTPSClient: Sendable {
     let contexts = NIOLockedValueBox<[String: NIOSSLContext]>([:])
     /// URL → its parsed target and ATS requirements (successes only).
     let targets = NIOLockedValueBox<[String: Target]>([:])
+    /// scheme://host:port → the loop hint its targets share.
+    private let loopHints = NIOLockedValueBox<[String: LoopHint]>([:])
     let sessionCredentials = InMemoryCredentialStore()
     /// Proxy → the Proxy-Authorization that last opened it, sent first on the next connection through it.
     let proxyAuthorizations = NIOLockedValueBox<[String: String]>([:])
@@ -78,11 +80,14 @@ public final class HTTPSClient: Sendable {
     /// Sends `request`, follows redirects and answers authentication challenges, and reads the body into memory
     /// (up to ``HTTPSClientConfiguration/maximumResponseBytes``).
     public func execute(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        try await executors.run { () async throws(TransportError) in try await executeOnLoop(request) }
+        let first = try target(for: request.url, parsed: request.parsedTarget, phase: .requirements)
+        return try await executors.run(preferring: first.loopHint.value) { () async throws(TransportError) in
+            try await executeOnLoop(request, first)
+        }
     }
 
-    private func executeOnLoop(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let outcome = try await perform(request, streaming: false)
+    private func executeOnLoop(_ request: HTTPRequest, _ first: Target) async throws(TransportError) -> HTTPResponse {
+        let outcome = try await perform(request, first, streaming: false)
         let end: ExchangeEnd
         do { end = try await outcome.started.finished() } catch {
             throw outcome.connection.mapExchangeError(error, flag: outcome.started.flag, phase: .response)
@@ -105,11 +110,14 @@ public final class HTTPSClient: Sendable {
     /// The body ends with a ``TransportError`` when the exchange fails (a timeout, a reset). A caller that stops
     /// reading before the end closes the connection, which is then not reused.
     public func stream(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
-        try await executors.run { () async throws(TransportError) in try await streamOnLoop(request) }
+        let first = try target(for: request.url, parsed: request.parsedTarget, phase: .requirements)
+        return try await executors.run(preferring: first.loopHint.value) { () async throws(TransportError) in
+            try await streamOnLoop(request, first)
+        }
     }
 
-    private func streamOnLoop(_ request: HTTPRequest) async throws(TransportError) -> StreamingHTTPResponse {
-        let outcome = try await perform(request, streaming: true)
+    private func streamOnLoop(_ request: HTTPRequest, _ first: Target) async throws(TransportError) -> StreamingHTTPResponse {
+        let outcome = try await perform(request, first, streaming: true)
         guard let raw = outcome.stream else {
             throw TransportError(.internalError, phase: .response, host: outcome.connection.report.host, port: outcome.connection.report.port,
                                  "no body stream was set up")
@@ -159,9 +167,8 @@ public final class HTTPSClient: Sendable {
     }
 
     /// Sends, reads and answers as ``RequestLoop`` decides, until a response is the answer.
-    private func perform(_ original: HTTPRequest, streaming: Bool) async throws(TransportError) -> Final {
+    private func perform(_ original: HTTPRequest, _ first: Target, streaming: Bool) async throws(TransportError) -> Final {
         let deadline = NIODeadline.now() + (original.timeout ?? configuration.timeouts.request).timeAmount
-        let first = try self.target(for: original.url, parsed: original.parsedTarget, phase: .requirements)
         if let problem = HTTPSyntax.problem(method: original.method, headers: original.headers) {
             throw TransportError(.invalidRequest, phase: .request, host: first.host, port: first.port, "\(problem); nothing was sent")
         }
@@ -323,6 +330,18 @@ public final class HTTPSClient: Sendable {
     /// How many URLs' targets a client remembers; past that it starts again, so memory stays bounded.
     static let rememberedTargets = 256
 
+    /// The loop hint of an origin, made when the first of its URLs is resolved; bounded as ``targets`` is.
+    private func loopHint(scheme: String, host: String, port: Int) -> LoopHint {
+        loopHints.withLockedValue { hints in
+            let origin = "\(scheme)://\(host):\(port)"
+            if let known = hints[origin] { return known }
+            if hints.count >= Self.rememberedTargets { hints.removeAll(keepingCapacity: true) }
+            let hint = LoopHint()
+            hints[origin] = hint
+            return hint
+        }
+    }
+
     /// `url` parsed once, the one parse of a request's URL (``ConnectionTarget``), with its refusals in the client's words.
     package static func parse(_ url: String, phase: TransportError.Phase) throws(TransportError) -> ConnectionTarget {
         if let problem = URLText.problem(in: url) {
@@ -348,7 +367,8 @@ public final class HTTPSClient: Sendable {
         switch ConnectionPlan.resolving(parsed, url: url, ats: configuration.ats, platform: configuration.platform,
                                         settings: configuration.trustSettings) {
         case .success(let plan):
-            return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, plan: plan)
+            return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, plan: plan,
+                          loopHint: loopHint(scheme: scheme, host: host, port: port))
         case .failure(let refusal):
             throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, refusal.message,
                                  verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, refusal.message)))

@@ -100,6 +100,42 @@ import TransportTrust
             #expect(askedOnLoop.withLockedValue { $0 } == [true, true], "the server-trust challenge off the loop, the 401's on it")
         }
     }
+
+    /// Requests to one origin run, from their start, on the loop of the connection they will use (LoopHint): their
+    /// waits for it then end where they already run, with no hop between loops. The request loop's own calls (the
+    /// 401's challenge handler) note the loop; with three loops, requests placed round-robin would land on each.
+    @Test func requestsRunOnTheLoopOfTheirOriginsConnection() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key) { _ in
+            TestResponse(status: .unauthorized, headers: [("www-authenticate", "Basic realm=\"loops\"")])
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
+        try await withShutdown({
+            await server.shutdown()
+            try? await group.shutdownGracefully()
+        }) {
+            let loops = NIOLockedValueBox<[ObjectIdentifier?]>([])
+            let handshakes = NIOLockedValueBox(0)
+            var configuration = HTTPSClientConfiguration(anchors: pki.anchors, addressOverrides: [host: "127.0.0.1"])
+            configuration.handshakeObserver = { _ in handshakes.withLockedValue { $0 += 1 } }
+            configuration.challengeHandler = { challenge in
+                if challenge.protectionSpace.authenticationMethod != .serverTrust {
+                    loops.withLockedValue { $0.append(MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }) }
+                }
+                return .performDefaultHandling
+            }
+            let client = HTTPSClient(configuration: configuration, eventLoopGroup: group)
+            for i in 0..<6 {
+                let response = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/\(i)"))
+                #expect(response.statusCode == 401)
+            }
+            await client.shutdown()
+            let seen = loops.withLockedValue { $0 }
+            #expect(handshakes.withLockedValue { $0 } == 1, "one connection, reused")
+            #expect(seen.count == 6 && seen.allSatisfy { $0 != nil })
+            #expect(Set(seen.dropFirst()).count == 1 && seen.first == seen.last, "every request ran on the connection's loop: \(seen)")
+        }
+    }
 }
 
 /// Computes without suspending until `stop` is set or `limit` passes: it holds its pool thread throughout.
