@@ -16,6 +16,10 @@ import TransportTrust
 struct HTTP2Benchmark {
     struct Options {
         var seconds = 3.0
+        /// One concurrency instead of all three.
+        var streams: Int?
+        /// Ours alone, without the peers or the memory figure: a run for `perf record`.
+        var oursOnly = false
     }
 
     static let host = "bench.example.test"
@@ -57,7 +61,7 @@ struct HTTP2Benchmark {
               + "while ours evaluates the chain and the pin (once, for the one connection)")
 
         let url = "https://\(Self.host):\(server.port)/"
-        for concurrency in Self.concurrencies {
+        for concurrency in options.streams.map({ [$0] }) ?? Self.concurrencies {
             let connections = Counter()
             let client = try client(root: root, pin: pin, connections: connections)
             let ours: Run
@@ -73,6 +77,10 @@ struct HTTP2Benchmark {
             await client.shutdown()
             guard connections.value == 1 else {
                 throw BenchmarkError(description: "\(concurrency) concurrent streams: expected one connection, the client opened \(connections.value)")
+            }
+            if options.oursOnly {
+                say(String(format: "%3d concurrent streams, ours only: %.0f req/s, %.1f µs of CPU per request", concurrency, ours.rate, 1e6 / ours.perCPUSecond))
+                continue
             }
             let ahc = try await ahcRun(rootPEM: pki.root.pem, url: url + "ok", concurrency: concurrency)
             // As many requests as ours made, but no fewer than 50,000: h2load runs 10 to 40 times our rate, and a run of a
@@ -90,6 +98,7 @@ struct HTTP2Benchmark {
                          concurrency, ours.rate, theirs.rate, ahc.rate, 1e6 / ours.perCPUSecond, 1e6 / theirs.perCPUSecond, 1e6 / ahc.perCPUSecond))
         }
 
+        guard !options.oursOnly else { return }
         try await openStreamMemory(url: url + "large", small: url + "ok", root: root, pin: pin)
     }
 

@@ -8,16 +8,17 @@ import NIOPosix
 //   ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH]
 //       Builds an .ipa the size of a large app (a 40 MiB executable, 3,000 resource files, N app extensions,
 //       each with its own Info.plist and binary) and times loading and auditing it, as `ats audit` does.
-//   ATSBenchmark h2 [--seconds S] [--nio-executor]
+//   ATSBenchmark h2 [--seconds S] [--streams N] [--ours-only] [--nio-executor]
 //       HTTP/2 requests per second on one connection with 1, 10 and 100 concurrent streams against nghttpd, beside
 //       h2load and AsyncHTTPClient on the same server; memory per open HTTP/2 stream (see HTTP2Benchmark).
+//       --streams N measures that one concurrency; --ours-only leaves out the peers and the memory figure (for perf).
 //   ATSBenchmark client [--seconds S] [--idle N] [--nio-executor]
 //       HTTPS client figures against a local server in a child process, beside curl and AsyncHTTPClient (see ClientBenchmark).
 //   Both print one `FIGURES <scenario> ...` line per scenario, which bench/peers.sh turns into its RESULT lines.
 //       --nio-executor runs Swift concurrency on NIO's event loops, as swift-nio suggests for programs built on it:
 //       a request's tasks then run on the loop its connection uses, without a hop between two thread pools.
 
-let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor] | h2 [--seconds S] [--nio-executor]"
+let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor] | h2 [--seconds S] [--streams N] [--ours-only] [--nio-executor]"
 
 // Before any task is made: the executor cannot change once tasks run.
 let onNIOExecutor = CommandLine.arguments.contains("--nio-executor")
@@ -56,6 +57,8 @@ do {
         while let a = args.next() {
             switch a {
             case "--seconds": options.seconds = try args.seconds()
+            case "--streams": options.streams = try args.value(for: a, expected: "1 to 1000") { Int($0).flatMap { (1...1000).contains($0) ? $0 : nil } }
+            case "--ours-only": options.oursOnly = true
             case "--nio-executor":
                 guard onNIOExecutor else { throw BenchmarkError(description: "NIO's event loops could not be made the global executor") }
             default: throw BenchmarkError(description: "unknown argument '\(a)'")
