@@ -95,7 +95,7 @@ extension HTTPSClient {
                           proxy: route?.description ?? "")
         // A shared HTTP/2 connection that closed between the look and the new stream has had no byte of this request:
         // a new connection is opened instead.
-        switch await pool.reusable(key) {
+        switch pool.reusable(key) {
         case .session(let session): if let stream = try? await session.openStream() { return (stream, true) }
         case .connection(let pooled): return (pooled, true)
         case nil: break
@@ -103,7 +103,7 @@ extension HTTPSClient {
         // Requests that start together wait for one connection when it may be HTTP/2, and share it if it is.
         var opener = false
         if target.scheme == "https" && configuration.httpVersions != .http1Only {
-            opener = await pool.beginOpening(key)
+            opener = pool.beginOpening(key)
             if !opener, let session = await pool.waitForOpening(key, deadline: deadline, on: group.any()), let stream = try? await session.openStream() { return (stream, true) }
         }
         do throws(TransportError) {
@@ -124,10 +124,10 @@ extension HTTPSClient {
                 tunnel?.close(promise: nil)
                 throw error
             }
-            if opener { await pool.finishOpening(key, session: connection.session) } else if let session = connection.session { await pool.add(session) }
+            if opener { pool.finishOpening(key, session: connection.session) } else if let session = connection.session { pool.add(session) }
             return (connection, false)
         } catch {
-            if opener { await pool.finishOpening(key, session: nil) }
+            if opener { pool.finishOpening(key, session: nil) }
             throw error
         }
     }

@@ -67,13 +67,13 @@ public final class HTTPSClient: Sendable {
 
     /// Closes idle connections. Requests in flight finish or fail on their own.
     public func shutdown() async {
-        await pool.shutdown()
+        pool.shutdown()
         await ownedOCSPSource?.shutdown()
         await ownedCRLSource?.shutdown()
     }
 
     /// Idle pooled connections, for tests and diagnostics.
-    public var idleConnectionCount: Int { get async { await pool.idleCount } }
+    public var idleConnectionCount: Int { get async { pool.idleCount } }
 
     // MARK: Public entry points
 
@@ -92,7 +92,7 @@ public final class HTTPSClient: Sendable {
         do { end = try await outcome.started.finished() } catch {
             throw outcome.connection.mapExchangeError(error, flag: outcome.started.flag, phase: .response)
         }
-        await release(outcome.connection, reusable: end.reusable)
+        release(outcome.connection, reusable: end.reusable)
         return HTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, body: end.body,
                             url: outcome.url, redirects: outcome.redirects, connection: outcome.connection.report)
     }
@@ -126,7 +126,7 @@ public final class HTTPSClient: Sendable {
         let pool = self.pool
         outcome.started.end.whenComplete { result in
             guard case .success(let end) = result, end.reusable else { return connection.close() }
-            Task { await pool.put(connection) }
+            pool.put(connection)
         }
         // The exchange ends its stream with its own failures; the caller gets them as TransportErrors. Chunks are
         // taken from the exchange only as the caller asks for them, so a slow caller holds the server back
@@ -188,7 +188,7 @@ public final class HTTPSClient: Sendable {
                 // A remembered credential goes ahead of the caller's, so a 407 here refuses it.
                 proxyAuthorizations.withLockedValue { $0[proxy.description] = nil }
                 let (end, failure) = try await readWhole(started, stream, on: connection, request: loop.request, redirects: loop.redirects)
-                await release(connection, reusable: end.reusable)
+                release(connection, reusable: end.reusable)
                 loop.proxyChallengeAnswered(try await answerProxyChallenge(started.head, proxy: proxy, target: loop.target,
                                                                            failures: &loop.proxyFailures, failure: failure))
             case .challenge(let challenges):
@@ -220,11 +220,11 @@ public final class HTTPSClient: Sendable {
                                         lastSent: loop.pendingCredential, book: &loop.challenges)
         } catch {
             // A refused or cancelled challenge ends the request, not the connection, whose exchange is complete.
-            await release(connection, reusable: end.reusable)
+            release(connection, reusable: end.reusable)
             throw error
         }
         if loop.challengeAnswered(answered) {
-            await release(connection, reusable: end.reusable)
+            release(connection, reusable: end.reusable)
             return nil
         }
         // Whoever reads the response releases the connection, once: it was pooled twice here and went to two
@@ -260,7 +260,7 @@ public final class HTTPSClient: Sendable {
     private func drain(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, _ connection: Connection)
         async throws(TransportError) {
         let end = try await intermediate(started, stream, on: connection, phase: .redirect, keep: nil)
-        await release(connection, reusable: end.reusable)
+        release(connection, reusable: end.reusable)
     }
 
     /// How much of a redirect's streamed body is read to keep its connection; past it, closing the connection is cheaper.
@@ -298,8 +298,8 @@ public final class HTTPSClient: Sendable {
         }
     }
 
-    private func release(_ connection: Connection, reusable: Bool) async {
-        if reusable { await pool.put(connection) } else { connection.close() }
+    private func release(_ connection: Connection, reusable: Bool) {
+        if reusable { pool.put(connection) } else { connection.close() }
     }
 
     // MARK: Targets and requirements

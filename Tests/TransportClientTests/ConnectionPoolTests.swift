@@ -14,7 +14,7 @@ import TransportTrust
     /// A pool in which one request is opening the connection for `key`.
     private func poolBeingOpened() async -> ConnectionPool {
         let pool = ConnectionPool(maximumPerKey: 4)
-        #expect(await pool.beginOpening(Self.key))
+        #expect(pool.beginOpening(Self.key))
         return pool
     }
 
@@ -29,11 +29,11 @@ import TransportTrust
     /// that the time limit reports.
     @Test(.timeLimit(.minutes(1))) func aWaiterGivesUpAtItsOwnDeadline() async {
         let pool = await poolBeingOpened()
-        #expect(await pool.beginOpening(Self.key) == false, "a second request waits for the first's connection")
+        #expect(pool.beginOpening(Self.key) == false, "a second request waits for the first's connection")
         let answer = await pool.waitForOpening(Self.key, deadline: .now() + .milliseconds(100), on: MultiThreadedEventLoopGroup.singleton.next())
         #expect(answer == nil)
-        #expect(await pool.isOpening(Self.key), "the wait ended at the waiter's deadline, not the opener's")
-        await pool.finishOpening(Self.key, session: nil)
+        #expect(pool.isOpening(Self.key), "the wait ended at the waiter's deadline, not the opener's")
+        pool.finishOpening(Self.key, session: nil)
     }
 
     @Test(.timeLimit(.minutes(1))) func aCancelledWaiterStopsWaiting() async {
@@ -41,15 +41,15 @@ import TransportTrust
         let waiter = waiter(pool, deadline: .now() + .seconds(3600))
         waiter.cancel()
         #expect(await waiter.value == nil, "cancelling the request's task ends its wait")
-        #expect(await pool.isOpening(Self.key), "the wait ended by its cancellation, not the opener's")
-        await pool.finishOpening(Self.key, session: nil)
+        #expect(pool.isOpening(Self.key), "the wait ended by its cancellation, not the opener's")
+        pool.finishOpening(Self.key, session: nil)
     }
 
     @Test(.timeLimit(.minutes(1))) func waitersLearnTheOpenersOutcome() async {
         let pool = await poolBeingOpened()
         let waiter = waiter(pool, deadline: .now() + .seconds(3600))
         // Not HTTP/2: every waiter hears nil at once and opens its own.
-        await pool.finishOpening(Self.key, session: nil)
+        pool.finishOpening(Self.key, session: nil)
         #expect(await waiter.value == nil)
     }
 
@@ -67,7 +67,7 @@ import TransportTrust
             try await withShutdown({ await client.shutdown() }) {
                 for host in Self.hosts { _ = try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
                 #expect(server.connectionCount == 3)
-                #expect(await client.pool.idleCount == 2)
+                #expect(client.pool.idleCount == 2)
                 // c and b are kept; a, used least recently, was closed.
                 _ = try await client.execute(HTTPRequest(url: "https://c.example.test:\(server.port)/"))
                 #expect(server.connectionCount == 3, "c's connection was reused")
@@ -86,7 +86,7 @@ import TransportTrust
                 _ = try await client.execute(HTTPRequest(url: "https://a.example.test:\(server.port)/"))
                 _ = try await client.execute(HTTPRequest(url: "https://a.example.test:\(server.port)/"))
                 #expect(server.connectionCount == 2)
-                #expect(await client.pool.idleCount == 0)
+                #expect(client.pool.idleCount == 0)
             }
         }
     }
