@@ -79,7 +79,8 @@ struct HTTP2Benchmark {
                 throw BenchmarkError(description: "\(concurrency) concurrent streams: expected one connection, the client opened \(connections.value)")
             }
             if options.oursOnly {
-                say(String(format: "%3d concurrent streams, ours only: %.0f req/s, %.1f µs of CPU per request", concurrency, ours.rate, 1e6 / ours.perCPUSecond))
+                say(String(format: "%3d concurrent streams, ours only: %.0f req/s, %.1f µs of CPU per request, %d requests", concurrency, ours.rate,
+                             1e6 / ours.perCPUSecond, ours.requests))
                 continue
             }
             let ahc = try await ahcRun(rootPEM: pki.root.pem, url: url + "ok", concurrency: concurrency)
