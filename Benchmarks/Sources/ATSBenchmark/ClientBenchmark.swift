@@ -15,6 +15,8 @@ struct ClientBenchmark {
     struct Options {
         var seconds = 3.0
         var idle = 200
+        /// Ours alone, keep-alive only: a run for `perf record`.
+        var oursOnly = false
     }
 
     static let host = "bench.example.test"
@@ -63,6 +65,9 @@ struct ClientBenchmark {
         let keepAlive = try await rate(options.seconds, batch: 20) { try await pinned.get(url); requests += 1 }
         let ourCPU = (cpuSeconds() - cpuBefore) / Double(requests)
         await pinned.shutdown()
+        if options.oursOnly {
+            return print(String(format: "keep-alive, ours only: %.0f req/s, %.1f µs of CPU per request, %d requests", keepAlive, ourCPU * 1e6, requests))
+        }
         let curlCount = max(200, Int(keepAlive * options.seconds))
         let curlCPUBefore = cpuSeconds(children: true)
         let curlKeepAlive = try curl(url: url, port: port, root: dir + "/root.pem", pin: pin, count: curlCount, close: false)

@@ -12,13 +12,13 @@ import NIOPosix
 //       HTTP/2 requests per second on one connection with 1, 10 and 100 concurrent streams against nghttpd, beside
 //       h2load and AsyncHTTPClient on the same server; memory per open HTTP/2 stream (see HTTP2Benchmark).
 //       --streams N measures that one concurrency; --ours-only leaves out the peers and the memory figure (for perf).
-//   ATSBenchmark client [--seconds S] [--idle N] [--nio-executor]
+//   ATSBenchmark client [--seconds S] [--idle N] [--ours-only] [--nio-executor]
 //       HTTPS client figures against a local server in a child process, beside curl and AsyncHTTPClient (see ClientBenchmark).
 //   Both print one `FIGURES <scenario> ...` line per scenario, which bench/peers.sh turns into its RESULT lines.
 //       --nio-executor runs Swift concurrency on NIO's event loops, as swift-nio suggests for programs built on it:
 //       a request's tasks then run on the loop its connection uses, without a hop between two thread pools.
 
-let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--nio-executor] | h2 [--seconds S] [--streams N] [--ours-only] [--nio-executor]"
+let usage = "usage: ATSBenchmark audit [--seconds S] [--extensions N] [--keep PATH] | client [--seconds S] [--idle N] [--ours-only] [--nio-executor] | h2 [--seconds S] [--streams N] [--ours-only] [--nio-executor]"
 
 // Before any task is made: the executor cannot change once tasks run.
 let onNIOExecutor = CommandLine.arguments.contains("--nio-executor")
@@ -44,6 +44,7 @@ do {
         while let a = args.next() {
             switch a {
             case "--seconds": options.seconds = try args.seconds()
+            case "--ours-only": options.oursOnly = true
             case "--idle": options.idle = try args.value(for: a, expected: "2 to 5000") { Int($0).flatMap { (2...5000).contains($0) ? $0 : nil } }
             case "--nio-executor":
                 guard onNIOExecutor else { throw BenchmarkError(description: "NIO's event loops could not be made the global executor") }
