@@ -144,9 +144,11 @@ final class Connection: Sendable {
         }
         let verifier = HandshakeVerifier(plan: target.plan, challengeHandler: configuration.challengeHandler,
                                          observation: HandshakeObservation())
-        // The request's own loop when it runs on one (EventLoopExecutors): its waits then need no hop.
+        // The group's loops in turn, not the request's own: requests to one origin start on one loop (LoopHint), and a
+        // burst of them would otherwise put every new connection on it, handshakes and all. The next request to
+        // reuse this connection starts on its loop.
         let setup = PipelineSetup(isTLS: target.scheme == "https", sslContext: sslContext, verifier: verifier,
-                                  eventLoop: tunnel?.eventLoop ?? group.any())
+                                  eventLoop: tunnel?.eventLoop ?? group.next())
         // Every path that does not succeed its promises fails them here (a tunnel that closed before the handlers went
         // in would otherwise leave the handshake's promise unfulfilled); completing a completed promise is a no-op.
         defer { setup.failUnfinished() }

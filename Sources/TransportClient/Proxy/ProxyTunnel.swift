@@ -97,7 +97,8 @@ enum ProxyTunnel {
                 throw failure(.invalidRequest, error.sentence)
             }
             do {
-                let bootstrap = ClientBootstrap(group: group.any())
+                // In turn, as direct connections are (Connection.open): the origin's connection runs on this loop.
+                let bootstrap = ClientBootstrap(group: group.next())
                     .connectTimeout(connectLimit)
                     .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 if let overrideAddress { return try await bootstrap.connect(to: overrideAddress).get() }
