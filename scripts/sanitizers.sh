@@ -5,6 +5,7 @@
 # two cores), under nice. Logs in .build-tsan/ and .build-asan/; results go in docs/RELIABILITY.md.
 #
 #   scripts/sanitizers.sh [thread|address]...   (default: both)
+#   SANITIZER_NICE=19 scripts/sanitizers.sh thread   (niceness of the build and run; default 10)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -22,7 +23,7 @@ for sanitizer in "${@:-thread address}"; do
     # TSan reports do not fail a test by themselves: halt_on_error makes the first one fail the run. Leak checking is off:
     # process-lifetime singletons (the Swift runtime's, NIO's event loop group) read as leaks.
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-      nice -n 10 swift test --scratch-path "$scratch" --sanitize="$s" ${filter[@]+"${filter[@]}"} >"$scratch/sanitizer.log" 2>&1
+      nice -n ${SANITIZER_NICE:-10} swift test --scratch-path "$scratch" --sanitize="$s" ${filter[@]+"${filter[@]}"} >"$scratch/sanitizer.log" 2>&1
     rc=$?
     reports=$(grep -c '^WARNING: ThreadSanitizer\|^==[0-9]*==ERROR: AddressSanitizer' "$scratch/sanitizer.log")
     echo "$s: exit $rc, $reports reports, $(( $(date +%s) - start )) s (log: $scratch/sanitizer.log)"
