@@ -10,24 +10,48 @@ import TransportTrust
 
 /// Identifies connections that may be shared: same scheme, host and port, and same TLS settings.
 struct PoolKey: Hashable, Sendable {
-    var scheme: String
-    var host: String
-    var port: Int
+    let scheme: String
+    let host: String
+    let port: Int
     /// The TLS settings and identity; connections made under other requirements are not reused.
-    var settings: String
+    let settings: String
     /// The proxy the connection goes through (``Proxy/description``), or empty for a direct connection.
-    var proxy: String = ""
+    let proxy: String
+    /// Hashed once: the pool looks a key up several times a request, and `settings` is long.
+    private let hash: Int
+
+    init(scheme: String, host: String, port: Int, settings: String, proxy: String = "") {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.settings = settings
+        self.proxy = proxy
+        var hasher = Hasher()
+        hasher.combine(scheme)
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(settings)
+        hasher.combine(proxy)
+        hash = hasher.finalize()
+    }
+
+    static func == (a: PoolKey, b: PoolKey) -> Bool {
+        a.hash == b.hash && a.port == b.port && a.scheme == b.scheme && a.host == b.host && a.settings == b.settings && a.proxy == b.proxy
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }
 
-/// A request's destination.
-struct Target: Sendable {
-    var url: String
-    var scheme: String
+/// A request's destination. A class: requests, redirects and the request loop hand it around, and as a value each
+/// copy retained every one of its strings and its plan.
+final class Target: Sendable {
+    let url: String
+    let scheme: String
     /// The host in canonical form: ``peer``'s text.
-    var host: String
-    var peer: PeerName
-    var port: Int
-    var path: String
+    let host: String
+    let peer: PeerName
+    let port: Int
+    let path: String
     /// Everything decided for this target before a byte is sent, resolved once (`ConnectionPlan.resolving`): every
     /// connection to it is opened with this plan.
     let plan: ConnectionPlan
@@ -35,10 +59,29 @@ struct Target: Sendable {
     let tlsKey: String
     /// The event loop this origin's connections were last on, shared by its targets.
     let loopHint: LoopHint
+    /// The pool key of a connection with the client's own identity for this host (``identityKey``) and its proxy,
+    /// made once: most requests use it.
+    private let ownPoolKey: PoolKey
+    private let identityKey: String?
 
     var requirements: ConnectionRequirements { plan.requirements }
 
-    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, plan: ConnectionPlan, loopHint: LoopHint = LoopHint()) {
+    /// The pool key of a connection presenting `identity` through `proxy`.
+    func poolKey(identity: ClientIdentity?, proxy: Proxy?) -> PoolKey {
+        if identity?.cacheKey == identityKey, ownPoolKey.proxy == (proxy?.description ?? "") { return ownPoolKey }
+        return Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: proxy)
+    }
+
+    private static func poolKey(scheme: String, host: String, port: Int, tlsKey: String, identity: ClientIdentity?, proxy: Proxy?) -> PoolKey {
+        PoolKey(scheme: scheme, host: host, port: port,
+                settings: scheme == "https" ? TLSSettings.cacheKey(requirementsKey: tlsKey, identity: identity) : "",
+                proxy: proxy?.description ?? "")
+    }
+
+    /// - Parameters:
+    ///   - identity: the client's own identity for this host, and `proxy` its proxy, for the pool key made once.
+    init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, plan: ConnectionPlan, loopHint: LoopHint = LoopHint(),
+         identity: ClientIdentity? = nil, proxy: Proxy? = nil) {
         self.url = url
         self.scheme = scheme
         self.host = host
@@ -48,6 +91,8 @@ struct Target: Sendable {
         self.plan = plan
         self.loopHint = loopHint
         tlsKey = TLSSettings.requirementsKey(for: plan.requirements)
+        identityKey = identity?.cacheKey
+        ownPoolKey = Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: proxy)
     }
 }
 

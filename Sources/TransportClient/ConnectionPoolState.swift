@@ -106,7 +106,8 @@ struct ConnectionPoolState<Connection: PoolableConnection, Session: PoolableSess
     private mutating func expire(now: NIODeadline) -> Effects {
         var effects = Effects()
         let oldest = now - idleTimeout
-        for (key, list) in idle {
+        // Only lists with something to drop are rebuilt: this runs on every request, and usually nothing has.
+        for (key, list) in idle where list.contains(where: { $0.since <= oldest || !$0.connection.isActive }) {
             let keep = list.filter { $0.since > oldest && $0.connection.isActive }
             effects.close += list.filter { $0.since <= oldest }.map(\.connection)
             idle[key] = keep.isEmpty ? nil : keep

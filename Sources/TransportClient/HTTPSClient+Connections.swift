@@ -90,9 +90,7 @@ extension HTTPSClient {
     func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline,
                     proxyAuthorization: String? = nil) async throws(TransportError) -> (Connection, reused: Bool) {
         let route = proxy(for: target)
-        let key = PoolKey(scheme: target.scheme, host: target.host, port: target.port,
-                          settings: target.scheme == "https" ? TLSSettings.cacheKey(requirementsKey: target.tlsKey, identity: identity) : "",
-                          proxy: route?.description ?? "")
+        let key = target.poolKey(identity: identity, proxy: route)
         // A shared HTTP/2 connection that closed between the look and the new stream has had no byte of this request:
         // a new connection is opened instead.
         switch pool.reusable(key) {

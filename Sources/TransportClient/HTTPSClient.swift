@@ -368,7 +368,9 @@ public final class HTTPSClient: Sendable {
                                         settings: configuration.trustSettings) {
         case .success(let plan):
             return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, plan: plan,
-                          loopHint: loopHint(scheme: scheme, host: host, port: port))
+                          loopHint: loopHint(scheme: scheme, host: host, port: port),
+                          identity: scheme == "https" ? configuration.identity(forHost: host) : nil,
+                          proxy: configuration.proxy?.proxy(scheme: scheme, host: host))
         case .failure(let refusal):
             throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, refusal.message,
                                  verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, refusal.message)))
