@@ -53,25 +53,42 @@ struct ExchangeEnd: Sendable {
     var reusable: Bool
 }
 
-/// One request and where its response goes. Written to the channel as an outbound message.
-struct ExchangeRequest: Sendable {
-    var head: HTTPRequestHead
-    var body: [UInt8]?
-    var headPromise: EventLoopPromise<HTTPResponseHead>
+/// One request and where its response goes. Written to the channel as an outbound message. A class: it passes
+/// through NIO's pipeline, the handlers and the sender's closures, and as a value each pass copied (and retained)
+/// its head, promises and continuation.
+final class ExchangeRequest: Sendable {
+    let head: HTTPRequestHead
+    let body: [UInt8]?
+    let headPromise: EventLoopPromise<HTTPResponseHead>
     /// Completes once the response has ended. Reuse is decided here, on the event loop, so that the sender need
     /// not come back to the loop to ask.
-    var endPromise: EventLoopPromise<ExchangeEnd>
-    var limit: Int
-    var stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    let endPromise: EventLoopPromise<ExchangeEnd>
+    let limit: Int
+    let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// For a streamed body: what the reader has not taken yet, which holds reading back.
-    var demand: BodyDemand?
+    let demand: BodyDemand?
     /// Set by the handler when it takes the request over; until then the sender owns the promises.
-    var delivered: NIOLockedValueBox<Bool>
-    /// When the request's time limit ends it, for a handler that keeps the deadlines of its exchanges
-    /// (``DeadlineSchedule``); the sender's own timer otherwise.
-    var deadline: NIODeadline = .distantFuture
+    let delivered: NIOLockedValueBox<Bool>
+    /// When the request's time limit ends it: the exchange handlers keep their exchanges' deadlines
+    /// (``DeadlineSchedule``). `.distantFuture` is none.
+    let deadline: NIODeadline
     /// Marked when the time limit ended the exchange, so that its failure reads as a timeout.
-    var flag: TimeoutFlag? = nil
+    let flag: TimeoutFlag?
+
+    init(head: HTTPRequestHead, body: [UInt8]?, headPromise: EventLoopPromise<HTTPResponseHead>, endPromise: EventLoopPromise<ExchangeEnd>,
+         limit: Int, stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?, demand: BodyDemand? = nil,
+         delivered: NIOLockedValueBox<Bool>, deadline: NIODeadline = .distantFuture, flag: TimeoutFlag? = nil) {
+        self.head = head
+        self.body = body
+        self.headPromise = headPromise
+        self.endPromise = endPromise
+        self.limit = limit
+        self.stream = stream
+        self.demand = demand
+        self.delivered = delivered
+        self.deadline = deadline
+        self.flag = flag
+    }
 }
 
 /// Drives one HTTP/1.1 exchange at a time over NIO's codec: writes the request, collects or streams the

@@ -16,17 +16,13 @@ import Testing
         return channel
     }
 
-    private func request(_ channel: EmbeddedChannel, headers: HTTPHeaders) -> ExchangeRequest {
-        ExchangeRequest(head: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: headers), body: nil,
+    private func request(_ channel: EmbeddedChannel, headers: HTTPHeaders = ["accept": "*/*"], method: HTTPMethod = .GET,
+                         stream: AsyncThrowingStream<[UInt8], any Error>.Continuation? = nil, demand: BodyDemand? = nil,
+                         timeLimit: TimeAmount? = nil) -> ExchangeRequest {
+        ExchangeRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: "/", headers: headers), body: nil,
                         headPromise: channel.eventLoop.makePromise(), endPromise: channel.eventLoop.makePromise(),
-                        limit: 1 << 20, stream: nil, delivered: NIOLockedValueBox(false))
-    }
-
-    private func request(_ channel: EmbeddedChannel, timeLimit: TimeAmount) -> ExchangeRequest {
-        var exchange = request(channel, headers: ["accept": "*/*"])
-        exchange.deadline = channel.eventLoop.now + timeLimit
-        exchange.flag = TimeoutFlag()
-        return exchange
+                        limit: 1 << 20, stream: stream, demand: demand, delivered: NIOLockedValueBox(false),
+                        deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
     }
 
     /// The future's outcome if it has one: never waits, so an exchange that does not end fails the test, not hangs it.
@@ -136,9 +132,7 @@ import Testing
         try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).get()
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        var exchange = request(channel, headers: ["accept": "*/*"])
-        exchange.stream = continuation
-        exchange.demand = BodyDemand()
+        let exchange = request(channel, stream: continuation, demand: BodyDemand())
         let demand = try #require(exchange.demand)
         channel.write(exchange, promise: nil)
         channel.flush()
@@ -182,8 +176,7 @@ import Testing
     @Test func aRequestOnAConnectionAlreadyClosedIsNotSent() throws {
         let channel = try channel()
         try channel.close().wait()
-        var exchange = request(channel, headers: ["accept": "*/*"])
-        exchange.head.method = .POST
+        let exchange = request(channel, method: .POST)
         channel.pipeline.write(exchange, promise: nil)
         guard case .notSent? = failure(exchange.endPromise.futureResult) else {
             Issue.record("expected notSent, got \(String(describing: failure(exchange.endPromise.futureResult)))")
