@@ -4,7 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import TransportClient
+@_spi(Benchmarks) import TransportClient
 import TransportTrust
 
 /// HTTP/2 figures against nghttpd (Debian's nghttp2-server) on 127.0.0.1: requests per second on one connection
@@ -204,6 +204,8 @@ struct HTTP2Benchmark {
                 return try await group.reduce(into: [StreamingHTTPResponse]()) { $0.append($1) }
             }
             let headsKiB = residentKiB()
+            // The heap, and the body bytes already in, at the same moment: what a stream costs beyond its body.
+            let heapHeads = heapInUseKiB(), bufferedHeads = responses.reduce(0) { $0 + $1.bufferedBodyBytes }
             // Bodies keep arriving after the heads: measure once RSS has stopped growing.
             var after = headsKiB
             for _ in 0..<50 {
@@ -213,6 +215,7 @@ struct HTTP2Benchmark {
                 after = now
             }
             let heapAfter = heapInUseKiB()
+            let buffered = responses.reduce(0) { $0 + $1.bufferedBodyBytes }
             guard connections.value == 1 else {
                 throw BenchmarkError(description: "\(Self.openStreams) open streams: expected one connection, the client opened \(connections.value)")
             }
@@ -222,8 +225,14 @@ struct HTTP2Benchmark {
                          after, Double(after - before) / Double(Self.openStreams)))
             // RSS counts pages; the heap in use counts what is allocated in them, so the two together show how much of
             // the growth is held bytes and how much the allocator's.
-            say(String(format: "    heap in use %d → %d KiB (%.1f KiB per open stream)",
-                         heapBefore, heapAfter, Double(heapAfter - heapBefore) / Double(Self.openStreams)))
+            say(String(format: "    heap in use %d → %d KiB (%.1f KiB per open stream), of which unread body bytes %.1f KiB per stream: "
+                         + "%.1f KiB per open stream beyond its unread body",
+                         heapBefore, heapAfter, Double(heapAfter - heapBefore) / Double(Self.openStreams),
+                         Double(buffered) / 1024 / Double(Self.openStreams),
+                         (Double(heapAfter - heapBefore) - Double(buffered) / 1024) / Double(Self.openStreams)))
+            say(String(format: "    once the heads were in: heap in use %d KiB, unread body bytes %.1f KiB per stream: %.1f KiB per open stream beyond its unread body",
+                         heapHeads, Double(bufferedHeads) / 1024 / Double(Self.openStreams),
+                         (Double(heapHeads - heapBefore) - Double(bufferedHeads) / 1024) / Double(Self.openStreams)))
             say("    the figure includes the stream's state and receiver, and the body bytes received but not read: past 256 KiB "
                   + "unread the client stops giving the stream's flow-control window back, so the server holds the rest of the "
                   + "body once that window (64 KiB) is spent")
