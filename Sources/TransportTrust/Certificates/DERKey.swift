@@ -29,6 +29,16 @@ struct CertificateKey: Hashable {
         (tbs, signatureAlgorithm, signature) = (certificate.tbsCertificateBytes, certificate.signatureAlgorithm, certificate.signature)
     }
 
+    /// `certificates[i]`'s key, its fields read by index rather than the certificate copied out.
+    init<C: Collection<Certificate>>(_ certificates: C, _ i: C.Index) {
+        (tbs, signatureAlgorithm, signature) = (certificates[i].tbsCertificateBytes, certificates[i].signatureAlgorithm, certificates[i].signature)
+    }
+
+    /// The same for a chain, not generic: through the Collection witness its subscript copies the certificate.
+    init(_ chain: UnverifiedCertificateChain, _ i: Int) {
+        (tbs, signatureAlgorithm, signature) = (chain[i].tbsCertificateBytes, chain[i].signatureAlgorithm, chain[i].signature)
+    }
+
     static func == (a: CertificateKey, b: CertificateKey) -> Bool {
         a.tbs == b.tbs && a.signatureAlgorithm == b.signatureAlgorithm && a.signature == b.signature
     }

@@ -100,22 +100,34 @@ final class ExtensionMemo: Sendable {
     }
 
     /// Uses a parse made in an earlier evaluation (a warm intermediate's), so that it is not made again.
-    func seed(_ cert: Certificate, _ parsed: ParsedExtensions) {
+    func seed(_ tbs: ArraySlice<UInt8>, _ parsed: ParsedExtensions) {
         state.withLockedValue { state in
-            if state.recent.count < Self.recentCapacity { state.recent.append((cert.tbsCertificateBytes, parsed)) }
+            if state.recent.count < Self.recentCapacity { state.recent.append((tbs, parsed)) }
         }
     }
 
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
-        let tbs = cert.tbsCertificateBytes
-        let known: ParsedExtensions? = state.withLockedValue { state in
+        known(cert.tbsCertificateBytes) ?? parse(cert)
+    }
+
+    /// `chain[i]`'s extensions, read by index: binding the certificate first copies it, a retain per field, and a
+    /// warm evaluation asks some twenty times.
+    func callAsFunction(_ chain: UnverifiedCertificateChain, _ i: Int) -> ParsedExtensions {
+        known(chain[i].tbsCertificateBytes) ?? parse(chain[i])
+    }
+
+    private func known(_ tbs: ArraySlice<UInt8>) -> ParsedExtensions? {
+        state.withLockedValue { state in
             if let hit = state.recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
             let key = Key(tbs: tbs)
             guard let found = state.premade[key] ?? (state.parsed.isEmpty ? nil : state.parsed[key]) else { return nil }
             if state.recent.count < Self.recentCapacity { state.recent.append((tbs, found)) }
             return found
         }
-        if let known { return known }
+    }
+
+    private func parse(_ cert: Certificate) -> ParsedExtensions {
+        let tbs = cert.tbsCertificateBytes
         let fresh = ParsedExtensions(cert)
         state.withLockedValue { state in
             // The few certificates of a usual evaluation stay in `recent` alone: hashing them and growing a dictionary

@@ -207,7 +207,7 @@ package struct CertificatePolicyRule: ChainRule {
         var parsed: [PolicyExtensions] = []
         parsed.reserveCapacity(chain.count)
         for i in chain.indices {
-            do { parsed.append(try PolicyExtensions(chain[i])) } catch {
+            do { parsed.append(try PolicyExtensions(chain[i].extensions)) } catch {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
                     "\(chain[i].label) has a malformed \(error.extensionName) extension: \(error.reason)"))
                 return nil

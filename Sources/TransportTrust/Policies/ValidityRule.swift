@@ -7,18 +7,19 @@ package struct ValidityRule: ChainRule {
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let now = Self.wholeSeconds(context.validationTime)
-        for (i, cert) in chain.enumerated() {
+        // By index, reading fields: a certificate the iterator hands out is a copy, a retain per field.
+        for i in chain.indices {
             // Each read converts the certificate's time to a Date: once each.
-            let notValidBefore = cert.notValidBefore, notValidAfter = cert.notValidAfter
+            let notValidBefore = chain[i].notValidBefore, notValidAfter = chain[i].notValidAfter
             if notValidAfter < notValidBefore {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
-                    "\(cert.label) has a validity period that ends before it starts; it can never be valid"))
+                    "\(chain[i].label) has a validity period that ends before it starts; it can never be valid"))
             } else if now > notValidAfter {
                 failures.append(TrustFailure(.expired, certificate: i,
-                    "\(cert.label) expired on \(RFC3339.format(notValidAfter)); the server must install a renewed certificate"))
+                    "\(chain[i].label) expired on \(RFC3339.format(notValidAfter)); the server must install a renewed certificate"))
             } else if now < notValidBefore {
                 failures.append(TrustFailure(.notYetValid, certificate: i,
-                    "\(cert.label) is not valid until \(RFC3339.format(notValidBefore)); check the clock of this machine or of the issuing CA"))
+                    "\(chain[i].label) is not valid until \(RFC3339.format(notValidBefore)); check the clock of this machine or of the issuing CA"))
             }
         }
     }
