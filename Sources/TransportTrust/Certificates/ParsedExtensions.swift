@@ -36,6 +36,9 @@ final class ParsedExtensions: Sendable {
     let authorityKeyIdentifier: ParsedExtension<AuthorityKeyIdentifier>
     let subjectKeyIdentifier: ParsedExtension<SubjectKeyIdentifier>
     let authorityInformationAccess: ParsedExtension<AuthorityInformationAccess>
+    /// The certificate policy extensions (`CertificatePolicyRule`, which every policy runs), so that a warm
+    /// intermediate's and an anchor's are read once rather than in every evaluation.
+    let policies: Result<PolicyExtensions, PolicyExtensions.Malformed>
 
     init(_ cert: Certificate) {
         let e = cert.extensions
@@ -47,6 +50,7 @@ final class ParsedExtensions: Sendable {
         authorityKeyIdentifier = ParsedExtension { try e.authorityKeyIdentifier }
         subjectKeyIdentifier = ParsedExtension { try e.subjectKeyIdentifier }
         authorityInformationAccess = ParsedExtension { try e.authorityInformationAccess }
+        policies = Result { () throws(PolicyExtensions.Malformed) in try PolicyExtensions(e) }
     }
 
     var isCA: Bool {
