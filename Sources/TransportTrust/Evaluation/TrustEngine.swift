@@ -227,7 +227,7 @@ public final class TrustEngine: Sendable {
         if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors).certificates,
            let chain = UnverifiedCertificateChain.assembled(sole)
         {
-            if let decided = await decideSolePath(sole, chain, candidates: candidates, trust: trust, rules: policyRules,
+            if let decided = await decideSolePath(sole, chain, leaf: leaf, candidates: candidates, trust: trust, rules: policyRules,
                                                   transparency: transparency, context: context, revocationMemo: revocationMemo) {
                 return decided
             }
@@ -240,7 +240,7 @@ public final class TrustEngine: Sendable {
     /// The verdict on the one path the names allow, before path building: refused when it fails a rule (no other path
     /// could pass), trusted when it also passes the path builder's checks, CT and revocation. Nil when the path builder
     /// must decide; the rules then need not run on this path again.
-    private func decideSolePath(_ sole: [Certificate], _ chain: UnverifiedCertificateChain, candidates: Candidates, trust: ServerTrust,
+    private func decideSolePath(_ sole: [Certificate], _ chain: UnverifiedCertificateChain, leaf: Certificate, candidates: Candidates, trust: ServerTrust,
                                 rules policyRules: PolicyRules, transparency: CertificateTransparencyCheck?, context: RuleContext,
                                 revocationMemo: RevocationMemo) async -> (TrustVerdict, RecordingPolicy.Passed?)? {
         let anchor = trust.anchors.entry(for: CertificateKey(chain, chain.count - 1))
@@ -255,7 +255,7 @@ public final class TrustEngine: Sendable {
         // The path builder could only return this path, and would: decide it here, without its search machinery.
         // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
         guard candidates.intermediates.count * SoleNamePath.searchLimit <= searchBudget,
-              passesPathBuilderChecks(chain, handled: policyRules.handled, anchors: trust.anchors.identity)
+              passesPathBuilderChecks(chain, leaf: leaf, handled: policyRules.handled, anchors: trust.anchors.identity)
         else { return nil }
         let findings = await Self.check(chain, rules: policyRules.rules, revocation: trust.policy.revocation, transparency: transparency,
                                         context: soleContext, memo: revocationMemo, rulesPassed: true)
@@ -396,13 +396,14 @@ public final class TrustEngine: Sendable {
     /// which its loop check compares by key and SAN) answers false, and the path builder decides as before. The
     /// signatures are verified by swift-certificates' own `isValidSignature`, as the path builder does; a link above
     /// the leaf verified before under the same anchors is not verified again (`IntermediateCache`).
-    func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier], anchors: [UInt8]) -> Bool {
+    /// `leaf` is `chain[0]`, held by the caller: handing `chain[0]` to the signature check copied it.
+    func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, leaf: Certificate, handled: [ASN1ObjectIdentifier], anchors: [UInt8]) -> Bool {
         guard chain.count > 1 else { return false }
         for i in 1..<chain.count {
             // By index: a certificate copied out of the chain is a retain per field.
             guard Diagnosis.unhandledCritical(chain[i].extensions, handled: handled) == nil,
                   !(0..<i).contains(where: { Self.sameEncoding(chain[$0].subject, chain[i].subject) }),
-                  i == 1 ? chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
+                  i == 1 ? chain[i].publicKey.isValidSignature(leaf.signature, for: leaf)
                       : intermediateCache.verifies(chain, link: i, anchors: anchors)
             else { return false }
         }

@@ -7,19 +7,19 @@ package struct ValidityRule: ChainRule {
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let now = Self.wholeSeconds(context.validationTime)
-        // By index, reading fields: a certificate the iterator hands out is a copy, a retain per field.
-        for i in chain.indices {
-            // Each read converts the certificate's time to a Date: once each.
-            let notValidBefore = chain[i].notValidBefore, notValidAfter = chain[i].notValidAfter
+        for (i, cert) in chain.enumerated() {
+            // Each read converts the certificate's time to a Date: once each. The dates' getters are not inlined and
+            // take the whole certificate, so it is bound once here rather than copied for each.
+            let notValidBefore = cert.notValidBefore, notValidAfter = cert.notValidAfter
             if notValidAfter < notValidBefore {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
-                    "\(chain[i].label) has a validity period that ends before it starts; it can never be valid"))
+                    "\(cert.label) has a validity period that ends before it starts; it can never be valid"))
             } else if now > notValidAfter {
                 failures.append(TrustFailure(.expired, certificate: i,
-                    "\(chain[i].label) expired on \(RFC3339.format(notValidAfter)); the server must install a renewed certificate"))
+                    "\(cert.label) expired on \(RFC3339.format(notValidAfter)); the server must install a renewed certificate"))
             } else if now < notValidBefore {
                 failures.append(TrustFailure(.notYetValid, certificate: i,
-                    "\(chain[i].label) is not valid until \(RFC3339.format(notValidBefore)); check the clock of this machine or of the issuing CA"))
+                    "\(cert.label) is not valid until \(RFC3339.format(notValidBefore)); check the clock of this machine or of the issuing CA"))
             }
         }
     }
