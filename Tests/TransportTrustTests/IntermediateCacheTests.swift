@@ -61,6 +61,36 @@ import X509
         #expect(verdict.codes.contains(code), "\(kind): \(verdict.failures)")
     }
 
+    /// The intermediate's policy extensions are read once, but certificate policy processing runs on every evaluation with
+    /// that evaluation's leaf and inputs: a leaf outside the acceptable policies is refused, and other inputs decide anew.
+    @Test func certificatePoliciesAreProcessedEveryTime() async {
+        typealias P = PolicyExtension
+        let ca = pki.root.intermediate("Policy CA", extra: [P.policies([P.oid(1), P.oid(2)])])
+        let engine = TrustEngine()
+        var policy = PKI.ssl("www.example.com")
+        policy.certificatePolicies = CertificatePolicyOptions(acceptablePolicies: [P.oid(1)], requireExplicitPolicy: true)
+        let inside = await engine.evaluate(PKI.trust([ca.leaf(extra: [P.policies([P.oid(1)])]), ca], anchors: [pki.root], policy: policy))
+        #expect(inside.isTrusted, "\(inside.failures)")
+        let outside = await engine.evaluate(PKI.trust([ca.leaf(extra: [P.policies([P.oid(2)])]), ca], anchors: [pki.root], policy: policy))
+        #expect(outside.codes == [.certificatePolicy], "\(outside.failures)")
+        policy.certificatePolicies.acceptablePolicies = [P.oid(2)]
+        let other = await engine.evaluate(PKI.trust([ca.leaf(extra: [P.policies([P.oid(2)])]), ca], anchors: [pki.root], policy: policy))
+        #expect(other.isTrusted, "\(other.failures)")
+        #expect(engine.intermediateCache.linksReused >= 1, "the intermediate was not warm")
+    }
+
+    /// A warm intermediate's malformed policy extension is remembered as malformed: every evaluation refuses it.
+    @Test func aWarmIntermediatesMalformedPolicyExtensionRefusesEachTime() async {
+        let ca = pki.root.intermediate("Malformed CA", extra: [Certificate.Extension(oid: [2, 5, 29, 32], critical: false, value: [0x30, 0x00])])
+        let engine = TrustEngine()
+        for _ in 0..<2 {
+            let verdict = await engine.evaluate(PKI.trust([ca.leaf(), ca], anchors: [pki.root], policy: PKI.ssl("www.example.com")))
+            #expect(verdict.codes == [.malformedCertificate], "\(verdict.failures)")
+            #expect(verdict.failures.first?.certificate == 1)
+        }
+        #expect(engine.intermediateCache.count == 1)
+    }
+
     /// The intermediate's own rules run again: its expiry refuses a leaf that a remembered link would otherwise admit.
     @Test func anIntermediateThatHasExpiredIsRefusedThoughWarm() async {
         let short = pki.root.intermediate("Short-lived CA", notValidAfter: PKI.now.addingTimeInterval(86400))

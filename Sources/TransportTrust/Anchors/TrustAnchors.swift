@@ -118,6 +118,8 @@ public final class TrustAnchors: Sendable {
     /// it as an anchor. Nil when it is no anchor.
     func entry(for certificate: Certificate) -> Entry? { entries[CertificateKey(certificate)] }
 
+    func entry(for key: CertificateKey) -> Entry? { entries[key] }
+
     func input(for certificate: Certificate) -> InputCertificate? { entry(for: certificate)?.input }
 
     func isPublic(_ certificate: Certificate) -> Bool { entry(for: certificate)?.isPublic ?? false }

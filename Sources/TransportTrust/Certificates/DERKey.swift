@@ -29,6 +29,21 @@ struct CertificateKey: Hashable {
         (tbs, signatureAlgorithm, signature) = (certificate.tbsCertificateBytes, certificate.signatureAlgorithm, certificate.signature)
     }
 
+    /// `certificates[i]`'s key, its fields read by index rather than the certificate copied out.
+    /// One statement per field: assigned as a tuple, the three reads shared one copy of the whole certificate.
+    init<C: Collection<Certificate>>(_ certificates: C, _ i: C.Index) {
+        tbs = certificates[i].tbsCertificateBytes
+        signatureAlgorithm = certificates[i].signatureAlgorithm
+        signature = certificates[i].signature
+    }
+
+    /// The same for a chain, not generic: through the Collection witness its subscript copies the certificate.
+    init(_ chain: UnverifiedCertificateChain, _ i: Int) {
+        tbs = chain[i].tbsCertificateBytes
+        signatureAlgorithm = chain[i].signatureAlgorithm
+        signature = chain[i].signature
+    }
+
     static func == (a: CertificateKey, b: CertificateKey) -> Bool {
         a.tbs == b.tbs && a.signatureAlgorithm == b.signatureAlgorithm && a.signature == b.signature
     }

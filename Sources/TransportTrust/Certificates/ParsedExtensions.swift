@@ -36,6 +36,9 @@ final class ParsedExtensions: Sendable {
     let authorityKeyIdentifier: ParsedExtension<AuthorityKeyIdentifier>
     let subjectKeyIdentifier: ParsedExtension<SubjectKeyIdentifier>
     let authorityInformationAccess: ParsedExtension<AuthorityInformationAccess>
+    /// The certificate policy extensions (`CertificatePolicyRule`, which every policy runs), so that a warm
+    /// intermediate's and an anchor's are read once rather than in every evaluation.
+    let policies: Result<PolicyExtensions, PolicyExtensions.Malformed>
 
     init(_ cert: Certificate) {
         let e = cert.extensions
@@ -47,6 +50,7 @@ final class ParsedExtensions: Sendable {
         authorityKeyIdentifier = ParsedExtension { try e.authorityKeyIdentifier }
         subjectKeyIdentifier = ParsedExtension { try e.subjectKeyIdentifier }
         authorityInformationAccess = ParsedExtension { try e.authorityInformationAccess }
+        policies = Result { () throws(PolicyExtensions.Malformed) in try PolicyExtensions(e) }
     }
 
     var isCA: Bool {
@@ -100,22 +104,34 @@ final class ExtensionMemo: Sendable {
     }
 
     /// Uses a parse made in an earlier evaluation (a warm intermediate's), so that it is not made again.
-    func seed(_ cert: Certificate, _ parsed: ParsedExtensions) {
+    func seed(_ tbs: ArraySlice<UInt8>, _ parsed: ParsedExtensions) {
         state.withLockedValue { state in
-            if state.recent.count < Self.recentCapacity { state.recent.append((cert.tbsCertificateBytes, parsed)) }
+            if state.recent.count < Self.recentCapacity { state.recent.append((tbs, parsed)) }
         }
     }
 
     func callAsFunction(_ cert: Certificate) -> ParsedExtensions {
-        let tbs = cert.tbsCertificateBytes
-        let known: ParsedExtensions? = state.withLockedValue { state in
+        known(cert.tbsCertificateBytes) ?? parse(cert)
+    }
+
+    /// `chain[i]`'s extensions, read by index: binding the certificate first copies it, a retain per field, and a
+    /// warm evaluation asks some twenty times.
+    func callAsFunction(_ chain: UnverifiedCertificateChain, _ i: Int) -> ParsedExtensions {
+        known(chain[i].tbsCertificateBytes) ?? parse(chain[i])
+    }
+
+    private func known(_ tbs: ArraySlice<UInt8>) -> ParsedExtensions? {
+        state.withLockedValue { state in
             if let hit = state.recent.first(where: { $0.tbs == tbs }) { return hit.parsed }
             let key = Key(tbs: tbs)
             guard let found = state.premade[key] ?? (state.parsed.isEmpty ? nil : state.parsed[key]) else { return nil }
             if state.recent.count < Self.recentCapacity { state.recent.append((tbs, found)) }
             return found
         }
-        if let known { return known }
+    }
+
+    private func parse(_ cert: Certificate) -> ParsedExtensions {
+        let tbs = cert.tbsCertificateBytes
         let fresh = ParsedExtensions(cert)
         state.withLockedValue { state in
             // The few certificates of a usual evaluation stay in `recent` alone: hashing them and growing a dictionary

@@ -34,8 +34,9 @@ struct PolicyExtensions: Sendable {
     /// Beyond any path length: every larger SkipCerts means the same.
     static let skipCertsCeiling = 1 << 24
 
-    init(_ cert: Certificate) throws(Malformed) {
-        let extensions = cert.extensions
+    init(_ cert: Certificate) throws(Malformed) { try self.init(cert.extensions) }
+
+    init(_ extensions: Certificate.Extensions) throws(Malformed) {
         if let ext = extensions[oid: Self.certificatePoliciesOID] {
             (policies, qualifierIDs) = try Self.read("certificatePolicies", ext) { try Self.certificatePolicies($0) }
         }

@@ -92,7 +92,11 @@ enum Diagnosis {
     }
 
     static func unhandledCritical(_ cert: Certificate, handled: [ASN1ObjectIdentifier]) -> String? {
-        for ext in cert.extensions where ext.critical && !handled.contains(ext.oid) {
+        unhandledCritical(cert.extensions, handled: handled)
+    }
+
+    static func unhandledCritical(_ extensions: Certificate.Extensions, handled: [ASN1ObjectIdentifier]) -> String? {
+        for ext in extensions where ext.critical && !handled.contains(ext.oid) {
             return ext.oid.description
         }
         return nil

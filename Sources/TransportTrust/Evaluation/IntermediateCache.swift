@@ -54,16 +54,17 @@ final class IntermediateCache: Sendable {
 
     /// Whether `issuer`'s signature over `child` verifies, remembered when it does. A leaf's link is never
     /// remembered: each leaf is new, and its signature is checked on every evaluation.
-    func verifies(_ child: Certificate, by issuer: Certificate, anchors: [UInt8]) -> Bool {
-        guard isEnabled else { return issuer.publicKey.isValidSignature(child.signature, for: child) }
-        let link = Link(child: CertificateKey(child), issuer: CertificateKey(issuer), anchors: anchors)
+    /// `chain[i]` signing `chain[i - 1]`, read by index: a certificate copied out of the chain is a retain per field.
+    func verifies(_ chain: UnverifiedCertificateChain, link i: Int, anchors: [UInt8]) -> Bool {
+        guard isEnabled else { return chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1]) }
+        let link = Link(child: CertificateKey(chain, i - 1), issuer: CertificateKey(chain, i), anchors: anchors)
         let known = state.withLockedValue { state in
             guard state.links.value(for: link) != nil else { return false }
             state.linksReused += 1
             return true
         }
         if known { return true }
-        guard issuer.publicKey.isValidSignature(child.signature, for: child) else { return false }
+        guard chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1]) else { return false }
         state.withLockedValue { $0.links.insert((), for: link, capacity: capacity) }
         return true
     }

@@ -86,7 +86,7 @@ public final class TrustEngine: Sendable {
             return verdict
         }
         let presented: [InputCertificate]
-        let warmExtensions: [(Certificate, ParsedExtensions)]
+        let warmExtensions: [WarmExtensions]
         switch parsed ?? presentedCertificates(trust) {
         case .refused(let verdict): return verdict
         case .parsed(let certificates, let warm): (presented, warmExtensions) = (certificates, warm)
@@ -99,9 +99,9 @@ public final class TrustEngine: Sendable {
             verdict.failures = [misordered]
         }
         if verdict.isTrusted, let anchor = verdict.anchor, let passed = passedChain {
-            cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom,
-                         anchorIsPublic: passed.chain.last.map(trust.anchors.isPublic) ?? false, passed: fingerprint,
-                         transparency: Self.memo(transparency, passed.ct))
+            let anchorIsPublic = trust.anchors.entry(for: CertificateKey(passed.chain, passed.chain.count - 1))?.isPublic ?? false
+            cache.insert(key, path: verdict.chain, chain: passed.chain, anchorIsCustom: anchor == .custom, anchorIsPublic: anchorIsPublic,
+                         passed: fingerprint, transparency: Self.memo(transparency, passed.ct))
         }
         return verdict
     }
@@ -163,9 +163,13 @@ public final class TrustEngine: Sendable {
         return (check, findings)
     }
 
+    /// A warm intermediate's parsed extensions, by its signed bytes: the certificate itself would be a copy, a retain
+    /// per field.
+    typealias WarmExtensions = (tbs: ArraySlice<UInt8>, parsed: ParsedExtensions)
+
     enum Presented {
         /// The certificates, and the parsed extensions of the intermediates that came from `IntermediateCache`.
-        case parsed([InputCertificate], warmExtensions: [(Certificate, ParsedExtensions)])
+        case parsed([InputCertificate], warmExtensions: [WarmExtensions])
         case refused(TrustVerdict)
     }
 
@@ -177,7 +181,7 @@ public final class TrustEngine: Sendable {
         }
         if let parsed = trust.parsedCertificates { return .parsed(parsed, warmExtensions: []) }
         var presented: [InputCertificate] = []
-        var warm: [(Certificate, ParsedExtensions)] = []
+        var warm: [WarmExtensions] = []
         for (i, der) in trust.certificates.enumerated() {
             do {
                 guard i > 0 else {
@@ -186,7 +190,7 @@ public final class TrustEngine: Sendable {
                 }
                 let known = try intermediateCache.intermediate(der: der, anchors: trust.anchors.identity)
                 presented.append(known.input)
-                if let cert = known.input.certificate, let extensions = known.extensions { warm.append((cert, extensions)) }
+                if let tbs = known.input.certificate?.tbsCertificateBytes, let extensions = known.extensions { warm.append((tbs, extensions)) }
             } catch {
                 return .refused(.refused(TrustFailure(.malformedCertificate, certificate: i, "certificate \(i) as presented cannot be read: \(error)"),
                                          chain: presented.prefix(1).map { $0 }))
@@ -195,7 +199,7 @@ public final class TrustEngine: Sendable {
         return .parsed(presented, warmExtensions: warm)
     }
 
-    private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], warmExtensions: [(Certificate, ParsedExtensions)], time: Date,
+    private func evaluateCold(_ trust: ServerTrust, presented: [InputCertificate], warmExtensions: [WarmExtensions], time: Date,
                               revocationMemo: RevocationMemo, rules policyRules: PolicyRules) async -> (TrustVerdict, RecordingPolicy.Passed?) {
         let extra = trust.inputIntermediates
         let leafInput = presented[0]
@@ -212,7 +216,7 @@ public final class TrustEngine: Sendable {
         let transparency = trust.policy.transparencyCheck
         let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
         context.extensions.adopt(trust.anchors)
-        for (cert, parsed) in warmExtensions { context.extensions.seed(cert, parsed) }
+        for warm in warmExtensions { context.extensions.seed(warm.tbs, warm.parsed) }
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {
             return (.refused(TrustFailure(.unhandledCriticalExtension, certificate: 0,
                 "\(leaf.label) has a critical extension this verifier does not process (\(bad)); it must be rejected"), chain: [leafInput]), nil)
@@ -223,7 +227,7 @@ public final class TrustEngine: Sendable {
         if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors).certificates,
            let chain = UnverifiedCertificateChain.assembled(sole)
         {
-            if let decided = await decideSolePath(sole, chain, candidates: candidates, trust: trust, rules: policyRules,
+            if let decided = await decideSolePath(sole, chain, leaf: leaf, candidates: candidates, trust: trust, rules: policyRules,
                                                   transparency: transparency, context: context, revocationMemo: revocationMemo) {
                 return decided
             }
@@ -236,10 +240,10 @@ public final class TrustEngine: Sendable {
     /// The verdict on the one path the names allow, before path building: refused when it fails a rule (no other path
     /// could pass), trusted when it also passes the path builder's checks, CT and revocation. Nil when the path builder
     /// must decide; the rules then need not run on this path again.
-    private func decideSolePath(_ sole: [Certificate], _ chain: UnverifiedCertificateChain, candidates: Candidates, trust: ServerTrust,
+    private func decideSolePath(_ sole: [Certificate], _ chain: UnverifiedCertificateChain, leaf: Certificate, candidates: Candidates, trust: ServerTrust,
                                 rules policyRules: PolicyRules, transparency: CertificateTransparencyCheck?, context: RuleContext,
                                 revocationMemo: RevocationMemo) async -> (TrustVerdict, RecordingPolicy.Passed?)? {
-        let anchor = trust.anchors.entry(for: chain[chain.count - 1])
+        let anchor = trust.anchors.entry(for: CertificateKey(chain, chain.count - 1))
         let custom = anchor?.isCustom ?? false
         var soleContext = context
         soleContext.anchorIsSystem = anchor?.isPublic ?? false
@@ -251,7 +255,7 @@ public final class TrustEngine: Sendable {
         // The path builder could only return this path, and would: decide it here, without its search machinery.
         // Not if its budget could run out first: it is handed at most every intermediate for each partial path.
         guard candidates.intermediates.count * SoleNamePath.searchLimit <= searchBudget,
-              passesPathBuilderChecks(chain, handled: policyRules.handled, anchors: trust.anchors.identity)
+              passesPathBuilderChecks(chain, leaf: leaf, handled: policyRules.handled, anchors: trust.anchors.identity)
         else { return nil }
         let findings = await Self.check(chain, rules: policyRules.rules, revocation: trust.policy.revocation, transparency: transparency,
                                         context: soleContext, memo: revocationMemo, rulesPassed: true)
@@ -363,18 +367,21 @@ public final class TrustEngine: Sendable {
         }
 
         /// The input `cert` came from, when it is the leaf or one of the intermediates.
-        func input(for cert: Certificate) -> InputCertificate? {
-            let key = CertificateKey(cert)
+        func input(for cert: Certificate) -> InputCertificate? { input(for: CertificateKey(cert)) }
+
+        private func input(for key: CertificateKey) -> InputCertificate? {
             if key == leafKey { return leafInput }
             return position(of: key).map { inputsByIndex[$0] }
         }
 
         /// The inputs of a built chain, as presented where they were presented.
-        func inputs(_ chain: some Collection<Certificate>) -> [InputCertificate] {
+        func inputs<C: Collection<Certificate>>(_ chain: C) -> [InputCertificate] {
             var found: [InputCertificate] = []
             found.reserveCapacity(chain.count)
-            for cert in chain {
-                if let input = input(for: cert) ?? anchors.input(for: cert) ?? (try? InputCertificate(cert)) { found.append(input) }
+            // By index, keys read from the fields: a certificate the iterator hands out is a copy, a retain per field.
+            for i in chain.indices {
+                let key = CertificateKey(chain, i)
+                if let input = input(for: key) ?? anchors.entry(for: key)?.input ?? (try? InputCertificate(chain[i])) { found.append(input) }
             }
             return found
         }
@@ -389,14 +396,15 @@ public final class TrustEngine: Sendable {
     /// which its loop check compares by key and SAN) answers false, and the path builder decides as before. The
     /// signatures are verified by swift-certificates' own `isValidSignature`, as the path builder does; a link above
     /// the leaf verified before under the same anchors is not verified again (`IntermediateCache`).
-    func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, handled: [ASN1ObjectIdentifier], anchors: [UInt8]) -> Bool {
+    /// `leaf` is `chain[0]`, held by the caller: handing `chain[0]` to the signature check copied it.
+    func passesPathBuilderChecks(_ chain: UnverifiedCertificateChain, leaf: Certificate, handled: [ASN1ObjectIdentifier], anchors: [UInt8]) -> Bool {
         guard chain.count > 1 else { return false }
         for i in 1..<chain.count {
             // By index: a certificate copied out of the chain is a retain per field.
-            guard Diagnosis.unhandledCritical(chain[i], handled: handled) == nil,
+            guard Diagnosis.unhandledCritical(chain[i].extensions, handled: handled) == nil,
                   !(0..<i).contains(where: { Self.sameEncoding(chain[$0].subject, chain[i].subject) }),
-                  i == 1 ? chain[i].publicKey.isValidSignature(chain[i - 1].signature, for: chain[i - 1])
-                      : intermediateCache.verifies(chain[i - 1], by: chain[i], anchors: anchors)
+                  i == 1 ? chain[i].publicKey.isValidSignature(leaf.signature, for: leaf)
+                      : intermediateCache.verifies(chain, link: i, anchors: anchors)
             else { return false }
         }
         return true

@@ -15,9 +15,9 @@ package struct AppleKeySizeRule: ChainRule {
     package init(platform: ApplePlatform) { self.platform = platform }
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        for (i, cert) in chain.enumerated() {
-            if let rsa = _RSA.Signing.PublicKey(cert.publicKey), rsa.keySizeInBits < Self.minimumRSABits {
-                failures.append(Self.weakRSAKey(cert.label, bits: rsa.keySizeInBits, at: i, platform: platform))
+        for i in chain.indices {
+            if let rsa = _RSA.Signing.PublicKey(chain[i].publicKey), rsa.keySizeInBits < Self.minimumRSABits {
+                failures.append(Self.weakRSAKey(chain[i].label, bits: rsa.keySizeInBits, at: i, platform: platform))
             }
         }
     }

@@ -65,11 +65,13 @@ package struct AppleValidityPeriodRule: ChainRule {
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // A leaf that is its own (custom) anchor: trustd skips the check.
         guard chain.count > 1 || context.anchorIsSystem else { return }
+        // Bound once: the dates' getters take the whole certificate, so reading each through the chain copies it.
         let leaf = chain[0]
-        let lifetime = leaf.notValidAfter.timeIntervalSince(leaf.notValidBefore)
+        let notValidBefore = leaf.notValidBefore
+        let lifetime = leaf.notValidAfter.timeIntervalSince(notValidBefore)
         // ValidityRule reports a validity period that ends before it starts.
         guard lifetime >= 0 else { return }
-        let broken = limits(publicRoot: context.anchorIsSystem).filter { $0.applies(to: leaf.notValidBefore) && lifetime > $0.maximum }
+        let broken = limits(publicRoot: context.anchorIsSystem).filter { $0.applies(to: notValidBefore) && lifetime > $0.maximum }
         // The strictest limit broken is the one to act on.
         guard let limit = broken.min(by: { $0.maximum < $1.maximum }) else { return }
         failures.append(TrustFailure(.validityPeriodTooLong, certificate: 0, Self.message(leaf, lifetime: lifetime, limit: limit,

@@ -33,7 +33,7 @@ package struct CertificatePolicyRule: ChainRule {
         // A lone certificate is its own anchor: there is no path.
         guard chain.count > 1 else { return }
         let n = chain.count - 1
-        guard let parsed = Self.parse(chain, into: &failures) else { return }
+        guard let parsed = Self.parse(chain, extensions: context.extensions, into: &failures) else { return }
         if let failure = Self.anyPolicyMapping(chain, parsed) { return failures.append(failure) }
         var walk = PolicyWalk(chain: chain, parsed: parsed, options: options, budget: budget)
         // Without an explicit policy required anywhere, every path is valid whatever its policies (§6.1.5).
@@ -203,11 +203,11 @@ package struct CertificatePolicyRule: ChainRule {
     }
 
     /// Each certificate's policy extensions, or nil with the failure when one is malformed.
-    static func parse(_ chain: UnverifiedCertificateChain, into failures: inout [TrustFailure]) -> [PolicyExtensions]? {
+    static func parse(_ chain: UnverifiedCertificateChain, extensions: ExtensionMemo, into failures: inout [TrustFailure]) -> [PolicyExtensions]? {
         var parsed: [PolicyExtensions] = []
         parsed.reserveCapacity(chain.count)
         for i in chain.indices {
-            do { parsed.append(try PolicyExtensions(chain[i])) } catch {
+            do { parsed.append(try extensions(chain, i).policies.get()) } catch {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
                     "\(chain[i].label) has a malformed \(error.extensionName) extension: \(error.reason)"))
                 return nil

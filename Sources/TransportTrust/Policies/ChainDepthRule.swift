@@ -10,7 +10,8 @@ package struct ChainDepthRule: ChainRule {
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         guard chain.count > 2 else { return }
-        let logical = chain[1..<(chain.count - 1)].count { !$0.isSelfIssued }
+        // By index: a certificate the slice hands out is a copy, a retain per field.
+        let logical = (1..<(chain.count - 1)).count { !ComparableName.matches(chain[$0].issuer, chain[$0].subject) }
         if logical > maximumIntermediates {
             failures.append(TrustFailure(.chainTooLong, certificate: chain.count - 1,
                 "the chain has \(logical) intermediate \(logical == 1 ? "CA" : "CAs"), more than the allowed \(maximumIntermediates)"))

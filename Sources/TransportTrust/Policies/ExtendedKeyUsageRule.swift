@@ -23,37 +23,38 @@ package struct ExtendedKeyUsageRule: ChainRule {
     package var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.extendedKeyUsage] }
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        for (i, cert) in chain.enumerated() {
+        // By index: a certificate the iterator hands out is a copy, a retain per field.
+        for i in chain.indices {
             let eku: ExtendedKeyUsage?
-            switch context.extensions(cert).extendedKeyUsage {
+            switch context.extensions(chain, i).extendedKeyUsage {
             case .absent: eku = nil
             case .value(let value): eku = value
             case .unreadable:
-                failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(cert.label) has an unreadable extendedKeyUsage extension"))
+                failures.append(TrustFailure(.malformedCertificate, certificate: i, "\(chain[i].label) has an unreadable extendedKeyUsage extension"))
                 continue
             }
             if i == 0 {
                 guard let eku else {
                     if leafMustCarryEKU {
                         failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
-                            "\(cert.label) has no extendedKeyUsage extension; a TLS server certificate must list \(required.map(Self.name).joined(separator: ", "))"))
+                            "\(chain[i].label) has no extendedKeyUsage extension; a TLS server certificate must list \(required.map(Self.name).joined(separator: ", "))"))
                     }
                     continue
                 }
-                if cert.extensions[oid: .X509ExtensionID.extendedKeyUsage]?.critical == true && chain.count > 1
+                if chain[i].extensions[oid: .X509ExtensionID.extendedKeyUsage]?.critical == true && chain.count > 1
                     && required.contains(where: { $0 == .serverAuth || $0 == .clientAuth })
                 {
                     failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
-                        "\(cert.label) marks extendedKeyUsage critical, which the CA/Browser Forum forbids for TLS certificates"))
+                        "\(chain[i].label) marks extendedKeyUsage critical, which the CA/Browser Forum forbids for TLS certificates"))
                 }
                 for purpose in required where !eku.contains(purpose) {
                     failures.append(TrustFailure(.extendedKeyUsage, certificate: 0,
-                        "\(cert.label) is not valid for \(Self.name(purpose)): its extendedKeyUsage lists \(Self.describe(eku))"))
+                        "\(chain[i].label) is not valid for \(Self.name(purpose)): its extendedKeyUsage lists \(Self.describe(eku))"))
                 }
             } else if let eku, !eku.contains(.any) {
                 for purpose in required where !eku.contains(purpose) {
                     failures.append(TrustFailure(.extendedKeyUsage, certificate: i,
-                        "\(cert.label) may only issue for \(Self.describe(eku)), not for \(Self.name(purpose))"))
+                        "\(chain[i].label) may only issue for \(Self.describe(eku)), not for \(Self.name(purpose))"))
                 }
             }
         }

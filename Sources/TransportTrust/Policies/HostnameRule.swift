@@ -19,18 +19,19 @@ package struct HostnameRule: ChainRule {
     package var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        guard let leaf = chain.first else { return }
+        // The leaf by index: `chain.first` is a copy, a retain per field.
+        guard !chain.isEmpty else { return }
         let names: SubjectAlternativeNames?
-        switch context.extensions(leaf).subjectAlternativeNames {
+        switch context.extensions(chain, 0).subjectAlternativeNames {
         case .absent: names = nil
         case .value(let value): names = value
         case .unreadable:
-            failures.append(.malformedExtension("subjectAltName", of: leaf, at: 0))
+            failures.append(.malformedExtension("subjectAltName", of: chain[0], at: 0))
             return
         }
         guard let names, !names.isEmpty else {
             failures.append(TrustFailure(.hostnameMismatch, certificate: 0,
-                "\(leaf.label) has no subjectAltName, so it names no host; the common name is not used. The certificate must list \(peer) in its subjectAltName"))
+                "\(chain[0].label) has no subjectAltName, so it names no host; the common name is not used. The certificate must list \(peer) in its subjectAltName"))
             return
         }
         if Self.matches(peer, names, refusingPrivateSuffixes: refusesWildcardsOverPrivateSuffixes) { return }
@@ -51,7 +52,7 @@ package struct HostnameRule: ChainRule {
             // Without the list no wildcard can be shown to sit below a public suffix, so none matches.
             fix = "No wildcard matches here because \(problem)"
         }
-        failures.append(TrustFailure(.hostnameMismatch, certificate: 0, "\(leaf.label) is not valid for \(peer): it names \(list). \(fix)"))
+        failures.append(TrustFailure(.hostnameMismatch, certificate: 0, "\(chain[0].label) is not valid for \(peer): it names \(list). \(fix)"))
     }
 
     static func matches(_ peer: PeerName, _ names: SubjectAlternativeNames, refusingPrivateSuffixes: Bool) -> Bool {

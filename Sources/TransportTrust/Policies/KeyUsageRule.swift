@@ -13,11 +13,11 @@ package struct KeyUsageRule: ChainRule {
     package var handledCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.keyUsage] }
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        for (i, cert) in chain.enumerated().dropFirst() where checksAnchor || i < chain.count - 1 {
-            guard let usage = context.extensions(cert).keyUsage.value else { continue }
+        for i in chain.indices.dropFirst() where checksAnchor || i < chain.count - 1 {
+            guard let usage = context.extensions(chain, i).keyUsage.value else { continue }
             if !usage.keyCertSign {
                 failures.append(TrustFailure(.keyUsage, certificate: i,
-                    "\(cert.label) signs certificates but its keyUsage lacks keyCertSign"))
+                    "\(chain[i].label) signs certificates but its keyUsage lacks keyCertSign"))
             }
         }
     }

@@ -32,7 +32,9 @@ package struct RFC5280Rule: ChainRule {
         // there is no path to validate, and swift-certificates would refuse it for not being a CA.
         guard chain.count > 1 else { return }
         var chain = chain
-        if anchorNeedNotBeCA, let anchor = chain.last, let standIn = Self.standIn(forAnchor: anchor, context: context),
+        // The anchor is copied out only when it needs a stand-in: a copy is a retain per field.
+        if anchorNeedNotBeCA, !context.extensions(chain, chain.count - 1).isCA,
+           let standIn = Self.standIn(forAnchor: chain[chain.count - 1], context: context),
            let replaced = UnverifiedCertificateChain.assembled(chain.dropLast() + [standIn]) {
             chain = replaced
         }

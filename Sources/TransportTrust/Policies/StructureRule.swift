@@ -16,10 +16,9 @@ package struct StructureRule: ChainRule {
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         // By index: a certificate the iterator hands out is a copy, a retain per field.
         for i in chain.indices {
-            let cert = chain[i]
-            let parsed = context.extensions(cert)
+            let parsed = context.extensions(chain, i)
             if let bad = parsed.unreadable {
-                failures.append(.malformedExtension(bad, of: cert, at: i))
+                failures.append(.malformedExtension(bad, of: chain[i], at: i))
                 continue
             }
             let isLeaf = i == 0 && chain.count > 1
@@ -27,29 +26,29 @@ package struct StructureRule: ChainRule {
             let isCA = parsed.isCA
             // RFC 5280 §6.1.4(k): only a version 3 certificate can say it is a CA (basicConstraints); an earlier one
             // must be refused as an issuer unless it is the anchor. swift-certificates lets version 1 issuers through.
-            if i > 0 && i < chain.count - 1 && cert.version != .v3 {
+            if i > 0 && i < chain.count - 1 && chain[i].version != .v3 {
                 failures.append(TrustFailure(.basicConstraints, certificate: i,
-                    "\(cert.label) issues certificates but is a \(cert.version == .v1 ? "version 1" : "version 2") certificate, which cannot be marked as a CA (basicConstraints needs version 3); reissue it as a version 3 CA certificate"))
+                    "\(chain[i].label) issues certificates but is a \(chain[i].version == .v1 ? "version 1" : "version 2") certificate, which cannot be marked as a CA (basicConstraints needs version 3); reissue it as a version 3 CA certificate"))
             }
-            if i > 0 && cert.subject.isEmpty {
+            if i > 0 && chain[i].subject.isEmpty {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i, "the CA certificate at position \(i) has an empty subject, so nothing can be chained to it by name"))
             }
             if let usage {
                 if isCA && !usage.keyCertSign {
                     // An issuer gets KeyUsageRule's sentence, so that the engine reports the fault once.
                     failures.append(TrustFailure(.keyUsage, certificate: i, i > 0
-                        ? "\(cert.label) signs certificates but its keyUsage lacks keyCertSign"
-                        : "\(cert.label) is a CA (basicConstraints cA) but its keyUsage lacks keyCertSign"))
+                        ? "\(chain[i].label) signs certificates but its keyUsage lacks keyCertSign"
+                        : "\(chain[i].label) is a CA (basicConstraints cA) but its keyUsage lacks keyCertSign"))
                 } else if !isCA && usage.keyCertSign {
-                    failures.append(TrustFailure(.keyUsage, certificate: i, "\(cert.label) asserts keyCertSign without being a CA (basicConstraints cA is false or absent)"))
+                    failures.append(TrustFailure(.keyUsage, certificate: i, "\(chain[i].label) asserts keyCertSign without being a CA (basicConstraints cA is false or absent)"))
                 }
             }
-            if let ext = cert.extensions[oid: .X509ExtensionID.nameConstraints] {
+            if let ext = chain[i].extensions[oid: .X509ExtensionID.nameConstraints] {
                 if isLeaf {
-                    failures.append(TrustFailure(.nameConstraints, certificate: i, "\(cert.label) is an end-entity certificate carrying nameConstraints, which only CAs may carry"))
+                    failures.append(TrustFailure(.nameConstraints, certificate: i, "\(chain[i].label) is an end-entity certificate carrying nameConstraints, which only CAs may carry"))
                 }
                 if let problem = Self.nameConstraintsProblem(ext) {
-                    failures.append(TrustFailure(.nameConstraints, certificate: i, "\(cert.label) has unusable name constraints: \(problem)"))
+                    failures.append(TrustFailure(.nameConstraints, certificate: i, "\(chain[i].label) has unusable name constraints: \(problem)"))
                 }
             }
         }
@@ -168,13 +167,14 @@ struct NameConstraintLoad {
     private(set) var subjectAttributes = 0
 
     init(_ chain: UnverifiedCertificateChain, extensions: ExtensionMemo) {
-        for cert in chain.dropFirst() {
-            if let nc = extensions(cert).nameConstraints.value {
+        // By index: a certificate the slice hands out is a copy, a retain per field.
+        for i in chain.indices.dropFirst() {
+            if let nc = extensions(chain, i).nameConstraints.value {
                 constraints += nc.permittedSubtrees.count + nc.excludedSubtrees.count
             }
         }
-        guard constraints > 0, let leaf = chain.first else { return }
-        names = extensions(leaf).subjectAlternativeNames.value.map(Array.init) ?? []
-        subjectAttributes = leaf.subject.reduce(0) { $0 + $1.count }
+        guard constraints > 0, !chain.isEmpty else { return }
+        names = extensions(chain, 0).subjectAlternativeNames.value.map(Array.init) ?? []
+        subjectAttributes = chain[0].subject.reduce(0) { $0 + $1.count }
     }
 }

@@ -8,7 +8,8 @@ package struct ValidityRule: ChainRule {
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
         let now = Self.wholeSeconds(context.validationTime)
         for (i, cert) in chain.enumerated() {
-            // Each read converts the certificate's time to a Date: once each.
+            // Each read converts the certificate's time to a Date: once each. The dates' getters are not inlined and
+            // take the whole certificate, so it is bound once here rather than copied for each.
             let notValidBefore = cert.notValidBefore, notValidAfter = cert.notValidAfter
             if notValidAfter < notValidBefore {
                 failures.append(TrustFailure(.malformedCertificate, certificate: i,
