@@ -268,7 +268,7 @@ final class Connection: Sendable {
         let demand = stream.map { _ in BodyDemand() }
         let flag = TimeoutFlag()
         let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
-                                      limit: limit, stream: stream, demand: demand, delivered: NIOLockedValueBox(false),
+                                      limit: limit, stream: stream, demand: demand,
                                       deadline: deadline, flag: flag)
         let send: @Sendable () -> Void
         if let handle = self.stream, let session {
@@ -294,15 +294,18 @@ final class Connection: Sendable {
     private func sendingHTTP1(_ request: ExchangeRequest) -> @Sendable () -> Void {
         let (channel, death) = (self.channel, self.death)
         return {
-            // A write to a connection that has already closed never reaches the handler: complete the promises here,
-            // with the reason the connection died when one was seen.
-            channel.writeAndFlush(request).whenFailure { _ in
-                guard !request.delivered.withLockedValue({ $0 }) else { return }
+            // Run on the loop, so the channel cannot close between the look and the write. A write to a connection that
+            // has already closed never reaches the handler: complete the promises here, with the reason the connection
+            // died when one was seen. An open one's handler takes the request over, failures included, so the write
+            // needs no promise of its own.
+            guard channel.isActive else {
                 let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
                 request.headPromise.fail(failure)
                 request.endPromise.fail(failure)
                 request.stream?.finish(throwing: failure)
+                return
             }
+            channel.writeAndFlush(request, promise: nil)
         }
     }
 

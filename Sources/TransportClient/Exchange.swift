@@ -67,8 +67,6 @@ final class ExchangeRequest: Sendable {
     let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// For a streamed body: what the reader has not taken yet, which holds reading back.
     let demand: BodyDemand?
-    /// Set by the handler when it takes the request over; until then the sender owns the promises.
-    let delivered: NIOLockedValueBox<Bool>
     /// When the request's time limit ends it: the exchange handlers keep their exchanges' deadlines
     /// (``DeadlineSchedule``). `.distantFuture` is none.
     let deadline: NIODeadline
@@ -77,7 +75,7 @@ final class ExchangeRequest: Sendable {
 
     init(head: HTTPRequestHead, body: [UInt8]?, headPromise: EventLoopPromise<HTTPResponseHead>, endPromise: EventLoopPromise<ExchangeEnd>,
          limit: Int, stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?, demand: BodyDemand? = nil,
-         delivered: NIOLockedValueBox<Bool>, deadline: NIODeadline = .distantFuture, flag: TimeoutFlag? = nil) {
+         deadline: NIODeadline = .distantFuture, flag: TimeoutFlag? = nil) {
         self.head = head
         self.body = body
         self.headPromise = headPromise
@@ -85,7 +83,6 @@ final class ExchangeRequest: Sendable {
         self.limit = limit
         self.stream = stream
         self.demand = demand
-        self.delivered = delivered
         self.deadline = deadline
         self.flag = flag
     }
@@ -137,7 +134,6 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
-        request.delivered.withLockedValue { $0 = true }
         guard current == nil else {
             request.headPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
             request.endPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))

@@ -35,8 +35,7 @@ package enum ClientPipelineProbe {
         try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
         let request = ExchangeRequest(
             head: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["host": "www.example.test"]), body: nil,
-            headPromise: channel.eventLoop.makePromise(), endPromise: channel.eventLoop.makePromise(), limit: limit, stream: nil,
-            delivered: NIOLockedValueBox(false))
+            headPromise: channel.eventLoop.makePromise(), endPromise: channel.eventLoop.makePromise(), limit: limit, stream: nil)
         // The head promise fails with the end promise; nothing else waits on it.
         request.headPromise.futureResult.whenFailure { _ in }
         channel.writeAndFlush(request, promise: nil)

@@ -21,7 +21,7 @@ import Testing
                          timeLimit: TimeAmount? = nil) -> ExchangeRequest {
         ExchangeRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: "/", headers: headers), body: nil,
                         headPromise: channel.eventLoop.makePromise(), endPromise: channel.eventLoop.makePromise(),
-                        limit: 1 << 20, stream: stream, demand: demand, delivered: NIOLockedValueBox(false),
+                        limit: 1 << 20, stream: stream, demand: demand,
                         deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
     }
 

@@ -29,7 +29,7 @@ import Testing
             let head = HTTPRequestHead(version: .http1_1, method: body == nil ? .GET : .POST, uri: uri, headers: ["Host": "a.test", "Accept": "*/*"])
             let request = ExchangeRequest(head: head, body: body, headPromise: channel.eventLoop.makePromise(),
                                           endPromise: channel.eventLoop.makePromise(), limit: limit, stream: stream,
-                                          demand: stream.map { _ in BodyDemand() }, delivered: NIOLockedValueBox(false),
+                                          demand: stream.map { _ in BodyDemand() },
                                           deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
             let token = streams.withLockedValue { count in
                 count.open += 1
@@ -344,8 +344,7 @@ import Testing
         func start(limit: Int = 1 << 20) throws -> ExchangeRequest {
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "a.test"])
             let request = ExchangeRequest(head: head, body: nil, headPromise: client.eventLoop.makePromise(),
-                                          endPromise: client.eventLoop.makePromise(), limit: limit, stream: nil,
-                                          delivered: NIOLockedValueBox(false))
+                                          endPromise: client.eventLoop.makePromise(), limit: limit, stream: nil)
             let token = streams.withLockedValue { count in
                 count.open += 1
                 count.issued += 1

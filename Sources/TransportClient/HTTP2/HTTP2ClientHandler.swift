@@ -88,7 +88,6 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     /// Sends `request` on a new stream, or queues it while the server's bound is reached; its deadline resets the
     /// stream, or takes it out of the queue, when it passes first. On the event loop.
     func start(_ request: ExchangeRequest, handle: HTTP2StreamHandle) {
-        request.delivered.withLockedValue { $0 = true }
         let outcome: HTTP2ConnectionState.Start = context == nil ? .closed : state.start(handle.token)
         switch outcome {
         case .send(let id):
