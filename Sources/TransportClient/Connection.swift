@@ -63,6 +63,8 @@ final class Target: Sendable {
     /// made once: most requests use it.
     private let ownPoolKey: PoolKey
     private let identityKey: String?
+    /// The Host header's value: the host, bracketed when it is an IPv6 address, and the port unless it is the scheme's.
+    let hostHeader: String
 
     var requirements: ConnectionRequirements { plan.requirements }
 
@@ -92,6 +94,8 @@ final class Target: Sendable {
         self.loopHint = loopHint
         tlsKey = TLSSettings.requirementsKey(for: plan.requirements)
         identityKey = identity?.cacheKey
+        let defaultPort = scheme == "https" ? 443 : 80
+        hostHeader = (host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host) + (port == defaultPort ? "" : ":\(port)")
         ownPoolKey = Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: proxy)
     }
 }

@@ -55,8 +55,7 @@ extension HTTPSClient {
     /// The request's head as it goes on the wire, and the caller's Proxy-Authorization, which goes only to a proxy.
     private func requestHead(for request: HTTPRequest, to target: Target) -> (HTTPRequestHead, proxyAuthorization: String?) {
         var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
-        let defaultPort = target.scheme == "https" ? 443 : 80
-        let hostHeader = (target.host.utf8.contains(UInt8(ascii: ":")) ? "[\(target.host)]" : target.host) + (target.port == defaultPort ? "" : ":\(target.port)")
+        let hostHeader = target.hostHeader
         if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
         // A proxy credential is for the proxy alone (RFC 9110 §11.7.2), never an origin: a caller's goes on CONNECT
         // for https, and on the request itself only when that request is sent to the proxy.
