@@ -53,3 +53,37 @@ struct DeadlineSchedule<Token: Hashable> {
         armed = nil
     }
 }
+
+/// A connection's one timer over its ``DeadlineSchedule``, kept by its exchange handler and used on its event loop
+/// only. `expire` hears the exchanges whose time is up; the timer is armed again for the earliest deadline left first,
+/// so an `expire` that closes the connection stops that one too.
+final class DeadlineTimer<Token: Hashable> {
+    private var schedule = DeadlineSchedule<Token>()
+    private var timer: Scheduled<Void>?
+
+    /// Adds `token`'s deadline, moving the timer when it is the earliest.
+    func add(_ token: Token, deadline: NIODeadline, on loop: any EventLoop, expire: @escaping ([Token]) -> Void) {
+        guard let at = schedule.add(token, deadline: deadline) else { return }
+        arm(at, on: loop, expire: expire)
+    }
+
+    /// The exchange ended before its deadline.
+    func remove(_ token: Token) { schedule.remove(token) }
+
+    /// The connection closed: no deadline is left, and the timer does not fire.
+    func stop() {
+        timer?.cancel()
+        timer = nil
+        schedule.removeAll()
+    }
+
+    private func arm(_ deadline: NIODeadline, on loop: any EventLoop, expire: @escaping ([Token]) -> Void) {
+        timer?.cancel()
+        timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            timer = nil
+            let (expired, next) = schedule.fired(now: loop.now)
+            if let next { arm(next, on: loop, expire: expire) }
+            if !expired.isEmpty { expire(expired) }
+        }
+    }
+}

@@ -110,8 +110,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
     /// The exchanges so far: the current one's token in ``deadlines``.
     private var exchanges = 0
     /// The current exchange's time limit, behind one timer that keep-alive requests share.
-    private var deadlines = DeadlineSchedule<Int>()
-    private var timer: Scheduled<Void>?
+    private let deadlines = DeadlineTimer<Int>()
     /// Why the connection ended while no exchange was running (say, a TLS 1.3 alert refusing the client
     /// certificate just after the handshake), so that the next request can report it.
     let death: NIOLockedValueBox<ExchangeFailure?>
@@ -122,7 +121,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        stopTimer()
+        deadlines.stop()
     }
 
     /// Fails the exchange in progress at once and closes the connection. A TLS close waits for the peer's
@@ -156,7 +155,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         received = 0
         reusable = false
         exchanges += 1
-        if let at = deadlines.add(exchanges, deadline: request.deadline) { arm(at, context: context) }
+        deadlines.add(exchanges, deadline: request.deadline, on: context.eventLoop) { [self] expired in timeUp(expired) }
         if let demand = request.demand {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
@@ -239,34 +238,16 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         fail(ExchangeFailure.closed, context: context)
-        stopTimer()
+        deadlines.stop()
         context.fireChannelInactive()
     }
 
-    // MARK: Time limits
-
-    private func arm(_ deadline: NIODeadline, context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { self.timerFired() }
-    }
-
     /// Ends the exchange whose time is up, as a timeout, with the connection: its response is still coming, and the
-    /// next exchange must not read it. Otherwise the timer is armed for the current exchange's deadline.
-    private func timerFired() {
-        timer = nil
-        guard let context else { return }
-        let (expired, next) = deadlines.fired(now: context.eventLoop.now)
-        if expired.contains(exchanges), let request = current {
-            request.flag?.set(.request)
-            fail(.closed, context: context)
-        }
-        if let next { arm(next, context: context) }
-    }
-
-    private func stopTimer() {
-        timer?.cancel()
-        timer = nil
-        deadlines.removeAll()
+    /// next exchange must not read it.
+    private func timeUp(_ expired: [Int]) {
+        guard expired.contains(exchanges), let request = current, let context else { return }
+        request.flag?.set(.request)
+        fail(.closed, context: context)
     }
 
     private func fail(_ failure: ExchangeFailure, context: ChannelHandlerContext) {

@@ -60,8 +60,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     /// Requests queued behind the server's SETTINGS_MAX_CONCURRENT_STREAMS.
     private var waiting: [Int: (request: ExchangeRequest, handle: HTTP2StreamHandle)] = [:]
     /// The requests' time limits, sent or queued, behind one timer for the connection.
-    private var deadlines = DeadlineSchedule<Int>()
-    private var timer: Scheduled<Void>?
+    private let deadlines = DeadlineTimer<Int>()
     private var context: ChannelHandlerContext?
     /// Whether NIO sent GOAWAY (``wroteFrame(_:)``): it does for a connection error only.
     private var sentGoAway = false
@@ -80,7 +79,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        stopTimer()
+        deadlines.stop()
     }
 
     // MARK: Requests
@@ -314,29 +313,16 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     // MARK: Time limits
 
     private func schedule(_ token: Int, _ deadline: NIODeadline) {
-        guard let at = deadlines.add(token, deadline: deadline), let context else { return }
-        timer?.cancel()
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { self.timerFired() }
+        guard let context else { return }
+        deadlines.add(token, deadline: deadline, on: context.eventLoop) { [self] expired in timeUp(expired) }
     }
 
-    /// Ends the requests whose time is up, as timeouts, and arms the timer for the next deadline.
-    private func timerFired() {
-        timer = nil
-        guard let now = context?.eventLoop.now else { return }
-        let (expired, next) = deadlines.fired(now: now)
+    /// Ends the requests whose time is up, as timeouts.
+    private func timeUp(_ expired: [Int]) {
         for token in expired {
             (receivers[token]?.flag ?? waiting[token]?.request.flag)?.set(.request)
             cancel(token, failure: .closed)
         }
-        if let next, let context {
-            timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: next) { self.timerFired() }
-        }
-    }
-
-    private func stopTimer() {
-        timer?.cancel()
-        timer = nil
-        deadlines.removeAll()
     }
 
     // MARK: The connection
@@ -361,7 +347,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         let (sent, unsent) = state.close()
         for token in sent { finish(token, failure) }
         for token in unsent { finish(token, .unsent(after: failure)) }
-        stopTimer()
+        deadlines.stop()
         context.fireChannelInactive()
     }
 }
