@@ -59,19 +59,21 @@ final class Target: Sendable {
     let tlsKey: String
     /// The event loop this origin's connections were last on, shared by its targets.
     let loopHint: LoopHint
-    /// The pool key of a connection with the client's own identity for this host (``identityKey``) and its proxy,
-    /// made once: most requests use it.
+    /// The proxy requests to this target go through, if any, as the client's configuration says.
+    let route: Proxy?
+    /// The client's own identity for this host (https only), presented unless a challenge handler picks another.
+    let identity: ClientIdentity?
+    /// The pool key of a connection presenting ``identity`` through ``route``, made once: most requests use it.
     private let ownPoolKey: PoolKey
-    private let identityKey: String?
     /// The Host header's value: the host, bracketed when it is an IPv6 address, and the port unless it is the scheme's.
     let hostHeader: String
 
     var requirements: ConnectionRequirements { plan.requirements }
 
-    /// The pool key of a connection presenting `identity` through `proxy`.
-    func poolKey(identity: ClientIdentity?, proxy: Proxy?) -> PoolKey {
-        if identity?.cacheKey == identityKey, ownPoolKey.proxy == (proxy?.description ?? "") { return ownPoolKey }
-        return Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: proxy)
+    /// The pool key of a connection presenting `identity` through ``route``.
+    func poolKey(identity: ClientIdentity?) -> PoolKey {
+        if identity?.cacheKey == self.identity?.cacheKey { return ownPoolKey }
+        return Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: route)
     }
 
     private static func poolKey(scheme: String, host: String, port: Int, tlsKey: String, identity: ClientIdentity?, proxy: Proxy?) -> PoolKey {
@@ -81,9 +83,9 @@ final class Target: Sendable {
     }
 
     /// - Parameters:
-    ///   - identity: the client's own identity for this host, and `proxy` its proxy, for the pool key made once.
+    ///   - identity: the client's own identity for this host, and `route` the proxy it goes through, as decided once.
     init(url: String, scheme: String, host: String, peer: PeerName, port: Int, path: String, plan: ConnectionPlan, loopHint: LoopHint = LoopHint(),
-         identity: ClientIdentity? = nil, proxy: Proxy? = nil) {
+         identity: ClientIdentity? = nil, route: Proxy? = nil) {
         self.url = url
         self.scheme = scheme
         self.host = host
@@ -93,10 +95,11 @@ final class Target: Sendable {
         self.plan = plan
         self.loopHint = loopHint
         tlsKey = TLSSettings.requirementsKey(for: plan.requirements)
-        identityKey = identity?.cacheKey
+        self.identity = identity
+        self.route = route
         let defaultPort = scheme == "https" ? 443 : 80
         hostHeader = (host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host) + (port == defaultPort ? "" : ":\(port)")
-        ownPoolKey = Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: proxy)
+        ownPoolKey = Self.poolKey(scheme: scheme, host: host, port: port, tlsKey: tlsKey, identity: identity, proxy: route)
     }
 }
 

@@ -14,7 +14,7 @@ extension HTTPSClient {
         -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
         let (head, givenProxyAuthorization) = requestHead(for: request, to: target)
         var attempts = SendAttempts()
-        var identity = target.scheme == "https" ? configuration.identity(forHost: target.host) : nil
+        var identity = target.identity
         while true {
             var reused = false
             do throws(TransportError) {
@@ -63,7 +63,7 @@ extension HTTPSClient {
         head.headers.remove(name: "proxy-authorization")
         // Plain http through a proxy: the absolute form, with the proxy's credential (RFC 9112 §3.2.2). An https
         // request goes inside the tunnel, where the proxy credential never is.
-        if target.scheme == "http", let proxy = proxy(for: target) {
+        if target.scheme == "http", let proxy = target.route {
             head.uri = "http://\(hostHeader)\(target.path)"
             if let authorization = proxyAuthorizations.withLockedValue({ $0[proxy.description] }) ?? givenProxyAuthorization {
                 head.headers.replaceOrAdd(name: "proxy-authorization", value: authorization)
@@ -88,8 +88,8 @@ extension HTTPSClient {
     /// - Parameter proxyAuthorization: the caller's Proxy-Authorization, sent on CONNECT when none is remembered.
     func connection(for target: Target, identity: ClientIdentity?, deadline: NIODeadline,
                     proxyAuthorization: String? = nil) async throws(TransportError) -> (Connection, reused: Bool) {
-        let route = proxy(for: target)
-        let key = target.poolKey(identity: identity, proxy: route)
+        let route = target.route
+        let key = target.poolKey(identity: identity)
         // A shared HTTP/2 connection that closed between the look and the new stream has had no byte of this request:
         // a new connection is opened instead.
         switch pool.reusable(key) {

@@ -176,7 +176,7 @@ public final class HTTPSClient: Sendable {
         while true {
             let (connection, started, stream) = try await send(loop.request, to: loop.target, deadline: deadline, streaming: streaming)
             let target = loop.target
-            let (next, accepted) = loop.received(status: started.head.status.code, headers: started.head.headers, proxy: proxy(for: target))
+            let (next, accepted) = loop.received(status: started.head.status.code, headers: started.head.headers, proxy: target.route)
             for credential in accepted { await remember(credential.credential, for: credential.space) }
             switch next {
             case .redirect(let status, let location):
@@ -370,7 +370,7 @@ public final class HTTPSClient: Sendable {
             return Target(url: url, scheme: scheme, host: host, peer: peer, port: port, path: parsed.path, plan: plan,
                           loopHint: loopHint(scheme: scheme, host: host, port: port),
                           identity: scheme == "https" ? configuration.identity(forHost: host) : nil,
-                          proxy: configuration.proxy?.proxy(scheme: scheme, host: host))
+                          route: configuration.proxy?.proxy(scheme: scheme, host: host))
         case .failure(let refusal):
             throw TransportError(.hostNotAllowed, phase: phase, host: host, port: port, refusal.message,
                                  verdict: .refused(TrustFailure(.hostNotAllowed, certificate: nil, refusal.message)))

@@ -2,11 +2,6 @@ import NIOCore
 import NIOHTTP1
 
 extension HTTPSClient {
-    /// The proxy `target` goes through, if any.
-    func proxy(for target: Target) -> Proxy? {
-        configuration.proxy?.proxy(scheme: target.scheme, host: target.host)
-    }
-
     /// A channel through `proxy` ready for `target`: a CONNECT tunnel for https, the proxy itself for http. Answers the
     /// proxy's 407 challenges through the challenge handler, each time on a new connection.
     /// - Parameter given: the request's own Proxy-Authorization, sent when no credential is remembered for the proxy.
