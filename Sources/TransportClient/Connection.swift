@@ -248,21 +248,16 @@ final class Connection: Sendable {
 
     // MARK: Exchanging
 
-    /// The response head, and the end of the body: already there for a buffered response, a future for a streamed one.
+    /// The response head, and the end of the body: already there for a buffered response, to come for a streamed one.
     struct Started: Sendable {
         var head: HTTPResponseHead
-        var end: EventLoopFuture<ExchangeEnd>
-        var ended: ExchangeEnd?
+        var end: ExchangeCompletion
         var flag: TimeoutFlag
         /// For a streamed body, what its reader has not taken yet.
         var demand: BodyDemand?
 
-        /// The end of the response. A future's `get()` off the event loop goes to the loop and back even when the
-        /// future has completed, so a buffered response does not ask again.
-        func finished() async throws -> ExchangeEnd {
-            if let ended { return ended }
-            return try await end.get()
-        }
+        /// The end of the response; a buffered one's is there already, and costs no suspension.
+        func finished() async throws -> ExchangeEnd { try await end.end() }
     }
 
     /// Sends a request and waits for the response head, or for the whole response when it is buffered (no
@@ -274,9 +269,9 @@ final class Connection: Sendable {
         let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
         let demand = stream.map { _ in BodyDemand() }
         let flag = TimeoutFlag()
-        let request = ExchangeRequest(head: head, body: body, headPromise: eventLoop.makePromise(), endPromise: eventLoop.makePromise(),
-                                      limit: limit, stream: stream, demand: demand,
+        let request = ExchangeRequest(head: head, body: body, limit: limit, stream: stream, demand: demand,
                                       deadline: deadline, flag: flag)
+        let completion = request.completion
         let send: @Sendable () -> Void
         if let handle = self.stream, let session {
             let handler = session.handler
@@ -286,49 +281,42 @@ final class Connection: Sendable {
         }
         do {
             guard stream != nil else {
-                let ended = try await Self.sending(on: eventLoop, send, awaiting: request.endPromise.futureResult)
-                return Started(head: ended.head, end: request.endPromise.futureResult, ended: ended, flag: flag)
+                let ended: ExchangeEnd = try await Self.sending(on: eventLoop, send) { completion.awaitEnd(.task($0)) }
+                return Started(head: ended.head, end: completion, flag: flag)
             }
-            let responseHead = try await Self.sending(on: eventLoop, send, awaiting: request.headPromise.futureResult)
-            return Started(head: responseHead, end: request.endPromise.futureResult, ended: nil, flag: flag, demand: demand)
+            let responseHead: HTTPResponseHead = try await Self.sending(on: eventLoop, send) { completion.awaitHead($0) }
+            return Started(head: responseHead, end: completion, flag: flag, demand: demand)
         } catch {
             throw mapExchangeError(error, flag: flag, phase: .response)
         }
     }
 
-    /// The HTTP/1.1 request's write; its time limit is the exchange handler's (``DeadlineSchedule``). Write and wait
-    /// are set up in one visit to the event loop: each call on a loop from outside it is a queued task and a wake-up.
+    /// The HTTP/1.1 request's write; its time limit is the exchange handler's (``DeadlineSchedule``).
     private func sendingHTTP1(_ request: ExchangeRequest) -> @Sendable () -> Void {
         let (channel, death) = (self.channel, self.death)
         return {
             // Run on the loop, so the channel cannot close between the look and the write. A write to a connection that
-            // has already closed never reaches the handler: complete the promises here, with the reason the connection
+            // has already closed never reaches the handler: end the exchange here, with the reason the connection
             // died when one was seen. An open one's handler takes the request over, failures included, so the write
             // needs no promise of its own.
             guard channel.isActive else {
                 let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-                request.headPromise.fail(failure)
-                request.endPromise.fail(failure)
                 request.stream?.finish(throwing: failure)
+                request.completion.fail(failure)
                 return
             }
             channel.writeAndFlush(request, promise: nil)
         }
     }
 
-    /// Runs `send` on `eventLoop` and waits there for `future`, in one task on the loop; at once when the request
-    /// already runs on that loop (EventLoopExecutors), which saves the task and its allocation.
+    /// Waits (`wait` registers the continuation with the exchange's completion) while `send` runs on `eventLoop`: at
+    /// once when the request already runs on that loop (EventLoopExecutors), which saves a task and its allocation.
+    /// The completion resumes the task straight from the loop.
     private static func sending<Value: Sendable>(on eventLoop: any EventLoop, _ send: @escaping @Sendable () -> Void,
-                                                 awaiting future: EventLoopFuture<Value>) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            guard eventLoop.inEventLoop else {
-                return eventLoop.execute {
-                    send()
-                    future.whenComplete { continuation.resume(with: $0) }
-                }
-            }
-            send()
-            future.whenComplete { continuation.resume(with: $0) }
+                                                 wait: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
+        try await withUnsafeThrowingContinuation { continuation in
+            wait(continuation)
+            if eventLoop.inEventLoop { send() } else { eventLoop.execute(send) }
         }
     }
 

@@ -55,14 +55,13 @@ struct ExchangeEnd: Sendable {
 
 /// One request and where its response goes. Written to the channel as an outbound message. A class: it passes
 /// through NIO's pipeline, the handlers and the sender's closures, and as a value each pass copied (and retained)
-/// its head, promises and continuation.
+/// its head, completion and continuation.
 final class ExchangeRequest: Sendable {
     let head: HTTPRequestHead
     let body: [UInt8]?
-    let headPromise: EventLoopPromise<HTTPResponseHead>
-    /// Completes once the response has ended. Reuse is decided here, on the event loop, so that the sender need
+    /// The response head, then its end. Reuse is decided with the end, on the event loop, so that the sender need
     /// not come back to the loop to ask.
-    let endPromise: EventLoopPromise<ExchangeEnd>
+    let completion: ExchangeCompletion
     let limit: Int
     let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
     /// For a streamed body: what the reader has not taken yet, which holds reading back.
@@ -73,13 +72,11 @@ final class ExchangeRequest: Sendable {
     /// Marked when the time limit ended the exchange, so that its failure reads as a timeout.
     let flag: TimeoutFlag?
 
-    init(head: HTTPRequestHead, body: [UInt8]?, headPromise: EventLoopPromise<HTTPResponseHead>, endPromise: EventLoopPromise<ExchangeEnd>,
-         limit: Int, stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?, demand: BodyDemand? = nil,
+    init(head: HTTPRequestHead, body: [UInt8]?, completion: ExchangeCompletion = ExchangeCompletion(), limit: Int, stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?, demand: BodyDemand? = nil,
          deadline: NIODeadline = .distantFuture, flag: TimeoutFlag? = nil) {
         self.head = head
         self.body = body
-        self.headPromise = headPromise
-        self.endPromise = endPromise
+        self.completion = completion
         self.limit = limit
         self.stream = stream
         self.demand = demand
@@ -134,8 +131,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
         guard current == nil else {
-            request.headPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
-            request.endPromise.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
+            request.completion.fail(ExchangeFailure.error("the connection is busy", isTLS: false))
             promise?.fail(ExchangeFailure.closed)
             return
         }
@@ -143,9 +139,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
         // no event will ever end this exchange, so end it now with the reason seen.
         guard context.channel.isActive else {
             let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-            request.headPromise.fail(failure)
-            request.endPromise.fail(failure)
             request.stream?.finish(throwing: failure)
+            request.completion.fail(failure)
             promise?.fail(ExchangeFailure.closed)
             return
         }
@@ -185,7 +180,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             self.head = head
             // A request that said `connection: close` ends the connection too, whatever the server answered.
             reusable = head.isKeepAlive && request.head.isKeepAlive
-            request.headPromise.succeed(head)
+            request.completion.received(head)
         case .body(let buffer):
             received += buffer.readableBytes
             if let stream = request.stream {
@@ -201,7 +196,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             current = nil
             deadlines.remove(exchanges)
             request.stream?.finish()
-            request.endPromise.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
+            request.completion.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
             body = []
             // The body is all here: the connection reads on for whatever comes next (its close, say).
             resumeReads()
@@ -260,9 +255,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
         current = nil
         deadlines.remove(exchanges)
         resumeReads()
-        if head == nil { request.headPromise.fail(failure) }
         request.stream?.finish(throwing: failure)
-        request.endPromise.fail(failure)
+        request.completion.fail(failure)
         context.close(promise: nil)
     }
 }

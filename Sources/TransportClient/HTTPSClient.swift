@@ -124,7 +124,7 @@ public final class HTTPSClient: Sendable {
         }
         let connection = outcome.connection
         let pool = self.pool
-        outcome.started.end.whenComplete { result in
+        outcome.started.end.whenEnded { result in
             guard case .success(let end) = result, end.reusable else { return connection.close() }
             pool.put(connection)
         }
@@ -245,11 +245,8 @@ public final class HTTPSClient: Sendable {
     /// A 401 whose body was already read, presented as a final response.
     private func replayed(_ end: ExchangeEnd, started: Connection.Started, streaming: Bool)
         -> (started: Connection.Started, stream: AsyncThrowingStream<[UInt8], any Error>?) {
-        let eventLoop = started.end.eventLoop
         var copy = started
-        let ended = ExchangeEnd(head: end.head, body: streaming ? [] : end.body, reusable: end.reusable)
-        copy.end = eventLoop.makeSucceededFuture(ended)
-        copy.ended = ended
+        copy.end = ExchangeCompletion(ended: ExchangeEnd(head: end.head, body: streaming ? [] : end.body, reusable: end.reusable))
         guard streaming else { return (copy, nil) }
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         if !end.body.isEmpty { continuation.yield(end.body) }

@@ -35,11 +35,15 @@ package enum ClientPipelineProbe {
         try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
         let request = ExchangeRequest(
             head: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["host": "www.example.test"]), body: nil,
-            headPromise: channel.eventLoop.makePromise(), endPromise: channel.eventLoop.makePromise(), limit: limit, stream: nil)
-        // The head promise fails with the end promise; nothing else waits on it.
-        request.headPromise.futureResult.whenFailure { _ in }
+            limit: limit, stream: nil)
+        let outcome = channel.eventLoop.makePromise(of: ExchangeOutcome.self)
+        request.completion.whenEnded { result in
+            switch result {
+            case .success(let end): outcome.succeed(.response(status: end.head.status, body: end.body, reusable: end.reusable))
+            case .failure(let failure): outcome.succeed(.failed("\(failure)"))
+            }
+        }
         channel.writeAndFlush(request, promise: nil)
-        return request.endPromise.futureResult.map { .response(status: $0.head.status, body: $0.body, reusable: $0.reusable) }
-            .recover { .failed("\($0)") }
+        return outcome.futureResult
     }
 }

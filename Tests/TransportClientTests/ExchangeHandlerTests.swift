@@ -20,17 +20,12 @@ import Testing
                          stream: AsyncThrowingStream<[UInt8], any Error>.Continuation? = nil, demand: BodyDemand? = nil,
                          timeLimit: TimeAmount? = nil) -> ExchangeRequest {
         ExchangeRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: "/", headers: headers), body: nil,
-                        headPromise: channel.eventLoop.makePromise(), endPromise: channel.eventLoop.makePromise(),
                         limit: 1 << 20, stream: stream, demand: demand,
                         deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
     }
 
-    /// The future's outcome if it has one: never waits, so an exchange that does not end fails the test, not hangs it.
-    private func outcome(_ future: EventLoopFuture<ExchangeEnd>) -> Result<ExchangeEnd, any Error>? {
-        let box = NIOLockedValueBox<Result<ExchangeEnd, any Error>?>(nil)
-        future.whenComplete { result in box.withLockedValue { $0 = result } }
-        return box.withLockedValue { $0 }
-    }
+    /// The exchange's outcome if it has one: never waits, so an exchange that does not end fails the test, not hangs it.
+    private func outcome(_ completion: ExchangeCompletion) -> ExchangeCompletion.Outcome? { completion.outcome }
 
     /// Keep-alive exchanges share one timer: an exchange that ended in time is not ended by it, and the one running
     /// when its own limit passes ends as a timeout, with the connection, whose response is still coming.
@@ -40,18 +35,18 @@ import Testing
         let first = request(channel, timeLimit: .seconds(1))
         channel.writeAndFlush(first, promise: nil)
         try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"))
-        guard case .success(let end)? = outcome(first.endPromise.futureResult), end.reusable else { Issue.record("the first exchange"); return }
+        guard case .success(let end)? = outcome(first.completion), end.reusable else { Issue.record("the first exchange"); return }
 
         loop.advanceTime(by: .milliseconds(500))
         let second = request(channel, timeLimit: .seconds(1))
         channel.writeAndFlush(second, promise: nil)
         loop.advanceTime(by: .milliseconds(500))
-        #expect(outcome(second.endPromise.futureResult) == nil && second.flag?.phase == nil, "the first's deadline is not the second's")
+        #expect(outcome(second.completion) == nil && second.flag?.phase == nil, "the first's deadline is not the second's")
         #expect(first.flag?.phase == nil && channel.isActive)
         loop.advanceTime(by: .milliseconds(499))
-        #expect(outcome(second.endPromise.futureResult) == nil)
+        #expect(outcome(second.completion) == nil)
         loop.advanceTime(by: .milliseconds(1))
-        guard case .failure(ExchangeFailure.closed)? = outcome(second.endPromise.futureResult) else {
+        guard case .failure(ExchangeFailure.closed)? = outcome(second.completion) else {
             Issue.record("the second exchange did not end at its limit")
             return
         }
@@ -59,13 +54,9 @@ import Testing
         #expect(!channel.isActive, "the late response must not reach the next exchange")
     }
 
-    private func failure(_ future: EventLoopFuture<ExchangeEnd>) -> ExchangeFailure? {
-        do {
-            _ = try future.wait()
-            return nil
-        } catch {
-            return error as? ExchangeFailure
-        }
+    private func failure(_ completion: ExchangeCompletion) -> ExchangeFailure? {
+        guard case .failure(let failure)? = completion.outcome else { return nil }
+        return failure
     }
 
     @Test func aRequestNIORefusesToWriteIsTheRequestsFaultAndNothingIsSent() throws {
@@ -73,8 +64,8 @@ import Testing
         let exchange = request(channel, headers: ["bad name": "x"])
         channel.write(exchange, promise: nil)
         channel.flush()
-        guard case .requestRejected? = failure(exchange.endPromise.futureResult) else {
-            Issue.record("expected requestRejected, got \(String(describing: failure(exchange.endPromise.futureResult)))")
+        guard case .requestRejected? = failure(exchange.completion) else {
+            Issue.record("expected requestRejected, got \(String(describing: failure(exchange.completion)))")
             return
         }
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
@@ -88,8 +79,8 @@ import Testing
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
         // The decoder's error goes to the handler, which ends the exchange; whether the channel also throws it does not matter here.
         _ = try? channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nbad header\r\n\r\n"))
-        guard case .malformedResponse? = failure(exchange.endPromise.futureResult) else {
-            Issue.record("expected malformedResponse, got \(String(describing: failure(exchange.endPromise.futureResult)))")
+        guard case .malformedResponse? = failure(exchange.completion) else {
+            Issue.record("expected malformedResponse, got \(String(describing: failure(exchange.completion)))")
             return
         }
     }
@@ -108,8 +99,8 @@ import Testing
         }
         try channel.writeInbound(HTTPClientResponsePart.head(HTTPResponseHead(version: .http1_1, status: .notFound)))
         try channel.writeInbound(HTTPClientResponsePart.end(nil))
-        #expect(try exchange.headPromise.futureResult.wait().status == .notFound)
-        #expect(try exchange.endPromise.futureResult.wait().head.status == .notFound)
+        #expect(exchange.completion.head?.status == .notFound)
+        #expect(try exchange.completion.outcome?.get().head.status == .notFound)
     }
 
     /// Counts the reads that get past the exchange handler towards the socket.
@@ -163,7 +154,7 @@ import Testing
 
         // The rest of the body ends the exchange, which leaves reading on.
         try channel.writeInbound(ByteBuffer(repeating: 0x61, count: chunk))
-        let end = try await exchange.endPromise.futureResult.get()
+        let end = try await exchange.completion.end()
         #expect(end.reusable)
         channel.read()
         #expect(counter.reads == 4)
@@ -178,8 +169,8 @@ import Testing
         try channel.close().wait()
         let exchange = request(channel, method: .POST)
         channel.pipeline.write(exchange, promise: nil)
-        guard case .notSent? = failure(exchange.endPromise.futureResult) else {
-            Issue.record("expected notSent, got \(String(describing: failure(exchange.endPromise.futureResult)))")
+        guard case .notSent? = failure(exchange.completion) else {
+            Issue.record("expected notSent, got \(String(describing: failure(exchange.completion)))")
             return
         }
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)

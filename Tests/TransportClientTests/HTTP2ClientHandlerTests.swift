@@ -27,8 +27,7 @@ import Testing
                    stream: AsyncThrowingStream<[UInt8], any Error>.Continuation? = nil,
                    timeLimit: TimeAmount? = nil) -> (ExchangeRequest, HTTP2StreamHandle) {
             let head = HTTPRequestHead(version: .http1_1, method: body == nil ? .GET : .POST, uri: uri, headers: ["Host": "a.test", "Accept": "*/*"])
-            let request = ExchangeRequest(head: head, body: body, headPromise: channel.eventLoop.makePromise(),
-                                          endPromise: channel.eventLoop.makePromise(), limit: limit, stream: stream,
+            let request = ExchangeRequest(head: head, body: body, limit: limit, stream: stream,
                                           demand: stream.map { _ in BodyDemand() },
                                           deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
             let token = streams.withLockedValue { count in
@@ -59,20 +58,16 @@ import Testing
     }
 
     /// The future's outcome if it has one: never waits, so a test whose response never comes fails instead of hanging.
-    private func outcome<T: Sendable>(_ future: EventLoopFuture<T>) -> Result<T, any Error>? {
-        let box = NIOLockedValueBox<Result<T, any Error>?>(nil)
-        future.whenComplete { result in box.withLockedValue { $0 = result } }
-        return box.withLockedValue { $0 }
-    }
+    private func outcome(_ completion: ExchangeCompletion) -> ExchangeCompletion.Outcome? { completion.outcome }
 
-    private func value<T: Sendable>(_ future: EventLoopFuture<T>) -> T? {
-        guard case .success(let value)? = outcome(future) else { return nil }
+    private func value(_ completion: ExchangeCompletion) -> ExchangeEnd? {
+        guard case .success(let value)? = completion.outcome else { return nil }
         return value
     }
 
-    private func failure<T: Sendable>(_ future: EventLoopFuture<T>) -> ExchangeFailure? {
-        guard case .failure(let error)? = outcome(future) else { return nil }
-        return error as? ExchangeFailure
+    private func failure(_ completion: ExchangeCompletion) -> ExchangeFailure? {
+        guard case .failure(let failure)? = completion.outcome else { return nil }
+        return failure
     }
 
     private func windowUpdates(_ frames: [HTTP2Frame]) -> [(HTTP2StreamID, Int)] {
@@ -98,11 +93,11 @@ import Testing
         #expect(!headers.endStream && data.endStream && data.data.readableBytes == 3)
 
         try rig.respond(1)
-        #expect(value(request.headPromise.futureResult)?.status == .ok)
+        #expect(request.completion.head?.status == .ok)
         #expect(handle.isOpen)
         try rig.data(1, 5)
         try rig.data(1, 0, endStream: true)
-        let end = value(request.endPromise.futureResult)
+        let end = value(request.completion)
         #expect(end?.body.count == 5 && end?.head.headers.first(name: "content-type") == "text/plain")
         #expect(!handle.isOpen, "the stream is counted out as its response ends")
         #expect(rig.streams.withLockedValue { $0.open } == 0)
@@ -114,7 +109,7 @@ import Testing
         let (request, _) = rig.start()
         try rig.respond(1, status: 103)
         try rig.respond(1, status: 404, endStream: true)
-        #expect(value(request.endPromise.futureResult)?.head.status == .notFound)
+        #expect(value(request.completion)?.head.status == .notFound)
     }
 
     /// Beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS a request waits, and goes out when a stream ends.
@@ -125,13 +120,13 @@ import Testing
         let (second, _) = rig.start("/2")
         #expect(try rig.written().map(\.streamID) == [1], "the second waits")
         try rig.respond(1, endStream: true)
-        #expect(value(first.endPromise.futureResult) != nil)
+        #expect(value(first.completion) != nil)
         let next = try rig.written()
         #expect(next.map(\.streamID) == [3])
         guard case .headers(let headers) = next.first?.payload else { Issue.record("\(next)"); return }
         #expect(headers.headers.first(name: ":path") == "/2")
         try rig.respond(3, endStream: true)
-        #expect(value(second.endPromise.futureResult) != nil)
+        #expect(value(second.completion) != nil)
     }
 
     /// GOAWAY: the streams above its last ID and the queued requests fail as refused (safe to send again), the one
@@ -143,16 +138,16 @@ import Testing
         let (above, _) = rig.start()
         let (queued, _) = rig.start()
         try rig.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: nil)))
-        guard case .refused? = failure(above.endPromise.futureResult), case .refused? = failure(queued.endPromise.futureResult) else {
-            Issue.record("\(String(describing: failure(above.endPromise.futureResult))), \(String(describing: failure(queued.endPromise.futureResult)))")
+        guard case .refused? = failure(above.completion), case .refused? = failure(queued.completion) else {
+            Issue.record("\(String(describing: failure(above.completion))), \(String(describing: failure(queued.completion)))")
             return
         }
         #expect(rig.goingAway.withLockedValue { $0 } == 1)
         #expect(rig.channel.isActive, "stream 1 is still answered")
         let (late, _) = rig.start()
-        guard case .refused? = failure(late.endPromise.futureResult) else { Issue.record("a new request after GOAWAY"); return }
+        guard case .refused? = failure(late.completion) else { Issue.record("a new request after GOAWAY"); return }
         try rig.respond(1, endStream: true)
-        #expect(value(kept.endPromise.futureResult) != nil)
+        #expect(value(kept.completion) != nil)
         #expect(!rig.channel.isActive, "closed once its last stream ended")
     }
 
@@ -162,9 +157,9 @@ import Testing
         let (reset, _) = rig.start()
         try rig.channel.writeInbound(HTTP2Frame(streamID: 1, payload: .rstStream(.refusedStream)))
         try rig.channel.writeInbound(HTTP2Frame(streamID: 3, payload: .rstStream(.http11Required)))
-        guard case .refused? = failure(refused.endPromise.futureResult),
-              case .streamReset("HTTP_1_1_REQUIRED")? = failure(reset.endPromise.futureResult) else {
-            Issue.record("\(String(describing: failure(refused.endPromise.futureResult))), \(String(describing: failure(reset.endPromise.futureResult)))")
+        guard case .refused? = failure(refused.completion),
+              case .streamReset("HTTP_1_1_REQUIRED")? = failure(reset.completion) else {
+            Issue.record("\(String(describing: failure(refused.completion))), \(String(describing: failure(reset.completion)))")
             return
         }
         #expect(rig.channel.isActive, "a reset ends a stream, not the connection")
@@ -177,7 +172,7 @@ import Testing
         _ = try rig.written()
         try rig.respond(1)
         try rig.data(1, 11)
-        guard case .tooLarge(10)? = failure(request.endPromise.futureResult) else { Issue.record("not tooLarge"); return }
+        guard case .tooLarge(10)? = failure(request.completion) else { Issue.record("not tooLarge"); return }
         let frames = try rig.written()
         guard case .rstStream(.cancel)? = frames.last?.payload else { Issue.record("\(frames)"); return }
         #expect(rig.channel.isActive)
@@ -227,12 +222,12 @@ import Testing
         let (sent, _) = rig.start()
         let (unsent, _) = rig.start()
         try rig.channel.close().wait()
-        guard case .closed? = failure(sent.endPromise.futureResult), case .notSent? = failure(unsent.endPromise.futureResult) else {
-            Issue.record("\(String(describing: failure(sent.endPromise.futureResult))), \(String(describing: failure(unsent.endPromise.futureResult)))")
+        guard case .closed? = failure(sent.completion), case .notSent? = failure(unsent.completion) else {
+            Issue.record("\(String(describing: failure(sent.completion))), \(String(describing: failure(unsent.completion)))")
             return
         }
         let (after, _) = rig.start()
-        guard case .notSent? = failure(after.endPromise.futureResult) else { Issue.record("a request after the close"); return }
+        guard case .notSent? = failure(after.completion) else { Issue.record("a request after the close"); return }
     }
 
     /// A cancelled request (its time limit, or its owner letting go) resets its stream and leaves the connection.
@@ -241,7 +236,7 @@ import Testing
         let (request, handle) = rig.start()
         _ = try rig.written()
         rig.handler.cancel(handle.token, failure: .closed)
-        guard case .closed? = failure(request.endPromise.futureResult) else { Issue.record("not failed"); return }
+        guard case .closed? = failure(request.completion) else { Issue.record("not failed"); return }
         let frames = try rig.written()
         guard case .rstStream(.cancel)? = frames.last?.payload, frames.last?.streamID == 1 else { Issue.record("\(frames)"); return }
         #expect(!handle.isOpen && rig.channel.isActive)
@@ -259,9 +254,9 @@ import Testing
         #expect(try rig.written().map(\.streamID) == [1, 3], "the third waits for a stream")
 
         rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(999))
-        #expect(outcome(short.endPromise.futureResult) == nil, "not before its time")
+        #expect(outcome(short.completion) == nil, "not before its time")
         rig.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
-        guard case .closed? = failure(short.endPromise.futureResult) else { Issue.record("the first request did not end"); return }
+        guard case .closed? = failure(short.completion) else { Issue.record("the first request did not end"); return }
         #expect(short.flag?.phase == .request)
         // Its stream is reset, and the queued request takes the freed stream.
         let frames = try rig.written()
@@ -269,12 +264,12 @@ import Testing
         guard case .rstStream(.cancel)? = frames.first?.payload else { Issue.record("\(frames)"); return }
 
         rig.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
-        guard case .closed? = failure(queued.endPromise.futureResult) else { Issue.record("the third request did not end"); return }
+        guard case .closed? = failure(queued.completion) else { Issue.record("the third request did not end"); return }
         #expect(queued.flag?.phase == .request)
-        #expect(outcome(long.endPromise.futureResult) == nil && long.flag?.phase == nil)
+        #expect(outcome(long.completion) == nil && long.flag?.phase == nil)
 
         try rig.respond(3, endStream: true)
-        #expect(value(long.endPromise.futureResult)?.head.status == .ok, "a response in time is not a timeout")
+        #expect(value(long.completion)?.head.status == .ok, "a response in time is not a timeout")
         rig.channel.embeddedEventLoop.advanceTime(by: .seconds(10))
         #expect(long.flag?.phase == nil && rig.channel.isActive)
     }
@@ -285,10 +280,10 @@ import Testing
         let (late, _) = rig.start(timeLimit: .seconds(10))
         let (early, _) = rig.start(timeLimit: .seconds(1))
         rig.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
-        guard case .closed? = failure(early.endPromise.futureResult) else { Issue.record("the early request did not end"); return }
-        #expect(outcome(late.endPromise.futureResult) == nil)
+        guard case .closed? = failure(early.completion) else { Issue.record("the early request did not end"); return }
+        #expect(outcome(late.completion) == nil)
         rig.channel.embeddedEventLoop.advanceTime(by: .seconds(9))
-        guard case .closed? = failure(late.endPromise.futureResult) else { Issue.record("the late request did not end"); return }
+        guard case .closed? = failure(late.completion) else { Issue.record("the late request did not end"); return }
     }
 
     // MARK: Against NIO's own handler on both sides, bytes moved in memory
@@ -343,8 +338,7 @@ import Testing
 
         func start(limit: Int = 1 << 20) throws -> ExchangeRequest {
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "a.test"])
-            let request = ExchangeRequest(head: head, body: nil, headPromise: client.eventLoop.makePromise(),
-                                          endPromise: client.eventLoop.makePromise(), limit: limit, stream: nil)
+            let request = ExchangeRequest(head: head, body: nil, limit: limit, stream: nil)
             let token = streams.withLockedValue { count in
                 count.open += 1
                 count.issued += 1
@@ -378,7 +372,7 @@ import Testing
             sent += chunk
             try pair.send(HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(ByteBuffer(repeating: 0x61, count: chunk)), endStream: sent == size))))
         }
-        #expect(value(request.endPromise.futureResult)?.body.count == size)
+        #expect(value(request.completion)?.body.count == size)
         let updates = try pair.serverFrames().compactMap { frame -> HTTP2StreamID? in
             if case .windowUpdate = frame.payload { return frame.streamID }
             return nil
@@ -393,14 +387,14 @@ import Testing
         _ = try pair.serverFrames()
         // A header block without :status breaks RFC 9113 §8.3.2; NIO resets the stream.
         try pair.send(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: ["content-type": "text/plain"]))))
-        guard case .malformedResponse? = failure(request.endPromise.futureResult) else {
-            Issue.record("\(String(describing: failure(request.endPromise.futureResult)))")
+        guard case .malformedResponse? = failure(request.completion) else {
+            Issue.record("\(String(describing: failure(request.completion)))")
             return
         }
         #expect(pair.client.isActive)
         let next = try pair.start()
         try pair.send(HTTP2Frame(streamID: 3, payload: .headers(.init(headers: [":status": "204"], endStream: true))))
-        #expect(value(next.endPromise.futureResult)?.head.status == .noContent)
+        #expect(value(next.completion)?.head.status == .noContent)
     }
 
     /// A connection error: NIO sends GOAWAY, and the client closes the connection and fails what was on it.
@@ -411,8 +405,8 @@ import Testing
         _ = try? pair.client.writeInbound(ByteBuffer(bytes: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0x61]))
         pair.client.embeddedEventLoop.run()
         #expect(!pair.client.isActive)
-        guard case .error? = failure(request.endPromise.futureResult) else {
-            Issue.record("\(String(describing: failure(request.endPromise.futureResult)))")
+        guard case .error? = failure(request.completion) else {
+            Issue.record("\(String(describing: failure(request.completion)))")
             return
         }
     }

@@ -35,7 +35,7 @@ final class HTTP2StreamHandle: Sendable {
 /// multiplexer: no child channel or pipeline per stream. It is that handler's frame delegate too, to learn when NIO
 /// ends the connection with GOAWAY. NIO frames, compresses headers, checks the protocol and
 /// counts the flow-control windows; ``HTTP2ConnectionState`` maps frames to requests; this handler writes the
-/// requests, completes their promises on the event loop, and gives the windows back (NIO does not without a
+/// requests, completes their exchanges on the event loop, and gives the windows back (NIO does not without a
 /// multiplexer, docs/HTTP2.md).
 final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
@@ -45,8 +45,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     private struct Receiver {
         let streamID: HTTP2StreamID
         let handle: HTTP2StreamHandle
-        let headPromise: EventLoopPromise<HTTPResponseHead>
-        let endPromise: EventLoopPromise<ExchangeEnd>
+        let completion: ExchangeCompletion
         let limit: Int
         let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
         let demand: BodyDemand?
@@ -111,7 +110,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     private func send(_ request: ExchangeRequest, handle: HTTP2StreamHandle, on id: HTTP2StreamID) {
         guard let context else { return Self.fail(request, handle: handle, .unsent(after: death.withLockedValue { $0 })) }
         let token = handle.token
-        receivers[token] = Receiver(streamID: id, handle: handle, headPromise: request.headPromise, endPromise: request.endPromise,
+        receivers[token] = Receiver(streamID: id, handle: handle, completion: request.completion,
                                     limit: request.limit, stream: request.stream, demand: request.demand, flag: request.flag)
         if let demand = request.demand {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -182,7 +181,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
                 return protocolError(token, on: id, "the response's HEADERS have no valid :status")
             }
             receivers[token]?.head = head
-            receivers[token]?.headPromise.succeed(head)
+            receivers[token]?.completion.received(head)
             if ended { complete(token) }
         case .trailers: complete(token)
         case .protocolError: protocolError(token, on: id, "the response's HEADERS came where RFC 9113 §8.1 allows none")
@@ -267,11 +266,11 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     private func complete(_ token: Int) {
         guard let receiver = receivers.removeValue(forKey: token), let head = receiver.head else { return }
         deadlines.remove(token)
-        // Counted out first, so that the owner, woken by the promise, finds the stream ended and costs no hop to close it.
+        // Counted out first, so that the owner, woken by the completion, finds the stream ended and costs no hop to close it.
         receiver.handle.end()
         receiver.stream?.finish()
         // A stream carries one exchange; the connection goes on whatever the response said.
-        receiver.endPromise.succeed(ExchangeEnd(head: head, body: receiver.body, reusable: true))
+        receiver.completion.succeed(ExchangeEnd(head: head, body: receiver.body, reusable: true))
         sendQueued()
     }
 
@@ -279,9 +278,8 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         deadlines.remove(token)
         if let receiver = receivers.removeValue(forKey: token) {
             receiver.handle.end()
-            if receiver.head == nil { receiver.headPromise.fail(failure) }
             receiver.stream?.finish(throwing: failure)
-            receiver.endPromise.fail(failure)
+            receiver.completion.fail(failure)
         } else if let (request, handle) = waiting.removeValue(forKey: token) {
             Self.fail(request, handle: handle, failure)
         }
@@ -289,9 +287,8 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     private static func fail(_ request: ExchangeRequest, handle: HTTP2StreamHandle, _ failure: ExchangeFailure) {
         handle.end()
-        request.headPromise.fail(failure)
         request.stream?.finish(throwing: failure)
-        request.endPromise.fail(failure)
+        request.completion.fail(failure)
     }
 
     private func protocolError(_ token: Int, on id: HTTP2StreamID, _ what: String) {

@@ -1,0 +1,124 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+@testable import TransportClient
+
+/// One exchange's head and end, handed to whoever waits, in either order, exactly once.
+@Suite struct ExchangeCompletionTests {
+    private let head = HTTPResponseHead(version: .http1_1, status: .ok)
+    private func end(_ body: [UInt8] = [1, 2, 3]) -> ExchangeEnd { ExchangeEnd(head: head, body: body, reusable: true) }
+
+    @Test func aTaskWaitingForTheHeadGetsItThenTheEnd() async throws {
+        let completion = ExchangeCompletion()
+        let (registered, signal) = AsyncStream<Void>.makeStream()
+        async let received: HTTPResponseHead = withUnsafeThrowingContinuation { continuation in
+            completion.awaitHead(continuation)
+            signal.yield()
+        }
+        for await _ in registered { break }
+        #expect(completion.head == nil && completion.outcome == nil)
+        completion.received(head)
+        #expect(try await received.status == .ok)
+        #expect(completion.head?.status == .ok && completion.outcome == nil, "the head is not the end")
+        completion.succeed(end())
+        #expect(try await completion.end().body == [1, 2, 3])
+    }
+
+    @Test func aFailureBeforeTheHeadReachesTheTaskWaitingForIt() async {
+        let completion = ExchangeCompletion()
+        let (registered, signal) = AsyncStream<Void>.makeStream()
+        async let received: HTTPResponseHead = withUnsafeThrowingContinuation { continuation in
+            completion.awaitHead(continuation)
+            signal.yield()
+        }
+        for await _ in registered { break }
+        completion.fail(.refused)
+        do {
+            _ = try await received
+            Issue.record("the head waiter was not failed")
+        } catch {
+            guard case .refused = error as? ExchangeFailure else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+    }
+
+    @Test func everyEndWaiterGetsTheEndOnce() async throws {
+        let completion = ExchangeCompletion()
+        let calls = NIOLockedValueBox<[Int]>([])
+        completion.whenEnded { outcome in calls.withLockedValue { $0.append((try? outcome.get().body.count) ?? -1) } }
+        completion.whenEnded { outcome in calls.withLockedValue { $0.append((try? outcome.get().body.count) ?? -1) } }
+        completion.received(head)
+        #expect(calls.withLockedValue { $0 }.isEmpty, "a head is not an end")
+        completion.succeed(end([9]))
+        completion.fail(.closed)
+        completion.succeed(end())
+        #expect(calls.withLockedValue { $0 } == [1, 1], "each waiter once, with the first end")
+        guard case .success(let ended)? = completion.outcome else {
+                Issue.record("not ended")
+                return
+            }
+        #expect(ended.body == [9])
+        let late = NIOLockedValueBox<Int?>(nil)
+        completion.whenEnded { outcome in late.withLockedValue { $0 = try? outcome.get().body.count } }
+        #expect(late.withLockedValue { $0 } == 1, "a waiter after the end gets it at once")
+    }
+
+    @Test func aWaiterAfterAFailureGetsTheFailureForHeadAndEnd() async {
+        let completion = ExchangeCompletion()
+        completion.fail(.tooLarge(limit: 10))
+        completion.received(head)
+        #expect(completion.head == nil, "no head after the end")
+        do {
+            _ = try await withUnsafeThrowingContinuation { completion.awaitHead($0) }
+            Issue.record("a head after a failure")
+        } catch {
+            guard case .tooLarge(10) = error as? ExchangeFailure else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        await #expect(throws: ExchangeFailure.self) { try await completion.end() }
+    }
+
+    @Test func anEndedCompletionHoldsItsEnd() async throws {
+        let completion = ExchangeCompletion(ended: end([7]))
+        #expect(completion.head?.status == .ok)
+        #expect(try await completion.end().body == [7])
+    }
+
+    /// Completions on an event loop race with tasks registering from the pool: each task is resumed once, whichever
+    /// comes first. A lost resumption hangs the test; a double one traps.
+    @Test func completingOnALoopRacesWithWaitingTasks() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let rounds = 2_000
+        try await withThrowingTaskGroup(of: Int.self) { tasks in
+            for index in 0..<rounds {
+                let completion = ExchangeCompletion()
+                let end = end([UInt8(truncatingIfNeeded: index)])
+                let head = head
+                loop.execute {
+                    completion.received(head)
+                    completion.succeed(end)
+                }
+                tasks.addTask {
+                    let received: HTTPResponseHead = try await withUnsafeThrowingContinuation { completion.awaitHead($0) }
+                    #expect(received.status == .ok)
+                    return Int(try await completion.end().body[0])
+                }
+            }
+            var seen = 0
+            for try await value in tasks {
+                #expect(value < 256)
+                seen += 1
+            }
+            #expect(seen == rounds)
+        }
+        try await group.shutdownGracefully()
+    }
+}
