@@ -186,14 +186,12 @@ final class PipelineSetup: Sendable {
         let negotiation = state.withLockedValue {
             $0.negotiated(http2: negotiated.isHTTP2, isTLS: isTLS, allowedByEvaluation: allowed, requiresHTTP2: configuration.httpVersions == .http2Only)
         }
-        var report = try report(on: channel, target: target, negotiation: negotiation)
+        let report = try report(on: channel, target: target, negotiation: negotiation, http2: negotiated.isHTTP2)
         switch negotiated {
         case .http1:
-            report.httpVersion = "HTTP/1.1"
             configuration.handshakeObserver?(report)
             return Connection(channel: channel, key: key, report: report, death: death)
         case .http2(let handler, let goingAway, let streams):
-            report.httpVersion = "HTTP/2"
             configuration.handshakeObserver?(report)
             let session = HTTP2Session(channel: channel, key: key, report: report, handler: handler, goingAway: goingAway,
                                        streams: streams, death: death)
@@ -206,9 +204,9 @@ final class PipelineSetup: Sendable {
 
     /// What was decided for the connection. Fails closed: a TLS handshake that completed without this connection's
     /// evaluation (a resumed session, say) is refused.
-    private func report(on channel: any Channel, target: Target, negotiation: ConnectionSetupState.Negotiation)
+    private func report(on channel: any Channel, target: Target, negotiation: ConnectionSetupState.Negotiation, http2: Bool)
         throws(TransportError) -> ConnectionReport {
-        var report: ConnectionReport
+        let (version, alpn) = (http2 ? "HTTP/2" : "HTTP/1.1", chosen.withLockedValue { $0 })
         if isTLS {
             guard negotiation != .unevaluated, let outcome = verifier.outcome else {
                 channel.close(promise: nil)
@@ -221,15 +219,12 @@ final class PipelineSetup: Sendable {
                                      "the server did not agree to HTTP/2 through ALPN (it offers HTTP/1.1 only); allow HTTP/1.1 to reach it",
                                      verdict: outcome.decision.verdict, handshake: outcome.decision.handshake)
             }
-            report = ConnectionReport(scheme: "https", host: target.host, port: target.port, handshake: outcome.decision.handshake,
-                                      verdict: outcome.decision.verdict, atsEvaluation: outcome.decision.evaluation,
-                                      requirements: target.requirements, notes: outcome.decision.notes)
-        } else {
-            report = ConnectionReport(scheme: "http", host: target.host, port: target.port, handshake: nil, verdict: nil,
-                                      atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
-                                      requirements: target.requirements, notes: [])
+            return ConnectionReport(scheme: "https", host: target.host, port: target.port, handshake: outcome.decision.handshake,
+                                    verdict: outcome.decision.verdict, atsEvaluation: outcome.decision.evaluation,
+                                    requirements: target.requirements, notes: outcome.decision.notes, httpVersion: version, alpn: alpn)
         }
-        report.alpn = chosen.withLockedValue { $0 }
-        return report
+        return ConnectionReport(scheme: "http", host: target.host, port: target.port, handshake: nil, verdict: nil,
+                                atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
+                                requirements: target.requirements, notes: [], httpVersion: version, alpn: alpn)
     }
 }

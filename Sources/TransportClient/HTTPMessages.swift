@@ -32,25 +32,91 @@ public struct HTTPRequest: Sendable {
 /// What was negotiated and decided for the connection a response came over.
 public struct ConnectionReport: Sendable {
     /// `http` or `https`.
-    public var scheme: String
+    public var scheme: String {
+        get { fields.scheme }
+        set { fields.scheme = newValue }
+    }
     /// The host connected to, as the URL names it.
-    public var host: String
+    public var host: String {
+        get { fields.host }
+        set { fields.host = newValue }
+    }
     /// The port connected to.
-    public var port: Int
+    public var port: Int {
+        get { fields.port }
+        set { fields.port = newValue }
+    }
     /// Nil for plain HTTP.
-    public var handshake: HandshakeSummary?
+    public var handshake: HandshakeSummary? {
+        get { fields.handshake }
+        set { fields.handshake = newValue }
+    }
     /// Nil for plain HTTP.
-    public var verdict: TrustVerdict?
+    public var verdict: TrustVerdict? {
+        get { fields.verdict }
+        set { fields.verdict = newValue }
+    }
     /// The ATS decision for this connection, with the rule behind each check.
-    public var atsEvaluation: ConnectionEvaluation
+    public var atsEvaluation: ConnectionEvaluation {
+        get { fields.atsEvaluation }
+        set { fields.atsEvaluation = newValue }
+    }
     /// The requirements the connection was held to.
-    public var requirements: ConnectionRequirements
+    public var requirements: ConnectionRequirements {
+        get { fields.requirements }
+        set { fields.requirements = newValue }
+    }
     /// Facts worth telling: a delegate that loosened trust, an expired pin set, soft-fail revocation.
-    public var notes: [String]
+    public var notes: [String] {
+        get { fields.notes }
+        set { fields.notes = newValue }
+    }
     /// `HTTP/1.1` or `HTTP/2` (chosen by ALPN on TLS).
-    public var httpVersion: String = "HTTP/1.1"
+    public var httpVersion: String {
+        get { fields.httpVersion }
+        set { fields.httpVersion = newValue }
+    }
     /// The protocol the server chose through ALPN (`h2`, `http/1.1`), or nil when it chose none.
-    public var alpn: String?
+    public var alpn: String? {
+        get { fields.alpn }
+        set { fields.alpn = newValue }
+    }
+
+    private struct Fields: Sendable {
+        var scheme: String
+        var host: String
+        var port: Int
+        var handshake: HandshakeSummary?
+        var verdict: TrustVerdict?
+        var atsEvaluation: ConnectionEvaluation
+        var requirements: ConnectionRequirements
+        var notes: [String]
+        var httpVersion: String
+        var alpn: String?
+    }
+
+    /// The fields, shared by every copy: a report goes with every response and every HTTP/2 stream, and inline its
+    /// 688 bytes were copied (and each field retained) each time.
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    /// A change makes the copy its own storage; reports are written while the connection is set up, then only read.
+    private var fields: Fields {
+        get { storage.fields }
+        set { storage = Storage(newValue) }
+    }
+
+    init(scheme: String, host: String, port: Int, handshake: HandshakeSummary?, verdict: TrustVerdict?,
+         atsEvaluation: ConnectionEvaluation, requirements: ConnectionRequirements, notes: [String],
+         httpVersion: String = "HTTP/1.1", alpn: String? = nil) {
+        storage = Storage(Fields(scheme: scheme, host: host, port: port, handshake: handshake, verdict: verdict,
+                                 atsEvaluation: atsEvaluation, requirements: requirements, notes: notes,
+                                 httpVersion: httpVersion, alpn: alpn))
+    }
 }
 
 /// A response, with its body read into memory.
