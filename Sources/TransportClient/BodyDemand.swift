@@ -13,16 +13,14 @@ final class BodyDemand: Sendable {
         var buffered = 0
         var paused = false
         var resume: (@Sendable () -> Void)?
+        /// The bytes buffered at the latest pauses, and who watches for more (``pauses()``). Empty, they cost a
+        /// stream nothing: a stream made for each body was most of this object's memory, for tests alone.
+        var pausedAt: [Int] = []
+        var watcher: AsyncStream<Int>.Continuation?
     }
 
+    private static let pausesKept = 16
     private let state = NIOLockedValueBox(State())
-    /// The bytes buffered each time reading paused: what tests wait for, instead of for time to pass.
-    let pauses: AsyncStream<Int>
-    private let pausesContinuation: AsyncStream<Int>.Continuation
-
-    init() {
-        (pauses, pausesContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
-    }
 
     /// Bytes arrived and not yet read.
     var buffered: Int { state.withLockedValue { $0.buffered } }
@@ -38,13 +36,27 @@ final class BodyDemand: Sendable {
 
     /// The handler passed on `count` bytes; past ``high`` reading pauses (``isPaused``).
     func arrived(_ count: Int) {
-        let pausedAt: Int? = state.withLockedValue {
+        let pause: (at: Int, watcher: AsyncStream<Int>.Continuation?)? = state.withLockedValue {
             $0.buffered += count
             guard !$0.paused, $0.buffered > Self.high else { return nil }
             $0.paused = true
-            return $0.buffered
+            $0.pausedAt.append($0.buffered)
+            if $0.pausedAt.count > Self.pausesKept { $0.pausedAt.removeFirst() }
+            return ($0.buffered, $0.watcher)
         }
-        if let pausedAt { pausesContinuation.yield(pausedAt) }
+        if let pause { pause.watcher?.yield(pause.at) }
+    }
+
+    /// The bytes buffered each time reading paused, the latest ones so far first: what tests wait for, instead of for
+    /// time to pass.
+    func pauses() -> AsyncStream<Int> {
+        let (pauses, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(Self.pausesKept))
+        let earlier = state.withLockedValue { state in
+            state.watcher = continuation
+            return state.pausedAt
+        }
+        earlier.forEach { continuation.yield($0) }
+        return pauses
     }
 
     /// The reader took `count` bytes; wakes the handler when that brings a paused body down to ``low``.

@@ -371,7 +371,7 @@ import TransportTrust
             let demand = try #require(response.demand)
             // Nothing read yet: reading pauses with a bounded amount buffered (the bound, plus what one read brought).
             let slack = 512 << 10
-            var pauses = demand.pauses.makeAsyncIterator()
+            var pauses = demand.pauses().makeAsyncIterator()
             let atPause = try #require(await pauses.next())
             #expect(atPause > BodyDemand.high && atPause <= BodyDemand.high + slack, "\(atPause) bytes buffered at the pause")
             var total = 0
