@@ -253,23 +253,23 @@ final class Connection: Sendable {
         var head: HTTPResponseHead
         var end: ExchangeCompletion
         var flag: TimeoutFlag
-        /// For a streamed body, what its reader has not taken yet.
-        var demand: BodyDemand?
+        /// A streamed response's body.
+        var body: BodyBuffer?
 
         /// The end of the response; a buffered one's is there already, and costs no suspension.
         func finished() async throws -> ExchangeEnd { try await end.end() }
     }
 
-    /// Sends a request and waits for the response head, or for the whole response when it is buffered (no
-    /// `stream`): one wait instead of two. The request deadline closes the connection (resets the stream, on HTTP/2)
+    /// Sends a request and waits for the response head, or for the whole response when it is buffered (not
+    /// `streaming`): one wait instead of two. The request deadline closes the connection (resets the stream, on HTTP/2)
     /// when it passes, whether the head or the body is still awaited.
     func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
-               stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?) async throws(TransportError) -> Started {
+               streaming: Bool) async throws(TransportError) -> Started {
         let eventLoop = channel.eventLoop
         let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
-        let demand = stream.map { _ in BodyDemand() }
+        let responseBody = streaming ? BodyBuffer() : nil
         let flag = TimeoutFlag()
-        let request = ExchangeRequest(head: head, body: body, limit: limit, stream: stream, demand: demand,
+        let request = ExchangeRequest(head: head, body: body, limit: limit, responseBody: responseBody,
                                       deadline: deadline, flag: flag)
         let completion = request.completion
         let send: @Sendable () -> Void
@@ -280,12 +280,12 @@ final class Connection: Sendable {
             send = sendingHTTP1(request)
         }
         do {
-            guard stream != nil else {
+            guard streaming else {
                 let ended: ExchangeEnd = try await Self.sending(on: eventLoop, send) { completion.awaitEnd(.task($0)) }
                 return Started(head: ended.head, end: completion, flag: flag)
             }
             let responseHead: HTTPResponseHead = try await Self.sending(on: eventLoop, send) { completion.awaitHead($0) }
-            return Started(head: responseHead, end: completion, flag: flag, demand: demand)
+            return Started(head: responseHead, end: completion, flag: flag, body: responseBody)
         } catch {
             throw mapExchangeError(error, flag: flag, phase: .response)
         }
@@ -301,7 +301,7 @@ final class Connection: Sendable {
             // needs no promise of its own.
             guard channel.isActive else {
                 let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-                request.stream?.finish(throwing: failure)
+                request.responseBody?.fail(failure)
                 request.completion.fail(failure)
                 return
             }

@@ -63,23 +63,21 @@ final class ExchangeRequest: Sendable {
     /// not come back to the loop to ask.
     let completion: ExchangeCompletion
     let limit: Int
-    let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
-    /// For a streamed body: what the reader has not taken yet, which holds reading back.
-    let demand: BodyDemand?
+    /// For a streamed response: its body, whose unread bytes hold reading back.
+    let responseBody: BodyBuffer?
     /// When the request's time limit ends it: the exchange handlers keep their exchanges' deadlines
     /// (``DeadlineSchedule``). `.distantFuture` is none.
     let deadline: NIODeadline
     /// Marked when the time limit ended the exchange, so that its failure reads as a timeout.
     let flag: TimeoutFlag?
 
-    init(head: HTTPRequestHead, body: [UInt8]?, completion: ExchangeCompletion = ExchangeCompletion(), limit: Int, stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?, demand: BodyDemand? = nil,
+    init(head: HTTPRequestHead, body: [UInt8]?, completion: ExchangeCompletion = ExchangeCompletion(), limit: Int, responseBody: BodyBuffer? = nil,
          deadline: NIODeadline = .distantFuture, flag: TimeoutFlag? = nil) {
         self.head = head
         self.body = body
         self.completion = completion
         self.limit = limit
-        self.stream = stream
-        self.demand = demand
+        self.responseBody = responseBody
         self.deadline = deadline
         self.flag = flag
     }
@@ -139,7 +137,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         // no event will ever end this exchange, so end it now with the reason seen.
         guard context.channel.isActive else {
             let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-            request.stream?.finish(throwing: failure)
+            request.responseBody?.fail(failure)
             request.completion.fail(failure)
             promise?.fail(ExchangeFailure.closed)
             return
@@ -151,10 +149,10 @@ final class ExchangeHandler: ChannelDuplexHandler {
         reusable = false
         exchanges += 1
         deadlines.add(exchanges, deadline: request.deadline, on: context.eventLoop) { [self] expired in timeUp(expired) }
-        if let demand = request.demand {
+        if let responseBody = request.responseBody {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            demand.onResume { eventLoop.execute { handler.value.resumeReads() } }
+            responseBody.onResume { eventLoop.execute { handler.value.resumeReads() } }
         }
         writing = true
         defer { writing = false }
@@ -183,9 +181,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
             request.completion.received(head)
         case .body(let buffer):
             received += buffer.readableBytes
-            if let stream = request.stream {
-                stream.yield(Array(buffer.readableBytesView))
-                request.demand?.arrived(buffer.readableBytes)
+            if let responseBody = request.responseBody {
+                responseBody.append(buffer.readableBytesView)
             } else if received > request.limit {
                 fail(ExchangeFailure.tooLarge(limit: request.limit), context: context)
             } else {
@@ -195,7 +192,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
             guard let head else { return fail(.malformedResponse("the response ended before its head"), context: context) }
             current = nil
             deadlines.remove(exchanges)
-            request.stream?.finish()
+            request.responseBody?.finish()
             request.completion.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
             body = []
             // The body is all here: the connection reads on for whatever comes next (its close, say).
@@ -203,8 +200,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Reading is held back while a slow reader of the streamed body catches up (``BodyDemand``).
-    private var readsPaused: Bool { current?.demand?.isPaused ?? false }
+    /// Reading is held back while a slow reader of the streamed body catches up (``BodyBuffer``).
+    private var readsPaused: Bool { current?.responseBody?.isPaused ?? false }
 
     func read(context: ChannelHandlerContext) {
         guard !readsPaused else {
@@ -255,7 +252,7 @@ final class ExchangeHandler: ChannelDuplexHandler {
         current = nil
         deadlines.remove(exchanges)
         resumeReads()
-        request.stream?.finish(throwing: failure)
+        request.responseBody?.fail(failure)
         request.completion.fail(failure)
         context.close(promise: nil)
     }

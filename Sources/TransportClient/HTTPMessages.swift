@@ -156,9 +156,9 @@ public struct StreamingHTTPResponse: Sendable {
     /// before the end closes the connection.
     public var body: AsyncThrowingStream<[UInt8], any Error>
     /// What the body's reader has not taken yet (nil when the body was read before it was handed over).
-    var demand: BodyDemand?
+    var buffer: BodyBuffer?
 
     /// The body's bytes that have arrived and not been read: for the benchmarks' memory per open stream beyond what
     /// it buffers.
-    @_spi(Benchmarks) public var bufferedBodyBytes: Int { demand?.buffered ?? 0 }
+    @_spi(Benchmarks) public var bufferedBodyBytes: Int { buffer?.buffered ?? 0 }
 }

@@ -11,7 +11,7 @@ import TransportTrust
 // Opening or reusing a connection for a request, and the client-certificate retry around it.
 extension HTTPSClient {
     func send(_ request: HTTPRequest, to target: Target, deadline: NIODeadline, streaming: Bool) async throws(TransportError)
-        -> (Connection, Connection.Started, AsyncThrowingStream<[UInt8], any Error>?) {
+        -> (Connection, Connection.Started) {
         let (head, givenProxyAuthorization) = requestHead(for: request, to: target)
         var attempts = SendAttempts()
         var identity = target.identity
@@ -22,12 +22,9 @@ extension HTTPSClient {
                 (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline,
                                                                    proxyAuthorization: givenProxyAuthorization)
                 target.loopHint.remember(connection.channel.eventLoop)
-                var stream: AsyncThrowingStream<[UInt8], any Error>?
-                var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation?
-                if streaming { (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream() }
                 let started = try await connection.start(head: head, body: request.body, limit: configuration.maximumResponseBytes,
-                                                         deadline: deadline, stream: continuation)
-                return (connection, started, stream)
+                                                         deadline: deadline, streaming: streaming)
+                return (connection, started)
             } catch {
                 let handler = configuration.challengeHandler
                 switch attempts.failed(error, reused: reused, method: request.method, identityPresented: identity != nil, hasHandler: handler != nil) {

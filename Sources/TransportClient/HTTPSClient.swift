@@ -118,7 +118,7 @@ public final class HTTPSClient: Sendable {
 
     private func streamOnLoop(_ request: HTTPRequest, _ first: Target) async throws(TransportError) -> StreamingHTTPResponse {
         let outcome = try await perform(request, first, streaming: true)
-        guard let raw = outcome.stream else {
+        guard let buffer = outcome.started.body else {
             throw TransportError(.internalError, phase: .response, host: outcome.connection.report.host, port: outcome.connection.report.port,
                                  "no body stream was set up")
         }
@@ -128,27 +128,25 @@ public final class HTTPSClient: Sendable {
             guard case .success(let end) = result, end.reusable else { return connection.close() }
             pool.put(connection)
         }
-        // The exchange ends its stream with its own failures; the caller gets them as TransportErrors. Chunks are
+        // The exchange ends its body with its own failures; the caller gets them as TransportErrors. Bytes are
         // taken from the exchange only as the caller asks for them, so a slow caller holds the server back
-        // (BodyDemand) instead of having the whole body buffered for it.
+        // (BodyBuffer) instead of having the whole body buffered for it.
         let flag = outcome.started.flag
-        let demand = outcome.started.demand
-        let reader = BodyReader(raw.makeAsyncIterator(), connection: connection)
+        let reader = BodyReader(buffer, connection: connection)
         let body = AsyncThrowingStream<[UInt8], any Error> {
             do {
                 guard let chunk = try await reader.next() else {
-                    // Cancelled mid-body, the exchange's stream ends early: the rest is never read, so not reused.
+                    // Cancelled mid-body, the exchange's body ends early: the rest is never read, so not reused.
                     if Task.isCancelled { connection.close() }
                     return nil
                 }
-                demand?.read(chunk.count)
                 return chunk
             } catch {
                 throw connection.mapExchangeError(error, flag: flag, phase: .response)
             }
         }
         return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
-                                     redirects: outcome.redirects, connection: connection.report, body: body, demand: demand)
+                                     redirects: outcome.redirects, connection: connection.report, body: body, buffer: buffer)
     }
 
     /// The requirements a URL would be held to, as resolved for requests.
@@ -161,7 +159,6 @@ public final class HTTPSClient: Sendable {
     private struct Final {
         var started: Connection.Started
         var connection: Connection
-        var stream: AsyncThrowingStream<[UInt8], any Error>?
         var url: String
         var redirects: [String]
     }
@@ -174,28 +171,28 @@ public final class HTTPSClient: Sendable {
         }
         var loop = RequestLoop(request: original, target: first, limits: RequestLoop.Limits(configuration))
         while true {
-            let (connection, started, stream) = try await send(loop.request, to: loop.target, deadline: deadline, streaming: streaming)
+            let (connection, started) = try await send(loop.request, to: loop.target, deadline: deadline, streaming: streaming)
             let target = loop.target
             let (next, accepted) = loop.received(status: started.head.status.code, headers: started.head.headers, proxy: target.route)
             for credential in accepted { await remember(credential.credential, for: credential.space) }
             switch next {
             case .redirect(let status, let location):
-                try await drain(started, stream, connection)
+                try await drain(started, connection)
                 try loop.follow(status, to: location) { (url: String) throws(TransportError) -> Target in
                     try self.target(for: url, phase: .redirect, checkScheme: false)
                 }
             case .proxyChallenge(let proxy):
                 // A remembered credential goes ahead of the caller's, so a 407 here refuses it.
                 proxyAuthorizations.withLockedValue { $0[proxy.description] = nil }
-                let (end, failure) = try await readWhole(started, stream, on: connection, request: loop.request, redirects: loop.redirects)
+                let (end, failure) = try await readWhole(started, on: connection, request: loop.request, redirects: loop.redirects)
                 release(connection, reusable: end.reusable)
                 loop.proxyChallengeAnswered(try await answerProxyChallenge(started.head, proxy: proxy, target: loop.target,
                                                                            failures: &loop.proxyFailures, failure: failure))
             case .challenge(let challenges):
-                let exchange = Exchanged(started: started, stream: stream, connection: connection)
+                let exchange = Exchanged(started: started, connection: connection)
                 if let response = try await unauthorized(exchange, challenges, loop: &loop, streaming: streaming) { return response }
             case .deliver:
-                return Final(started: started, connection: connection, stream: stream, url: loop.request.url, redirects: loop.redirects)
+                return Final(started: started, connection: connection, url: loop.request.url, redirects: loop.redirects)
             }
         }
     }
@@ -203,7 +200,6 @@ public final class HTTPSClient: Sendable {
     /// One exchange whose response head has arrived.
     private struct Exchanged {
         var started: Connection.Started
-        var stream: AsyncThrowingStream<[UInt8], any Error>?
         var connection: Connection
     }
 
@@ -212,7 +208,7 @@ public final class HTTPSClient: Sendable {
     private func unauthorized(_ exchange: Exchanged, _ challenges: [HTTPAuthChallenge], loop: inout RequestLoop,
                               streaming: Bool) async throws(TransportError) -> Final? {
         let connection = exchange.connection
-        let (end, failure) = try await readWhole(exchange.started, exchange.stream, on: connection, request: loop.request, redirects: loop.redirects)
+        let (end, failure) = try await readWhole(exchange.started, on: connection, request: loop.request, redirects: loop.redirects)
         let answered: Answer?
         do throws(TransportError) {
             try loop.mayAnswerChallenge()
@@ -229,34 +225,29 @@ public final class HTTPSClient: Sendable {
         }
         // Whoever reads the response releases the connection, once: it was pooled twice here and went to two
         // requests at a time.
-        let replay = replayed(end, started: exchange.started, streaming: streaming)
-        return Final(started: replay.started, connection: connection, stream: replay.stream, url: loop.request.url, redirects: loop.redirects)
+        return Final(started: replayed(end, started: exchange.started, streaming: streaming), connection: connection,
+                     url: loop.request.url, redirects: loop.redirects)
     }
 
     /// A challenge read to its end: the response the challenge handler sees, and the one returned when it is not
     /// answered. Streamed, its body is held to the limit a buffered one is.
-    private func readWhole(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, on connection: Connection,
+    private func readWhole(_ started: Connection.Started, on connection: Connection,
                            request: HTTPRequest, redirects: [String]) async throws(TransportError) -> (end: ExchangeEnd, response: HTTPResponse) {
-        let end = try await intermediate(started, stream, on: connection, phase: .response, keep: configuration.maximumResponseBytes)
+        let end = try await intermediate(started, on: connection, phase: .response, keep: configuration.maximumResponseBytes)
         return (end, HTTPResponse(status: started.head.status, headers: started.head.headers, body: end.body, url: request.url,
                                   redirects: redirects, connection: connection.report))
     }
 
     /// A 401 whose body was already read, presented as a final response.
-    private func replayed(_ end: ExchangeEnd, started: Connection.Started, streaming: Bool)
-        -> (started: Connection.Started, stream: AsyncThrowingStream<[UInt8], any Error>?) {
+    private func replayed(_ end: ExchangeEnd, started: Connection.Started, streaming: Bool) -> Connection.Started {
         var copy = started
         copy.end = ExchangeCompletion(ended: ExchangeEnd(head: end.head, body: streaming ? [] : end.body, reusable: end.reusable))
-        guard streaming else { return (copy, nil) }
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        if !end.body.isEmpty { continuation.yield(end.body) }
-        continuation.finish()
-        return (copy, stream)
+        copy.body = streaming ? BodyBuffer(complete: end.body) : nil
+        return copy
     }
 
-    private func drain(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, _ connection: Connection)
-        async throws(TransportError) {
-        let end = try await intermediate(started, stream, on: connection, phase: .redirect, keep: nil)
+    private func drain(_ started: Connection.Started, _ connection: Connection) async throws(TransportError) {
+        let end = try await intermediate(started, on: connection, phase: .redirect, keep: nil)
         release(connection, reusable: end.reusable)
     }
 
@@ -264,17 +255,16 @@ public final class HTTPSClient: Sendable {
     static let discardedBodyLimit = 1 << 20
 
     /// The end of a response the caller never sees (a redirect, a challenge). When it is streamed nobody else reads
-    /// its body, and reading pauses at ``BodyDemand/high`` until someone does: it is read here. `keep` bytes are
+    /// its body, and reading pauses at ``BodyBuffer/high`` until someone does: it is read here. `keep` bytes are
     /// kept (more fails as too large); with `keep` nil the body is dropped, and past ``discardedBodyLimit`` its
     /// connection with it.
-    private func intermediate(_ started: Connection.Started, _ stream: AsyncThrowingStream<[UInt8], any Error>?, on connection: Connection,
+    private func intermediate(_ started: Connection.Started, on connection: Connection,
                               phase: TransportError.Phase, keep: Int?) async throws(TransportError) -> ExchangeEnd {
         do {
-            guard let stream else { return try await started.finished() }
+            guard let buffer = started.body else { return try await started.finished() }
             var body: [UInt8] = []
             var dropped = 0
-            for try await chunk in stream {
-                started.demand?.read(chunk.count)
+            while let chunk = try await buffer.next() {
                 if let keep {
                     guard body.count + chunk.count <= keep else { throw ExchangeFailure.tooLarge(limit: keep) }
                     body += chunk
@@ -399,18 +389,18 @@ public final class HTTPSClient: Sendable {
 /// The reading end of a streamed body. The stream calls ``next()`` once at a time, which is what makes the unchecked
 /// conformance hold. A body dropped or cancelled before its end closes the connection, whose rest is never read.
 private final class BodyReader: @unchecked Sendable {
-    private var iterator: AsyncThrowingStream<[UInt8], any Error>.Iterator
+    private let buffer: BodyBuffer
     private var ended = false
     private let connection: Connection
 
-    init(_ iterator: AsyncThrowingStream<[UInt8], any Error>.Iterator, connection: Connection) {
-        self.iterator = iterator
+    init(_ buffer: BodyBuffer, connection: Connection) {
+        self.buffer = buffer
         self.connection = connection
     }
 
     func next() async throws -> [UInt8]? {
         do {
-            let chunk = try await iterator.next()
+            let chunk = try await buffer.next()
             if chunk == nil { ended = true }
             return chunk
         } catch {

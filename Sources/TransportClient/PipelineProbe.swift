@@ -35,7 +35,7 @@ package enum ClientPipelineProbe {
         try channel.pipeline.syncOperations.addHandler(ExchangeHandler(death: NIOLockedValueBox(nil)))
         let request = ExchangeRequest(
             head: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["host": "www.example.test"]), body: nil,
-            limit: limit, stream: nil)
+            limit: limit)
         let outcome = channel.eventLoop.makePromise(of: ExchangeOutcome.self)
         request.completion.whenEnded { result in
             switch result {

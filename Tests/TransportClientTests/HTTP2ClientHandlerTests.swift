@@ -22,13 +22,12 @@ import Testing
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
         }
 
-        /// A request as ``Connection/start(head:body:limit:deadline:stream:)`` hands it over.
+        /// A request as ``Connection/start(head:body:limit:deadline:streaming:)`` hands it over.
         func start(_ uri: String = "/", body: [UInt8]? = nil, limit: Int = 1 << 20,
-                   stream: AsyncThrowingStream<[UInt8], any Error>.Continuation? = nil,
+                   streaming: Bool = false,
                    timeLimit: TimeAmount? = nil) -> (ExchangeRequest, HTTP2StreamHandle) {
             let head = HTTPRequestHead(version: .http1_1, method: body == nil ? .GET : .POST, uri: uri, headers: ["Host": "a.test", "Accept": "*/*"])
-            let request = ExchangeRequest(head: head, body: body, limit: limit, stream: stream,
-                                          demand: stream.map { _ in BodyDemand() },
+            let request = ExchangeRequest(head: head, body: body, limit: limit, responseBody: streaming ? BodyBuffer() : nil,
                                           deadline: timeLimit.map { channel.eventLoop.now + $0 } ?? .distantFuture, flag: TimeoutFlag())
             let token = streams.withLockedValue { count in
                 count.open += 1
@@ -179,26 +178,26 @@ import Testing
     }
 
     /// The stream's window is given back while its reader keeps up, held back while the reader lags past
-    /// ``BodyDemand/high``, and given back once the reader has caught up.
-    @Test func aSlowReaderHoldsTheStreamsWindow() throws {
+    /// ``BodyBuffer/high``, and given back once the reader has caught up.
+    @Test func aSlowReaderHoldsTheStreamsWindow() async throws {
         let rig = try Rig()
-        let (_, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let (request, _) = rig.start(stream: continuation)
-        let demand = try #require(request.demand)
+        let (request, _) = rig.start(streaming: true)
+        let buffer = try #require(request.responseBody)
         _ = try rig.written()
         try rig.respond(1)
         let chunk = 16_384
         try rig.data(1, chunk)
         try rig.data(1, chunk)
         #expect(windowUpdates(try rig.written()).map(\.1) == [2 * chunk], "given back at half the window")
-        while !demand.isPaused { try rig.data(1, chunk) }
+        while !buffer.isPaused { try rig.data(1, chunk) }
         _ = try rig.written()
         try rig.data(1, chunk)
         try rig.data(1, chunk)
         #expect(windowUpdates(try rig.written()).isEmpty, "held back while the reader lags")
-        // The reader takes the buffer down to the low mark, as HTTPSClient's body reader reports what it took.
-        demand.read(demand.buffered - BodyDemand.low)
-        #expect(!demand.isPaused)
+        // The reader takes what is buffered.
+        let held = buffer.buffered
+        #expect(try await buffer.next()?.count == held)
+        #expect(!buffer.isPaused)
         rig.channel.embeddedEventLoop.run()
         let given = windowUpdates(try rig.written())
         #expect(given.count == 1 && given.first?.0 == 1 && (given.first?.1 ?? 0) >= 2 * chunk, "\(given)")
@@ -338,7 +337,7 @@ import Testing
 
         func start(limit: Int = 1 << 20) throws -> ExchangeRequest {
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: ["Host": "a.test"])
-            let request = ExchangeRequest(head: head, body: nil, limit: limit, stream: nil)
+            let request = ExchangeRequest(head: head, body: nil, limit: limit)
             let token = streams.withLockedValue { count in
                 count.open += 1
                 count.issued += 1

@@ -368,16 +368,16 @@ import TransportTrust
             let client = makeClient(anchors: pki.anchors)
             let response = try await client.stream(HTTPRequest(url: "https://\(host):\(server.port)/"))
             #expect(response.connection.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
-            let demand = try #require(response.demand)
+            let buffer = try #require(response.buffer)
             // Nothing read yet: reading pauses with a bounded amount buffered (the bound, plus what one read brought).
             let slack = 512 << 10
-            var pauses = demand.pauses().makeAsyncIterator()
+            var pauses = buffer.pauses().makeAsyncIterator()
             let atPause = try #require(await pauses.next())
-            #expect(atPause > BodyDemand.high && atPause <= BodyDemand.high + slack, "\(atPause) bytes buffered at the pause")
+            #expect(atPause > BodyBuffer.high && atPause <= BodyBuffer.high + slack, "\(atPause) bytes buffered at the pause")
             var total = 0
             for try await chunk in response.body {
                 total += chunk.count
-                #expect(demand.buffered <= BodyDemand.high + slack)
+                #expect(buffer.buffered <= BodyBuffer.high + slack)
             }
             #expect(total == size)
             await client.shutdown()

@@ -47,8 +47,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         let handle: HTTP2StreamHandle
         let completion: ExchangeCompletion
         let limit: Int
-        let stream: AsyncThrowingStream<[UInt8], any Error>.Continuation?
-        let demand: BodyDemand?
+        let responseBody: BodyBuffer?
         let flag: TimeoutFlag?
         var head: HTTPResponseHead?
         var body: [UInt8] = []
@@ -111,11 +110,11 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         guard let context else { return Self.fail(request, handle: handle, .unsent(after: death.withLockedValue { $0 })) }
         let token = handle.token
         receivers[token] = Receiver(streamID: id, handle: handle, completion: request.completion,
-                                    limit: request.limit, stream: request.stream, demand: request.demand, flag: request.flag)
-        if let demand = request.demand {
+                                    limit: request.limit, responseBody: request.responseBody, flag: request.flag)
+        if let responseBody = request.responseBody {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            demand.onResume { eventLoop.execute { handler.value.readerResumed(token) } }
+            responseBody.onResume { eventLoop.execute { handler.value.readerResumed(token) } }
         }
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
         let headers = HTTP2Frame.FramePayload.Headers(headers: HTTP2Messages.headerBlock(request.head), endStream: body == nil)
@@ -196,7 +195,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
             guard deliver(data.data, to: token, receiver) else { return }
         }
         let length = bytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
-        let paused = receiver.demand?.isPaused ?? false
+        let paused = receiver.responseBody?.isPaused ?? false
         guard let (_, event) = state.receivedData(on: id, length: length, endStream: data.endStream, readerPaused: paused) else { return }
         switch event {
         case .data(let increment, let ended):
@@ -210,9 +209,8 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     /// Hands body bytes to the reader, or to the buffer within its limit; false when the limit ended the exchange.
     private func deliver(_ data: IOData, to token: Int, _ receiver: Receiver) -> Bool {
         guard case .byteBuffer(let buffer) = data else { return true }
-        if let stream = receiver.stream {
-            stream.yield(Array(buffer.readableBytesView))
-            receiver.demand?.arrived(buffer.readableBytes)
+        if let responseBody = receiver.responseBody {
+            responseBody.append(buffer.readableBytesView)
             return true
         }
         guard receiver.body.count + buffer.readableBytes <= receiver.limit else {
@@ -268,7 +266,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         deadlines.remove(token)
         // Counted out first, so that the owner, woken by the completion, finds the stream ended and costs no hop to close it.
         receiver.handle.end()
-        receiver.stream?.finish()
+        receiver.responseBody?.finish()
         // A stream carries one exchange; the connection goes on whatever the response said.
         receiver.completion.succeed(ExchangeEnd(head: head, body: receiver.body, reusable: true))
         sendQueued()
@@ -278,7 +276,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         deadlines.remove(token)
         if let receiver = receivers.removeValue(forKey: token) {
             receiver.handle.end()
-            receiver.stream?.finish(throwing: failure)
+            receiver.responseBody?.fail(failure)
             receiver.completion.fail(failure)
         } else if let (request, handle) = waiting.removeValue(forKey: token) {
             Self.fail(request, handle: handle, failure)
@@ -287,7 +285,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     private static func fail(_ request: ExchangeRequest, handle: HTTP2StreamHandle, _ failure: ExchangeFailure) {
         handle.end()
-        request.stream?.finish(throwing: failure)
+        request.responseBody?.fail(failure)
         request.completion.fail(failure)
     }
 

@@ -59,7 +59,7 @@ final class HTTP2Session: Sendable {
     }
 
     /// A new stream, as a ``Connection`` whose exchange is that stream's. Nothing goes to the event loop yet: the
-    /// stream gets its ID when its request is sent (``Connection/start(head:body:limit:deadline:stream:)``).
+    /// stream gets its ID when its request is sent (``Connection/start(head:body:limit:deadline:streaming:)``).
     func openStream() async throws(TransportError) -> Connection {
         guard channel.isActive else {
             throw TransportError(.connectionClosed, phase: .request, host: report.host, port: report.port,

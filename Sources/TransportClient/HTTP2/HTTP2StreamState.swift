@@ -29,7 +29,7 @@ struct HTTP2StreamState: Sendable, Equatable {
     }
 
     /// Bytes this client is willing to have in flight on a stream: what it announces as its initial window. NIO's
-    /// default; a slow reader then holds back at most this much beyond ``BodyDemand/high``.
+    /// default; a slow reader then holds back at most this much beyond ``BodyBuffer/high``.
     static let window = 65_535
 
     /// The request this stream carries (``HTTP2ConnectionState`` numbers requests in the order they arrive).
