@@ -252,7 +252,6 @@ final class Connection: Sendable {
     struct Started: Sendable {
         var head: HTTPResponseHead
         var end: ExchangeCompletion
-        var flag: TimeoutFlag
         /// A streamed response's body.
         var body: BodyBuffer?
 
@@ -265,69 +264,57 @@ final class Connection: Sendable {
     /// when it passes, whether the head or the body is still awaited.
     func start(head: HTTPRequestHead, body: [UInt8]?, limit: Int, deadline: NIODeadline,
                streaming: Bool) async throws(TransportError) -> Started {
-        let eventLoop = channel.eventLoop
         let head = session == nil ? head : HTTP2Session.removingConnectionHeaders(head)
         let responseBody = streaming ? BodyBuffer() : nil
-        let flag = TimeoutFlag()
         let request = ExchangeRequest(head: head, body: body, limit: limit, responseBody: responseBody,
-                                      deadline: deadline, flag: flag)
+                                      deadline: deadline)
         let completion = request.completion
-        let send: @Sendable () -> Void
-        if let handle = self.stream, let session {
-            let handler = session.handler
-            send = { handler.value.start(request, handle: handle) }
-        } else {
-            send = sendingHTTP1(request)
-        }
         do {
             guard streaming else {
-                let ended: ExchangeEnd = try await Self.sending(on: eventLoop, send) { completion.awaitEnd(.task($0)) }
-                return Started(head: ended.head, end: completion, flag: flag)
+                let ended: ExchangeEnd = try await sending(request) { completion.awaitEnd(.task($0)) }
+                return Started(head: ended.head, end: completion)
             }
-            let responseHead: HTTPResponseHead = try await Self.sending(on: eventLoop, send) { completion.awaitHead($0) }
-            return Started(head: responseHead, end: completion, flag: flag, body: responseBody)
+            let responseHead: HTTPResponseHead = try await sending(request) { completion.awaitHead($0) }
+            return Started(head: responseHead, end: completion, body: responseBody)
         } catch {
-            throw mapExchangeError(error, flag: flag, phase: .response)
+            throw mapExchangeError(error, phase: .response)
         }
     }
 
-    /// The HTTP/1.1 request's write; its time limit is the exchange handler's (``DeadlineSchedule``).
-    private func sendingHTTP1(_ request: ExchangeRequest) -> @Sendable () -> Void {
-        let (channel, death) = (self.channel, self.death)
-        return {
-            // Run on the loop, so the channel cannot close between the look and the write. A write to a connection that
-            // has already closed never reaches the handler: end the exchange here, with the reason the connection
-            // died when one was seen. An open one's handler takes the request over, failures included, so the write
-            // needs no promise of its own.
-            guard channel.isActive else {
-                let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-                request.responseBody?.fail(failure)
-                request.completion.fail(failure)
-                return
-            }
-            channel.writeAndFlush(request, promise: nil)
-        }
-    }
-
-    /// Waits (`wait` registers the continuation with the exchange's completion) while `send` runs on `eventLoop`: at
-    /// once when the request already runs on that loop (EventLoopExecutors), which saves a task and its allocation.
-    /// The completion resumes the task straight from the loop.
-    private static func sending<Value: Sendable>(on eventLoop: any EventLoop, _ send: @escaping @Sendable () -> Void,
-                                                 wait: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
+    /// Waits (`wait` registers the continuation with the exchange's completion) while the request is handed to the
+    /// connection on its event loop: at once when the request already runs on that loop (EventLoopExecutors), which
+    /// saves a task, and a closure, each an allocation. The completion resumes the task straight from the loop.
+    private func sending<Value: Sendable>(_ request: ExchangeRequest,
+                                          wait: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
         try await withUnsafeThrowingContinuation { continuation in
             wait(continuation)
-            if eventLoop.inEventLoop { send() } else { eventLoop.execute(send) }
+            if channel.eventLoop.inEventLoop { send(request) } else { channel.eventLoop.execute { self.send(request) } }
         }
     }
 
-    func mapExchangeError(_ error: any Error, flag: TimeoutFlag, phase: TransportError.Phase) -> TransportError {
+    /// Hands the request to its exchange handler; on the event loop. HTTP/1.1: run on the loop, the channel cannot
+    /// close between the look and the write. A write to a connection that has already closed never reaches the
+    /// handler: the exchange ends here, with the reason the connection died when one was seen. An open one's handler
+    /// takes the request over, failures included, so the write needs no promise of its own. The time limit is the
+    /// handler's (``DeadlineSchedule``).
+    private func send(_ request: ExchangeRequest) {
+        if let stream, let session { return session.handler.value.start(request, handle: stream) }
+        guard channel.isActive else {
+            let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
+            request.responseBody?.fail(failure)
+            request.completion.fail(failure)
+            return
+        }
+        channel.writeAndFlush(request, promise: nil)
+    }
+
+    func mapExchangeError(_ error: any Error, phase: TransportError.Phase) -> TransportError {
         let host = report.host
         let port = report.port
-        if flag.phase != nil {
+        switch error {
+        case ExchangeFailure.timedOut:
             return TransportError(.timedOut, phase: phase, host: host, port: port,
                                   "no complete response before the request's time limit", verdict: report.verdict, handshake: report.handshake)
-        }
-        switch error {
         case ExchangeFailure.tooLarge(let limit):
             return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
                                   "the response body is larger than the limit of \(limit) bytes; raise HTTPSClientConfiguration.maximumResponseBytes, or read it with HTTPSClient.stream, which has no limit")

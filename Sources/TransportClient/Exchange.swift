@@ -19,6 +19,8 @@ enum ExchangeFailure: Error, Sendable {
     case notSent
     /// The server reset the HTTP/2 stream with this error code (RFC 9113 §7), its name as the RFC spells it.
     case streamReset(String)
+    /// The request's time limit passed before the response was complete (``DeadlineSchedule``).
+    case timedOut
 
     /// Why a request that never reached the connection failed: the reason the connection died, when there was one
     /// beyond its closing; otherwise ``notSent``.
@@ -65,21 +67,18 @@ final class ExchangeRequest: Sendable {
     let limit: Int
     /// For a streamed response: its body, whose unread bytes hold reading back.
     let responseBody: BodyBuffer?
-    /// When the request's time limit ends it: the exchange handlers keep their exchanges' deadlines
-    /// (``DeadlineSchedule``). `.distantFuture` is none.
+    /// When the request's time limit ends it, as ``ExchangeFailure/timedOut``: the exchange handlers keep their
+    /// exchanges' deadlines (``DeadlineSchedule``). `.distantFuture` is none.
     let deadline: NIODeadline
-    /// Marked when the time limit ended the exchange, so that its failure reads as a timeout.
-    let flag: TimeoutFlag?
 
     init(head: HTTPRequestHead, body: [UInt8]?, completion: ExchangeCompletion = ExchangeCompletion(), limit: Int, responseBody: BodyBuffer? = nil,
-         deadline: NIODeadline = .distantFuture, flag: TimeoutFlag? = nil) {
+         deadline: NIODeadline = .distantFuture) {
         self.head = head
         self.body = body
         self.completion = completion
         self.limit = limit
         self.responseBody = responseBody
         self.deadline = deadline
-        self.flag = flag
     }
 }
 
@@ -237,9 +236,8 @@ final class ExchangeHandler: ChannelDuplexHandler {
     /// Ends the exchange whose time is up, as a timeout, with the connection: its response is still coming, and the
     /// next exchange must not read it.
     private func timeUp(_ expired: [Int]) {
-        guard expired.contains(exchanges), let request = current, let context else { return }
-        request.flag?.set(.request)
-        fail(.closed, context: context)
+        guard expired.contains(exchanges), current != nil, let context else { return }
+        fail(.timedOut, context: context)
     }
 
     private func fail(_ failure: ExchangeFailure, context: ChannelHandlerContext) {

@@ -90,7 +90,7 @@ public final class HTTPSClient: Sendable {
         let outcome = try await perform(request, first, streaming: false)
         let end: ExchangeEnd
         do { end = try await outcome.started.finished() } catch {
-            throw outcome.connection.mapExchangeError(error, flag: outcome.started.flag, phase: .response)
+            throw outcome.connection.mapExchangeError(error, phase: .response)
         }
         release(outcome.connection, reusable: end.reusable)
         return HTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, body: end.body,
@@ -131,7 +131,6 @@ public final class HTTPSClient: Sendable {
         // The exchange ends its body with its own failures; the caller gets them as TransportErrors. Bytes are
         // taken from the exchange only as the caller asks for them, so a slow caller holds the server back
         // (BodyBuffer) instead of having the whole body buffered for it.
-        let flag = outcome.started.flag
         let reader = BodyReader(buffer, connection: connection)
         let body = AsyncThrowingStream<[UInt8], any Error> {
             do {
@@ -142,7 +141,7 @@ public final class HTTPSClient: Sendable {
                 }
                 return chunk
             } catch {
-                throw connection.mapExchangeError(error, flag: flag, phase: .response)
+                throw connection.mapExchangeError(error, phase: .response)
             }
         }
         return StreamingHTTPResponse(status: outcome.started.head.status, headers: outcome.started.head.headers, url: outcome.url,
@@ -281,7 +280,7 @@ public final class HTTPSClient: Sendable {
             return end
         } catch {
             connection.close()
-            throw connection.mapExchangeError(error, flag: started.flag, phase: phase)
+            throw connection.mapExchangeError(error, phase: phase)
         }
     }
 

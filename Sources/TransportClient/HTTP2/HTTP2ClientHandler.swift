@@ -48,7 +48,6 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         let completion: ExchangeCompletion
         let limit: Int
         let responseBody: BodyBuffer?
-        let flag: TimeoutFlag?
         var head: HTTPResponseHead?
         var body: [UInt8] = []
     }
@@ -110,7 +109,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         guard let context else { return Self.fail(request, handle: handle, .unsent(after: death.withLockedValue { $0 })) }
         let token = handle.token
         receivers[token] = Receiver(streamID: id, handle: handle, completion: request.completion,
-                                    limit: request.limit, responseBody: request.responseBody, flag: request.flag)
+                                    limit: request.limit, responseBody: request.responseBody)
         if let responseBody = request.responseBody {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
@@ -314,10 +313,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     /// Ends the requests whose time is up, as timeouts.
     private func timeUp(_ expired: [Int]) {
-        for token in expired {
-            (receivers[token]?.flag ?? waiting[token]?.request.flag)?.set(.request)
-            cancel(token, failure: .closed)
-        }
+        for token in expired { cancel(token, failure: .timedOut) }
     }
 
     // MARK: The connection
