@@ -88,10 +88,14 @@ struct ConnectionPoolState<Connection: PoolableConnection, Session: PoolableSess
         return nil
     }
 
-    /// An idle, still-open connection for `key`, the most recently kept first. Closed ones are forgotten.
+    /// An idle, still-open connection for `key`, the most recently kept first. Closed ones are forgotten. The list
+    /// is moved out, changed and put back, kept when empty, so that a keep-alive request's take and put reuse its
+    /// storage: a copy, or a mutation through the dictionary's subscript (whose accessor allocates), cost allocations
+    /// on every request. The next expiry scan drops a list left empty.
     private mutating func take(_ key: PoolKey) -> Connection? {
-        while var list = idle[key], let kept = list.popLast() {
-            idle[key] = list.isEmpty ? nil : list
+        guard var list = idle.removeValue(forKey: key) else { return nil }
+        defer { idle[key] = list }
+        while let kept = list.popLast() {
             if kept.connection.isActive { return kept.connection }
         }
         return nil
@@ -107,7 +111,7 @@ struct ConnectionPoolState<Connection: PoolableConnection, Session: PoolableSess
         var effects = Effects()
         let oldest = now - idleTimeout
         // Only lists with something to drop are rebuilt: this runs on every request, and usually nothing has.
-        for (key, list) in idle where list.contains(where: { $0.since <= oldest || !$0.connection.isActive }) {
+        for (key, list) in idle where list.isEmpty || list.contains(where: { $0.since <= oldest || !$0.connection.isActive }) {
             let keep = list.filter { $0.since > oldest && $0.connection.isActive }
             effects.close += list.filter { $0.since <= oldest }.map(\.connection)
             idle[key] = keep.isEmpty ? nil : keep
@@ -188,15 +192,22 @@ struct ConnectionPoolState<Connection: PoolableConnection, Session: PoolableSess
             effects.close.append(connection)
             return effects
         }
-        var list = idle[connection.key, default: []].filter(\.connection.isActive)
+        let key = connection.key
+        // Moved out and back, as in `take`.
+        var list = idle.removeValue(forKey: key) ?? []
+        list.removeAll { !$0.connection.isActive }
         // One connection twice in the list would be handed to two requests at once.
-        guard !list.contains(where: { $0.connection === connection }) else { return effects }
+        guard !list.contains(where: { $0.connection === connection }) else {
+            idle[key] = list
+            return effects
+        }
         guard list.count < maximumPerKey else {
+            idle[key] = list
             effects.close.append(connection)
             return effects
         }
         list.append(Kept(connection: connection, since: now))
-        idle[connection.key] = list
+        idle[key] = list
         effects = expire(now: now)
         trim(effects: &effects)
         return effects

@@ -52,6 +52,9 @@ extension HTTPSClient {
     /// The request's head as it goes on the wire, and the caller's Proxy-Authorization, which goes only to a proxy.
     private func requestHead(for request: HTTPRequest, to target: Target) -> (HTTPRequestHead, proxyAuthorization: String?) {
         var head = HTTPRequestHead(version: .http1_1, method: request.method, uri: target.path, headers: request.headers)
+        // Room for what is added below, taken once: the caller's headers are copied anyway, and growing the copy for
+        // host, then user-agent, was an allocation each.
+        head.headers.reserveCapacity(head.headers.count + 3)
         let hostHeader = target.hostHeader
         if !head.headers.contains(name: "host") { head.headers.add(name: "host", value: hostHeader) }
         // A proxy credential is for the proxy alone (RFC 9110 §11.7.2), never an origin: a caller's goes on CONNECT
