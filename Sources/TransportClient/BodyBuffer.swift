@@ -12,13 +12,15 @@ final class BodyBuffer: Sendable {
     static let high = 256 * 1024
 
     private struct State {
-        var pending: [[UInt8]] = []
-        var count = 0
+        var pending = Pieces()
         /// How the body ended: `nil` while it goes on.
         var end: Result<Void, ExchangeFailure>?
         /// The reader gave up (its task was cancelled): what still arrives is dropped.
         var abandoned = false
-        var reader: UnsafeContinuation<[UInt8]?, any Error>?
+        /// The reader waiting for bytes. It is resumed with nothing and takes them under the lock: bytes handed over
+        /// through the continuation reached a task that had not suspended yet with nothing between the loop's writes
+        /// and its reads that ThreadSanitizer could see.
+        var reader: UnsafeContinuation<Void, any Error>?
         var paused = false
         var resume: (@Sendable () -> Void)?
         /// The bytes buffered at the latest pauses, and who watches for more (``pauses()``). Empty, they cost a
@@ -27,28 +29,45 @@ final class BodyBuffer: Sendable {
         var watcher: AsyncStream<Int>.Continuation?
     }
 
+    /// The pieces not read yet: one array per read or frame, almost always one, which needs no array of arrays.
+    private struct Pieces {
+        private var first: [UInt8]?
+        private var more: [[UInt8]] = []
+        private(set) var count = 0
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func append(_ piece: [UInt8]) {
+            count += piece.count
+            if first == nil { first = piece } else { more.append(piece) }
+        }
+
+        /// All of it, in one array of the exact size, and nothing left.
+        mutating func take() -> [UInt8] {
+            defer { self = Pieces() }
+            guard var joined = first else { return [] }
+            guard !more.isEmpty else { return joined }
+            joined.reserveCapacity(count)
+            for piece in more { joined += piece }
+            return joined
+        }
+    }
+
     private static let pausesKept = 16
     private let state = NIOLockedValueBox(State())
-
-    private enum AppendStep {
-        case none
-        case hand(UnsafeContinuation<[UInt8]?, any Error>)
-        case paused(Int, AsyncStream<Int>.Continuation?)
-    }
 
     init() {}
 
     /// A body already complete, such as one read before and handed on again.
     init(complete bytes: [UInt8]) {
         state.withLockedValue {
-            if !bytes.isEmpty { $0.pending = [bytes] }
-            $0.count = bytes.count
+            if !bytes.isEmpty { $0.pending.append(bytes) }
             $0.end = .success(())
         }
     }
 
     /// Bytes arrived and not yet read.
-    var buffered: Int { state.withLockedValue { $0.count } }
+    var buffered: Int { state.withLockedValue { $0.pending.count } }
 
     /// Whether the handler is to hold back reads: the one place that says so, so a resume queued before a new pause
     /// cannot undo it.
@@ -61,28 +80,26 @@ final class BodyBuffer: Sendable {
 
     // MARK: The handler's side, on the event loop
 
-    /// Hands `bytes` to a waiting reader, or keeps them; past ``high`` unread, reading pauses (``isPaused``).
+    /// Keeps `bytes` for the reader and wakes it if it waits; past ``high`` unread, reading pauses (``isPaused``) and
+    /// the pieces are joined.
     func append<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        let step: AppendStep = state.withLockedValue { state in
-            guard state.end == nil, !state.abandoned else { return .none }
-            if let reader = state.reader {
-                state.reader = nil
-                return .hand(reader)
-            }
-            state.pending.append(Array(bytes))
-            state.count += bytes.count
-            guard !state.paused, state.count > Self.high else { return .none }
+        guard !bytes.isEmpty else { return }
+        let piece = Array(bytes)
+        let (reader, pause): (UnsafeContinuation<Void, any Error>?, (Int, AsyncStream<Int>.Continuation?)?) = state.withLockedValue { state in
+            guard state.end == nil, !state.abandoned else { return (nil, nil) }
+            state.pending.append(piece)
+            defer { state.reader = nil }
+            guard !state.paused, state.pending.count > Self.high else { return (state.reader, nil) }
             state.paused = true
-            state.pending = [Self.joined(state.pending, count: state.count)]
-            state.pausedAt.append(state.count)
+            let count = state.pending.count
+            let joined = state.pending.take()
+            state.pending.append(joined)
+            state.pausedAt.append(count)
             if state.pausedAt.count > Self.pausesKept { state.pausedAt.removeFirst() }
-            return .paused(state.count, state.watcher)
+            return (state.reader, (count, state.watcher))
         }
-        switch step {
-        case .none: return
-        case .hand(let reader): reader.resume(returning: Array(bytes))
-        case .paused(let count, let watcher): watcher?.yield(count)
-        }
+        reader?.resume()
+        if let pause { pause.1?.yield(pause.0) }
     }
 
     /// The body is complete: the reader gets what is buffered, then its end.
@@ -92,57 +109,67 @@ final class BodyBuffer: Sendable {
     func fail(_ failure: ExchangeFailure) { end(.failure(failure)) }
 
     private func end(_ result: Result<Void, ExchangeFailure>) {
-        let reader: UnsafeContinuation<[UInt8]?, any Error>? = state.withLockedValue { state in
+        let reader: UnsafeContinuation<Void, any Error>? = state.withLockedValue { state in
             guard state.end == nil else { return nil }
             state.end = result
             defer { state.reader = nil }
             return state.reader
         }
-        reader?.resume(with: result.map { nil }.mapError { $0 })
+        reader?.resume()
     }
 
     // MARK: The reader's side
 
+    private enum Read {
+        case bytes([UInt8], resume: (@Sendable () -> Void)?)
+        case ended(Result<Void, ExchangeFailure>)
+        /// Bytes are there for a reader that was about to wait: it reads again instead.
+        case ready
+        case wait
+    }
+
     /// Everything buffered so far, waiting for bytes when there are none; nil at the end of the body, or when the
     /// reader's task is cancelled. One reader at a time.
     func next() async throws -> [UInt8]? {
-        try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<[UInt8]?, any Error>) in
-                enum Step { case wait, taken([[UInt8]], count: Int, resume: (@Sendable () -> Void)?), ended(Result<Void, ExchangeFailure>) }
-                let step: Step = state.withLockedValue { state in
-                    if !state.pending.isEmpty {
-                        defer { (state.pending, state.count, state.paused) = ([], 0, false) }
-                        return .taken(state.pending, count: state.count, resume: state.paused ? state.resume : nil)
-                    }
-                    if let end = state.end { return .ended(end) }
-                    if state.abandoned { return .ended(.success(())) }
-                    state.reader = continuation
-                    return .wait
-                }
-                switch step {
-                case .wait: return
-                case .taken(let pieces, let count, let resume):
-                    resume?()
-                    continuation.resume(returning: Self.joined(pieces, count: count))
-                case .ended(let end): continuation.resume(with: end.map { nil }.mapError { $0 })
-                }
+        while true {
+            switch read(registering: nil) {
+            case .bytes(let bytes, let resume):
+                resume?()
+                return bytes
+            case .ended(let end): return try end.map { nil }.get()
+            case .ready, .wait: break
             }
-        } onCancel: {
-            let reader: UnsafeContinuation<[UInt8]?, any Error>? = state.withLockedValue { state in
-                state.abandoned = true
-                defer { state.reader = nil }
-                return state.reader
+            try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                    // Something came since the look above: go round again at once.
+                    if case .wait = read(registering: continuation) { return }
+                    continuation.resume()
+                }
+            } onCancel: {
+                let reader: UnsafeContinuation<Void, any Error>? = state.withLockedValue { state in
+                    state.abandoned = true
+                    defer { state.reader = nil }
+                    return state.reader
+                }
+                reader?.resume()
             }
-            reader?.resume(returning: nil)
         }
     }
 
-    private static func joined(_ pieces: [[UInt8]], count: Int) -> [UInt8] {
-        if pieces.count == 1, let only = pieces.first { return only }
-        var joined: [UInt8] = []
-        joined.reserveCapacity(count)
-        for piece in pieces { joined += piece }
-        return joined
+    /// What the reader finds: the bytes (taken), the end, or nothing yet, when `reader` is left to wait. Taking the
+    /// bytes of a paused body lets reading go on.
+    private func read(registering reader: UnsafeContinuation<Void, any Error>?) -> Read {
+        state.withLockedValue { state in
+            if !state.pending.isEmpty {
+                if reader != nil { return .ready }
+                defer { state.paused = false }
+                return .bytes(state.pending.take(), resume: state.paused ? state.resume : nil)
+            }
+            if let end = state.end { return reader == nil ? .ended(end) : .ready }
+            if state.abandoned { return reader == nil ? .ended(.success(())) : .ready }
+            state.reader = reader
+            return .wait
+        }
     }
 
     /// The bytes buffered each time reading paused, those kept so far first: what tests wait for, instead of for

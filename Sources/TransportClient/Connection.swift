@@ -271,11 +271,11 @@ final class Connection: Sendable {
         let completion = request.completion
         do {
             guard streaming else {
-                let ended: ExchangeEnd = try await sending(request) { completion.awaitEnd(.task($0)) }
-                return Started(head: ended.head, end: completion)
+                try await sending(request) { completion.awaitEnd(.task($0)) }
+                return Started(head: try completion.ended().head, end: completion)
             }
-            let responseHead: HTTPResponseHead = try await sending(request) { completion.awaitHead($0) }
-            return Started(head: responseHead, end: completion, body: responseBody)
+            try await sending(request) { completion.awaitHead($0) }
+            return Started(head: try completion.receivedHead(), end: completion, body: responseBody)
         } catch {
             throw mapExchangeError(error, phase: .response)
         }
@@ -284,8 +284,7 @@ final class Connection: Sendable {
     /// Waits (`wait` registers the continuation with the exchange's completion) while the request is handed to the
     /// connection on its event loop: at once when the request already runs on that loop (EventLoopExecutors), which
     /// saves a task, and a closure, each an allocation. The completion resumes the task straight from the loop.
-    private func sending<Value: Sendable>(_ request: ExchangeRequest,
-                                          wait: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
+    private func sending(_ request: ExchangeRequest, wait: (ExchangeCompletion.Waiter) -> Void) async throws {
         try await withUnsafeThrowingContinuation { continuation in
             wait(continuation)
             if channel.eventLoop.inEventLoop { send(request) } else { channel.eventLoop.execute { self.send(request) } }

@@ -7,25 +7,29 @@ import NIOHTTP1
 ///
 /// A failure ends both: a task waiting for the head gets it too. What comes after the end is ignored, as a completed
 /// promise ignores a second completion.
+///
+/// A waiting task is resumed with nothing but success or failure, and reads the head or the end under the lock: a
+/// continuation resumed before its task had suspended lets the task go on with no lock or executor between the loop's
+/// writes and its reads, and ThreadSanitizer reported the response head so handed over as a race.
 final class ExchangeCompletion: Sendable {
     typealias Outcome = Result<ExchangeEnd, ExchangeFailure>
-    typealias HeadWaiter = UnsafeContinuation<HTTPResponseHead, any Error>
+    typealias Waiter = UnsafeContinuation<Void, any Error>
 
     /// Who waits for the end: the request's task, or a callback (the pool's, for a streamed body).
     enum EndWaiter: Sendable {
-        case task(UnsafeContinuation<ExchangeEnd, any Error>)
+        case task(Waiter)
         case callback(@Sendable (Outcome) -> Void)
 
         func resume(with outcome: Outcome) {
             switch self {
-            case .task(let continuation): continuation.resume(with: outcome.mapError { $0 })
+            case .task(let continuation): continuation.resume(with: outcome.map { _ in () }.mapError { $0 })
             case .callback(let callback): callback(outcome)
             }
         }
     }
 
     private enum State {
-        case waiting(head: Waiters<HeadWaiter>, end: Waiters<EndWaiter>)
+        case waiting(head: Waiters<Waiter>, end: Waiters<EndWaiter>)
         case headed(HTTPResponseHead, end: Waiters<EndWaiter>)
         case ended(Outcome)
     }
@@ -41,12 +45,12 @@ final class ExchangeCompletion: Sendable {
 
     /// The final response head is in.
     func received(_ head: HTTPResponseHead) {
-        let waiters: Waiters<HeadWaiter>? = state.withLockedValue { state in
+        let waiters: Waiters<Waiter>? = state.withLockedValue { state in
             guard case .waiting(let headWaiters, let endWaiters) = state else { return nil }
             state = .headed(head, end: endWaiters)
             return headWaiters
         }
-        waiters?.forEach { $0.resume(returning: head) }
+        waiters?.forEach { $0.resume() }
     }
 
     /// The response has ended.
@@ -56,7 +60,7 @@ final class ExchangeCompletion: Sendable {
     func fail(_ failure: ExchangeFailure) { complete(.failure(failure)) }
 
     private func complete(_ outcome: Outcome) {
-        let taken: (head: Waiters<HeadWaiter>, end: Waiters<EndWaiter>)? = state.withLockedValue { state in
+        let taken: (head: Waiters<Waiter>, end: Waiters<EndWaiter>)? = state.withLockedValue { state in
             switch state {
             case .waiting(let head, let end):
                 state = .ended(outcome)
@@ -69,28 +73,28 @@ final class ExchangeCompletion: Sendable {
             }
         }
         guard let taken else { return }
-        taken.head.forEach { waiter in waiter.resume(with: outcome.map(\.head).mapError { $0 }) }
+        taken.head.forEach { waiter in waiter.resume(with: outcome.map { _ in () }.mapError { $0 }) }
         taken.end.forEach { $0.resume(with: outcome) }
     }
 
     // MARK: Waiting
 
-    /// Resumes `continuation` with the head once it is in (at once if it is), or with the failure.
-    func awaitHead(_ continuation: HeadWaiter) {
-        let ready: Result<HTTPResponseHead, ExchangeFailure>? = state.withLockedValue { state in
+    /// Resumes `continuation` once the head is in (at once if it is), or with the failure; then read ``receivedHead()``.
+    func awaitHead(_ continuation: Waiter) {
+        let ready: Result<Void, ExchangeFailure>? = state.withLockedValue { state in
             switch state {
             case .waiting(var head, let end):
                 head.append(continuation)
                 state = .waiting(head: head, end: end)
                 return nil
-            case .headed(let head, _): return .success(head)
-            case .ended(let outcome): return outcome.map(\.head)
+            case .headed: return .success(())
+            case .ended(let outcome): return outcome.map { _ in () }
             }
         }
         if let ready { continuation.resume(with: ready.mapError { $0 }) }
     }
 
-    /// Hands the end to `waiter` once it comes, at once if it has.
+    /// Hands the end to `waiter` once it comes, at once if it has; a task then reads ``ended()``.
     func awaitEnd(_ waiter: EndWaiter) {
         let ready: Outcome? = state.withLockedValue { state in
             switch state {
@@ -111,7 +115,21 @@ final class ExchangeCompletion: Sendable {
     /// The end of the response: at once when it is over, with no suspension.
     func end() async throws -> ExchangeEnd {
         if let outcome { return try outcome.get() }
-        return try await withUnsafeThrowingContinuation { awaitEnd(.task($0)) }
+        try await withUnsafeThrowingContinuation { awaitEnd(.task($0)) }
+        return try ended()
+    }
+
+    /// The end, read under the lock once a waiter was resumed.
+    func ended() throws(ExchangeFailure) -> ExchangeEnd {
+        guard let outcome else { throw .error("the exchange was not over when its end was read", isTLS: false) }
+        return try outcome.get()
+    }
+
+    /// The head, read under the lock once a head waiter was resumed.
+    func receivedHead() throws(ExchangeFailure) -> HTTPResponseHead {
+        if let head { return head }
+        if case .failure(let failure)? = outcome { throw failure }
+        throw .error("the response head was not in when it was read", isTLS: false)
     }
 
     /// Calls `callback` with the end once it comes, at once if it has.
