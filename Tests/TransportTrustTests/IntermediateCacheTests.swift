@@ -32,6 +32,23 @@ import X509
         #expect(engine.intermediateCache.count == 1)
     }
 
+    /// The intermediate and root met swift-certificates' RFC 5280 policy with the first leaf; a second leaf under them
+    /// is still held to the policy's own check of a leaf: a version 1 certificate may carry no extensions.
+    @Test func aVersion1LeafWithExtensionsIsRefusedUnderAWarmIntermediate() async throws {
+        let engine = TrustEngine()
+        await warm(engine)
+        let key = TestKey.p256()
+        let san = try Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false)
+        let versionOne = TestCert(certificate: try Certificate(
+            version: .v1, serialNumber: PKI.serial(), publicKey: key.publicKey, notValidBefore: PKI.notBefore,
+            notValidAfter: PKI.notAfter, issuer: pki.intermediate.certificate.subject, subject: PKI.name("Version 1 Leaf"),
+            signatureAlgorithm: pki.intermediate.key.defaultSignatureAlgorithm, extensions: Certificate.Extensions([san]),
+            issuerPrivateKey: pki.intermediate.key.certificateKey), key: key)
+        let v = await engine.evaluate(trust(versionOne))
+        #expect(!v.isTrusted)
+        #expect(v.failures.contains { $0.code == .malformedCertificate && $0.message.contains("version 1") }, "\(v.failures)")
+    }
+
     /// The leaf's link is never taken from memory: a leaf signed by another key under the intermediate's name fails.
     @Test func aLeafNotSignedByTheIntermediateIsRefused() async {
         let engine = TrustEngine()

@@ -2,7 +2,7 @@ import TestSupport
 import Foundation
 import SwiftASN1
 import Testing
-import X509
+@_spi(DisableValidityCheck) import X509
 
 @testable import TransportTrust
 
@@ -223,6 +223,86 @@ import X509
         #expect(v.failures[0].message.contains("a directory name \(constrained.label) excludes"), "\(v.failures[0].message)")
         #expect(v.failures[0].certificate == 1)
         #expect(await evaluate([constrained.leaf("another leaf"), constrained], anchors: [root]).isTrusted)
+    }
+
+    // MARK: Certificates above a leaf that passed before
+
+    func chain(_ leaf: TestCert, under above: [TestCert]) throws -> UnverifiedCertificateChain {
+        try #require(UnverifiedCertificateChain.assembled([leaf.certificate] + above.map(\.certificate)))
+    }
+
+    static func meets(_ chain: UnverifiedCertificateChain) -> Bool {
+        if case .meetsPolicy = RFC5280Policy.withValidityCheckDisabled().chainMeetsPolicyRequirements(chain: chain) { return true }
+        return false
+    }
+
+    /// A version 1 leaf signed by `issuer`, with `extensions`.
+    static func versionOneLeaf(under issuer: TestCert, extensions: [Certificate.Extension]) throws -> TestCert {
+        let key = TestKey.p256()
+        return TestCert(certificate: try Certificate(
+            version: .v1, serialNumber: PKI.serial(), publicKey: key.publicKey, notValidBefore: PKI.notBefore,
+            notValidAfter: PKI.notAfter, issuer: issuer.certificate.subject, subject: PKI.name("Version 1 Leaf"),
+            signatureAlgorithm: issuer.key.defaultSignatureAlgorithm, extensions: Certificate.Extensions(extensions),
+            issuerPrivateKey: issuer.key.certificateKey), key: key)
+    }
+
+    /// Once swift-certificates' policy passed a leaf under some certificates, the rule skips it for other leaves under
+    /// them: each leaf must still get the policy's own answer (its version check is the one read of the leaf).
+    @Test func aRememberedPathAboveTheLeafJudgesEachLeafAsThePolicyDoes() throws {
+        let root = PKI.root(pathLength: 1)
+        let ca = root.intermediate("Remembered CA", pathLength: 0)
+        let above = [ca, root]
+        let first = try chain(ca.leaf(), under: above)
+        #expect(Self.meets(first))
+        let passedAbove = RFC5280Rule.PassedAbove(capacity: 4)
+        passedAbove.note(first)
+        let san = try Certificate.Extension(SubjectAlternativeNames([.dnsName("www.example.com")]), critical: false)
+        let versionOneWithExtensions = try Self.versionOneLeaf(under: ca, extensions: [san])
+        let leaves = [ca.leaf("another leaf"), versionOneWithExtensions, try Self.versionOneLeaf(under: ca, extensions: []),
+                      ca.intermediate("A CA as the leaf"), ca.leaf("no names", dns: []), ca.leaf("not for servers", extendedKeyUsage: [.clientAuth])]
+        for leaf in leaves {
+            let path = try chain(leaf, under: above)
+            #expect(passedAbove.covers(path) == Self.meets(path), "\(leaf.label)")
+        }
+        #expect(!Self.meets(try chain(versionOneWithExtensions, under: above)))
+        // Through the rule, the version 1 leaf is refused as before.
+        var failures: [TrustFailure] = []
+        RFC5280Rule().check(try chain(versionOneWithExtensions, under: above),
+                            context: RuleContext(validationTime: PKI.now, anchorIsSystem: false, passedAbove: passedAbove), into: &failures)
+        #expect(failures.map(\.code) == [.malformedCertificate], "\(failures)")
+        // Other certificates above the leaf are not covered: a pathLenConstraint depends on them.
+        let deeper = ca.intermediate("Below A Path Length Of 0")
+        #expect(!passedAbove.covers(try chain(deeper.leaf(), under: [deeper, ca, root])))
+    }
+
+    /// The oldest path is forgotten first, beyond the capacity.
+    @Test func rememberedPathsAreBounded() throws {
+        let root = PKI.root()
+        let cas = (0..<3).map { root.intermediate("Bounded CA \($0)") }
+        let passedAbove = RFC5280Rule.PassedAbove(capacity: 2)
+        for ca in cas { passedAbove.note(try chain(ca.leaf(), under: [ca, root])) }
+        #expect(!passedAbove.covers(try chain(cas[0].leaf(), under: [cas[0], root])))
+        #expect(passedAbove.covers(try chain(cas[1].leaf(), under: [cas[1], root])))
+        #expect(passedAbove.covers(try chain(cas[2].leaf(), under: [cas[2], root])))
+    }
+
+    /// Name constraints above a leaf apply to its names, so such a path is never remembered.
+    @Test func aPathWithNameConstraintsAboveTheLeafIsNotRemembered() async throws {
+        let root = PKI.root()
+        let constrained = root.intermediate("Remembered Constrained CA", nameConstraints: NameConstraints(permittedDNSDomains: ["example.com"]))
+        let inside = try chain(constrained.leaf(dns: ["www.example.com"]), under: [constrained, root])
+        #expect(Self.meets(inside))
+        let passedAbove = RFC5280Rule.PassedAbove(capacity: 4)
+        passedAbove.note(inside)
+        #expect(!passedAbove.covers(inside))
+        let outsideLeaf = constrained.leaf("outside", dns: ["www.example.org"])
+        #expect(!passedAbove.covers(try chain(outsideLeaf, under: [constrained, root])))
+        // Through a warm engine: the first leaf passes, the second is refused for its name.
+        let engine = TrustEngine()
+        #expect(await engine.evaluate(PKI.trust([constrained.leaf(dns: ["www.example.com"]), constrained], anchors: [root],
+                                                policy: PKI.ssl("www.example.com"))).isTrusted)
+        let v = await engine.evaluate(PKI.trust([outsideLeaf, constrained], anchors: [root], policy: PKI.ssl("www.example.org")))
+        #expect(v.codes == [.nameConstraints], "\(v.failures)")
     }
 
     @Test func reasonsAreSearchedByteForByte() {

@@ -38,10 +38,19 @@ struct CertificateKey: Hashable {
     }
 
     /// The same for a chain, not generic: through the Collection witness its subscript copies the certificate.
-    init(_ chain: UnverifiedCertificateChain, _ i: Int) {
-        tbs = chain[i].tbsCertificateBytes
-        signatureAlgorithm = chain[i].signatureAlgorithm
-        signature = chain[i].signature
+    init(_ chain: UnverifiedCertificateChain, _ i: Int) { self = Self.fields(of: chain, i) }
+
+    private init(tbs: ArraySlice<UInt8>, signatureAlgorithm: Certificate.SignatureAlgorithm, signature: Certificate.Signature) {
+        (self.tbs, self.signatureAlgorithm, self.signature) = (tbs, signatureAlgorithm, signature)
+    }
+
+    /// Read into locals in a plain function: the same reads assigning `self`'s fields copied the whole certificate.
+    @inline(never)
+    private static func fields(of chain: UnverifiedCertificateChain, _ i: Int) -> CertificateKey {
+        let tbs = chain[i].tbsCertificateBytes
+        let signatureAlgorithm = chain[i].signatureAlgorithm
+        let signature = chain[i].signature
+        return CertificateKey(tbs: tbs, signatureAlgorithm: signatureAlgorithm, signature: signature)
     }
 
     static func == (a: CertificateKey, b: CertificateKey) -> Bool {

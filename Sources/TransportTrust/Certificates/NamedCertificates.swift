@@ -14,8 +14,12 @@ struct NamedCertificates: Sendable, Hashable {
     /// Certificates whose subject matches `name`, in the order added; empty when none does.
     subscript(name: DistinguishedName) -> [Certificate] {
         if let hash = ComparableName.foldedHash(name) {
-            // Every match has this hash; a certificate of another name with the same hash is dropped here.
-            return (byPreparedHash[hash] ?? []).filter { ComparableName.matches($0.subject, name) }
+            // Every match has this hash; a certificate of another name with the same hash is dropped here. Usually
+            // all match, and the stored array is returned as it is: a filtered one was an allocation and a copy
+            // of each certificate on every evaluation.
+            let named = byPreparedHash[hash] ?? []
+            if named.indices.allSatisfy({ ComparableName.matches(named[$0].subject, name) }) { return named }
+            return named.filter { ComparableName.matches($0.subject, name) }
         }
         return bySubject[ComparableName(name)] ?? []
     }

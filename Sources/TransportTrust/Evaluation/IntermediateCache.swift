@@ -5,9 +5,11 @@ import X509
 /// handful of intermediates under many leaves. A new leaf under a known intermediate then costs one parse and one
 /// signature check.
 ///
-/// Only facts that depend on the bytes alone are kept: the parse of an intermediate's DER and of its extensions, and
-/// that a given issuer's signature over a given certificate verifies. Every rule, the time, CT and revocation still run on every
-/// evaluation. Entries are keyed by the anchor set too, so that trust settings that differ share nothing.
+/// Only facts that depend on the bytes alone are kept: the parse of an intermediate's DER and of its extensions,
+/// that a given issuer's signature over a given certificate verifies, and that the certificates above a leaf met
+/// swift-certificates' RFC 5280 policy (`RFC5280Rule.PassedAbove`; the rule still checks the leaf). Every rule, the
+/// time, CT and revocation still run on every evaluation. Entries are keyed by the anchor set too, so that trust
+/// settings that differ share nothing.
 final class IntermediateCache: Sendable {
     struct Parsed: Hashable {
         let der: DERKey
@@ -35,8 +37,16 @@ final class IntermediateCache: Sendable {
     private let capacity: Int
     private let state = NIOLockedValueBox(State())
 
+    /// Paths above a leaf that met swift-certificates' RFC 5280 policy (``RFC5280Rule``), a fact of their bytes alone;
+    /// nil when the cache is off.
+    let passedAbove: RFC5280Rule.PassedAbove?
+
     /// - Parameter capacity: the most intermediates remembered, and the most verified links; 0 remembers nothing.
-    init(capacity: Int) { self.capacity = max(0, capacity) }
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+        // Searched in order on every evaluation: a client meets a few issuing CAs.
+        passedAbove = capacity > 0 ? RFC5280Rule.PassedAbove(capacity: min(capacity, 32)) : nil
+    }
 
     private var isEnabled: Bool { capacity > 0 }
 

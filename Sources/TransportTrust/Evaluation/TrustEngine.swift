@@ -144,7 +144,8 @@ public final class TrustEngine: Sendable {
                                                          anchors: trust.anchors).intermediates
         }
         let (rules, handled) = policyRules(trust.policy, fingerprint: fingerprint).parts
-        let context = RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic, rootConstraints: trust.anchors.constraints)
+        let context = RuleContext(validationTime: time, anchorIsSystem: hit.anchorIsPublic, rootConstraints: trust.anchors.constraints,
+                                  passedAbove: intermediateCache.passedAbove)
         // The path was validated under some policy; a critical extension this one does not process rules it out,
         // as it would have in the path builder.
         guard !hit.chain.contains(where: { Diagnosis.unhandledCritical($0, handled: handled) != nil }) else { return nil }
@@ -214,7 +215,8 @@ public final class TrustEngine: Sendable {
 
         let handled = policyRules.handled
         let transparency = trust.policy.transparencyCheck
-        let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints)
+        let context = RuleContext(validationTime: time, anchorIsSystem: true, rootConstraints: trust.anchors.constraints,
+                                  passedAbove: intermediateCache.passedAbove)
         context.extensions.adopt(trust.anchors)
         for warm in warmExtensions { context.extensions.seed(warm.tbs, warm.parsed) }
         if let bad = Diagnosis.unhandledCritical(leaf, handled: handled) {

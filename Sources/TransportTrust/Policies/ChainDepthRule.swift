@@ -9,7 +9,8 @@ package struct ChainDepthRule: ChainRule {
     package init(maximumIntermediates: Int) { self.maximumIntermediates = maximumIntermediates }
 
     package func check(_ chain: UnverifiedCertificateChain, context: RuleContext, into failures: inout [TrustFailure]) {
-        guard chain.count > 2 else { return }
+        // At most the bound in all, they cannot exceed it, whichever are self-issued: no names to compare.
+        guard chain.count > 2, chain.count - 2 > maximumIntermediates else { return }
         // By index: a certificate the slice hands out is a copy, a retain per field.
         let logical = (1..<(chain.count - 1)).count { !ComparableName.matches(chain[$0].issuer, chain[$0].subject) }
         if logical > maximumIntermediates {

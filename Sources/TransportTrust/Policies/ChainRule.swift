@@ -24,6 +24,9 @@ package struct RuleContext: Sendable {
     var rootConstraints = RootConstraints()
     /// The evaluation's certificates' extensions, each parsed once; copies of a context share it.
     let extensions = ExtensionMemo()
+    /// The engine's memory of paths above a leaf that passed swift-certificates' RFC 5280 policy (``RFC5280Rule``);
+    /// nil runs the policy every time.
+    var passedAbove: RFC5280Rule.PassedAbove?
 }
 
 import SwiftASN1
