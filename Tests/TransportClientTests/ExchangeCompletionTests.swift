@@ -11,17 +11,25 @@ import Testing
     private let head = HTTPResponseHead(version: .http1_1, status: .ok)
     private func end(_ body: [UInt8] = [1, 2, 3]) -> ExchangeEnd { ExchangeEnd(head: head, body: body, reusable: true) }
 
-    @Test func aTaskWaitingForTheHeadGetsItThenTheEnd() async throws {
-        let completion = ExchangeCompletion()
+    /// A task that waits for `completion`'s head, once it has registered: the test then completes it.
+    private func waitingForHead(_ completion: ExchangeCompletion) async -> Task<Void, any Error> {
         let (registered, signal) = AsyncStream<Void>.makeStream()
-        async let received: Void = withUnsafeThrowingContinuation { continuation in
-            completion.awaitHead(continuation)
-            signal.yield()
+        let task = Task {
+            try await withUnsafeThrowingContinuation { continuation in
+                completion.awaitHead(continuation)
+                signal.yield()
+            }
         }
         for await _ in registered { break }
+        return task
+    }
+
+    @Test func aTaskWaitingForTheHeadGetsItThenTheEnd() async throws {
+        let completion = ExchangeCompletion()
+        let received = await waitingForHead(completion)
         #expect(completion.head == nil && completion.outcome == nil)
         completion.received(head)
-        try await received
+        try await received.value
         #expect(try completion.receivedHead().status == .ok)
         #expect(completion.head?.status == .ok && completion.outcome == nil, "the head is not the end")
         completion.succeed(end())
@@ -30,15 +38,10 @@ import Testing
 
     @Test func aFailureBeforeTheHeadReachesTheTaskWaitingForIt() async {
         let completion = ExchangeCompletion()
-        let (registered, signal) = AsyncStream<Void>.makeStream()
-        async let received: Void = withUnsafeThrowingContinuation { continuation in
-            completion.awaitHead(continuation)
-            signal.yield()
-        }
-        for await _ in registered { break }
+        let received = await waitingForHead(completion)
         completion.fail(.refused)
         do {
-            try await received
+            try await received.value
             Issue.record("the head waiter was not failed")
         } catch {
             guard case .refused = error as? ExchangeFailure else {
