@@ -6,8 +6,8 @@ import NIOConcurrencyHelpers
 /// The handler stops reading from the connection past ``high`` unread bytes (TCP, or the HTTP/2 stream's flow
 /// control, then holds the server back), and the reader lets it go on when it takes them. At that pause the pieces
 /// waiting (one per read or DATA frame, about 3 KiB each from nghttpd) are joined into one array of the exact size:
-/// their headers and the allocator's were most of what a paused stream held beyond its body. Joining only then
-/// costs one copy per pause, and none for a reader that keeps up.
+/// their headers and the allocator's were most of what a paused stream held beyond its body. A reader that takes
+/// two or more pieces at once gets them joined too, one copy; a reader that keeps up takes one piece and pays none.
 final class BodyBuffer: Sendable {
     static let high = 256 * 1024
 
@@ -27,6 +27,8 @@ final class BodyBuffer: Sendable {
         /// stream nothing.
         var pausedAt: [Int] = []
         var watcher: AsyncStream<Int>.Continuation?
+        /// Told each time a reader starts to wait (``readerWaits()``), for tests; nil otherwise.
+        var waitWatcher: AsyncStream<Void>.Continuation?
     }
 
     /// The pieces not read yet: one array per read or frame, almost always one, which needs no array of arrays.
@@ -126,10 +128,13 @@ final class BodyBuffer: Sendable {
         /// Bytes are there for a reader that was about to wait: it reads again instead.
         case ready
         case wait
+        /// Another task already waits on this body.
+        case busy
     }
 
     /// Everything buffered so far, waiting for bytes when there are none; nil at the end of the body, or when the
-    /// reader's task is cancelled. One reader at a time.
+    /// reader's task is cancelled. One reader at a time: a second task reading at once gets
+    /// ``ExchangeFailure/concurrentRead``, where it would otherwise have left the first waiting for good.
     func next() async throws -> [UInt8]? {
         while true {
             switch read(registering: nil) {
@@ -138,12 +143,16 @@ final class BodyBuffer: Sendable {
                 return bytes
             case .ended(let end): return try end.map { nil }.get()
             case .ready, .wait: break
+            case .busy: throw ExchangeFailure.concurrentRead
             }
             try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                    switch read(registering: continuation) {
+                    case .wait: state.withLockedValue { $0.waitWatcher }?.yield()
+                    case .busy: continuation.resume(throwing: ExchangeFailure.concurrentRead)
                     // Something came since the look above: go round again at once.
-                    if case .wait = read(registering: continuation) { return }
-                    continuation.resume()
+                    case .bytes, .ended, .ready: continuation.resume()
+                    }
                 }
             } onCancel: {
                 let reader: UnsafeContinuation<Void, any Error>? = state.withLockedValue { state in
@@ -167,9 +176,17 @@ final class BodyBuffer: Sendable {
             }
             if let end = state.end { return reader == nil ? .ended(end) : .ready }
             if state.abandoned { return reader == nil ? .ended(.success(())) : .ready }
-            state.reader = reader
+            if state.reader != nil { return .busy }
+            if let reader { state.reader = reader }
             return .wait
         }
+    }
+
+    /// Each time a reader starts to wait for bytes: what tests wait for before racing it.
+    func readerWaits() -> AsyncStream<Void> {
+        let (waits, continuation) = AsyncStream.makeStream(of: Void.self)
+        state.withLockedValue { $0.waitWatcher = continuation }
+        return waits
     }
 
     /// The bytes buffered each time reading paused, those kept so far first: what tests wait for, instead of for

@@ -314,6 +314,13 @@ final class Connection: Sendable {
         case ExchangeFailure.timedOut:
             return TransportError(.timedOut, phase: phase, host: host, port: port,
                                   "no complete response before the request's time limit", verdict: report.verdict, handshake: report.handshake)
+        case ExchangeFailure.cancelled:
+            return TransportError(.connectionClosed, phase: phase, host: host, port: port,
+                                  "the request was cancelled before its response was read to the end; its connection was closed",
+                                  verdict: report.verdict, handshake: report.handshake)
+        case ExchangeFailure.concurrentRead:
+            return TransportError(.invalidRequest, phase: .response, host: host, port: port,
+                                  "two tasks read the same streamed body at once; read a StreamingHTTPResponse's body from one task")
         case ExchangeFailure.tooLarge(let limit):
             return TransportError(.responseTooLarge, phase: .response, host: host, port: port,
                                   "the response body is larger than the limit of \(limit) bytes; raise HTTPSClientConfiguration.maximumResponseBytes, or read it with HTTPSClient.stream, which has no limit")

@@ -21,6 +21,11 @@ enum ExchangeFailure: Error, Sendable {
     case streamReset(String)
     /// The request's time limit passed before the response was complete (``DeadlineSchedule``).
     case timedOut
+    /// The request's task was cancelled before the client had read a response it reads itself (a redirect's, a
+    /// challenge's).
+    case cancelled
+    /// Two tasks read one streamed body at once (``BodyBuffer``).
+    case concurrentRead
 
     /// Why a request that never reached the connection failed: the reason the connection died, when there was one
     /// beyond its closing; otherwise ``notSent``.

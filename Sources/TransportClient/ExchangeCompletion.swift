@@ -31,7 +31,8 @@ final class ExchangeCompletion: Sendable {
     private enum State {
         case waiting(head: Waiters<Waiter>, end: Waiters<EndWaiter>)
         case headed(HTTPResponseHead, end: Waiters<EndWaiter>)
-        case ended(Outcome)
+        /// Over; with the head when it had come, even if a failure ended the exchange after it.
+        case ended(Outcome, head: HTTPResponseHead?)
     }
 
     private let state: NIOLockedValueBox<State>
@@ -39,7 +40,7 @@ final class ExchangeCompletion: Sendable {
     init() { state = NIOLockedValueBox(.waiting(head: Waiters(), end: Waiters())) }
 
     /// An exchange already over, such as a response read before and handed on again.
-    init(ended end: ExchangeEnd) { state = NIOLockedValueBox(.ended(.success(end))) }
+    init(ended end: ExchangeEnd) { state = NIOLockedValueBox(.ended(.success(end), head: end.head)) }
 
     // MARK: Completing, on the event loop
 
@@ -63,10 +64,12 @@ final class ExchangeCompletion: Sendable {
         let taken: (head: Waiters<Waiter>, end: Waiters<EndWaiter>)? = state.withLockedValue { state in
             switch state {
             case .waiting(let head, let end):
-                state = .ended(outcome)
+                state = .ended(outcome, head: try? outcome.get().head)
                 return (head, end)
-            case .headed(_, let end):
-                state = .ended(outcome)
+            case .headed(let head, let end):
+                // A head already handed on stays the head: a reset right after it (in the same read, before the
+                // waiting task has run) fails the body, not the response the server gave.
+                state = .ended(outcome, head: head)
                 return (Waiters(), end)
             case .ended:
                 return nil
@@ -87,8 +90,8 @@ final class ExchangeCompletion: Sendable {
                 head.append(continuation)
                 state = .waiting(head: head, end: end)
                 return nil
-            case .headed: return .success(())
-            case .ended(let outcome): return outcome.map { _ in () }
+            case .headed, .ended(_, head: .some): return .success(())
+            case .ended(let outcome, head: nil): return outcome.map { _ in () }
             }
         }
         if let ready { continuation.resume(with: ready.mapError { $0 }) }
@@ -106,7 +109,7 @@ final class ExchangeCompletion: Sendable {
                 end.append(waiter)
                 state = .headed(head, end: end)
                 return nil
-            case .ended(let outcome): return outcome
+            case .ended(let outcome, _): return outcome
             }
         }
         if let ready { waiter.resume(with: ready) }
@@ -138,7 +141,7 @@ final class ExchangeCompletion: Sendable {
     /// How the exchange ended, if it has.
     var outcome: Outcome? {
         state.withLockedValue { state in
-            if case .ended(let outcome) = state { return outcome }
+            if case .ended(let outcome, _) = state { return outcome }
             return nil
         }
     }
@@ -148,8 +151,8 @@ final class ExchangeCompletion: Sendable {
         state.withLockedValue { state in
             switch state {
             case .waiting: return nil
-            case .headed(let head, _): return head
-            case .ended(let outcome): return try? outcome.get().head
+            case .headed(let head, _), .ended(_, head: let head?): return head
+            case .ended(_, head: nil): return nil
             }
         }
     }

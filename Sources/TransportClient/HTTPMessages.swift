@@ -119,6 +119,17 @@ public struct ConnectionReport: Sendable {
     }
 }
 
+extension ConnectionReport: CustomReflectable {
+    /// The report's fields, as `dump` and `String(describing:)` showed them before they moved into a shared box.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "scheme": scheme, "host": host, "port": port, "handshake": handshake as Any, "verdict": verdict as Any,
+            "atsEvaluation": atsEvaluation, "requirements": requirements, "notes": notes, "httpVersion": httpVersion,
+            "alpn": alpn as Any,
+        ], displayStyle: .struct)
+    }
+}
+
 /// A response, with its body read into memory.
 public struct HTTPResponse: Sendable {
     /// The final response's status, after redirects and authentication.
@@ -153,7 +164,9 @@ public struct StreamingHTTPResponse: Sendable {
     /// The connection that carries the body.
     public var connection: ConnectionReport
     /// The body. Iterate it to the end; a failure (timeout, reset) ends it with a ``TransportError``. Stopping
-    /// before the end closes the connection.
+    /// before the end closes the connection. Each piece is everything that arrived since the last one was taken: one
+    /// read's or frame's worth for a reader that keeps up, up to about 320 KiB for one that fell behind. Read it from
+    /// one task at a time.
     public var body: AsyncThrowingStream<[UInt8], any Error>
     /// What the body's reader has not taken yet (nil when the body was read before it was handed over).
     var buffer: BodyBuffer?

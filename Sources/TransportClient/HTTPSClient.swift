@@ -275,6 +275,9 @@ public final class HTTPSClient: Sendable {
                     }
                 }
             }
+            // A cancelled read ends early: what is left is never read, and reading may be paused, so waiting for the
+            // end could last until the deadline.
+            if Task.isCancelled { throw ExchangeFailure.cancelled }
             var end = try await started.finished()
             end.body = body
             return end

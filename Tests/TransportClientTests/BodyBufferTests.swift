@@ -87,6 +87,27 @@ import Testing
         #expect(buffer.buffered == 0, "nobody will read it")
     }
 
+    /// A second task reading while the first waits gets a clear failure; the first still gets the bytes.
+    @Test func aSecondReaderAtOnceIsRefusedAndTheFirstGoesOn() async throws {
+        let buffer = BodyBuffer()
+        var waits = buffer.readerWaits().makeAsyncIterator()
+        let first = Task { try await buffer.next() }
+        await waits.next()
+        await #expect(throws: ExchangeFailure.self) { try await buffer.next() }
+        buffer.append(bytes(2, 9))
+        #expect(try await first.value == [9, 9])
+    }
+
+    /// A reader already waiting when its task is cancelled stops at once.
+    @Test func aWaitingReaderCancelledStopsAtOnce() async throws {
+        let buffer = BodyBuffer()
+        var waits = buffer.readerWaits().makeAsyncIterator()
+        let reader = Task { try await buffer.next() }
+        await waits.next()
+        reader.cancel()
+        #expect(try await reader.value == nil)
+    }
+
     @Test func aCompleteBodyIsReadOnceThenEnds() async throws {
         let buffer = BodyBuffer(complete: [1, 2])
         #expect(try await buffer.next() == [1, 2])

@@ -51,6 +51,20 @@ import Testing
         }
     }
 
+    /// A reset right after the head (in the same read, before the waiting task has run) fails the body, not the
+    /// response the server gave: the head stays readable, and the end is the failure.
+    @Test func aFailureAfterTheHeadKeepsTheHead() async throws {
+        let completion = ExchangeCompletion()
+        let received = await waitingForHead(completion)
+        completion.received(head)
+        completion.fail(.streamReset("CANCEL"))
+        try await received.value
+        #expect(try completion.receivedHead().status == .ok)
+        #expect(completion.head?.status == .ok)
+        try await withUnsafeThrowingContinuation { completion.awaitHead($0) }
+        await #expect(throws: ExchangeFailure.self) { try await completion.end() }
+    }
+
     @Test func everyEndWaiterGetsTheEndOnce() async throws {
         let completion = ExchangeCompletion()
         let calls = NIOLockedValueBox<[Int]>([])
