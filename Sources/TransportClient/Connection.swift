@@ -253,7 +253,7 @@ final class Connection: Sendable {
         var head: HTTPResponseHead
         var end: ExchangeCompletion
         /// A streamed response's body.
-        var body: BodyBuffer?
+        var body: BodyBuffer? { end.body }
 
         /// The end of the response; a buffered one's is there already, and costs no suspension.
         func finished() async throws -> ExchangeEnd { try await end.end() }
@@ -275,7 +275,7 @@ final class Connection: Sendable {
                 return Started(head: try completion.ended().head, end: completion)
             }
             try await sending(request) { completion.awaitHead($0) }
-            return Started(head: try completion.receivedHead(), end: completion, body: responseBody)
+            return Started(head: try completion.receivedHead(), end: completion)
         } catch {
             throw mapExchangeError(error, phase: .response)
         }
@@ -300,7 +300,6 @@ final class Connection: Sendable {
         if let stream, let session { return session.handler.value.start(request, handle: stream) }
         guard channel.isActive else {
             let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-            request.responseBody?.fail(failure)
             request.completion.fail(failure)
             return
         }

@@ -70,19 +70,18 @@ final class ExchangeRequest: Sendable {
     /// not come back to the loop to ask.
     let completion: ExchangeCompletion
     let limit: Int
-    /// For a streamed response: its body, whose unread bytes hold reading back.
-    let responseBody: BodyBuffer?
+    /// For a streamed response: its body, whose unread bytes hold reading back; the completion ends it.
+    var responseBody: BodyBuffer? { completion.body }
     /// When the request's time limit ends it, as ``ExchangeFailure/timedOut``: the exchange handlers keep their
     /// exchanges' deadlines (``DeadlineSchedule``). `.distantFuture` is none.
     let deadline: NIODeadline
 
-    init(head: HTTPRequestHead, body: [UInt8]?, completion: ExchangeCompletion = ExchangeCompletion(), limit: Int, responseBody: BodyBuffer? = nil,
+    init(head: HTTPRequestHead, body: [UInt8]?, limit: Int, responseBody: BodyBuffer? = nil,
          deadline: NIODeadline = .distantFuture) {
         self.head = head
         self.body = body
-        self.completion = completion
+        completion = ExchangeCompletion(body: responseBody)
         self.limit = limit
-        self.responseBody = responseBody
         self.deadline = deadline
     }
 }
@@ -141,7 +140,6 @@ final class ExchangeHandler: ChannelDuplexHandler {
         // no event will ever end this exchange, so end it now with the reason seen.
         guard context.channel.isActive else {
             let failure = ExchangeFailure.unsent(after: death.withLockedValue { $0 })
-            request.responseBody?.fail(failure)
             request.completion.fail(failure)
             promise?.fail(ExchangeFailure.closed)
             return
@@ -196,7 +194,6 @@ final class ExchangeHandler: ChannelDuplexHandler {
             guard let head else { return fail(.malformedResponse("the response ended before its head"), context: context) }
             current = nil
             deadlines.remove(exchanges)
-            request.responseBody?.finish()
             request.completion.succeed(ExchangeEnd(head: head, body: body, reusable: reusable))
             body = []
             // The body is all here: the connection reads on for whatever comes next (its close, say).
@@ -255,7 +252,6 @@ final class ExchangeHandler: ChannelDuplexHandler {
         current = nil
         deadlines.remove(exchanges)
         resumeReads()
-        request.responseBody?.fail(failure)
         request.completion.fail(failure)
         context.close(promise: nil)
     }

@@ -5,8 +5,8 @@ import NIOHTTP1
 /// loop, and the request's task waiting for it is resumed from there, in one step. It replaces a promise for the head
 /// and one for the end, whose futures, callbacks and continuation cost about 7% of a keep-alive request's loop time.
 ///
-/// A failure ends both: a task waiting for the head gets it too. What comes after the end is ignored, as a completed
-/// promise ignores a second completion.
+/// A failure ends both: a task waiting for the head gets it too, and a streamed ``body`` ends with it. What comes after
+/// the end is ignored, as a completed promise ignores a second completion.
 ///
 /// A waiting task is resumed with nothing but success or failure, and reads the head or the end under the lock: a
 /// continuation resumed before its task had suspended lets the task go on with no lock or executor between the loop's
@@ -29,24 +29,32 @@ final class ExchangeCompletion: Sendable {
     }
 
     private enum State {
-        case waiting(head: Waiters<Waiter>, end: Waiters<EndWaiter>)
-        case headed(HTTPResponseHead, end: Waiters<EndWaiter>)
+        case waiting(head: SmallList<Waiter>, end: SmallList<EndWaiter>)
+        case headed(HTTPResponseHead, end: SmallList<EndWaiter>)
         /// Over; with the head when it had come, even if a failure ended the exchange after it.
         case ended(Outcome, head: HTTPResponseHead?)
     }
 
     private let state: NIOLockedValueBox<State>
+    /// A streamed response's body: the end finishes it, a failure fails it, before any waiting task is resumed.
+    let body: BodyBuffer?
 
-    init() { state = NIOLockedValueBox(.waiting(head: Waiters(), end: Waiters())) }
+    init(body: BodyBuffer? = nil) {
+        state = NIOLockedValueBox(.waiting(head: SmallList(), end: SmallList()))
+        self.body = body
+    }
 
-    /// An exchange already over, such as a response read before and handed on again.
-    init(ended end: ExchangeEnd) { state = NIOLockedValueBox(.ended(.success(end), head: end.head)) }
+    /// An exchange already over, such as a response read before and handed on again, with its body when streamed.
+    init(ended end: ExchangeEnd, body: BodyBuffer? = nil) {
+        state = NIOLockedValueBox(.ended(.success(end), head: end.head))
+        self.body = body
+    }
 
     // MARK: Completing, on the event loop
 
     /// The final response head is in.
     func received(_ head: HTTPResponseHead) {
-        let waiters: Waiters<Waiter>? = state.withLockedValue { state in
+        let waiters: SmallList<Waiter>? = state.withLockedValue { state in
             guard case .waiting(let headWaiters, let endWaiters) = state else { return nil }
             state = .headed(head, end: endWaiters)
             return headWaiters
@@ -61,7 +69,7 @@ final class ExchangeCompletion: Sendable {
     func fail(_ failure: ExchangeFailure) { complete(.failure(failure)) }
 
     private func complete(_ outcome: Outcome) {
-        let taken: (head: Waiters<Waiter>, end: Waiters<EndWaiter>)? = state.withLockedValue { state in
+        let taken: (head: SmallList<Waiter>, end: SmallList<EndWaiter>)? = state.withLockedValue { state in
             switch state {
             case .waiting(let head, let end):
                 state = .ended(outcome, head: try? outcome.get().head)
@@ -70,12 +78,16 @@ final class ExchangeCompletion: Sendable {
                 // A head already handed on stays the head: a reset right after it (in the same read, before the
                 // waiting task has run) fails the body, not the response the server gave.
                 state = .ended(outcome, head: head)
-                return (Waiters(), end)
+                return (SmallList(), end)
             case .ended:
                 return nil
             }
         }
         guard let taken else { return }
+        switch outcome {
+        case .success: body?.finish()
+        case .failure(let failure): body?.fail(failure)
+        }
         taken.head.forEach { waiter in waiter.resume(with: outcome.map { _ in () }.mapError { $0 }) }
         taken.end.forEach { $0.resume(with: outcome) }
     }
@@ -157,21 +169,3 @@ final class ExchangeCompletion: Sendable {
         }
     }
 }
-
-/// Continuations or callbacks waiting for one event: almost always one, which needs no array.
-struct Waiters<Element> {
-    private var first: Element?
-    private var more: [Element] = []
-
-    mutating func append(_ element: Element) {
-        if first == nil { first = element } else { more.append(element) }
-    }
-
-    func forEach(_ body: (Element) -> Void) {
-        guard let first else { return }
-        body(first)
-        more.forEach(body)
-    }
-}
-
-extension Waiters: Sendable where Element: Sendable {}

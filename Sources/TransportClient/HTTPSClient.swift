@@ -240,8 +240,8 @@ public final class HTTPSClient: Sendable {
     /// A 401 whose body was already read, presented as a final response.
     private func replayed(_ end: ExchangeEnd, started: Connection.Started, streaming: Bool) -> Connection.Started {
         var copy = started
-        copy.end = ExchangeCompletion(ended: ExchangeEnd(head: end.head, body: streaming ? [] : end.body, reusable: end.reusable))
-        copy.body = streaming ? BodyBuffer(complete: end.body) : nil
+        copy.end = ExchangeCompletion(ended: ExchangeEnd(head: end.head, body: streaming ? [] : end.body, reusable: end.reusable),
+                                      body: streaming ? BodyBuffer(complete: end.body) : nil)
         return copy
     }
 

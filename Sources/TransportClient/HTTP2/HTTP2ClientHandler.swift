@@ -47,7 +47,6 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         let handle: HTTP2StreamHandle
         let completion: ExchangeCompletion
         let limit: Int
-        let responseBody: BodyBuffer?
         var head: HTTPResponseHead?
         var body: [UInt8] = []
     }
@@ -109,7 +108,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         guard let context else { return Self.fail(request, handle: handle, .unsent(after: death.withLockedValue { $0 })) }
         let token = handle.token
         receivers[token] = Receiver(streamID: id, handle: handle, completion: request.completion,
-                                    limit: request.limit, responseBody: request.responseBody)
+                                    limit: request.limit)
         if let responseBody = request.responseBody {
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
@@ -194,7 +193,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
             guard deliver(data.data, to: token, receiver) else { return }
         }
         let length = bytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
-        let paused = receiver.responseBody?.isPaused ?? false
+        let paused = receiver.completion.body?.isPaused ?? false
         guard let (_, event) = state.receivedData(on: id, length: length, endStream: data.endStream, readerPaused: paused) else { return }
         switch event {
         case .data(let increment, let ended):
@@ -208,7 +207,7 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     /// Hands body bytes to the reader, or to the buffer within its limit; false when the limit ended the exchange.
     private func deliver(_ data: IOData, to token: Int, _ receiver: Receiver) -> Bool {
         guard case .byteBuffer(let buffer) = data else { return true }
-        if let responseBody = receiver.responseBody {
+        if let responseBody = receiver.completion.body {
             responseBody.append(buffer.readableBytesView)
             return true
         }
@@ -265,7 +264,6 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         deadlines.remove(token)
         // Counted out first, so that the owner, woken by the completion, finds the stream ended and costs no hop to close it.
         receiver.handle.end()
-        receiver.responseBody?.finish()
         // A stream carries one exchange; the connection goes on whatever the response said.
         receiver.completion.succeed(ExchangeEnd(head: head, body: receiver.body, reusable: true))
         sendQueued()
@@ -275,7 +273,6 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         deadlines.remove(token)
         if let receiver = receivers.removeValue(forKey: token) {
             receiver.handle.end()
-            receiver.responseBody?.fail(failure)
             receiver.completion.fail(failure)
         } else if let (request, handle) = waiting.removeValue(forKey: token) {
             Self.fail(request, handle: handle, failure)
@@ -284,7 +281,6 @@ final class HTTP2ClientHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     private static func fail(_ request: ExchangeRequest, handle: HTTP2StreamHandle, _ failure: ExchangeFailure) {
         handle.end()
-        request.responseBody?.fail(failure)
         request.completion.fail(failure)
     }
 
