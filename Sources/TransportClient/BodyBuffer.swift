@@ -31,26 +31,25 @@ final class BodyBuffer: Sendable {
         var waitWatcher: AsyncStream<Void>.Continuation?
     }
 
-    /// The pieces not read yet: one array per read or frame, almost always one, which needs no array of arrays.
+    /// The pieces not read yet: one array per read or frame, and their bytes.
     private struct Pieces {
-        private var first: [UInt8]?
-        private var more: [[UInt8]] = []
+        private var pieces = SmallList<[UInt8]>()
         private(set) var count = 0
 
-        var isEmpty: Bool { first == nil }
+        var isEmpty: Bool { pieces.isEmpty }
 
         mutating func append(_ piece: [UInt8]) {
             count += piece.count
-            if first == nil { first = piece } else { more.append(piece) }
+            pieces.append(piece)
         }
 
         /// All of it, in one array of the exact size, and nothing left.
         mutating func take() -> [UInt8] {
             defer { self = Pieces() }
-            guard var joined = first else { return [] }
-            guard !more.isEmpty else { return joined }
+            if let only = pieces.only { return only }
+            var joined: [UInt8] = []
             joined.reserveCapacity(count)
-            for piece in more { joined += piece }
+            pieces.forEach { joined += $0 }
             return joined
         }
     }
@@ -111,9 +110,18 @@ final class BodyBuffer: Sendable {
     func fail(_ failure: ExchangeFailure) { end(.failure(failure)) }
 
     private func end(_ result: Result<Void, ExchangeFailure>) {
-        let reader: UnsafeContinuation<Void, any Error>? = state.withLockedValue { state in
-            guard state.end == nil else { return nil }
+        wakingReader { state in
+            guard state.end == nil else { return false }
             state.end = result
+            return true
+        }
+    }
+
+    /// Applies `change` and, when it changed something, wakes the waiting reader, which reads under the lock what
+    /// changed.
+    private func wakingReader(_ change: (inout State) -> Bool) {
+        let reader: UnsafeContinuation<Void, any Error>? = state.withLockedValue { state in
+            guard change(&state) else { return nil }
             defer { state.reader = nil }
             return state.reader
         }
@@ -155,12 +163,10 @@ final class BodyBuffer: Sendable {
                     }
                 }
             } onCancel: {
-                let reader: UnsafeContinuation<Void, any Error>? = state.withLockedValue { state in
+                wakingReader { state in
                     state.abandoned = true
-                    defer { state.reader = nil }
-                    return state.reader
+                    return true
                 }
-                reader?.resume()
             }
         }
     }

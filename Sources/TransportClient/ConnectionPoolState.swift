@@ -197,17 +197,15 @@ struct ConnectionPoolState<Connection: PoolableConnection, Session: PoolableSess
         var list = idle.removeValue(forKey: key) ?? []
         list.removeAll { !$0.connection.isActive }
         // One connection twice in the list would be handed to two requests at once.
-        guard !list.contains(where: { $0.connection === connection }) else {
-            idle[key] = list
-            return effects
-        }
-        guard list.count < maximumPerKey else {
-            idle[key] = list
+        let duplicate = list.contains { $0.connection === connection }
+        let room = list.count < maximumPerKey
+        if !duplicate, room { list.append(Kept(connection: connection, since: now)) }
+        idle[key] = list
+        if duplicate { return effects }
+        guard room else {
             effects.close.append(connection)
             return effects
         }
-        list.append(Kept(connection: connection, since: now))
-        idle[key] = list
         effects = expire(now: now)
         trim(effects: &effects)
         return effects
