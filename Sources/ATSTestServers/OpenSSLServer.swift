@@ -25,7 +25,7 @@ public final class OpenSSLServer: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = Pipe()
-        do { try process.run() } catch { throw TestServerError("cannot run openssl s_server: \(error)") }
+        do { try TiedChild.run(process) } catch { throw TestServerError("cannot run openssl s_server: \(error)") }
         // Killing it ends the read below, which then reports that it never printed its ACCEPT line.
         let limited = ChildLimit.kill(process, after: limit)
         var buffer = ""

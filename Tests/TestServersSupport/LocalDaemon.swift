@@ -51,7 +51,7 @@ public final class LocalDaemon: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try TiedChild.run(process)
         // Killing it ends the read below, which then reports that it never became ready.
         let killed = ChildLimit.kill(process, after: limit)
         let output = self.output

@@ -17,7 +17,7 @@ public final class RunningProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
-        try process.run()
+        try TiedChild.run(process)
         for (pipe, isError) in [(out, false), (err, true)] {
             let handle = pipe.fileHandleForReading
             DispatchQueue.global().async { [self] in
