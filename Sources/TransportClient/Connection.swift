@@ -270,12 +270,20 @@ final class Connection: Sendable {
                                       deadline: deadline)
         let completion = request.completion
         do {
-            guard streaming else {
-                try await sending(request) { completion.awaitEnd(.task($0)) }
-                return Started(head: try completion.ended().head, end: completion)
+            // A task cancelled already sends nothing.
+            guard !Task.isCancelled else {
+                close()
+                throw ExchangeFailure.cancelled
             }
-            try await sending(request) { completion.awaitHead($0) }
-            return Started(head: try completion.receivedHead(), end: completion)
+            // Cancelled while it waits, the exchange ends at once, as a cancelled URLSession task does, and the rest
+            // of its response is not read: the connection closes (on HTTP/2, the stream is reset).
+            try await withTaskCancellationHandler {
+                guard streaming else { return try await sending(request) { completion.awaitEnd(.task($0)) } }
+                try await sending(request) { completion.awaitHead($0) }
+            } onCancel: {
+                if completion.fail(.cancelled) { close() }
+            }
+            return Started(head: try streaming ? completion.receivedHead() : completion.ended().head, end: completion)
         } catch {
             throw mapExchangeError(error, phase: .response)
         }
@@ -316,7 +324,7 @@ final class Connection: Sendable {
         case ExchangeFailure.cancelled:
             return TransportError(.connectionClosed, phase: phase, host: host, port: port,
                                   "the request was cancelled before its response was read to the end; its connection was closed",
-                                  verdict: report.verdict, handshake: report.handshake)
+                                  verdict: report.verdict, handshake: report.handshake, underlying: ExchangeFailure.cancelledMarker)
         case ExchangeFailure.concurrentRead:
             return TransportError(.invalidRequest, phase: .response, host: host, port: port,
                                   "two tasks read the same streamed body at once; read a StreamingHTTPResponse's body from one task")

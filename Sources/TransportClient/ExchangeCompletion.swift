@@ -65,10 +65,13 @@ final class ExchangeCompletion: Sendable {
     /// The response has ended.
     func succeed(_ end: ExchangeEnd) { complete(.success(end)) }
 
-    /// The exchange failed; a task still waiting for the head gets the failure too.
-    func fail(_ failure: ExchangeFailure) { complete(.failure(failure)) }
+    /// The exchange failed; a task still waiting for the head gets the failure too. Whether this call ended it (it had
+    /// not ended before).
+    @discardableResult
+    func fail(_ failure: ExchangeFailure) -> Bool { complete(.failure(failure)) }
 
-    private func complete(_ outcome: Outcome) {
+    @discardableResult
+    private func complete(_ outcome: Outcome) -> Bool {
         let taken: (head: SmallList<Waiter>, end: SmallList<EndWaiter>)? = state.withLockedValue { state in
             switch state {
             case .waiting(let head, let end):
@@ -83,13 +86,14 @@ final class ExchangeCompletion: Sendable {
                 return nil
             }
         }
-        guard let taken else { return }
+        guard let taken else { return false }
         switch outcome {
         case .success: body?.finish()
         case .failure(let failure): body?.fail(failure)
         }
         taken.head.forEach { waiter in waiter.resume(with: outcome.map { _ in () }.mapError { $0 }) }
         taken.end.forEach { $0.resume(with: outcome) }
+        return true
     }
 
     // MARK: Waiting

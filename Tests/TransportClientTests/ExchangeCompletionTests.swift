@@ -103,6 +103,21 @@ import Testing
         await #expect(throws: ExchangeFailure.self) { try await completion.end() }
     }
 
+    /// A cancelled request fails its exchange and closes the connection only when the failure ended it: an exchange
+    /// already over may have handed its connection on to another request.
+    @Test func failSaysWhetherItEndedTheExchange() {
+        let open = ExchangeCompletion()
+        #expect(open.fail(.cancelled))
+        #expect(!open.fail(.cancelled))
+        let headed = ExchangeCompletion()
+        headed.received(head)
+        #expect(headed.fail(.cancelled))
+        let over = ExchangeCompletion()
+        over.succeed(end())
+        #expect(!over.fail(.cancelled))
+        #expect(over.outcome.map { (try? $0.get()) != nil } == true, "the end stays")
+    }
+
     @Test func anEndedCompletionHoldsItsEnd() async throws {
         let completion = ExchangeCompletion(ended: end([7]))
         #expect(completion.head?.status == .ok)

@@ -384,6 +384,47 @@ import TransportTrust
         }
     }
 
+    /// A task cancelled while it waits for its response ends at once, as a cancelled URLSession task does, instead
+    /// of at the request's time limit (90 s here, past the test's own limit): while the server has not answered, or
+    /// while the client reads a redirect's body that stalls (`redirect`), which the caller never sees. The GET is not
+    /// sent again, though it went out on a reused connection, where a closed connection is retried. On HTTP/1.1 the
+    /// connection is closed (its response may still come); on HTTP/2 only the stream is reset, and the connection
+    /// carries the next request.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true], [(false, false), (true, false), (false, true), (true, true)])
+    func aRequestWhoseTaskIsCancelledWhileItWaitsEndsAtOnce(http2: Bool, way: (streaming: Bool, redirect: Bool)) async throws {
+        let pki = ServerPKI()
+        let (seen, arrived) = AsyncStream<Void>.makeStream()
+        let responder: Responder = { request in
+            guard request.head.uri == "/stall" else { return TestResponse() }
+            arrived.yield()
+            guard way.redirect else { return TestResponse(reply: false) }
+            return TestResponse(status: .found, headers: [("location", "/warm")], body: Array(repeating: 0x61, count: 100), stallAfter: 10)
+        }
+        let server = http2
+            ? try await TestServer.http2(chain: pki.served, key: pki.leaf.key, responder: responder)
+            : try await TestServer.https(chain: pki.served, key: pki.leaf.key, responder: responder)
+        try await withShutdown({ await server.shutdown() }) { () async throws in
+            let client = makeClient(anchors: pki.anchors)
+            let url = "https://\(host):\(server.port)"
+            #expect(try await client.execute(HTTPRequest(url: url + "/warm")).statusCode == 200)
+            let stalled = HTTPRequest(url: url + "/stall", timeout: .seconds(90))
+            let task = Task {
+                way.streaming ? Int(try await client.stream(stalled).status.code) : try await client.execute(stalled).statusCode
+            }
+            var arrivals = seen.makeAsyncIterator()
+            await arrivals.next()
+            task.cancel()
+            let error = await transportError { try await task.value }
+            #expect(error?.kind == .connectionClosed, "\(String(describing: error))")
+            #expect(error?.message.contains("cancelled") == true, "\(String(describing: error))")
+            #expect(server.requests.filter { $0.head.uri == "/stall" }.count == 1, "sent again")
+            #expect(server.requests.count == 2, "the redirect was not to be followed")
+            #expect(try await client.execute(HTTPRequest(url: url + "/warm")).statusCode == 200)
+            #expect(server.connectionCount == (http2 ? 1 : 2))
+            await client.shutdown()
+        }
+    }
+
     @Test func hugeCertificateChainEndsWithAClearError() async throws {
         let pki = ServerPKI()
         // About 5 MB: the intermediate repeated. BoringSSL caps the Certificate message far below that.
