@@ -145,7 +145,18 @@ final class PipelineSetup: Sendable {
         handshakePromise.futureResult.whenComplete { _ in timer.cancel() }
         let failure: (any Error)?
         do {
-            try await handshakePromise.futureResult.get()
+            // A cancelled task stops the handshake on the loop, as the limit does, so that both are ordered with
+            // the handshake's own end.
+            try await withTaskCancellationHandler {
+                try await handshakePromise.futureResult.get()
+            } onCancel: {
+                channel.eventLoop.execute {
+                    guard state.withLockedValue({ $0.taskCancelled() }) else { return }
+                    verifier.cancel()
+                    channel.close(promise: nil)
+                    handshakePromise.fail(ExchangeFailure.cancelled)
+                }
+            }
             failure = nil
         } catch {
             failure = error
@@ -163,6 +174,10 @@ final class PipelineSetup: Sendable {
             if let refusal { throw refusal }
             throw HandshakeFailureClassifier(target: target, observation: verifier.observation, verifier: verifier)
                 .classify(failure ?? ExchangeFailure.closed, identityPresented: identityPresented)
+        case .cancelled:
+            throw TransportError(.connectionClosed, phase: .handshake, host: target.host, port: target.port,
+                                 "the request was cancelled during the TLS handshake; its connection was closed",
+                                 underlying: ExchangeFailure.cancelledMarker)
         case .timedOut(let expired):
             throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: target.host, port: target.port,
                                  expired == .request ? "the request's time limit ran out during the TLS handshake"

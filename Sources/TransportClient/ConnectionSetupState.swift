@@ -21,6 +21,8 @@ struct ConnectionSetupState: Sendable, Equatable {
     private(set) var step = Step.connecting
     /// The limit that ran out during the handshake, as its timer reported it before closing the channel.
     private(set) var expired: TransportError.Phase?
+    /// The request's task was cancelled during the handshake, which was then stopped.
+    private(set) var cancelled = false
 
     /// Which limit bounds the handshake: its own, or the request's when that runs out first. Errors name that one.
     static func handshakeLimit(own: NIODeadline, request: NIODeadline) -> (deadline: NIODeadline, phase: TransportError.Phase) {
@@ -33,10 +35,18 @@ struct ConnectionSetupState: Sendable, Equatable {
     }
 
     /// The handshake's limit ran out. True when the handshake was still running: the glue then stops the evaluation
-    /// and closes the channel. Once the handshake has ended, a late timer changes nothing.
+    /// and closes the channel. Once the handshake has ended (or a cancellation stopped it), a late timer changes nothing.
     mutating func limitPassed(_ phase: TransportError.Phase) -> Bool {
-        guard step == .handshaking, expired == nil else { return false }
+        guard step == .handshaking, expired == nil, !cancelled else { return false }
         expired = phase
+        return true
+    }
+
+    /// The request's task was cancelled. True when the handshake was still running and no limit had stopped it: the
+    /// glue then stops the evaluation and closes the channel, as for a limit.
+    mutating func taskCancelled() -> Bool {
+        guard step == .handshaking, expired == nil, !cancelled else { return false }
+        cancelled = true
         return true
     }
 
@@ -48,6 +58,8 @@ struct ConnectionSetupState: Sendable, Equatable {
         case refused
         /// A limit ran out first.
         case timedOut(TransportError.Phase)
+        /// The request's task was cancelled first.
+        case cancelled
         /// The TLS library ended it: its reason is to be classified (`HandshakeFailureClassifier`).
         case classify
     }
@@ -58,14 +70,16 @@ struct ConnectionSetupState: Sendable, Equatable {
             step = .failed
             return refused ? .refused : .classify
         }
-        // A limit that ran out in the same turn as the handshake finished has closed the channel: that is a timeout.
-        if succeeded && expired == nil {
+        // A limit that ran out (or a cancellation that came) in the same turn as the handshake finished has closed
+        // the channel: that is a timeout (a cancellation).
+        if succeeded && expired == nil && !cancelled {
             step = .negotiating
             return .negotiate
         }
         step = .failed
         if refused { return .refused }
         if let expired { return .timedOut(expired) }
+        if cancelled { return .cancelled }
         return .classify
     }
 

@@ -53,6 +53,36 @@ import Testing
         #expect(twice.expired == .handshake)
     }
 
+    /// A task cancelled during the handshake stops it; a cancellation that comes as the handshake finishes wins, as a
+    /// limit does, since the glue has closed the channel. A limit that ran out first stays the reason.
+    @Test func aCancelledTaskEndsTheHandshakeUnlessALimitOrTheEndCameFirst() {
+        var state = handshaking()
+        let stopped = state.taskCancelled()
+        #expect(stopped)
+        let again = state.taskCancelled()
+        #expect(!again)
+        let limit = state.limitPassed(.handshake)
+        #expect(!limit, "already stopped")
+        let ended = state.handshakeEnded(succeeded: true, refused: false)
+        #expect(ended == .cancelled)
+        #expect(state.step == .failed)
+
+        var timed = handshaking()
+        _ = timed.limitPassed(.request)
+        let late = timed.taskCancelled()
+        #expect(!late)
+        #expect(timed.handshakeEnded(succeeded: false, refused: false) == .timedOut(.request))
+
+        var done = handshaking()
+        #expect(done.handshakeEnded(succeeded: true, refused: false) == .negotiate)
+        let afterEnd = done.taskCancelled()
+        #expect(!afterEnd)
+
+        var refused = handshaking()
+        _ = refused.taskCancelled()
+        #expect(refused.handshakeEnded(succeeded: false, refused: true) == .refused)
+    }
+
     @Test func aFailureWithoutRefusalOrTimeoutIsTheTLSLibrarysToClassify() {
         var state = handshaking()
         let r11 = state.handshakeEnded(succeeded: false, refused: false)

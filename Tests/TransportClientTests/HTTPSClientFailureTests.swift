@@ -46,6 +46,29 @@ import TransportTrust
         }
     }
 
+    /// A task cancelled while its connection's handshake runs (here, while its evaluation runs) ends at once instead
+    /// of at the handshake's limit (90 s, past the test's own), and the evaluation is stopped.
+    @Test(.timeLimit(.minutes(1))) func aRequestCancelledDuringTheHandshakeEndsAtOnce() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let (events, event) = AsyncStream<String>.makeStream()
+            let client = makeClient(anchors: pki.anchors, trustManager: ServerTrustManager(rules: [.init(try HostPattern(host), Self.endless(event))]),
+                                    timeouts: Timeouts(connect: .seconds(30), handshake: .seconds(90), request: .seconds(90)))
+            let task = Task { try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/")) }
+            var seen = events.makeAsyncIterator()
+            #expect(await seen.next() == "started")
+            task.cancel()
+            let error = await transportError { try await task.value }
+            #expect(error?.kind == .connectionClosed, "\(String(describing: error))")
+            #expect(error?.phase == .handshake)
+            #expect(error?.message.contains("cancelled") == true)
+            #expect(await seen.next() == "cancelled")
+            #expect(server.requests.isEmpty)
+            await client.shutdown()
+        }
+    }
+
     /// An evaluation nobody waits for any more stops: a hostile chain costs no CPU past the handshake limit. The
     /// evaluator stands in for a long search and ends only when its task is cancelled, which is what the handshake
     /// limit's timer does (`HandshakeVerifier.cancel()`, on the event loop).
