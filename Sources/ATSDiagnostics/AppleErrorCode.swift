@@ -197,7 +197,7 @@ public struct AppleErrorCode: Sendable, Hashable, Codable {
         case .timedOut: self.init(.timedOut)
         case .tooManyRedirects: self.init(.httpTooManyRedirects)
         case .authenticationCancelled, .tooManyAuthenticationAttempts: self.init(.userCancelledAuthentication)
-        case .shutDown: self.init(.cancelled)
+        case .shutDown, .cancelled: self.init(.cancelled)
         case .internalError: self.init(.unknown)
         }
     }

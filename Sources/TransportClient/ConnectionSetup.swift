@@ -175,9 +175,8 @@ final class PipelineSetup: Sendable {
             throw HandshakeFailureClassifier(target: target, observation: verifier.observation, verifier: verifier)
                 .classify(failure ?? ExchangeFailure.closed, identityPresented: identityPresented)
         case .cancelled:
-            throw TransportError(.connectionClosed, phase: .handshake, host: target.host, port: target.port,
-                                 "the request was cancelled during the TLS handshake; its connection was closed",
-                                 underlying: ExchangeFailure.cancelledMarker)
+            throw TransportError(.cancelled, phase: .handshake, host: target.host, port: target.port,
+                                 "the request's task was cancelled during the TLS handshake; its connection was closed")
         case .timedOut(let expired):
             throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: target.host, port: target.port,
                                  expired == .request ? "the request's time limit ran out during the TLS handshake"

@@ -40,15 +40,12 @@ enum ExchangeFailure: Error, Sendable {
     /// ``TransportError/underlying`` of a request that never went out, by which the client knows a retry is safe.
     static let notSentMarker = "request not sent: connection already closed"
 
-    /// ``TransportError/underlying`` of a request its task cancelled: never sent again.
-    static let cancelledMarker = "the request's task was cancelled"
-
     /// Whether a request that failed with `error` may be sent again on a new connection. Only what provably did not
     /// run: a refused HTTP/2 stream, or a request that never left, from a pooled connection the server had closed; or,
     /// from a pooled connection, an idempotent request (RFC 9110 §9.2.2). A close after a request went out may
     /// follow its processing, and a POST must not run twice.
     static func mayRetry(_ error: TransportError, reused: Bool, method: HTTPMethod) -> Bool {
-        guard error.kind == .connectionClosed, error.underlying != cancelledMarker else { return false }
+        guard error.kind == .connectionClosed else { return false }
         if error.underlying == refusedMarker { return true }
         let idempotent = [.GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE].contains(method)
         return reused && (idempotent || error.underlying == notSentMarker)

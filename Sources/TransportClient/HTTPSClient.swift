@@ -80,8 +80,8 @@ public final class HTTPSClient: Sendable {
     /// Sends `request`, follows redirects and answers authentication challenges, and reads the body into memory
     /// (up to ``HTTPSClientConfiguration/maximumResponseBytes``).
     ///
-    /// Cancelling the calling task while the response is awaited ends the request at once with a ``TransportError``
-    /// (``TransportError/Kind/connectionClosed``, saying it was cancelled); the request is not sent again.
+    /// Cancelling the calling task during the TLS handshake or while the response is awaited ends the request at once
+    /// with a ``TransportError`` of kind ``TransportError/Kind/cancelled``, as URLSession ends a cancelled task.
     public func execute(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let first = try target(for: request.url, parsed: request.parsedTarget, phase: .requirements)
         return try await executors.run(preferring: first.loopHint.value) { () async throws(TransportError) in

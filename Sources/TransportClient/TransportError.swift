@@ -74,6 +74,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case proxyAuthenticationFailed
         /// The client was shut down.
         case shutDown
+        /// The request's task was cancelled before the response was in (URLSession's `NSURLErrorCancelled`); its
+        /// connection was closed, or its HTTP/2 stream reset. Never retried.
+        case cancelled
         /// An internal error; the request is refused rather than risked.
         case internalError
     }

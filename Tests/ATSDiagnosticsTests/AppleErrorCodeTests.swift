@@ -1,4 +1,5 @@
 import Testing
+import TransportClient
 import TransportTrust
 
 @testable import ATSDiagnostics
@@ -17,5 +18,12 @@ import TransportTrust
         let code = AppleErrorCode.trust(codes)
         #expect(code.urlErrorCode == url, "\(codes)")
         #expect(code.sslErrorCode == ssl, "\(codes)")
+    }
+
+    /// A cancelled task and a client shut down end as a cancelled URLSession task does: NSURLErrorCancelled.
+    @Test(arguments: [TransportError.Kind.cancelled, .shutDown])
+    func aCancelledRequestIsNSURLErrorCancelled(_ kind: TransportError.Kind) {
+        let code = AppleErrorCode(TransportError(kind, phase: .response, host: "example.com", port: 443, "cancelled"))
+        #expect(code.urlErrorCode == -999)
     }
 }

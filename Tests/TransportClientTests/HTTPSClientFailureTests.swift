@@ -60,7 +60,7 @@ import TransportTrust
             #expect(await seen.next() == "started")
             task.cancel()
             let error = await transportError { try await task.value }
-            #expect(error?.kind == .connectionClosed, "\(String(describing: error))")
+            #expect(error?.kind == .cancelled, "\(String(describing: error))")
             #expect(error?.phase == .handshake)
             #expect(error?.message.contains("cancelled") == true)
             #expect(await seen.next() == "cancelled")
@@ -438,7 +438,7 @@ import TransportTrust
             await arrivals.next()
             task.cancel()
             let error = await transportError { try await task.value }
-            #expect(error?.kind == .connectionClosed, "\(String(describing: error))")
+            #expect(error?.kind == .cancelled, "\(String(describing: error))")
             #expect(error?.message.contains("cancelled") == true, "\(String(describing: error))")
             #expect(server.requests.filter { $0.head.uri == "/stall" }.count == 1, "sent again")
             #expect(server.requests.count == 2, "the redirect was not to be followed")

@@ -9,8 +9,9 @@ import Testing
     static let libraries = ["TransportTrust", "AppTransportSecurity", "AppBundles", "TransportDecision", "TransportClient",
                             "TransportServer", "ATSDiagnostics", "ATSTestServers", "HTMLReports"]
 
-    /// Flags of other tools, quoted as those tools print them.
-    static let allowed = ["nscurl --ats-diagnostics", "'--verbose' to view the ATS dictionaries"]
+    /// Flags of other tools, quoted as those tools print them, or passed to them (`setpriv`, by ATSTestServers'
+    /// `TiedChild`).
+    static let allowed = ["nscurl --ats-diagnostics", "'--verbose' to view the ATS dictionaries", #"["--pdeathsig", "KILL""#]
 
     /// The flags (`--name`) inside the string literals of one line of Swift, leaving comments and allowed quotes out.
     static func flags(in line: String) throws -> [String] {
