@@ -322,9 +322,8 @@ final class Connection: Sendable {
             return TransportError(.timedOut, phase: phase, host: host, port: port,
                                   "no complete response before the request's time limit", verdict: report.verdict, handshake: report.handshake)
         case ExchangeFailure.cancelled:
-            return TransportError(.cancelled, phase: phase, host: host, port: port,
-                                  "the request's task was cancelled before its response was read to the end; its connection was closed",
-                                  verdict: report.verdict, handshake: report.handshake)
+            return .cancelled(phase, host: host, port: port, "before its response was read to the end; its connection was closed",
+                              verdict: report.verdict, handshake: report.handshake)
         case ExchangeFailure.concurrentRead:
             return TransportError(.invalidRequest, phase: .response, host: host, port: port,
                                   "two tasks read the same streamed body at once; read a StreamingHTTPResponse's body from one task")

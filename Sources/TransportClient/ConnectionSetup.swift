@@ -106,9 +106,20 @@ final class PipelineSetup: Sendable {
             .connectTimeout(connectLimit)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelInitializer { self.install($0) }
+        let connecting = override.map { bootstrap.connect(to: $0.address) } ?? bootstrap.connect(host: host, port: port)
+        // NIO cannot call a connect off: a cancelled task stops waiting for it, and the channel it may still open is
+        // closed. Completing a completed promise is a no-op.
+        let connected = eventLoop.makePromise(of: (any Channel).self)
+        connecting.cascade(to: connected)
+        connecting.whenSuccess { channel in connected.futureResult.whenFailure { _ in channel.close(promise: nil) } }
         do {
-            if let address = override?.address { return try await bootstrap.connect(to: address).get() }
-            return try await bootstrap.connect(host: host, port: port).get()
+            return try await withTaskCancellationHandler {
+                try await connected.futureResult.get()
+            } onCancel: {
+                connected.fail(ExchangeFailure.cancelled)
+            }
+        } catch ExchangeFailure.cancelled {
+            throw TransportError.cancelled(.connect, host: host, port: port, "while its TCP connection opened; the connection is closed if it opens")
         } catch {
             let address = override?.text ?? host
             if case ChannelError.connectTimeout = error {
@@ -175,8 +186,7 @@ final class PipelineSetup: Sendable {
             throw HandshakeFailureClassifier(target: target, observation: verifier.observation, verifier: verifier)
                 .classify(failure ?? ExchangeFailure.closed, identityPresented: identityPresented)
         case .cancelled:
-            throw TransportError(.cancelled, phase: .handshake, host: target.host, port: target.port,
-                                 "the request's task was cancelled during the TLS handshake; its connection was closed")
+            throw TransportError.cancelled(.handshake, host: target.host, port: target.port, "during the TLS handshake; its connection was closed")
         case .timedOut(let expired):
             throw TransportError(.timedOut, phase: expired == .request ? .request : .handshake, host: target.host, port: target.port,
                                  expired == .request ? "the request's time limit ran out during the TLS handshake"

@@ -104,6 +104,8 @@ extension HTTPSClient {
             if !opener, let session = await pool.waitForOpening(key, deadline: deadline, on: group.any()), let stream = try? await session.openStream() { return (stream, true) }
         }
         do throws(TransportError) {
+            // A task cancelled (while it waited for another's connection, say) opens none.
+            if Task.isCancelled { throw TransportError.cancelled(.connect, host: target.host, port: target.port, "before a connection was opened for it; none was") }
             let context = target.scheme == "https" ? try sslContext(for: target, identity: identity) : nil
             if target.scheme != "https" && configuration.httpVersions == .http2Only {
                 throw TransportError(.invalidRequest, phase: .connect, host: target.host, port: target.port, Connection.http2NeedsTLS)

@@ -125,6 +125,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// The request's task was cancelled: `when` says when, and what became of its connection.
+    static func cancelled(_ phase: Phase, host: String, port: Int, _ when: String, verdict: TrustVerdict? = nil,
+                          handshake: HandshakeSummary? = nil) -> TransportError {
+        TransportError(.cancelled, phase: phase, host: host, port: port, "the request's task was cancelled \(when)",
+                       verdict: verdict, handshake: handshake)
+    }
+
     /// Whether the failure is a refusal on security grounds (trust, pins, ATS, host lists, client certificate)
     /// rather than a network or protocol problem.
     public var isSecurityRefusal: Bool {

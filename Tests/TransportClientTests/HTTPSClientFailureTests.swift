@@ -69,6 +69,52 @@ import TransportTrust
         }
     }
 
+    /// A task cancelled before its request needs a new connection opens none.
+    @Test func aCancelledTaskOpensNoConnection() async throws {
+        let pki = ServerPKI()
+        let server = try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) {
+            let client = makeClient(anchors: pki.anchors)
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.execute(HTTPRequest(url: "https://\(host):\(server.port)/"))
+            }
+            let error = await transportError { try await task.value }
+            #expect(error?.kind == .cancelled, "\(String(describing: error))")
+            #expect(error?.phase == .connect)
+            #expect(server.connectionCount == 0)
+            await client.shutdown()
+        }
+    }
+
+    #if os(Linux)
+    /// A task cancelled while its TCP connection opens ends at once, not at the connect limit (90 s, past the test's
+    /// own). The listener here never accepts and its queue is full, so the kernel drops the client's SYN and the
+    /// connect waits, all on 127.0.0.1.
+    @Test(.timeLimit(.minutes(1))) func aRequestCancelledWhileItConnectsEndsAtOnce() async throws {
+        let listener = try FullListener()
+        defer { listener.close() }
+        // The kernel's table is the event source here: the fillers settle, then the client's socket shows up. Read
+        // until then, giving way to other tasks; the test's time limit cancels the reads if the event never comes.
+        while !listener.isFull {
+            if Task.isCancelled { Issue.record("never full: \(listener.states()) port \(listener.port)"); return }
+            await Task.yield()
+        }
+        let client = makeClient(anchors: ServerPKI().anchors, timeouts: Timeouts(connect: .seconds(90), handshake: .seconds(90), request: .seconds(90)))
+        let task = Task { try await client.execute(HTTPRequest(url: "https://\(host):\(listener.port)/")) }
+        while !listener.hasOtherConnection {
+            if Task.isCancelled { Issue.record("no client: \(listener.states()) port \(listener.port)"); return }
+            await Task.yield()
+        }
+        task.cancel()
+        let error = await transportError { try await task.value }
+        #expect(error?.kind == .cancelled, "\(String(describing: error))")
+        #expect(error?.phase == .connect)
+        #expect(error?.message.contains("TCP connection") == true, "\(String(describing: error))")
+        await client.shutdown()
+    }
+    #endif
+
     /// An evaluation nobody waits for any more stops: a hostile chain costs no CPU past the handshake limit. The
     /// evaluator stands in for a long search and ends only when its task is cancelled, which is what the handshake
     /// limit's timer does (`HandshakeVerifier.cancel()`, on the event loop).
