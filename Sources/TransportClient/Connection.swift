@@ -116,12 +116,6 @@ final class LoopHint: Sendable {
     }
 }
 
-/// Which phase a deadline expired in, set by the timer before it closes the channel.
-final class TimeoutFlag: Sendable {
-    private let box = NIOLockedValueBox<TransportError.Phase?>(nil)
-    var phase: TransportError.Phase? { box.withLockedValue { $0 } }
-    func set(_ phase: TransportError.Phase) { box.withLockedValue { if $0 == nil { $0 = phase } } }
-}
 
 /// One open connection, TLS or plain, with the decision made when it was opened.
 final class Connection: Sendable {

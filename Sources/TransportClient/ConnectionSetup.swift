@@ -106,18 +106,9 @@ final class PipelineSetup: Sendable {
             .connectTimeout(connectLimit)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelInitializer { self.install($0) }
-        let connecting = override.map { bootstrap.connect(to: $0.address) } ?? bootstrap.connect(host: host, port: port)
-        // NIO cannot call a connect off: a cancelled task stops waiting for it, and the channel it may still open is
-        // closed. Completing a completed promise is a no-op.
-        let connected = eventLoop.makePromise(of: (any Channel).self)
-        connecting.cascade(to: connected)
-        connecting.whenSuccess { channel in connected.futureResult.whenFailure { _ in channel.close(promise: nil) } }
         do {
-            return try await withTaskCancellationHandler {
-                try await connected.futureResult.get()
-            } onCancel: {
-                connected.fail(ExchangeFailure.cancelled)
-            }
+            return try await (override.map { bootstrap.connect(to: $0.address) } ?? bootstrap.connect(host: host, port: port))
+                .channelUnlessCancelled()
         } catch ExchangeFailure.cancelled {
             throw TransportError.cancelled(.connect, host: host, port: port, "while its TCP connection opened; the connection is closed if it opens")
         } catch {
@@ -250,5 +241,21 @@ final class PipelineSetup: Sendable {
         return ConnectionReport(scheme: "http", host: target.host, port: target.port, handshake: nil, verdict: nil,
                                 atsEvaluation: target.requirements.evaluate(ConnectionDescription(scheme: "http")),
                                 requirements: target.requirements, notes: [], httpVersion: version, alpn: alpn)
+    }
+}
+
+extension EventLoopFuture where Value == any Channel {
+    /// The channel once connected, unless the task is cancelled first (``ExchangeFailure/cancelled``). NIO cannot call
+    /// a connect off: the task stops waiting for it, and a channel that opens afterwards is closed. Completing a
+    /// completed promise is a no-op.
+    func channelUnlessCancelled() async throws -> any Channel {
+        let connected = eventLoop.makePromise(of: (any Channel).self)
+        cascade(to: connected)
+        whenSuccess { channel in connected.futureResult.whenFailure { _ in channel.close(promise: nil) } }
+        return try await withTaskCancellationHandler {
+            try await connected.futureResult.get()
+        } onCancel: {
+            connected.fail(ExchangeFailure.cancelled)
+        }
     }
 }

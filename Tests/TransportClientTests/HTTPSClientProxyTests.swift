@@ -381,6 +381,26 @@ import X509
         }
     }
 
+    /// A task cancelled while the proxy has not answered CONNECT ends at once, not at the handshake limit (90 s, past
+    /// the test's own), and its connection to the proxy is closed.
+    @Test(.timeLimit(.minutes(1))) func aRequestCancelledWhileTheProxyHoldsCONNECTEndsAtOnce() async throws {
+        let pki = ServerPKI(dns: [host])
+        let silent = try await TestProxy.start(.silent)
+        try await withShutdown({ await silent.shutdown() }) {
+            let patient = Timeouts(connect: .seconds(90), handshake: .seconds(90), request: .seconds(90))
+            let client = client(pki, proxy: try via(silent.url), timeouts: patient)
+            let task = Task { try await client.execute(HTTPRequest(url: "https://\(host):443/")) }
+            var handled = silent.handled.makeAsyncIterator()
+            await handled.next()
+            task.cancel()
+            let error = await transportError { try await task.value }
+            await client.shutdown()
+            #expect(error?.kind == .cancelled, "\(String(describing: error))")
+            #expect(error?.phase == .proxy)
+            #expect(silent.requests.count == 1)
+        }
+    }
+
     @Test func aProxyInjectingItsOwnCertificateIsRefused() async throws {
         let pki = ServerPKI(dns: [host])
         let impostor = ServerPKI(dns: [host])

@@ -25,20 +25,41 @@ enum ProxyTunnel {
         let attempt = Attempt(proxy: proxy, target: target, limits: configuration.timeouts)
         let channel = try await attempt.connect(overrides: configuration.addressOverrides, group: group, deadline: deadline)
 
-        // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's.
-        let flag = attempt.flag
+        // The proxy's TLS handshake and its answer to CONNECT share the handshake limit, within the request's. The
+        // limit and the task's cancellation stop them the same way.
+        let stop = attempt.stop
         let limit = min(NIODeadline.now() + configuration.timeouts.handshake.timeAmount, deadline)
         let answered = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
         // Every path that does not complete it fails it here; completing a completed promise is a no-op.
         defer { answered.fail(ExchangeFailure.closed) }
-        let timer = channel.eventLoop.scheduleTask(deadline: limit) {
-            flag.set(.proxy)
+        let halt = { @Sendable (reason: Attempt.Stop) in
+            stop.withLockedValue { if $0 == nil { $0 = reason } }
             channel.close(promise: nil)
-            // The limit bounds the wait for CONNECT's answer even when no handler is left to report the closure.
+            // Bounds the wait for CONNECT's answer even when no handler is left to report the closure.
             answered.fail(ExchangeFailure.closed)
         }
+        let timer = channel.eventLoop.scheduleTask(deadline: limit) { halt(.timedOut) }
         defer { timer.cancel() }
+        let outcome: Result<Outcome, TransportError> = await withTaskCancellationHandler {
+            do throws(TransportError) {
+                return .success(try await through(channel, attempt, authority: authority, authorization: authorization, answered: answered,
+                                                  configuration: configuration))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            halt(.cancelled)
+        }
+        // A tunnel that opened as the limit or the cancellation came has been closed by it.
+        if case .success = outcome, let late = attempt.expired() { throw late }
+        return try outcome.get()
+    }
 
+    /// The proxy's TLS for an `https://` proxy, then CONNECT and the tunnel.
+    private static func through(_ channel: any Channel, _ attempt: Attempt, authority: String?, authorization: String?,
+                                answered: EventLoopPromise<HTTPResponseHead>,
+                                configuration: HTTPSClientConfiguration) async throws(TransportError) -> Outcome {
+        let proxy = attempt.proxy
         if proxy.scheme == .https {
             do throws(TransportError) { try await secure(channel, proxy: proxy, configuration: configuration) } catch {
                 channel.close(promise: nil)
@@ -70,7 +91,13 @@ enum ProxyTunnel {
         let proxy: Proxy
         let target: Target
         let limits: Timeouts
-        let flag = TimeoutFlag()
+        /// What stopped the attempt, set before the channel is closed: the handshake limit or the task's cancellation.
+        let stop = NIOLockedValueBox<Stop?>(nil)
+
+        enum Stop: Sendable {
+            case timedOut
+            case cancelled
+        }
         /// The CONNECT handlers, made on the event loop and removed by name: handlers are not Sendable, so they never
         /// cross into the request's task.
         static let names = (encoder: "proxy-connect-encoder", decoder: "proxy-connect-decoder", handler: "proxy-connect")
@@ -79,10 +106,16 @@ enum ProxyTunnel {
             TransportError(kind, phase: .proxy, host: target.host, port: target.port, "through the proxy \(proxy): \(message)", underlying: underlying)
         }
 
-        /// The limit's failure, once the timer has fired.
+        /// The limit's failure, once the timer has fired, or the cancellation's.
         func expired() -> TransportError? {
-            guard flag.phase != nil else { return nil }
-            return failure(.timedOut, "the proxy did not complete \(proxy.scheme == .https ? "its TLS handshake and " : "")CONNECT within \(limits.handshake.secondsText) s (or the request's time limit)")
+            switch stop.withLockedValue({ $0 }) {
+            case nil:
+                return nil
+            case .timedOut:
+                return failure(.timedOut, "the proxy did not complete \(proxy.scheme == .https ? "its TLS handshake and " : "")CONNECT within \(limits.handshake.secondsText) s (or the request's time limit)")
+            case .cancelled:
+                return failure(.cancelled, "the request's task was cancelled before the tunnel opened; its connection to the proxy was closed")
+            }
         }
 
         /// TCP to the proxy (or the address an override names for it; the origin itself the proxy resolves), within
@@ -101,9 +134,12 @@ enum ProxyTunnel {
                 let bootstrap = ClientBootstrap(group: group.next())
                     .connectTimeout(connectLimit)
                     .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                if let overrideAddress { return try await bootstrap.connect(to: overrideAddress).get() }
-                return try await bootstrap.connect(host: proxy.host, port: proxy.port).get()
+                return try await (overrideAddress.map { bootstrap.connect(to: $0) } ?? bootstrap.connect(host: proxy.host, port: proxy.port))
+                    .channelUnlessCancelled()
             } catch {
+                if case ExchangeFailure.cancelled = error {
+                    throw failure(.cancelled, "the request's task was cancelled while the TCP connection to the proxy opened")
+                }
                 if case ChannelError.connectTimeout = error {
                     throw failure(.timedOut, "the proxy did not accept a TCP connection within \(connectLimit.secondsText) s", underlying: "\(error)")
                 }

@@ -32,7 +32,9 @@ final class TestProxy: Sendable {
     private let seen: NIOLockedValueBox<[HTTPRequestHead]>
     private let accepted: NIOLockedValueBox<Int>
 
-    private init(channel: any Channel, port: Int, seen: NIOLockedValueBox<[HTTPRequestHead]>, accepted: NIOLockedValueBox<Int>, tls: Bool) {
+    private init(channel: any Channel, port: Int, seen: NIOLockedValueBox<[HTTPRequestHead]>, accepted: NIOLockedValueBox<Int>, tls: Bool,
+                 handled: AsyncStream<Void>) {
+        self.handled = handled
         self.tls = tls
         self.channel = channel
         self.port = port
@@ -46,6 +48,9 @@ final class TestProxy: Sendable {
     /// The request heads the proxy received (CONNECT or absolute-form), in order.
     var requests: [HTTPRequestHead] { seen.withLockedValue { $0 } }
 
+    /// One element for each request the proxy has read to its end and acted on (answered, or not, as it behaves).
+    let handled: AsyncStream<Void>
+
     var url: String { "\(tls ? "https" : "http")://127.0.0.1:\(port)" }
     private let tls: Bool
 
@@ -55,6 +60,7 @@ final class TestProxy: Sendable {
     static func start(_ behaviour: Behaviour, tls: NIOSSLContext? = nil) async throws -> TestProxy {
         let seen = NIOLockedValueBox<[HTTPRequestHead]>([])
         let accepted = NIOLockedValueBox(0)
+        let (handled, handling) = AsyncStream<Void>.makeStream()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -73,12 +79,12 @@ final class TestProxy: Sendable {
                     let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
                     let encoder = HTTPResponseEncoder()
                     try sync.addHandlers(decoder, encoder)
-                    try sync.addHandler(ConnectAnswer(behaviour: behaviour, seen: seen, decoder: decoder, encoder: encoder))
+                    try sync.addHandler(ConnectAnswer(behaviour: behaviour, seen: seen, handled: handling, decoder: decoder, encoder: encoder))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else { throw TestServerError("no port") }
-        return TestProxy(channel: channel, port: port, seen: seen, accepted: accepted, tls: tls != nil)
+        return TestProxy(channel: channel, port: port, seen: seen, accepted: accepted, tls: tls != nil, handled: handled)
     }
 }
 
@@ -114,14 +120,17 @@ private final class ConnectAnswer: ChannelInboundHandler, RemovableChannelHandle
 
     let behaviour: TestProxy.Behaviour
     let seen: NIOLockedValueBox<[HTTPRequestHead]>
+    let handled: AsyncStream<Void>.Continuation
     let decoder: ByteToMessageHandler<HTTPRequestDecoder>
     let encoder: HTTPResponseEncoder
     var head: HTTPRequestHead?
 
-    init(behaviour: TestProxy.Behaviour, seen: NIOLockedValueBox<[HTTPRequestHead]>, decoder: ByteToMessageHandler<HTTPRequestDecoder>,
+    init(behaviour: TestProxy.Behaviour, seen: NIOLockedValueBox<[HTTPRequestHead]>, handled: AsyncStream<Void>.Continuation,
+         decoder: ByteToMessageHandler<HTTPRequestDecoder>,
          encoder: HTTPResponseEncoder) {
         self.behaviour = behaviour
         self.seen = seen
+        self.handled = handled
         self.decoder = decoder
         self.encoder = encoder
     }
@@ -137,6 +146,7 @@ private final class ConnectAnswer: ChannelInboundHandler, RemovableChannelHandle
             guard let head else { return }
             self.head = nil
             answer(head, context: context)
+            handled.yield()
         }
     }
 
