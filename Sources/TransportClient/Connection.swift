@@ -116,7 +116,6 @@ final class LoopHint: Sendable {
     }
 }
 
-
 /// One open connection, TLS or plain, with the decision made when it was opened.
 final class Connection: Sendable {
     let channel: any Channel
