@@ -10,7 +10,7 @@ final class FullListener: Sendable {
 
     init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        guard listener >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -20,8 +20,9 @@ final class FullListener: Sendable {
                 && getsockname(listener, $0, &length) == 0 }
         }
         guard bound else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
             Glibc.close(listener)
-            throw POSIXError(.EADDRNOTAVAIL)
+            throw POSIXError(code)
         }
         port = Int(UInt16(bigEndian: address.sin_port))
         // Backlog 0 queues one connection; the next ones stay in SYN_SENT. Fillers, non-blocking.
