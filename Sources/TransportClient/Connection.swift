@@ -263,7 +263,8 @@ final class Connection: Sendable {
                                       deadline: deadline)
         let completion = request.completion
         do {
-            // A task cancelled already sends nothing.
+            // A task cancelled already sends nothing. (HTTPSClient looks first and keeps the connection; this is for a
+            // cancellation that came between its look and here.)
             guard !Task.isCancelled else {
                 close()
                 throw ExchangeFailure.cancelled

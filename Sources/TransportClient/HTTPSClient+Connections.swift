@@ -22,6 +22,12 @@ extension HTTPSClient {
                 (connection, reused) = try await self.connection(for: target, identity: identity, deadline: deadline,
                                                                    proxyAuthorization: givenProxyAuthorization)
                 target.loopHint.remember(connection.channel.eventLoop)
+                // Cancelled before its request went out: nothing is sent, and the connection it was given goes back
+                // as it came (an idle HTTP/1.1 connection stays kept; a new HTTP/2 stream just ends).
+                if Task.isCancelled {
+                    pool.put(connection)
+                    throw TransportError.cancelled(.request, host: target.host, port: target.port, "before anything was sent")
+                }
                 let started = try await connection.start(head: head, body: request.body, limit: configuration.maximumResponseBytes,
                                                          deadline: deadline, streaming: streaming)
                 return (connection, started)

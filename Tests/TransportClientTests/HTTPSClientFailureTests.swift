@@ -87,6 +87,32 @@ import TransportTrust
         }
     }
 
+    /// A task cancelled before its request is sent sends nothing, and the kept-alive connection it was handed stays
+    /// kept: the next request goes out on it (HTTP/1.1), or on the same shared connection (HTTP/2).
+    @Test(arguments: [false, true])
+    func aTaskCancelledBeforeItsRequestKeepsItsConnection(http2: Bool) async throws {
+        let pki = ServerPKI()
+        let server = http2
+            ? try await TestServer.http2(chain: pki.served, key: pki.leaf.key)
+            : try await TestServer.https(chain: pki.served, key: pki.leaf.key)
+        try await withShutdown({ await server.shutdown() }) { () async throws in
+            let client = makeClient(anchors: pki.anchors)
+            let url = "https://\(host):\(server.port)"
+            #expect(try await client.execute(HTTPRequest(url: url + "/first")).statusCode == 200)
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.execute(HTTPRequest(url: url + "/cancelled"))
+            }
+            let error = await transportError { try await task.value }
+            #expect(error?.kind == .cancelled, "\(String(describing: error))")
+            #expect(error?.phase == .request, "\(String(describing: error))")
+            #expect(!server.requests.contains { $0.head.uri == "/cancelled" }, "sent")
+            #expect(try await client.execute(HTTPRequest(url: url + "/next")).statusCode == 200)
+            #expect(server.connectionCount == 1, "the kept connection was not reused")
+            await client.shutdown()
+        }
+    }
+
     #if os(Linux)
     /// A task cancelled while its TCP connection opens ends at once, not at the connect limit (90 s, past the test's
     /// own). The listener here never accepts and its queue is full, so the kernel drops the client's SYN and the
