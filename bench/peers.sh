@@ -7,6 +7,7 @@
 # h2-1, h2-10, h2-100 (peers h2load, ahc): ATSBenchmark h2, one nghttpd, one connection with 1/10/100 streams.
 # verify-{cold,warm}-{p256,rsa} (peer pyca): TrustBenchmark --profile and bench/pyca_verify.py, on core 0.
 # ahc is AsyncHTTPClient, in the same process as ours, trusting the same local root.
+# FLOOR lines (not scenarios): TrustBenchmark --profile warm-floor, the leaf's parse and one signature check alone.
 #
 # Rates (req/s, evaluations/s) are wall clock; the machine is shared, so they move with its load. The *_cpu_us
 # figures are CPU per request (per evaluation for verify-*), which that load skews far less: compare those first
@@ -54,6 +55,13 @@ for profile in cold warm; do
     line="FIGURES verify-$profile-$name ours=$(rate "$ours") pyca=$(rate "$pyca") ours_cpu_us=$(figure "$ours") pyca_cpu_us=$(figure "$pyca")"
     echo "$line" | tee -a "$work/verify.out"
   done
+done
+# The least a warm evaluation built on swift-certificates can cost (the leaf's parse and its one signature check, no
+# rule): what is left of 2x pyca for our own work is the difference. Not one of the issue's scenarios, so no RESULT line.
+for pair in p256:p256 rsa2048:rsa; do
+  IFS=: read -r flag name <<<"$pair"
+  floor=$(taskset -c 0 .build/release/TrustBenchmark --profile warm-floor --chain "$flag" --chains "$work/chains" --seconds "$seconds" --cpu)
+  echo "FLOOR verify-warm-$name ours_floor=$(rate "$floor") ours_floor_cpu_us=$(figure "$floor")"
 done
 
 echo

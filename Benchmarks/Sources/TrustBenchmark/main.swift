@@ -7,12 +7,14 @@ import X509
 // Run under `taskset -c 0` for one core (bench/run.sh does). Peers get the same chains via --write.
 //
 //   TrustBenchmark [--seconds S] [--write DIR] [--json]
-//   TrustBenchmark --profile cold|cached|warm|pinned-cached|floor [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
+//   TrustBenchmark --profile cold|cached|warm|pinned-cached|floor|warm-floor [--chain p256|rsa2048] [--seconds S]   (one loop, for `perf record`)
 //     [--chains DIR]   on the chains --write wrote rather than new ones: builds compared on the very same certificates
 //     [--cpu]          also this process's CPU per evaluation over the timed loop, on a line before the rate (bench/peers.sh)
 //
 // `floor` is not an evaluation: it only parses the leaf and the intermediate with swift-certificates and verifies
 // the two signatures, the least any evaluation built on swift-certificates does, to show what a cold one can reach.
+// `warm-floor` is the same for a warm one: it parses the leaf and verifies its one signature with the intermediate's
+// key, parsed once before the loop; no rule, no path, no time.
 // `warm` evaluates new leaves under one intermediate the engine has seen, remembering no path: what a client that meets
 // many hosts under a few CAs pays per host. It makes its own chain of the kind asked (it needs the intermediate's key to
 // issue leaves), with the same algorithms and extensions as the chain --chains names.
@@ -63,8 +65,8 @@ func parse(_ arguments: ArraySlice<String>) throws -> Options {
         case "--cpu": options.cpu = true
         case "--chains": options.chainsDir = try args.value(for: a, expected: "a directory --write wrote") { $0 }
         case "--profile":
-            options.profile = try args.value(for: a, expected: "cold, cached, warm, pinned-cached or floor") {
-                ["cold", "cached", "warm", "pinned-cached", "floor"].contains($0) ? $0 : nil
+            options.profile = try args.value(for: a, expected: "cold, cached, warm, pinned-cached, floor or warm-floor") {
+                ["cold", "cached", "warm", "pinned-cached", "floor", "warm-floor"].contains($0) ? $0 : nil
             }
         case "--chain":
             options.profileChain = try args.value(for: a, expected: "p256 or rsa2048") {
@@ -101,6 +103,15 @@ func profile(_ which: String, chain kind: BenchChain.KeyKind, options: Options) 
             guard intermediate.publicKey.isValidSignature(leaf.signature, for: leaf),
                   chain.root.publicKey.isValidSignature(intermediate.signature, for: intermediate)
             else { throw BenchmarkError(description: "benchmark chain's signatures do not verify") }
+        }
+    }
+    if which == "warm-floor" {
+        let leafDER = try BenchChain.der(chain.leaf)
+        let issuerKey = try Certificate(derEncoded: BenchChain.der(chain.intermediate)).publicKey
+        return try await rateAndCPU(seconds) {
+            let leaf = try Certificate(derEncoded: leafDER)
+            guard issuerKey.isValidSignature(leaf.signature, for: leaf)
+            else { throw BenchmarkError(description: "benchmark chain's leaf signature does not verify") }
         }
     }
     if which == "warm" { return try await warm(kind, seconds: seconds) }
@@ -203,6 +214,6 @@ do {
         print("LRU: \(mem.chainsEvaluated) distinct chains into capacity \(mem.cacheCapacity): \(mem.cacheEntries) cached; RSS \(mem.rssKiBStart) → \(mem.rssKiBAtCapacity) (at capacity) → \(mem.rssKiBEnd) KiB")
     }
 } catch {
-    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|warm|pinned-cached|floor [--chain p256|rsa2048] [--seconds S] [--chains DIR]\n".utf8))
+    FileHandle.standardError.write(Data("TrustBenchmark: \(error)\nusage: TrustBenchmark [--seconds S] [--write DIR] [--json] | --profile cold|cached|warm|pinned-cached|floor|warm-floor [--chain p256|rsa2048] [--seconds S] [--chains DIR]\n".utf8))
     exit(2)
 }
