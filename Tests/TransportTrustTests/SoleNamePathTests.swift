@@ -5,9 +5,60 @@ import X509
 @testable import TransportTrust
 
 @Suite struct SoleNamePathTests {
-    func search(_ leaf: TestCert, _ intermediates: [TestCert], anchors: [TestCert]) -> SoleNamePath {
+    func search(_ leaf: TestCert, _ intermediates: [TestCert], anchors: [TestCert], limit: Int? = nil) -> SoleNamePath {
         SoleNamePath(leaf: leaf.certificate, intermediates: intermediates.map(\.certificate),
-                     anchors: TrustAnchors(custom: anchors.map(\.input)))
+                     anchors: TrustAnchors(custom: anchors.map(\.input)), maximumIntermediates: limit)
+    }
+
+    /// `count` CAs, each issued by the one before, the first by `root`; first to last.
+    func linked(_ count: Int, under root: TestCert, name: String = "Link CA") -> [TestCert] {
+        var chain = [root.intermediate("\(name) 0")]
+        for i in 1..<count { chain.append(chain[i - 1].intermediate("\(name) \(i)")) }
+        return chain
+    }
+
+    /// With a limit, a partial path past it is not followed, so a long linked chain is too long (not a search too large,
+    /// and with no anchor in reach, not "none" either); within the limit, the path is found as without one.
+    @Test func aLimitStopsPathsPastIt() {
+        let root = PKI.root()
+        let chain = linked(12, under: root)
+        let leaf = chain[11].leaf()
+        let path = SoleNamePath.found(([leaf] + chain.reversed() + [root]).map(\.certificate))
+        #expect(search(leaf, chain, anchors: [root]) == path)
+        #expect(search(leaf, chain, anchors: [root], limit: 12) == path)
+        #expect(search(leaf, chain, anchors: [root], limit: 11) == .tooLong)
+        #expect(search(leaf, chain, anchors: [root], limit: 0) == .tooLong)
+        let unrelated = PKI.root("Unrelated Root")
+        #expect(search(leaf, chain, anchors: [unrelated], limit: 4) == .tooLong)
+        #expect(search(leaf, chain, anchors: [unrelated]) == SoleNamePath.none)
+        #expect(search(leaf, Array(chain.suffix(3)), anchors: [unrelated], limit: 4) == SoleNamePath.none)
+    }
+
+    /// Counted as `ChainDepthRule` counts: a self-issued CA (a key rollover under one name) is not an intermediate. By
+    /// names the leaf reaches the root through the old CA alone or through both; both stay within a limit of one.
+    @Test func selfIssuedCertificatesDoNotCountTowardsTheLimit() {
+        let root = PKI.root()
+        let ca = root.intermediate("Rolling CA")
+        let rolled = ca.intermediate("Rolling CA")
+        let leaf = rolled.leaf()
+        #expect(search(leaf, [ca, rolled], anchors: [root]) == .several)
+        #expect(search(leaf, [ca, rolled], anchors: [root], limit: 1) == .several)
+        #expect(search(leaf, [ca, rolled], anchors: [root], limit: 0) == .tooLong)
+    }
+
+    /// A short path beside a long one of the same names: two paths without a limit, the short one alone with it, as the
+    /// long one can never pass `ChainDepthRule`.
+    @Test func aShortPathBesideLongOnesIsTheOneWithinTheLimit() {
+        let root = PKI.root()
+        let long = linked(10, under: root)
+        let key = TestKey.p256()
+        let direct = root.intermediate("Issuing CA", key: key)
+        let viaLong = long[9].intermediate("Issuing CA", key: key)
+        let leaf = direct.leaf()
+        let all = [direct, viaLong] + long
+        #expect(search(leaf, all, anchors: [root]) == .several)
+        #expect(search(leaf, all, anchors: [root], limit: 8) == .found([leaf, direct, root].map(\.certificate)))
+        #expect(search(leaf, all, anchors: [root], limit: 11) == .several)
     }
 
     @Test func findsTheOnePathTheNamesAllowInAnyOrder() {

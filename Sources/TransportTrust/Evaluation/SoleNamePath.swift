@@ -18,9 +18,14 @@ enum SoleNamePath: Equatable {
     case several
     /// The search made ``searchLimit`` partial paths without settling which.
     case searchTooLarge
+    /// No path within the policy's limit on intermediates reaches an anchor by name, and the names lead on past it:
+    /// every path the path builder could make fails `ChainDepthRule`, so none is made.
+    case tooLong
 
     /// Said with a refusal made on the path alone, whose issuers are then linked by name, not yet by signature.
     static let unverifiedNote = "signatures were not checked: the certificates link by name into this one path, and it fails the checks above, so no path can be trusted"
+    /// Said with a refusal for ``tooLong`` when no single path can be told.
+    static let tooLongNote = "signatures were not checked: no path the names allow is short enough to be trusted"
 
     /// Partial paths the search may make before it gives up (and leaves the chain to the path builder).
     static let searchLimit = 64
@@ -30,7 +35,10 @@ enum SoleNamePath: Equatable {
         return nil
     }
 
-    init(leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors) {
+    /// - Parameter maximumIntermediates: the policy's limit (``TrustPolicy/maximumIntermediates``), counted as
+    ///   `ChainDepthRule` counts, self-issued certificates aside; a partial path past it is not extended. Nil follows
+    ///   every path, so that the one path's rules can explain all that is wrong with it.
+    init(leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors, maximumIntermediates: Int? = nil) {
         // Partial paths hold indices into `intermediates`: copying certificates costs more than the search. Two equal
         // certificates at two indices count as two, which can only add paths, never hide one.
         var found: [Int]?
@@ -39,6 +47,7 @@ enum SoleNamePath: Equatable {
         if anchors.input(for: leaf) != nil { found = [] }
         var partials: [[Int]] = [[]]
         var made = 1
+        var cut = false
         while let partial = partials.popLast() {
             // The tip's issuer name alone: a whole certificate copied per partial path is a retain per field.
             let issuer = partial.last.map { intermediates[$0].issuer } ?? leaf.issuer
@@ -52,17 +61,24 @@ enum SoleNamePath: Equatable {
                 anchor = candidate
             }
             for index in intermediates.indices where !partial.contains(index) && ComparableName.matches(intermediates[index].subject, issuer) {
+                let extended = partial + [index]
+                // Names are compared only for a path longer than the limit, which no usual chain is.
+                if let maximumIntermediates, extended.count > maximumIntermediates,
+                   Self.logicalCount(extended, intermediates) > maximumIntermediates {
+                    cut = true
+                    continue
+                }
                 // Counted as made, not as examined: many certificates of one name would otherwise fill memory first.
                 made += 1
                 guard made <= Self.searchLimit else {
                     self = .searchTooLarge
                     return
                 }
-                partials.append(partial + [index])
+                partials.append(extended)
             }
         }
         guard let found else {
-            self = .none
+            self = cut ? .tooLong : .none
             return
         }
         var path = [leaf]
@@ -70,5 +86,33 @@ enum SoleNamePath: Equatable {
         for index in found { path.append(intermediates[index]) }
         if let anchor { path.append(anchor) }
         self = .found(path)
+    }
+
+    /// For ``tooLong``: the path the names make when each certificate has exactly one issuer among `intermediates`
+    /// and `anchors`, followed past the limit to its anchor, so that the refusal names its length and every other
+    /// reason as for any sole path; nil when the names branch or end before an anchor. One lookup by name a step.
+    static func followingSoleIssuers(leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors) -> [Certificate]? {
+        let byName = NamedCertificates(intermediates)
+        var path = [leaf]
+        var onPath: Set<Certificate> = [leaf]
+        var tip = leaf
+        // Each intermediate at most once, then the anchor.
+        for _ in 0...intermediates.count {
+            let anchor = anchors.certificates(named: tip.issuer).filter { !onPath.contains($0) }
+            let next = byName[tip.issuer].filter { !onPath.contains($0) }
+            switch (anchor.count, next.count) {
+            case (1, 0): return path + anchor
+            case (0, 1): tip = next[0]
+            default: return nil
+            }
+            path.append(tip)
+            onPath.insert(tip)
+        }
+        return nil
+    }
+
+    /// The intermediates `ChainDepthRule` counts: the self-issued ones (issuer and subject the same name) are not.
+    private static func logicalCount(_ partial: [Int], _ intermediates: [Certificate]) -> Int {
+        partial.count { !ComparableName.matches(intermediates[$0].issuer, intermediates[$0].subject) }
     }
 }

@@ -226,9 +226,22 @@ public final class TrustEngine: Sendable {
 
         // The rules first, on the one path the names allow; signatures only when it passes them.
         var ruleAbiding: [Certificate]?
-        if let sole = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors).certificates,
-           let chain = UnverifiedCertificateChain.assembled(sole)
-        {
+        // More certificates than the search makes partial paths: no server sends that many, a hostile peer may. Paths
+        // past the policy's limit are then not followed (a hundred linked CAs would cost a hundred signatures in the
+        // path builder); a usual chain keeps every rule's reasons on its one path.
+        let limit = intermediates.count > SoleNamePath.searchLimit ? trust.policy.maximumIntermediates : nil
+        let names = SoleNamePath(leaf: leaf, intermediates: intermediates, anchors: trust.anchors, maximumIntermediates: limit)
+        var sole = names.certificates
+        if case .tooLong = names, let limit {
+            // One long path by names: refused on it, with its rules' reasons. Else refused for the length alone.
+            sole = SoleNamePath.followingSoleIssuers(leaf: leaf, intermediates: intermediates, anchors: trust.anchors)
+            guard sole != nil else {
+                return (TrustVerdict(anchor: nil, chain: [leafInput], failures: [TrustFailure(.chainTooLong, certificate: nil,
+                    "no path of at most \(limit) intermediate CAs links \(leaf.label) to an anchor, and its issuers' names lead on past \(limit); a longer chain is not allowed")],
+                    notes: [SoleNamePath.tooLongNote]), nil)
+            }
+        }
+        if let sole, let chain = UnverifiedCertificateChain.assembled(sole) {
             if let decided = await decideSolePath(sole, chain, leaf: leaf, candidates: candidates, trust: trust, rules: policyRules,
                                                   transparency: transparency, context: context, revocationMemo: revocationMemo) {
                 return decided
