@@ -15,9 +15,11 @@ import TransportTrust
     let host = "www.example.test"
 
     /// CPU-bound work holds every thread of the cooperative pool (one task per thread and one more, none of which
-    /// suspends), and a request meets a server that never answers its handshake. Its 1 s handshake limit must
-    /// close the connection within 1.5 s; the server's own loop notes when. Before the request's code ran on its
-    /// event loop, it waited for the work to end (10 s here) before it even connected.
+    /// suspends), and a request meets a server that never answers its handshake. Its 1 s handshake limit must close
+    /// the connection while the work still holds the pool: the close (which the server's own loop sees) is what stops
+    /// the work, before the work's own end 10 s on. Before the request's code ran on its event loop, it waited for the
+    /// work to end before it even connected. No bound on how soon: a loaded run (AddressSanitizer, the suite beside it)
+    /// took 1.9 s.
     @Test func aHandshakeLimitFiresOnTimeWhileCPUBoundWorkHoldsThePool() async throws {
         let closed = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: NIODeadline.self)
         let server = try await StallingServer.start(closed: closed)
@@ -35,11 +37,13 @@ import TransportTrust
             // Bounded only so that a client that never connected fails here instead of hanging the run.
             let closedAt = try #require(await bounded(.seconds(30)) { try? await closed.futureResult.get() } ?? nil,
                                         "the server never saw the connection close")
-            for task in work { _ = await task.value }
+            var stoppedByTheClose: [Bool] = []
+            for task in work { stoppedByTheClose.append(await task.value.stopped) }
             await client.shutdown()
             #expect(error?.kind == .timedOut)
             #expect(error?.phase == .handshake)
-            #expect(closedAt - start <= .milliseconds(1500), "the handshake limit closed the connection \(closedAt - start) after the request began")
+            #expect(stoppedByTheClose.allSatisfy { $0 },
+                    "the connection closed \(closedAt - start) after the request began, once the pool's work had ended by itself")
         }
     }
 
@@ -140,16 +144,18 @@ import TransportTrust
 }
 
 /// Computes without suspending until `stop` is set or `limit` passes: it holds its pool thread throughout.
-private func compute(until stop: NIOLockedValueBox<Bool>, or limit: ContinuousClock.Instant) -> UInt64 {
+/// Computes until `stop` is set or `limit` passes; `stopped` says which came first.
+private func compute(until stop: NIOLockedValueBox<Bool>, or limit: ContinuousClock.Instant) -> (value: UInt64, stopped: Bool) {
     var x: UInt64 = 0x9E37_79B9_7F4A_7C15
-    while !stop.withLockedValue({ $0 }) && ContinuousClock.now < limit {
+    while true {
+        if stop.withLockedValue({ $0 }) { return (x, true) }
+        if ContinuousClock.now >= limit { return (x, false) }
         for _ in 0..<10_000 {
             x ^= x << 13
             x ^= x >> 7
             x ^= x << 17
         }
     }
-    return x
 }
 
 /// Accepts connections and never sends a byte; notes when the first one closes.
