@@ -111,8 +111,8 @@ enum SoleNamePath: Equatable {
         return nil
     }
 
-    /// The intermediates `ChainDepthRule` counts: the self-issued ones (issuer and subject the same name) are not.
+    /// The intermediates `ChainDepthRule` counts: the self-issued ones are not.
     private static func logicalCount(_ partial: [Int], _ intermediates: [Certificate]) -> Int {
-        partial.count { !ComparableName.matches(intermediates[$0].issuer, intermediates[$0].subject) }
+        partial.count { !intermediates[$0].isSelfIssued }
     }
 }
