@@ -7,6 +7,8 @@ import Glibc
 final class FullListener: Sendable {
     let port: Int
     private let sockets: [Int32]
+    /// The fillers' local ports.
+    private let fillers: [Int]
 
     init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -45,8 +47,6 @@ final class FullListener: Sendable {
         self.sockets = sockets
         self.fillers = fillers
     }
-
-    private let fillers: [Int]
 
     /// The state (`/proc/net/tcp`: 01 established, 02 SYN sent) of each socket of this machine connecting to the
     /// listener, by its local port.
